@@ -1,0 +1,112 @@
+package tfidf
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+type table map[string]float64
+
+func (t table) Weight(w string) float64 {
+	if v, ok := t[w]; ok {
+		return v
+	}
+	return 5 // the "median"
+}
+
+func TestCandidate(t *testing.T) {
+	for _, tc := range []struct {
+		tok  string
+		want bool
+	}{
+		{"北京", true},
+		{"京", false},    // one-rune CJK
+		{"a", false},    // one rune
+		{"go", true},    // Latin word
+		{"16", false},   // number
+		{"3.14", false}, // number with separator
+		{"2,000", false},
+		{"，", false},
+		{"——", false}, // punctuation only
+		{"  ", false},
+		{"g2", true},
+		{"2018年", true},
+		{"iphone", true},
+	} {
+		if got := Candidate(tc.tok); got != tc.want {
+			t.Errorf("Candidate(%q) = %v, want %v", tc.tok, got, tc.want)
+		}
+	}
+}
+
+func TestAdaptiveN(t *testing.T) {
+	for _, tc := range []struct{ distinct, want int }{
+		{0, 16}, {10, 16}, {64, 16}, {100, 20}, {400, 40}, {1000, 63}, {1100, 64}, {100000, 64},
+	} {
+		if got := AdaptiveN(tc.distinct); got != tc.want {
+			t.Errorf("AdaptiveN(%d) = %d, want %d", tc.distinct, got, tc.want)
+		}
+	}
+}
+
+func TestExtract(t *testing.T) {
+	idf := table{"北京": 2, "清华大学": 8, "来到": 3, "大学": 4}
+	stop := func(w string) bool { return w == "我们" }
+	toks := []string{"我们", "来到", "北京", "，", "北京", "的", "清华大学", "16", "大学", "新词", "来到"}
+	e := Extractor{IDF: idf, Stop: stop, TopN: 4}
+	got := e.Extract(toks)
+	want := []Keyword{
+		{"清华大学", 8},
+		{"来到", 6},
+		{"新词", 5},
+		{"北京", 4}, // ties with 大学 at 4: 北 (e5 8c 97) sorts before 大 (e5 a4 a7)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Extract = %v, want %v", got, want)
+	}
+	e.TopN = 0 // adaptive: fewer candidates than MinN, so all are kept
+	if got := e.Extract(toks); len(got) != 5 || got[4] != (Keyword{"大学", 4}) {
+		t.Errorf("adaptive Extract = %v, want 5 keywords ending in 大学 4", got)
+	}
+	if got := e.Extract(nil); len(got) != 0 {
+		t.Errorf("Extract(nil) = %v, want none", got)
+	}
+}
+
+func TestSortKeywordsDeterministic(t *testing.T) {
+	kw := []Keyword{{"b", 1}, {"a", 1}, {"c", 2}, {"aa", 1}}
+	SortKeywords(kw)
+	want := []Keyword{{"c", 2}, {"a", 1}, {"aa", 1}, {"b", 1}}
+	if !reflect.DeepEqual(kw, want) {
+		t.Errorf("SortKeywords = %v, want %v", kw, want)
+	}
+}
+
+func ExampleExtractor_Extract() {
+	idf := table{"simhash": 9, "fingerprint": 7}
+	e := Extractor{IDF: idf, TopN: 3}
+	for _, k := range e.Extract([]string{"simhash", " ", "fingerprint", ",", "simhash", "42", "article"}) {
+		fmt.Printf("%s %.0f\n", k.Word, k.Weight)
+	}
+	// Output:
+	// simhash 18
+	// fingerprint 7
+	// article 5
+}
+
+func BenchmarkExtract(b *testing.B) {
+	toks := make([]string, 0, 2000)
+	idf := table{}
+	for i := 0; i < 2000; i++ {
+		w := fmt.Sprintf("word%d", i%600)
+		toks = append(toks, w, " ")
+		idf[w] = float64(i%13) + 1
+	}
+	e := Extractor{IDF: idf}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.Extract(toks)
+	}
+}
