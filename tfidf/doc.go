@@ -1,5 +1,5 @@
 // Package tfidf picks the keywords of a segmented text: it drops stop
 // words, punctuation, numbers and one-rune CJK tokens, weights each
-// remaining word by term frequency × inverse document frequency and keeps
-// the heaviest N.
+// remaining word by sublinear term frequency (1 + ln count) × inverse
+// document frequency and keeps the heaviest N.
 package tfidf

@@ -24,26 +24,28 @@ type Extractor struct {
 }
 
 // AdaptiveN is the default number of keywords for a text with the given
-// number of distinct candidate words (after filtering). Short texts keep
-// most of their words; long texts keep about 2·√distinct, clamped to
-// [MinN, MaxN]. The rule was chosen from the Hamming-distance
-// distributions of reprinted and unrelated article pairs on real Chinese
-// and English news (see README "How fingerprints are made").
+// number of distinct candidate words: all of them, up to MaxN. SimHash
+// approximates the angle between the texts' weight vectors, so the more of
+// the vector it sees the steadier it is under small edits. Measured on
+// zh_news (5,868 articles, 242 reference pairs with character 5-gram
+// Jaccard >= 0.8), the share of those pairs within Hamming distance 3 is
+// 0.71 with the top 64 keywords, 0.78 with the top 200 and 0.79 with all
+// words, and within distance 6 it is 0.82, 0.92 and 0.95; unrelated pairs
+// stay near distance 32 throughout. MaxN bounds the work on very long texts.
 func AdaptiveN(distinct int) int {
-	n := int(math.Round(2 * math.Sqrt(float64(distinct))))
-	if n < MinN {
-		n = MinN
+	if distinct < MinN {
+		return MinN
 	}
-	if n > MaxN {
-		n = MaxN
+	if distinct > MaxN {
+		return MaxN
 	}
-	return n
+	return distinct
 }
 
 // Bounds of AdaptiveN.
 const (
-	MinN = 16
-	MaxN = 64
+	MinN = 1
+	MaxN = 256
 )
 
 // Candidate reports whether a segmented token can be a keyword at all:
@@ -63,7 +65,7 @@ func Candidate(tok string) bool {
 }
 
 // Extract returns the keywords of a segmented text: each candidate word
-// that is not a stop word, weighted by its count times its IDF, heaviest
+// that is not a stop word, weighted by (1 + ln count) × IDF, heaviest
 // first; ties go to the word whose bytes sort first. It returns at most
 // TopN keywords (AdaptiveN when TopN is 0).
 func (e *Extractor) Extract(tokens []string) []Keyword {
@@ -88,7 +90,7 @@ func (e *Extractor) Extract(tokens []string) []Keyword {
 	kw := make([]Keyword, 0, kept)
 	for w, c := range counts {
 		if c > 0 {
-			kw = append(kw, Keyword{Word: w, Weight: float64(c) * e.IDF.Weight(w)})
+			kw = append(kw, Keyword{Word: w, Weight: (1 + math.Log(float64(c))) * e.IDF.Weight(w)})
 		}
 	}
 	SortKeywords(kw)

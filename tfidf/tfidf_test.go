@@ -2,6 +2,7 @@ package tfidf
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -42,7 +43,7 @@ func TestCandidate(t *testing.T) {
 
 func TestAdaptiveN(t *testing.T) {
 	for _, tc := range []struct{ distinct, want int }{
-		{0, 16}, {10, 16}, {64, 16}, {100, 20}, {400, 40}, {1000, 63}, {1100, 64}, {100000, 64},
+		{0, 1}, {1, 1}, {10, 10}, {256, 256}, {257, 256}, {100000, 256},
 	} {
 		if got := AdaptiveN(tc.distinct); got != tc.want {
 			t.Errorf("AdaptiveN(%d) = %d, want %d", tc.distinct, got, tc.want)
@@ -51,23 +52,25 @@ func TestAdaptiveN(t *testing.T) {
 }
 
 func TestExtract(t *testing.T) {
-	idf := table{"北京": 2, "清华大学": 8, "来到": 3, "大学": 4}
+	idf := table{"北京": 2, "清华大学": 8, "来到": 4, "大学": 4}
 	stop := func(w string) bool { return w == "我们" }
-	toks := []string{"我们", "来到", "北京", "，", "北京", "的", "清华大学", "16", "大学", "新词", "来到"}
+	toks := []string{"我们", "来到", "北京", "，", "北京", "的", "清华大学", "16", "大学", "新词", "北京", "来到"}
 	e := Extractor{IDF: idf, Stop: stop, TopN: 4}
 	got := e.Extract(toks)
+	// Weights are (1 + ln count) × IDF; 新词 is unknown and gets 5.
+	// TopN 4 drops 大学 (4). Ties: see TestSortKeywordsDeterministic.
 	want := []Keyword{
 		{"清华大学", 8},
-		{"来到", 6},
+		{"来到", (1 + math.Log(2)) * 4},
 		{"新词", 5},
-		{"北京", 4}, // ties with 大学 at 4: 北 (e5 8c 97) sorts before 大 (e5 a4 a7)
+		{"北京", (1 + math.Log(3)) * 2},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Extract = %v, want %v", got, want)
 	}
 	e.TopN = 0 // adaptive: fewer candidates than MinN, so all are kept
 	if got := e.Extract(toks); len(got) != 5 || got[4] != (Keyword{"大学", 4}) {
-		t.Errorf("adaptive Extract = %v, want 5 keywords ending in 大学 4", got)
+		t.Errorf("adaptive Extract = %v, want all 5 keywords ending in 大学 4", got)
 	}
 	if got := e.Extract(nil); len(got) != 0 {
 		t.Errorf("Extract(nil) = %v, want none", got)
@@ -87,10 +90,10 @@ func ExampleExtractor_Extract() {
 	idf := table{"simhash": 9, "fingerprint": 7}
 	e := Extractor{IDF: idf, TopN: 3}
 	for _, k := range e.Extract([]string{"simhash", " ", "fingerprint", ",", "simhash", "42", "article"}) {
-		fmt.Printf("%s %.0f\n", k.Word, k.Weight)
+		fmt.Printf("%s %.0f\n", k.Word, k.Weight) // simhash: (1 + ln 2) × 9
 	}
 	// Output:
-	// simhash 18
+	// simhash 15
 	// fingerprint 7
 	// article 5
 }
