@@ -1,0 +1,266 @@
+package neardup
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup/dict"
+	"github.com/neardup/neardup/segment"
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/tfidf"
+)
+
+// ErrTooShort is returned by Analyze for a text with fewer than
+// MinKeywords keywords: too short, or nothing but stop words, numbers and
+// punctuation. Such a text has no meaningful fingerprint; giving it one
+// would make every short text match every other.
+var ErrTooShort = errors.New("too few keywords to fingerprint")
+
+// ErrEmpty is returned by Analyze for a text with nothing but white space
+// and invisible characters. It wraps ErrTooShort.
+var ErrEmpty = fmt.Errorf("empty text: %w", ErrTooShort)
+
+// MinKeywords is the fewest keywords a text needs for a fingerprint in
+// the default mode.
+const MinKeywords = 4
+
+// Options configure an Analyzer. The zero value (or nil) uses the embedded
+// dictionaries, the default segmenter and the adaptive keyword count.
+type Options struct {
+	// Segmenter is "jieba", "gse" or "" for segment.DefaultBackend.
+	Segmenter string
+	// IDFFile replaces the embedded IDF table (jieba "word idf" lines).
+	IDFFile string
+	// StopWordsFile replaces the embedded stop-word lists (a word a line).
+	StopWordsFile string
+	// UserDictFile adds words to the segmenter's dictionary (jieba format).
+	UserDictFile string
+	// TopN fixes the number of keywords; 0 adapts it to the text's length
+	// (tfidf.AdaptiveN). Compat mode requires it.
+	TopN int
+	// Compat reproduces yanyiwu/simhash and gosimhash fingerprints bit for
+	// bit: cppjieba's keyword extractor (mean-IDF fallback) through
+	// gojieba, lookup3 hashlittle2 per keyword. It needs the jieba backend
+	// and takes the text as given (no normalisation).
+	Compat bool
+	// CacheDir is where the jieba backend materialises its dictionary
+	// files; "" is the per-user cache directory.
+	CacheDir string
+}
+
+// Analysis is what Analyze finds in one text.
+type Analysis struct {
+	Fingerprint simhash.Fingerprint
+	// Keywords are the weighted keywords the fingerprint was made of,
+	// heaviest first.
+	Keywords []tfidf.Keyword
+	// ContentHash is XXH64 of the normalised text: equal for texts that
+	// differ only in width, case, zero-width characters or white space.
+	ContentHash uint64
+	// Sketch is a MinHash of the normalised text's character 5-grams.
+	Sketch simhash.Sketch
+	// Words is the number of tokens the segmenter produced.
+	Words int
+}
+
+// An Analyzer fingerprints articles. It is safe for concurrent use.
+type Analyzer struct {
+	id      string
+	backend string
+	seg     segment.Segmenter
+	jieba   *segment.Jieba // compat mode only
+	ex      tfidf.Extractor
+	compat  bool
+	topN    int
+	closer  io.Closer
+}
+
+// FormatVersion changes whenever the analysis changes in a way that moves
+// fingerprints (normalisation, candidate rules, AdaptiveN, hash, sketch).
+// It is part of every analyzer ID.
+const FormatVersion = 1
+
+// NewAnalyzer loads the dictionaries and the segmenter. Loading the
+// embedded dictionaries takes about a second; reuse one Analyzer.
+func NewAnalyzer(opts *Options) (*Analyzer, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	backend := o.Segmenter
+	if backend == "" {
+		backend = segment.DefaultBackend
+	}
+	if o.Compat {
+		if backend != "jieba" {
+			return nil, fmt.Errorf("compat mode needs the jieba segmenter, not %q", backend)
+		}
+		if o.TopN <= 0 {
+			return nil, errors.New("compat mode needs a keyword count (TopN > 0), as gosimhash's topN")
+		}
+	}
+	if o.TopN < 0 {
+		return nil, fmt.Errorf("keyword count %d: must be 0 (adaptive) or positive", o.TopN)
+	}
+
+	idh := sha256.New()
+	fmt.Fprintf(idh, "neardup analyzer v%d\nbackend %s\ncompat %t\ntopn %d\nminn %d maxn %d\n",
+		FormatVersion, backend, o.Compat, o.TopN, tfidf.MinN, tfidf.MaxN)
+
+	// Segmenter dictionary: the embedded jieba files, plus a user dict.
+	idh.Write(dict.JiebaDict())
+	idh.Write(dict.HMMModel())
+	if o.UserDictFile != "" {
+		b, err := os.ReadFile(o.UserDictFile)
+		if err != nil {
+			return nil, fmt.Errorf("user dictionary: %w", err)
+		}
+		fmt.Fprintf(idh, "userdict %d\n", len(b))
+		idh.Write(b)
+	}
+
+	a := &Analyzer{backend: backend, compat: o.Compat, topN: o.TopN}
+	if o.Compat {
+		// cppjieba's extractor reads its own IDF and stop-word files.
+		idh.Write(dict.ZhIDF())
+		idh.Write(dict.ZhStopWords())
+	} else {
+		idf, err := loadIDF(o.IDFFile, idh)
+		if err != nil {
+			return nil, err
+		}
+		stop, err := loadStopWords(o.StopWordsFile, idh)
+		if err != nil {
+			return nil, err
+		}
+		a.ex = tfidf.Extractor{IDF: idf, Stop: stop.Has, TopN: o.TopN}
+	}
+
+	sopts := &segment.Options{UserDict: o.UserDictFile, CacheDir: o.CacheDir}
+	seg, err := segment.New(backend, sopts)
+	if err != nil {
+		return nil, err
+	}
+	a.seg = seg
+	if c, ok := seg.(io.Closer); ok {
+		a.closer = c
+	}
+	if o.Compat {
+		j, ok := seg.(*segment.Jieba)
+		if !ok {
+			a.Close()
+			return nil, fmt.Errorf("compat mode: segmenter %q is not gojieba", backend)
+		}
+		a.jieba = j
+	}
+	a.id = "nd" + strconv.Itoa(FormatVersion) + "-" + backend + "-" + hex.EncodeToString(idh.Sum(nil)[:8])
+	if o.Compat {
+		a.id = "nd" + strconv.Itoa(FormatVersion) + "-compat" + strconv.Itoa(o.TopN) + "-" + hex.EncodeToString(idh.Sum(nil)[:8])
+	}
+	return a, nil
+}
+
+func loadIDF(path string, idh io.Writer) (*dict.IDF, error) {
+	if path == "" {
+		idh.Write(dict.ZhIDF())
+		idh.Write(dict.EnIDF())
+		return dict.DefaultIDF()
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("IDF table: %w", err)
+	}
+	fmt.Fprintf(idh, "idf %d\n", len(b))
+	idh.Write(b)
+	t, err := dict.LoadIDF(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("IDF table %s: %w", path, err)
+	}
+	return t, nil
+}
+
+func loadStopWords(path string, idh io.Writer) (dict.StopWords, error) {
+	if path == "" {
+		idh.Write(dict.ZhStopWords())
+		idh.Write(dict.EnStopWords())
+		return dict.DefaultStopWords()
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("stop words: %w", err)
+	}
+	fmt.Fprintf(idh, "stop %d\n", len(b))
+	idh.Write(b)
+	s, err := dict.LoadStopWords(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("stop words %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ID names the analyzer configuration: backend, dictionaries, keyword
+// rule, hash and format version. Two analyzers with the same ID make the
+// same fingerprint of every text.
+func (a *Analyzer) ID() string { return a.id }
+
+// Backend is the segmenter's name.
+func (a *Analyzer) Backend() string { return a.backend }
+
+// Segmenter returns the analyzer's segmenter, for measuring it alone.
+func (a *Analyzer) Segmenter() segment.Segmenter { return a.seg }
+
+// Close frees the segmenter's native resources.
+func (a *Analyzer) Close() error {
+	if a.closer != nil {
+		return a.closer.Close()
+	}
+	return nil
+}
+
+// Analyze fingerprints one article. A text with fewer than MinKeywords
+// keywords gets ErrTooShort (ErrEmpty when it is blank).
+func (a *Analyzer) Analyze(text string) (*Analysis, error) {
+	norm := segment.Normalize(text)
+	if norm == "" {
+		return nil, ErrEmpty
+	}
+	r := &Analysis{
+		ContentHash: xxhash.Sum64String(norm),
+		Sketch:      simhash.NewSketch(norm),
+	}
+	if a.compat {
+		words, weights := a.jieba.ExtractWithWeight(text, a.topN)
+		if len(words) == 0 {
+			return nil, ErrTooShort
+		}
+		feats := make([]simhash.Feature, len(words))
+		r.Keywords = make([]tfidf.Keyword, len(words))
+		for i, w := range words {
+			feats[i] = simhash.Feature{Hash: simhash.HashLookup3(w), Weight: weights[i]}
+			r.Keywords[i] = tfidf.Keyword{Word: w, Weight: weights[i]}
+		}
+		r.Fingerprint = simhash.Sum(feats)
+		return r, nil
+	}
+	toks := a.seg.Cut(norm)
+	r.Words = len(toks)
+	r.Keywords = a.ex.Extract(toks)
+	if len(r.Keywords) < MinKeywords {
+		return nil, fmt.Errorf("%w: %d keywords, need %d", ErrTooShort, len(r.Keywords), MinKeywords)
+	}
+	var buf [tfidf.MaxN]simhash.Feature
+	feats := buf[:0]
+	for _, k := range r.Keywords {
+		feats = append(feats, simhash.Feature{Hash: simhash.HashWord(k.Word), Weight: k.Weight})
+	}
+	r.Fingerprint = simhash.Sum(feats)
+	return r, nil
+}

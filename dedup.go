@@ -1,0 +1,415 @@
+package neardup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/neardup/neardup/index"
+)
+
+// Store is the index a Deduper checks records against and adds the
+// originals to. *index.Index and *index.Memory implement it.
+type Store interface {
+	Similar(d *index.Doc, k int) ([]index.Match, error)
+	Add(docs ...index.Doc) error
+	Get(id string) (index.Doc, error)
+}
+
+// Verdict is what Dedup decided about one record.
+type Verdict int
+
+const (
+	// Unique: no earlier record matches; it was added to the store.
+	Unique Verdict = iota
+	// Duplicate: it matches an earlier record (see Outcome.Matches).
+	Duplicate
+	// TooShort: too few keywords to fingerprint (ErrTooShort); passed
+	// through as not a duplicate and not added to the store.
+	TooShort
+	// Rejected: a bad record (*RecordError, or an id the store already
+	// holds for another record); not processed further.
+	Rejected
+	// InputFailed: an input could not be read to its end (*InputError);
+	// the records before it were processed.
+	InputFailed
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Unique:
+		return "unique"
+	case Duplicate:
+		return "duplicate"
+	case TooShort:
+		return "too-short"
+	case Rejected:
+		return "rejected"
+	case InputFailed:
+		return "input-failed"
+	}
+	return fmt.Sprintf("Verdict(%d)", int(v))
+}
+
+// Outcome is one record and what Dedup decided about it.
+type Outcome struct {
+	Seq      int64 // 0-based position of the record among all read
+	Record   Record
+	Verdict  Verdict
+	Err      error         // the reason for TooShort, Rejected and InputFailed
+	Analysis *Analysis     // nil unless fingerprinted
+	Matches  []index.Match // Duplicate: the earlier records it matches, best first
+	Resumed  bool          // Unique: it was already in the store from an interrupted run of the same job
+}
+
+// Exact reports whether a duplicate's best match has identical content.
+func (o *Outcome) Exact() bool { return len(o.Matches) > 0 && o.Matches[0].Exact }
+
+// Summary counts what a Dedup run did.
+type Summary struct {
+	Records     int64 // records read, good and bad
+	Unique      int64
+	Exact       int64 // duplicates whose best match has identical content
+	Near        int64 // other duplicates
+	TooShort    int64
+	Rejected    int64
+	InputErrors int64
+	Bytes       int64 // bytes of article text analysed
+	Elapsed     time.Duration
+}
+
+// DedupOptions configure Dedup.
+type DedupOptions struct {
+	// MaxDistance is the SimHash screen's radius (see index.Similar);
+	// 0 means index.DefaultMaxDistance.
+	MaxDistance int
+	// Workers analyse records in parallel; 0 means GOMAXPROCS. The
+	// result does not depend on it.
+	Workers int
+	// Strict stops at the first bad record or input error.
+	Strict bool
+	// Keywords is how many of a record's keywords are stored with it
+	// (to explain later matches); 0 means 32.
+	Keywords int
+	// Batch buffers this many new originals before adding them to the
+	// store in one write (queries see them at once all the same); 0 or 1
+	// adds each at once. Use it with a persistent index.
+	Batch int
+	// Job names this run, for resuming: documents the store holds from
+	// the same Job are recognised by their position, so that re-running
+	// an interrupted job gives the output of an uninterrupted one. Use a
+	// digest of the inputs and settings; "" never resumes.
+	Job string
+	// Now stamps added documents; nil means time.Now.
+	Now func() time.Time
+}
+
+// Dedup reads every record of r in order, fingerprints them with a in
+// parallel, and decides in input order: a record that matches an earlier
+// original (an exact content match, or a near duplicate confirmed by
+// index.Similar) is a Duplicate of it; otherwise it is Unique and becomes
+// an original itself. emit is called once per record, in input order;
+// an error from emit stops the run. Memory is bounded by the store and a
+// window of records in flight, not by the input.
+func Dedup(ctx context.Context, r *Reader, a *Analyzer, store Store, opts *DedupOptions, emit func(*Outcome) error) (Summary, error) {
+	var o DedupOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxDistance == 0 {
+		o.MaxDistance = index.DefaultMaxDistance
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Keywords <= 0 {
+		o.Keywords = 32
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	start := time.Now()
+	d := &deduper{o: o, store: store, emit: emit}
+	if o.Batch > 1 {
+		mem, err := index.NewMemory(&index.Options{MaxDistance: o.MaxDistance})
+		if err != nil {
+			return d.sum, err
+		}
+		d.pending = mem
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	window := o.Workers * 64
+	jobs := make(chan *Outcome, window)
+	done := make(chan *Outcome, window)
+	slots := make(chan struct{}, window)
+
+	// Reader: one goroutine, in order.
+	var readErr error
+	go func() {
+		defer close(jobs)
+		for seq := int64(0); ; seq++ {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			rec, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			out := &Outcome{Seq: seq, Record: rec, Err: err}
+			if err != nil {
+				var re *RecordError
+				var ie *InputError
+				switch {
+				case errors.As(err, &re):
+					out.Verdict = Rejected
+				case errors.As(err, &ie):
+					out.Verdict = InputFailed
+				default:
+					readErr = err
+					<-slots
+					return
+				}
+			}
+			select {
+			case jobs <- out:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	// Analysers.
+	var wg sync.WaitGroup
+	for w := 0; w < o.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for out := range jobs {
+				if out.Err == nil {
+					an, err := a.Analyze(out.Record.Text)
+					switch {
+					case err == nil:
+						out.Analysis = an
+					case errors.Is(err, ErrTooShort):
+						out.Verdict, out.Err = TooShort, err
+					default:
+						out.Verdict, out.Err = Rejected, err
+					}
+				}
+				done <- out
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	// Decide in input order.
+	buf := make(map[int64]*Outcome, window)
+	next := int64(0)
+	var err error
+	for out := range done {
+		if err != nil {
+			<-slots
+			continue // drain after a failure
+		}
+		buf[out.Seq] = out
+		for {
+			o, ok := buf[next]
+			if !ok {
+				break
+			}
+			delete(buf, next)
+			next++
+			<-slots
+			if err = d.decide(o); err != nil {
+				cancel()
+				break
+			}
+		}
+	}
+	if err == nil {
+		err = readErr
+	}
+	if err == nil {
+		err = d.flush()
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	d.sum.Elapsed = time.Since(start)
+	return d.sum, err
+}
+
+type deduper struct {
+	o       DedupOptions
+	store   Store
+	pending *index.Memory // originals not yet written to store
+	queued  []index.Doc
+	emit    func(*Outcome) error
+	sum     Summary
+}
+
+func (d *deduper) decide(out *Outcome) error {
+	d.sum.Records++
+	if out.Analysis != nil {
+		d.sum.Bytes += int64(len(out.Record.Text))
+		if err := d.match(out); err != nil {
+			return err
+		}
+	}
+	switch out.Verdict {
+	case Unique:
+		d.sum.Unique++
+	case Duplicate:
+		if out.Exact() {
+			d.sum.Exact++
+		} else {
+			d.sum.Near++
+		}
+	case TooShort:
+		d.sum.TooShort++
+	case Rejected:
+		d.sum.Rejected++
+	case InputFailed:
+		d.sum.InputErrors++
+	}
+	if err := d.emit(out); err != nil {
+		return err
+	}
+	if d.o.Strict && (out.Verdict == Rejected || out.Verdict == InputFailed) {
+		return out.Err
+	}
+	return nil
+}
+
+// match finds the earlier originals out matches and adds it to the store
+// when it has none.
+func (d *deduper) match(out *Outcome) error {
+	rec, an := &out.Record, out.Analysis
+	doc := index.Doc{
+		ID:          rec.ID,
+		Fingerprint: an.Fingerprint,
+		ContentHash: an.ContentHash,
+		Title:       rec.Title,
+		Keywords:    an.Keywords[:min(len(an.Keywords), d.o.Keywords)],
+		Sketch:      an.Sketch,
+		Added:       d.o.Now().UTC(),
+		Job:         d.o.Job,
+		Seq:         out.Seq,
+	}
+	ms, err := d.store.Similar(&doc, d.o.MaxDistance)
+	if err != nil {
+		return fmt.Errorf("%s: %w", recordName(rec), err)
+	}
+	if d.pending != nil {
+		pm, err := d.pending.Similar(&doc, d.o.MaxDistance)
+		if err != nil {
+			return err
+		}
+		if len(pm) > 0 {
+			ms = append(ms, pm...)
+			index.SortMatches(ms)
+		}
+	}
+	// Documents this job added in an interrupted run with a later
+	// position: an uninterrupted run has not seen them yet. (Similar never
+	// returns the document with the query's own id.)
+	kept := ms[:0]
+	for _, m := range ms {
+		if d.o.Job != "" && m.Job == d.o.Job && m.Seq > out.Seq {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	if len(kept) > 0 {
+		out.Verdict, out.Matches = Duplicate, kept
+		return nil
+	}
+	// A new original. Its id must not replace another document, unless
+	// that is this very record, or a later one, from an interrupted run
+	// of this job.
+	prev, err := d.getAny(rec.ID)
+	switch {
+	case errors.Is(err, index.ErrNotFound):
+	case err != nil:
+		return fmt.Errorf("%s: %w", recordName(rec), err)
+	case d.o.Job != "" && prev.Job == d.o.Job && prev.Seq == out.Seq:
+		out.Resumed = true
+		return nil
+	case d.o.Job != "" && prev.Job == d.o.Job && prev.Seq > out.Seq:
+		// Replaced below, as an uninterrupted run would have it.
+	default:
+		out.Verdict = Rejected
+		out.Err = &RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
+			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", truncateID(rec.ID), describeDoc(&prev)), Raw: rec.Raw}
+		return nil
+	}
+	return d.add(doc)
+}
+
+func (d *deduper) getAny(id string) (index.Doc, error) {
+	if d.pending != nil {
+		if doc, err := d.pending.Get(id); err == nil || !errors.Is(err, index.ErrNotFound) {
+			return doc, err
+		}
+	}
+	return d.store.Get(id)
+}
+
+func (d *deduper) add(doc index.Doc) error {
+	if d.pending == nil {
+		return d.store.Add(doc)
+	}
+	if err := d.pending.Add(doc); err != nil {
+		return err
+	}
+	d.queued = append(d.queued, doc)
+	if len(d.queued) >= d.o.Batch {
+		return d.flush()
+	}
+	return nil
+}
+
+// flush writes the queued originals to the store.
+func (d *deduper) flush() error {
+	if len(d.queued) == 0 {
+		return nil
+	}
+	if err := d.store.Add(d.queued...); err != nil {
+		return err
+	}
+	ids := make([]string, len(d.queued))
+	for i := range d.queued {
+		ids[i] = d.queued[i].ID
+	}
+	d.queued = d.queued[:0]
+	return d.pending.Delete(ids...)
+}
+
+func recordName(r *Record) string {
+	if r.Line > 0 {
+		return fmt.Sprintf("%s:%d", r.Source, r.Line)
+	}
+	return r.Source
+}
+
+func describeDoc(d *index.Doc) string {
+	if d.Job != "" {
+		return fmt.Sprintf("added %s by job %s, record %d", d.Added.Format(time.RFC3339), d.Job, d.Seq+1)
+	}
+	return "added " + d.Added.Format(time.RFC3339)
+}
+
+func truncateID(id string) string {
+	if len(id) > 80 {
+		return id[:77] + "..."
+	}
+	return id
+}

@@ -1,0 +1,70 @@
+package dict
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// StopWords is a set of words to leave out of keyword extraction.
+type StopWords map[string]struct{}
+
+// Has reports whether word is in the set.
+func (s StopWords) Has(word string) bool {
+	_, ok := s[word]
+	return ok
+}
+
+// LoadStopWords reads a stop-word list: one word per line, surrounding
+// white space (unicode.IsSpace, so "\r" and U+3000 too) trimmed, blank lines
+// skipped, a leading byte order mark dropped. Words are kept as written (no
+// case folding). A line that is not valid UTF-8 is an error naming the line
+// number.
+func LoadStopWords(r io.Reader) (StopWords, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("dict: read stop words: %w", err)
+	}
+	s := make(StopWords)
+	if err := s.add(string(data)); err != nil {
+		return nil, fmt.Errorf("dict: stop words: %w", err)
+	}
+	return s, nil
+}
+
+// add adds the words of a stop-word list to s.
+func (s StopWords) add(data string) error {
+	data = strings.TrimPrefix(data, "\uFEFF")
+	for n := 1; data != ""; n++ {
+		line := data
+		if i := strings.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = ""
+		}
+		if !utf8.ValidString(line) {
+			return fmt.Errorf("line %d: %q is not valid UTF-8", n, truncate(line))
+		}
+		if w := strings.TrimFunc(line, unicode.IsSpace); w != "" {
+			s[w] = struct{}{}
+		}
+	}
+	return nil
+}
+
+// DefaultStopWords returns the union of the embedded lists: cppjieba's
+// stop_words.utf8 (1,534 lines of Chinese words, punctuation and English
+// function words, as shipped) and en_stop_words.utf8 (lower-case English
+// words, see data/README.md). Each call builds a new set.
+func DefaultStopWords() (StopWords, error) {
+	s := make(StopWords, 2048)
+	if err := s.add(zhStopWords); err != nil {
+		return nil, fmt.Errorf("dict: embedded stop_words.utf8: %w", err)
+	}
+	if err := s.add(enStopWords); err != nil {
+		return nil, fmt.Errorf("dict: embedded en_stop_words.utf8: %w", err)
+	}
+	return s, nil
+}

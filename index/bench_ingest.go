@@ -1,0 +1,203 @@
+//go:build ignore
+
+// bench_ingest builds a Badger index of random fingerprints with
+// realistic records and measures ingest rate, Near latency, bytes on
+// disk and peak RSS; optionally it does the same queries on a Memory
+// index. It is a program rather than a benchmark because a 10M index
+// takes minutes to build.
+//
+//	go run bench_ingest.go -n 1000000 -memory
+//	go run bench_ingest.go -n 10000000 -dir /work/tmp/idx10m
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/tfidf"
+)
+
+var (
+	n       = flag.Int("n", 1_000_000, "fingerprints to index")
+	batch   = flag.Int("batch", 1000, "documents per Add call")
+	queries = flag.Int("queries", 10000, "Near queries, each with a planted neighbour 0 to 3 bits away")
+	dir     = flag.String("dir", "", "index directory (default: a new temporary directory, removed at the end)")
+	memory  = flag.Bool("memory", false, "also build a Memory index and measure its query rate")
+	reuse   = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
+)
+
+func doc(r *rand.Rand, i int) index.Doc {
+	d := index.Doc{
+		ID:          fmt.Sprintf("doc-%09d", i),
+		Fingerprint: simhash.Fingerprint(r.Uint64()),
+		ContentHash: r.Uint64(),
+		Title:       fmt.Sprintf("benchmark document title %05d", i%100000),
+		Added:       time.Unix(1.7e9+int64(i), 0),
+	}
+	for k := 0; k < 10; k++ {
+		d.Keywords = append(d.Keywords, tfidf.Keyword{Word: fmt.Sprintf("w%05d", r.IntN(50000)), Weight: r.Float64()})
+	}
+	for k := range d.Sketch {
+		d.Sketch[k] = uint16(r.Uint32()) | 1
+	}
+	return d
+}
+
+func peakRSS() string {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return fmt.Sprintf("%.0f MiB", float64(ru.Maxrss)/1024)
+}
+
+func main() {
+	flag.Parse()
+	d := *dir
+	if d == "" {
+		tmp, err := os.MkdirTemp("", "neardup-bench")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		d = filepath.Join(tmp, "idx")
+	}
+	fmt.Printf("n=%d batch=%d dir=%s GOMAXPROCS=%d\n", *n, *batch, d, runtime.GOMAXPROCS(0))
+
+	// The fingerprints are regenerated from the same seed, so -reuse
+	// knows them without storing them.
+	r := rand.New(rand.NewPCG(42, 42))
+	fps := make([]simhash.Fingerprint, 0, *n)
+	x, err := index.Open(d, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var addTime time.Duration
+	start := time.Now()
+	docs := make([]index.Doc, 0, *batch)
+	for i := 0; i < *n; i++ {
+		dd := doc(r, i)
+		fps = append(fps, dd.Fingerprint)
+		if *reuse {
+			continue
+		}
+		docs = append(docs, dd)
+		if len(docs) == *batch || i == *n-1 {
+			t := time.Now()
+			if err := x.Add(docs...); err != nil {
+				log.Fatal(err)
+			}
+			addTime += time.Since(t)
+			docs = docs[:0]
+		}
+		if (i+1)%1_000_000 == 0 {
+			fmt.Printf("  %d added, %.0f/s in Add, wall %v, peak RSS %s\n", i+1, float64(i+1)/addTime.Seconds(), time.Since(start).Round(time.Second), peakRSS())
+		}
+	}
+	if !*reuse {
+		fmt.Printf("ingest: %d fingerprints in %v of Add calls (%v wall): %.0f fingerprints/s\n",
+			*n, addTime.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), float64(*n)/addTime.Seconds())
+	}
+	if err := x.Close(); err != nil {
+		log.Fatal(err)
+	}
+	t := time.Now()
+	x, err = index.Open(d, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("reopen (with Bloom filter scan): %v\n", time.Since(t).Round(time.Millisecond))
+	s, err := x.Stats()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("disk: %d bytes, %.1f bytes/fingerprint; bloom %d KiB for %d docs\n",
+		s.DiskBytes, float64(s.DiskBytes)/float64(s.Docs), s.Bloom.MemoryBytes>>10, s.Docs)
+
+	qr := rand.New(rand.NewPCG(7, 7))
+	type query struct {
+		fp  simhash.Fingerprint
+		src int
+	}
+	qs := make([]query, *queries)
+	for i := range qs {
+		src := qr.IntN(len(fps))
+		fp := fps[src]
+		for _, b := range qr.Perm(64)[:i%4] {
+			fp ^= 1 << uint(b)
+		}
+		qs[i] = query{fp, src}
+	}
+	measure := func(name string, near func(simhash.Fingerprint, int) ([]index.Match, error)) {
+		lat := make([]time.Duration, len(qs))
+		found := 0
+		for i, q := range qs {
+			t := time.Now()
+			ms, err := near(q.fp, 3)
+			lat[i] = time.Since(t)
+			if err != nil {
+				log.Fatal(err)
+			}
+			want := fmt.Sprintf("doc-%09d", q.src)
+			if slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == want }) {
+				found++
+			}
+		}
+		slices.Sort(lat)
+		var sum time.Duration
+		for _, l := range lat {
+			sum += l
+		}
+		fmt.Printf("%s Near(k=3), %d queries: p50 %v p99 %v max %v mean %v (%.0f queries/s, 1 goroutine); planted neighbour found %d/%d\n",
+			name, len(qs), lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1], sum/time.Duration(len(lat)),
+			float64(len(lat))/sum.Seconds(), found, len(qs))
+		for _, g := range []int{2} {
+			t := time.Now()
+			var wg sync.WaitGroup
+			for w := 0; w < g; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := w; i < len(qs); i += g {
+						near(qs[i].fp, 3)
+					}
+				}()
+			}
+			wg.Wait()
+			fmt.Printf("%s Near(k=3): %.0f queries/s with %d goroutines\n", name, float64(len(qs))/time.Since(t).Seconds(), g)
+		}
+	}
+	measure("badger (cold)", x.Near)
+	measure("badger (warm)", x.Near)
+	fmt.Println("peak RSS after badger:", peakRSS())
+	x.Close()
+
+	if *memory {
+		m, err := index.NewMemory(nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(42, 42))
+		t := time.Now()
+		docs := make([]index.Doc, 0, *batch)
+		for i := 0; i < *n; i++ {
+			docs = append(docs, doc(r, i))
+			if len(docs) == *batch || i == *n-1 {
+				m.Add(docs...)
+				docs = docs[:0]
+			}
+		}
+		fmt.Printf("memory: built in %v\n", time.Since(t).Round(time.Millisecond))
+		measure("memory", m.Near)
+		fmt.Println("peak RSS after memory:", peakRSS())
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package index
+
+import "io/fs"
+
+// diskSize returns the size of fi.
+func diskSize(fi fs.FileInfo) int64 { return fi.Size() }

@@ -1,0 +1,17 @@
+//go:build unix
+
+package index
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// diskSize returns the bytes fi takes on disk: its allocated blocks, so
+// that Badger's preallocated, sparse log files count for what they hold.
+func diskSize(fi fs.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Blocks) * 512
+	}
+	return fi.Size()
+}

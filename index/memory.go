@@ -1,0 +1,256 @@
+package index
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/neardup/neardup/simhash"
+)
+
+// Memory is an in-memory fingerprint index with the methods and
+// semantics of Index: the same layout and tables, as maps from table key
+// to entries, and a map from content hash to IDs in place of the Bloom
+// filter and the store. Nothing is persisted.
+type Memory struct {
+	layout     *layout
+	analyzer   string
+	minContent float64
+
+	mu      sync.RWMutex
+	closed  bool
+	docs    map[string]*Doc
+	tables  []map[uint64][]memEntry
+	content map[uint64][]string
+}
+
+// memEntry is one fingerprint in one table.
+type memEntry struct {
+	fp simhash.Fingerprint
+	id string
+}
+
+// NewMemory returns an empty in-memory index. nil opts means the
+// defaults; zero Blocks and MaxDistance mean DefaultBlocks and
+// DefaultMaxDistance.
+func NewMemory(opts *Options) (*Memory, error) {
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	l, err := newLayout(o.Blocks, o.MaxDistance)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	m := &Memory{
+		layout:     l,
+		analyzer:   o.AnalyzerID,
+		minContent: o.MinContent,
+		docs:       make(map[string]*Doc),
+		tables:     make([]map[uint64][]memEntry, len(l.tables)),
+		content:    make(map[uint64][]string),
+	}
+	for i := range m.tables {
+		m.tables[i] = make(map[uint64][]memEntry)
+	}
+	return m, nil
+}
+
+var errMemoryClosed = fmt.Errorf("index: memory: %w", ErrClosed)
+
+// copyDoc returns a copy of d that shares no memory with it.
+func copyDoc(d *Doc) *Doc {
+	c := *d
+	c.Keywords = slices.Clone(d.Keywords)
+	return &c
+}
+
+// Add adds docs, replacing any documents with the same IDs. IDs must be
+// 1 to MaxIDLen bytes; if one is not, nothing is added.
+func (m *Memory) Add(docs ...Doc) error {
+	if err := checkDocs(docs); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errMemoryClosed
+	}
+	for i := range docs {
+		d := copyDoc(&docs[i])
+		if old, ok := m.docs[d.ID]; ok {
+			m.remove(old)
+		}
+		m.docs[d.ID] = d
+		for t := range m.tables {
+			k := m.layout.tableKey(t, d.Fingerprint)
+			m.tables[t][k] = append(m.tables[t][k], memEntry{d.Fingerprint, d.ID})
+		}
+		m.content[d.ContentHash] = append(m.content[d.ContentHash], d.ID)
+	}
+	return nil
+}
+
+// remove deletes d's entries. m.mu is held.
+func (m *Memory) remove(d *Doc) {
+	for t, tab := range m.tables {
+		k := m.layout.tableKey(t, d.Fingerprint)
+		es := tab[k]
+		for i, e := range es {
+			if e.id == d.ID {
+				es[i] = es[len(es)-1]
+				es = es[:len(es)-1]
+				break
+			}
+		}
+		if len(es) == 0 {
+			delete(tab, k)
+		} else {
+			tab[k] = es
+		}
+	}
+	ids := m.content[d.ContentHash]
+	if i := slices.Index(ids, d.ID); i >= 0 {
+		ids = slices.Delete(ids, i, i+1)
+	}
+	if len(ids) == 0 {
+		delete(m.content, d.ContentHash)
+	} else {
+		m.content[d.ContentHash] = ids
+	}
+	delete(m.docs, d.ID)
+}
+
+// Get returns the document with the given ID, or an error wrapping
+// ErrNotFound.
+func (m *Memory) Get(id string) (Doc, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return Doc{}, errMemoryClosed
+	}
+	d, ok := m.docs[id]
+	if !ok {
+		return Doc{}, fmt.Errorf("index: memory: document %q: %w", id, ErrNotFound)
+	}
+	return *copyDoc(d), nil
+}
+
+// Delete deletes the documents with the given IDs. If any ID is not in
+// the index, Delete deletes nothing and returns an error wrapping
+// ErrNotFound that names it. Repeated IDs count once.
+func (m *Memory) Delete(ids ...string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errMemoryClosed
+	}
+	ids = uniq(ids)
+	var missing []string
+	for _, id := range ids {
+		if _, ok := m.docs[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if err := missingErr("memory", missing); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		m.remove(m.docs[id])
+	}
+	return nil
+}
+
+// Near returns the documents whose fingerprints are within Hamming
+// distance k of fp, sorted by distance, then ID, like Index.Near.
+func (m *Memory) Near(fp simhash.Fingerprint, k int) ([]Match, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, errMemoryClosed
+	}
+	if err := checkDistance(m.layout, k); err != nil {
+		return nil, err
+	}
+	return m.near(fp, k), nil
+}
+
+// near collects the matches of fp. m.mu is held.
+func (m *Memory) near(fp simhash.Fingerprint, k int) []Match {
+	var ms []Match
+	cover := m.layout.cover[k]
+	for _, t := range cover {
+		for _, e := range m.tables[t][m.layout.tableKey(t, fp)] {
+			if d := fp.Distance(e.fp); d <= k {
+				ms = append(ms, Match{ID: e.id, Distance: d, Similarity: fp.Similarity(e.fp)})
+			}
+		}
+	}
+	return sortUniq(ms, len(cover) > 1)
+}
+
+// Exact returns the IDs of the documents with the given content hash, in
+// byte order.
+func (m *Memory) Exact(contentHash uint64) ([]string, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, errMemoryClosed
+	}
+	return m.exact(contentHash), nil
+}
+
+func (m *Memory) exact(h uint64) []string {
+	ids := slices.Clone(m.content[h])
+	slices.Sort(ids)
+	return ids
+}
+
+// Similar returns the documents similar to d, like Index.Similar.
+func (m *Memory) Similar(d *Doc, k int) ([]Match, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return nil, errMemoryClosed
+	}
+	if err := checkDistance(m.layout, k); err != nil {
+		return nil, err
+	}
+	get := func(id string) (Doc, error) {
+		r, ok := m.docs[id]
+		if !ok {
+			return Doc{}, fmt.Errorf("index: memory: document %q: %w", id, ErrNotFound)
+		}
+		return Doc{ID: r.ID, Fingerprint: r.Fingerprint, Title: r.Title, Sketch: r.Sketch,
+			Keywords: slices.Clone(r.Keywords)}, nil
+	}
+	return similar(d, m.exact(d.ContentHash), m.near(d.Fingerprint, k), get, m.minContent)
+}
+
+// Stats describes the index. DiskBytes and Bloom are zero.
+func (m *Memory) Stats() (Stats, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return Stats{}, errMemoryClosed
+	}
+	return Stats{
+		Docs:          int64(len(m.docs)),
+		Blocks:        m.layout.blocks,
+		MaxDistance:   m.layout.maxDist,
+		Tables:        len(m.layout.tables),
+		AnalyzerID:    m.analyzer,
+		FormatVersion: formatVersion,
+	}, nil
+}
+
+// Close releases the index. Later calls of any method but Close fail
+// with ErrClosed.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	m.docs, m.tables, m.content = nil, nil, nil
+	return nil
+}

@@ -1,0 +1,190 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/tfidf"
+)
+
+// Doc is one indexed document.
+type Doc struct {
+	ID          string              // unique, 1 to MaxIDLen bytes
+	Fingerprint simhash.Fingerprint // SimHash of the keywords
+	ContentHash uint64              // hash of the normalised text; equal hashes mean identical content
+	Title       string
+	Keywords    []tfidf.Keyword
+	Sketch      simhash.Sketch // MinHash of the content; zero when unknown
+	Added       time.Time
+	// Job and Seq say what added the document: a batch job's name and
+	// the record's position in its input (see neardup.Dedup, which uses
+	// them to resume an interrupted job). Empty and 0 otherwise.
+	Job string
+	Seq int64
+}
+
+// recordVersion is the first byte of every encoded record.
+const recordVersion = 1
+
+// encodeDoc appends the record of d (everything but the ID, which is in
+// the key) to dst:
+//
+//	version      1 byte, recordVersion
+//	fingerprint  8 bytes big-endian
+//	content hash 8 bytes big-endian
+//	added        varint seconds since 1970 UTC, uvarint nanoseconds
+//	title        uvarint length, UTF-8 bytes
+//	keywords     uvarint count, then each: uvarint length, bytes, 8-byte little-endian IEEE 754 weight
+//	sketch       uvarint count (0 or SketchSize), then count 2-byte little-endian values
+//	job          uvarint length, bytes
+//	seq          uvarint
+func encodeDoc(dst []byte, d *Doc) []byte {
+	dst = append(dst, recordVersion)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Fingerprint))
+	dst = binary.BigEndian.AppendUint64(dst, d.ContentHash)
+	dst = binary.AppendVarint(dst, d.Added.Unix())
+	dst = binary.AppendUvarint(dst, uint64(d.Added.Nanosecond()))
+	dst = binary.AppendUvarint(dst, uint64(len(d.Title)))
+	dst = append(dst, d.Title...)
+	dst = binary.AppendUvarint(dst, uint64(len(d.Keywords)))
+	for _, k := range d.Keywords {
+		dst = binary.AppendUvarint(dst, uint64(len(k.Word)))
+		dst = append(dst, k.Word...)
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(k.Weight))
+	}
+	if d.Sketch.IsZero() {
+		dst = binary.AppendUvarint(dst, 0)
+	} else {
+		dst = binary.AppendUvarint(dst, simhash.SketchSize)
+		for _, v := range d.Sketch {
+			dst = binary.LittleEndian.AppendUint16(dst, v)
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(d.Job)))
+	dst = append(dst, d.Job...)
+	return binary.AppendUvarint(dst, uint64(d.Seq))
+}
+
+// decoder reads a record, remembering the first error.
+type decoder struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("byte %d: %s", d.off, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) bytes(n int, what string) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(d.b)-d.off {
+		d.fail("%s: need %d bytes, have %d", what, n, len(d.b)-d.off)
+		return nil
+	}
+	p := d.b[d.off : d.off+n]
+	d.off += n
+	return p
+}
+
+func (d *decoder) uvarint(what string) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		d.fail("%s: bad uvarint", what)
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) varint(what string) int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b[d.off:])
+	if n <= 0 {
+		d.fail("%s: bad varint", what)
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+// length reads a uvarint count of items each at least min bytes long,
+// rejecting counts the rest of the record cannot hold.
+func (d *decoder) length(what string, min int) int {
+	v := d.uvarint(what)
+	if d.err != nil {
+		return 0
+	}
+	if rest := uint64(len(d.b) - d.off); v > rest/uint64(min) {
+		d.fail("%s: %d does not fit in the %d bytes left", what, v, rest)
+		return 0
+	}
+	return int(v)
+}
+
+// decodeDoc decodes a record written by encodeDoc. The error says what
+// is wrong and where; callers add the key.
+func decodeDoc(b []byte, id string) (Doc, error) {
+	d := decoder{b: b}
+	doc := Doc{ID: id}
+	if v := d.bytes(1, "version"); v != nil && v[0] != recordVersion {
+		return Doc{}, fmt.Errorf("record version %d: want %d", v[0], recordVersion)
+	}
+	if p := d.bytes(16, "hashes"); p != nil {
+		doc.Fingerprint = simhash.Fingerprint(binary.BigEndian.Uint64(p))
+		doc.ContentHash = binary.BigEndian.Uint64(p[8:])
+	}
+	sec := d.varint("added seconds")
+	nsec := d.uvarint("added nanoseconds")
+	if d.err == nil && nsec >= 1e9 {
+		d.fail("added nanoseconds %d: want below 1e9", nsec)
+	}
+	doc.Added = time.Unix(sec, int64(nsec)).UTC()
+	doc.Title = string(d.bytes(d.length("title length", 1), "title"))
+	if n := d.length("keyword count", 9); n > 0 {
+		doc.Keywords = make([]tfidf.Keyword, n)
+		for i := range doc.Keywords {
+			w := d.bytes(d.length("keyword length", 1), "keyword")
+			p := d.bytes(8, "keyword weight")
+			if d.err != nil {
+				break
+			}
+			doc.Keywords[i] = tfidf.Keyword{Word: string(w), Weight: math.Float64frombits(binary.LittleEndian.Uint64(p))}
+		}
+	}
+	switch n := d.uvarint("sketch size"); {
+	case d.err != nil:
+	case n == simhash.SketchSize:
+		p := d.bytes(2*simhash.SketchSize, "sketch")
+		for i := 0; p != nil && i < simhash.SketchSize; i++ {
+			doc.Sketch[i] = binary.LittleEndian.Uint16(p[2*i:])
+		}
+	case n != 0:
+		d.fail("sketch size %d: want 0 or %d", n, simhash.SketchSize)
+	}
+	doc.Job = string(d.bytes(d.length("job length", 1), "job"))
+	if seq := d.uvarint("seq"); seq > math.MaxInt64 {
+		d.fail("seq %d: out of range", seq)
+	} else {
+		doc.Seq = int64(seq)
+	}
+	if d.err == nil && d.off != len(b) {
+		d.fail("%d trailing bytes", len(b)-d.off)
+	}
+	if d.err != nil {
+		return Doc{}, d.err
+	}
+	return doc, nil
+}

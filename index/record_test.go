@@ -1,0 +1,117 @@
+package index
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/tfidf"
+)
+
+func TestRecordGolden(t *testing.T) {
+	d := Doc{
+		ID:          "a",
+		Fingerprint: 0x0123456789abcdef,
+		ContentHash: 0xfedcba9876543210,
+		Title:       "Hi",
+		Keywords:    []tfidf.Keyword{{Word: "x", Weight: 1.5}},
+		Added:       time.Unix(300, 5).UTC(),
+		Job:         "j",
+		Seq:         300,
+	}
+	want := "01" + // version
+		"0123456789abcdef" + "fedcba9876543210" +
+		"d804" + "05" + // varint 300 (zigzag 600), uvarint 5
+		"02" + "4869" + // "Hi"
+		"01" + "01" + "78" + "000000000000f83f" + // one keyword "x" weight 1.5 (little-endian)
+		"00" + // zero sketch
+		"01" + "6a" + // job "j"
+		"ac02" // seq 300
+	got := hex.EncodeToString(encodeDoc(nil, &d))
+	if got != want {
+		t.Fatalf("record %s\nwant   %s", got, want)
+	}
+	back, err := decodeDoc(mustHex(t, want), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, d) {
+		t.Errorf("decoded %+v, want %+v", back, d)
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	docs := []Doc{
+		{ID: "zero"},
+		{ID: "full", Fingerprint: 1, ContentHash: 2, Title: "标题 title", Keywords: []tfidf.Keyword{{Word: "新闻", Weight: 0.25}, {Word: "", Weight: -1}},
+			Sketch: simhash.NewSketch("the quick brown fox jumps over the lazy dog"), Added: time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
+			Job: "job-1", Seq: 1<<40 + 3},
+		{ID: "old", Added: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
+	}
+	for _, d := range docs {
+		got, err := decodeDoc(encodeDoc(nil, &d), d.ID)
+		if err != nil {
+			t.Fatalf("%s: %v", d.ID, err)
+		}
+		if !reflect.DeepEqual(got, d) {
+			t.Errorf("%s: decoded %+v, want %+v", d.ID, got, d)
+		}
+	}
+}
+
+func TestDecodeDocErrors(t *testing.T) {
+	epoch := encodeDoc(nil, &Doc{Added: time.Unix(0, 0)}) // 19 header bytes, then title, keywords, sketch
+	good := encodeDoc(nil, &Doc{Title: "Hi", Keywords: []tfidf.Keyword{{Word: "x", Weight: 1}}, Sketch: simhash.NewSketch("hello world")})
+	tests := []struct {
+		name string
+		rec  []byte
+		want string
+	}{
+		{"empty", nil, "version: need 1 bytes, have 0"},
+		{"version", append([]byte{2}, good[1:]...), "record version 2: want 1"},
+		{"short hashes", good[:10], "hashes: need 16 bytes, have 9"},
+		{"trailing", append(append([]byte(nil), good...), 0), "1 trailing bytes"},
+		{"title too long", append(epoch[:19:19], 0x7f, 'H'), "title length: 127 does not fit"},
+		{"sketch size", append(epoch[:19:19], 0, 0, 3), "sketch size 3: want 0 or 64"},
+		{"truncated sketch", good[:len(good)-3], "sketch: need 128 bytes, have 127"},
+		{"truncated seq", good[:len(good)-1], "seq: bad uvarint"},
+		{"job too long", append(good[:len(good)-2:len(good)-2], 5, 'j'), "job length: 5 does not fit"},
+		{"nanoseconds", []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x94, 0xeb, 0xdc, 0x03, 0, 0, 0}, "added nanoseconds 1000000000"},
+		{"bad uvarint", append(epoch[:18:18], 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), "added nanoseconds: bad uvarint"},
+	}
+	for _, tt := range tests {
+		_, err := decodeDoc(tt.rec, "x")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// FuzzDecodeDoc checks that decoding never panics and that whatever
+// decodes re-encodes to a record that decodes to the same bytes again.
+func FuzzDecodeDoc(f *testing.F) {
+	f.Add(encodeDoc(nil, &Doc{}))
+	f.Add(encodeDoc(nil, &Doc{Fingerprint: 7, ContentHash: 9, Title: "t", Keywords: []tfidf.Keyword{{Word: "w", Weight: math.NaN()}},
+		Sketch: simhash.NewSketch("some text here"), Added: time.Unix(1e9, 1)}))
+	f.Add([]byte{1})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, rec []byte) {
+		d, err := decodeDoc(rec, "id")
+		if err != nil {
+			return
+		}
+		enc := encodeDoc(nil, &d)
+		d2, err := decodeDoc(enc, "id")
+		if err != nil {
+			t.Fatalf("re-encoded record %x does not decode: %v", enc, err)
+		}
+		if enc2 := encodeDoc(nil, &d2); !bytes.Equal(enc, enc2) {
+			t.Fatalf("re-encoding changed the record:\n%x\n%x", enc, enc2)
+		}
+	})
+}

@@ -1,0 +1,577 @@
+package neardup
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Record is one article read from an input.
+type Record struct {
+	// ID identifies the article: the JSONL id field (a number is kept as
+	// its literal text), or "<source>:<line>" when a JSONL line has none;
+	// for a whole file, its path relative to the directory that was walked
+	// (with forward slashes), the path as given for a file named directly,
+	// or "-" for standard input.
+	ID string
+	// Title is the JSONL title field; for a whole HTML file read with
+	// InputOptions.HTML, the text of its title element. Empty if none.
+	Title string
+	// Text is the article decoded to UTF-8, HTML-stripped when
+	// InputOptions.HTML is set. It is never empty or only white space.
+	Text string
+	// Source names the input: the path of the file as given or as found
+	// under a walked directory, or "stdin".
+	Source string
+	// Line is the 1-based line number of a JSONL record; 0 for whole files.
+	Line int
+	// Raw is the verbatim JSONL line, in the input's own encoding, without
+	// its "\n" (a "\r" before it is kept, a UTF-8 byte-order mark at the
+	// start of the stream is not): writing Raw and "\n" reproduces the
+	// line. Nil for whole files.
+	Raw []byte
+	// Offset is the byte offset of the start of the line in the
+	// (decompressed) input stream; 0 for whole files.
+	Offset int64
+}
+
+// RecordError is a bad record: it names the input, the line and the field,
+// and why the record was rejected. Reading goes on with the next record.
+type RecordError struct {
+	Source string
+	Line   int    // 1-based JSONL line; 0 for whole files
+	Field  string // the offending JSONL field, or "" when the whole line or file is bad
+	Reason string
+	Raw    []byte // the verbatim JSONL line; nil for whole files and lines over MaxLine
+}
+
+// Error formats the error as "data.jsonl:17: field "text": not a string
+// (number)", or "dir/a.png: binary data (PNG image)" for a whole file.
+func (e *RecordError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Source)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		fmt.Fprintf(&b, "field %q: ", e.Field)
+	}
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// InputError means an input could not be read to its end: it cannot be
+// opened, a directory cannot be listed, or reading fails (for example
+// truncated or corrupt gzip data). The records before the failure have
+// been returned already; the rest of that input is skipped. Next goes on
+// with the next input, so a caller can report the error and continue, but
+// since data was lost it should finally fail (exit non-zero).
+type InputError struct {
+	Source string
+	Line   int   // JSONL: the line being read when reading failed; else 0
+	Offset int64 // bytes of (decompressed) data read before the failure
+	Err    error
+}
+
+// Error formats the error as "news.jsonl.gz: line 1235 (byte 5678901):
+// truncated gzip data: unexpected EOF".
+func (e *InputError) Error() string {
+	switch {
+	case e.Line > 0:
+		return fmt.Sprintf("%s: line %d (byte %d): %v", e.Source, e.Line, e.Offset, e.Err)
+	case e.Offset > 0:
+		return fmt.Sprintf("%s: byte %d: %v", e.Source, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Source, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// InputOptions tell a Reader how to read its inputs. The zero value (or a
+// nil *InputOptions) reads the fields "id", "title" and "text", detects
+// format and encoding, and limits articles to 16 MiB.
+type InputOptions struct {
+	// IDField, TextField and TitleField name the JSONL fields; defaults
+	// "id", "text" and "title".
+	IDField, TextField, TitleField string
+	// Format is "auto" (or ""), "jsonl" or "text". With "auto" a file
+	// whose name ends in .jsonl, .ndjson or .json (before any .gz) is
+	// JSONL, one ending in .txt, .text, .md, .html, .htm or .xhtml is
+	// text, and any other file or standard input is JSONL if its first
+	// non-blank byte is '{'. Text is one whole-file article.
+	Format string
+	// Encoding is "auto" (or ""), "utf-8", "gbk" or "gb18030"; see
+	// DecodeText. For JSONL it applies line by line.
+	Encoding string
+	// HTML strips markup from the text (see StripHTML) and, for whole
+	// files, takes the title from the title element.
+	HTML bool
+	// MaxBytes limits an article: the decoded JSONL text field, or a whole
+	// file before decoding. Default 16 MiB.
+	MaxBytes int
+	// MaxLine limits a JSONL line (without its "\n"). A longer line is a
+	// RecordError and is skipped without being held in memory. Default
+	// MaxBytes + 1 MiB.
+	MaxLine int
+}
+
+const (
+	defaultMaxBytes = 16 << 20
+	readBufferSize  = 64 << 10
+)
+
+// resolved returns the options with defaults filled in, or an error naming
+// the first invalid option.
+func (o *InputOptions) resolved() (InputOptions, error) {
+	var r InputOptions
+	if o != nil {
+		r = *o
+	}
+	if r.IDField == "" {
+		r.IDField = "id"
+	}
+	if r.TextField == "" {
+		r.TextField = "text"
+	}
+	if r.TitleField == "" {
+		r.TitleField = "title"
+	}
+	switch f := strings.ToLower(r.Format); f {
+	case "", "auto":
+		r.Format = "auto"
+	case "jsonl", "text":
+		r.Format = f
+	default:
+		return r, fmt.Errorf("input format %q: want auto, jsonl or text", r.Format)
+	}
+	enc, err := canonicalEncoding(r.Encoding)
+	if err != nil {
+		return r, fmt.Errorf("input encoding: %w", err)
+	}
+	r.Encoding = enc
+	switch {
+	case r.MaxBytes < 0:
+		return r, fmt.Errorf("maximum article size %d: must not be negative", r.MaxBytes)
+	case r.MaxBytes == 0:
+		r.MaxBytes = defaultMaxBytes
+	}
+	switch {
+	case r.MaxLine < 0:
+		return r, fmt.Errorf("maximum line length %d: must not be negative", r.MaxLine)
+	case r.MaxLine == 0:
+		r.MaxLine = r.MaxBytes + 1<<20
+	}
+	return r, nil
+}
+
+// Validate reports the first invalid option, if any: an unknown Format or
+// Encoding, or a negative limit. NewReader's Reader returns the same error
+// from every call to Next.
+func (o *InputOptions) Validate() error {
+	_, err := o.resolved()
+	return err
+}
+
+// Reader reads articles from files, directories and standard input. It is
+// not safe for concurrent use.
+//
+// Inputs are read in the order given. A directory is walked depth first,
+// each directory's entries in lexical order (like filepath.WalkDir);
+// entries whose names start with "." are skipped, symbolic links to files
+// are read and symbolic links to directories are not followed, and
+// special files (devices, pipes, sockets) found in a walk are skipped.
+// Files named directly are read whatever they are. Gzip data is
+// decompressed transparently, recognised by its magic bytes (.gz files
+// that are not gzip are read as they are); the format is chosen on the
+// name without ".gz".
+//
+// A JSONL input yields one Record per non-blank line; blank lines (only
+// spaces, tabs, "\r") are skipped and not reported, though they count in
+// line numbers. Any other input is one whole-file Record.
+type Reader struct {
+	opts   InputOptions
+	err    error // invalid options: returned by every Next
+	stdin  io.Reader
+	stack  []pendingInput // inputs still to read, the next one last
+	cur    *jsonlInput    // the JSONL input being read
+	closed bool
+}
+
+// pendingInput is a path still to read.
+type pendingInput struct {
+	path   string // path to open; "-" for stdin
+	id     string // ID of a whole-file record; for dir, the ID prefix of its entries
+	walked bool   // found by walking a directory
+	dir    bool   // a directory found by walking
+}
+
+// NewReader returns a Reader of the given paths of files and directories;
+// "-" reads stdin. opts may be nil for the defaults. Invalid options are
+// reported by Next (and by InputOptions.Validate).
+func NewReader(paths []string, stdin io.Reader, opts *InputOptions) *Reader {
+	r := &Reader{stdin: stdin}
+	r.opts, r.err = opts.resolved()
+	for i := len(paths) - 1; i >= 0; i-- {
+		r.stack = append(r.stack, pendingInput{path: paths[i], id: paths[i]})
+	}
+	return r
+}
+
+// Next returns the next article. At the end of the inputs it returns
+// io.EOF. The errors are:
+//   - *RecordError: a bad line or file (malformed JSON, a missing or
+//     non-string text, undecodable bytes, binary data, too large, empty…);
+//     the Record is zero; call Next again to go on.
+//   - *InputError: an input could not be opened or read to its end (the
+//     records read before were returned); call Next again to go on with
+//     the next input.
+//   - any other error: invalid options; the Reader is unusable.
+func (r *Reader) Next() (Record, error) {
+	if r.err != nil {
+		return Record{}, r.err
+	}
+	for !r.closed {
+		if r.cur != nil {
+			rec, err := r.cur.next()
+			if err == nil {
+				return rec, nil
+			}
+			if _, ok := err.(*RecordError); ok {
+				return Record{}, err
+			}
+			r.closeCurrent()
+			if err == io.EOF {
+				continue
+			}
+			return Record{}, err
+		}
+		if len(r.stack) == 0 {
+			return Record{}, io.EOF
+		}
+		p := r.stack[len(r.stack)-1]
+		r.stack = r.stack[:len(r.stack)-1]
+		if rec, done, err := r.start(p); done {
+			return rec, err
+		}
+	}
+	return Record{}, io.EOF
+}
+
+// Close releases the input being read. Next returns io.EOF afterwards.
+func (r *Reader) Close() error {
+	r.closed = true
+	r.stack = nil
+	return r.closeCurrent()
+}
+
+func (r *Reader) closeCurrent() error {
+	if r.cur == nil {
+		return nil
+	}
+	err := r.cur.close()
+	r.cur = nil
+	return err
+}
+
+// start begins reading p. It returns done with a record or an error for
+// Next to return, or !done when Next should go on (a JSONL input was
+// opened, or a directory was listed).
+func (r *Reader) start(p pendingInput) (rec Record, done bool, err error) {
+	if p.path == "-" {
+		if r.stdin == nil {
+			return Record{}, true, &InputError{Source: "stdin", Err: errors.New("no standard input")}
+		}
+		return r.startStream("stdin", "-", "", r.stdin, nil, -1)
+	}
+	dir, prefix := p.dir, p.id
+	if !p.walked {
+		info, err := os.Stat(p.path)
+		if err != nil {
+			return Record{}, true, &InputError{Source: p.path, Err: pathErr(err)}
+		}
+		dir, prefix = info.IsDir(), ""
+	}
+	if dir {
+		if err := r.pushDir(p.path, prefix); err != nil {
+			return Record{}, true, err
+		}
+		return Record{}, false, nil
+	}
+	f, err := os.Open(p.path)
+	if err != nil {
+		return Record{}, true, &InputError{Source: p.path, Err: pathErr(err)}
+	}
+	size := int64(-1)
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	return r.startStream(p.path, p.id, p.path, f, f, size)
+}
+
+// pushDir lists dir and pushes its entries; idPrefix is dir's path
+// relative to the walked root, with a trailing slash.
+func (r *Reader) pushDir(dir, idPrefix string) error {
+	entries, err := os.ReadDir(dir)
+	// os.ReadDir returns the entries read before an error: walk them too.
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		typ := e.Type()
+		if typ&fs.ModeSymlink != 0 {
+			info, err := os.Stat(path)
+			if err == nil && info.IsDir() {
+				continue // not followed: no cycles
+			}
+			if err == nil {
+				typ = info.Mode().Type()
+			} else {
+				typ = 0 // broken link: let opening it report the error
+			}
+		}
+		switch {
+		case typ.IsDir():
+			// Listed when popped: keep the order depth first.
+			r.stack = append(r.stack, pendingInput{path: path, id: idPrefix + name + "/", walked: true, dir: true})
+		case typ.IsRegular():
+			r.stack = append(r.stack, pendingInput{path: path, id: idPrefix + name, walked: true})
+		}
+	}
+	if err != nil {
+		return &InputError{Source: dir, Err: pathErr(err)}
+	}
+	return nil
+}
+
+// pathErr drops the path from an *fs.PathError, which InputError names
+// already, keeping the operation: "open: permission denied".
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &opError{op: pe.Op, err: err}
+	}
+	return err
+}
+
+// opError prints an *fs.PathError without its path and unwraps to it.
+type opError struct {
+	op  string
+	err error // an *fs.PathError
+}
+
+func (e *opError) Error() string {
+	var pe *fs.PathError
+	errors.As(e.err, &pe)
+	return e.op + ": " + pe.Err.Error()
+}
+
+func (e *opError) Unwrap() error { return e.err }
+
+// stickyReader remembers the first error of r and keeps returning it, so
+// that an error seen while peeking is not lost.
+type stickyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *stickyReader) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.r.Read(p)
+	s.err = err
+	return n, err
+}
+
+// gzipMagic starts every gzip stream.
+var gzipMagic = []byte{0x1F, 0x8B}
+
+// startStream reads an opened input: source names it in errors, id is the
+// ID of a whole-file record, name is the file name for format detection
+// ("" for stdin), closer is closed at the end (nil for stdin) and size is
+// the file size if known, else -1.
+func (r *Reader) startStream(source, id, name string, f io.Reader, closer io.Closer, size int64) (Record, bool, error) {
+	done := func(rec Record, err error) (Record, bool, error) {
+		if closer != nil {
+			closer.Close()
+		}
+		return rec, true, err
+	}
+	br := bufio.NewReaderSize(&stickyReader{r: f}, readBufferSize)
+	gz := false
+	if magic, _ := br.Peek(len(gzipMagic)); bytes.Equal(magic, gzipMagic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return done(Record{}, &InputError{Source: source, Err: gzipErr(err)})
+		}
+		br = bufio.NewReaderSize(&stickyReader{r: zr}, readBufferSize)
+		gz = true
+		size = -1
+	}
+	lower := strings.ToLower(name)
+	lower = strings.TrimSuffix(lower, ".gz")
+	jsonl := false
+	switch r.opts.Format {
+	case "jsonl":
+		jsonl = true
+	case "auto":
+		switch ext := filepath.Ext(lower); {
+		case ext == ".jsonl" || ext == ".ndjson" || ext == ".json":
+			jsonl = true
+		case !knownTextExt(ext):
+			jsonl = looksLikeJSONL(br)
+		}
+	}
+	if jsonl {
+		in := &jsonlInput{opts: &r.opts, source: source, br: br, closer: closer, gz: gz}
+		if err := in.start(); err != nil {
+			return done(Record{}, err)
+		}
+		r.cur = in
+		return Record{}, false, nil
+	}
+	return done(r.readWhole(source, id, br, gz, size))
+}
+
+// knownTextExt reports whether ext (lower case) names a plain text or HTML
+// file, which is never sniffed for JSONL.
+func knownTextExt(ext string) bool {
+	switch ext {
+	case ".txt", ".text", ".md", ".html", ".htm", ".xhtml":
+		return true
+	}
+	return false
+}
+
+// looksLikeJSONL reports whether the first byte that is not white space
+// (after a UTF-8 byte-order mark) is '{'.
+func looksLikeJSONL(br *bufio.Reader) bool {
+	head, _ := br.Peek(4096)
+	head, _ = trimUTF8BOM(head)
+	head = bytes.TrimLeft(head, " \t\r\n")
+	return len(head) > 0 && head[0] == '{'
+}
+
+// gzipErr describes a gzip error; a truncated stream is named as such.
+func gzipErr(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+		return fmt.Errorf("truncated gzip data: %w", io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+// readWhole reads a whole-file article.
+func (r *Reader) readWhole(source, id string, br *bufio.Reader, gz bool, size int64) (Record, error) {
+	max := r.opts.MaxBytes
+	if size > int64(max) {
+		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("too large: %d bytes (maximum %d)", size, max)}
+	}
+	// Known binary formats are rejected before reading them.
+	if head, _ := br.Peek(32); binarySignature(head) != "" {
+		return Record{}, &RecordError{Source: source, Reason: binaryReason(head)}
+	}
+	data, err := io.ReadAll(io.LimitReader(br, int64(max)+1))
+	if err != nil {
+		if gz {
+			err = gzipErr(err)
+		}
+		return Record{}, &InputError{Source: source, Offset: int64(len(data)), Err: err}
+	}
+	if len(data) > max {
+		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("too large: more than %d bytes", max)}
+	}
+	if reason := binaryReason(data); reason != "" {
+		return Record{}, &RecordError{Source: source, Reason: reason}
+	}
+	text, _, err := DecodeText(data, r.opts.Encoding)
+	if err != nil {
+		return Record{}, &RecordError{Source: source, Reason: err.Error()}
+	}
+	if n := countControls(text); n > 0 && n*100 > len(text) {
+		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("binary data (%d control characters)", n)}
+	}
+	var title string
+	if r.opts.HTML {
+		text, title = stripHTML(text)
+	}
+	if isBlankText(text) {
+		reason := "empty file"
+		if len(data) > 0 {
+			reason = "no text"
+		}
+		return Record{}, &RecordError{Source: source, Reason: reason}
+	}
+	return Record{ID: id, Title: title, Text: text, Source: source}, nil
+}
+
+// binarySignatures are the magic bytes of common binary formats.
+var binarySignatures = []struct{ magic, name string }{
+	{"\x89PNG\r\n\x1a\n", "PNG image"},
+	{"\xff\xd8\xff", "JPEG image"},
+	{"GIF87a", "GIF image"},
+	{"GIF89a", "GIF image"},
+	{"PK\x03\x04", "ZIP archive"},
+	{"PK\x05\x06", "ZIP archive"},
+	{"%PDF-", "PDF document"},
+	{"\x1f\x8b", "gzip data"},
+	{"\xfd7zXZ\x00", "xz data"},
+	{"7z\xbc\xaf\x27\x1c", "7z archive"},
+	{"\x28\xb5\x2f\xfd", "zstd data"},
+	{"\x7fELF", "ELF executable"},
+	{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "OLE2 document (.doc/.xls)"},
+	{"SQLite format 3\x00", "SQLite database"},
+}
+
+// binarySignature returns the name of the binary format data starts
+// with, or "".
+func binarySignature(data []byte) string {
+	for _, s := range binarySignatures {
+		if bytes.HasPrefix(data, []byte(s.magic)) {
+			return s.name
+		}
+	}
+	return ""
+}
+
+// binaryReason returns why data is not text ("binary data (…)"), or "".
+// Control characters are checked after decoding (see countControls).
+func binaryReason(data []byte) string {
+	if name := binarySignature(data); name != "" {
+		return "binary data (" + name + ")"
+	}
+	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+		return "" // UTF-16 text has NUL bytes
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return fmt.Sprintf("binary data (NUL byte at byte %d)", i)
+	}
+	return ""
+}
+
+// countControls counts the C0 control characters of s other than white
+// space (\t \n \v \f \r). Text has few if any: more than 1% of the bytes
+// means binary data.
+func countControls(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' {
+			n++
+		}
+	}
+	return n
+}
+
+// isBlankText reports whether s is only white space.
+func isBlankText(s string) bool { return strings.TrimSpace(s) == "" }

@@ -1,0 +1,64 @@
+package neardup
+
+import (
+	"errors"
+	"io"
+	"os"
+	"testing"
+)
+
+// BenchmarkReadJSONL reads a real gzipped news corpus; the bytes are those
+// of the decompressed JSONL.
+func BenchmarkReadJSONL(b *testing.B) {
+	const corpus = "/work/shared/corpora/zh_news.jsonl.gz"
+	if _, err := os.Stat(corpus); err != nil {
+		b.Skipf("corpus not available: %v", err)
+	}
+	for b.Loop() {
+		r := NewReader([]string{corpus}, nil, nil)
+		var n int64
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += int64(len(rec.Raw)) + 1
+		}
+		b.SetBytes(n)
+	}
+}
+
+// BenchmarkParseJSONL parses lines already in memory: the cost of reading
+// without decompression.
+func BenchmarkParseJSONL(b *testing.B) {
+	const corpus = "/work/shared/corpora/zh_news.jsonl.gz"
+	if _, err := os.Stat(corpus); err != nil {
+		b.Skipf("corpus not available: %v", err)
+	}
+	var lines [][]byte
+	var n int64
+	r := NewReader([]string{corpus}, nil, nil)
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines = append(lines, rec.Raw)
+		n += int64(len(rec.Raw)) + 1
+	}
+	opts, _ := (*InputOptions)(nil).resolved()
+	b.SetBytes(n)
+	for b.Loop() {
+		for i, line := range lines {
+			if _, reason, _ := parseJSONLRecord(line, &opts, "bench", i+1); reason != "" {
+				b.Fatal(reason)
+			}
+		}
+	}
+}

@@ -1,0 +1,638 @@
+package neardup
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonlInput reads records from a JSONL stream.
+type jsonlInput struct {
+	opts   *InputOptions
+	source string
+	br     *bufio.Reader
+	closer io.Closer // nil for stdin
+	gz     bool
+	line   int    // lines read
+	pos    int64  // bytes consumed from br (and the byte-order mark)
+	long   []byte // a line longer than br's buffer, at most MaxLine+1 bytes
+}
+
+// start skips a UTF-8 byte-order mark and rejects UTF-16.
+func (in *jsonlInput) start() error {
+	head, _ := in.br.Peek(len(utf8BOM))
+	switch {
+	case bytes.HasPrefix(head, utf8BOM):
+		in.br.Discard(len(utf8BOM))
+		in.pos = int64(len(utf8BOM))
+	case len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF):
+		return &InputError{Source: in.source, Err: errors.New("UTF-16 text: JSONL must be UTF-8, GBK or GB18030")}
+	}
+	return nil
+}
+
+func (in *jsonlInput) close() error {
+	if in.closer == nil {
+		return nil
+	}
+	return in.closer.Close()
+}
+
+// readLine returns the next line without its "\n", valid until the next
+// call, or tooLong (and no line) for a line of more than MaxLine bytes,
+// which it skips holding at most one buffer of it. At the end of the
+// stream it returns io.EOF; a last line without "\n" is a line. A read
+// error drops the incomplete line.
+func (in *jsonlInput) readLine() (line []byte, tooLong bool, err error) {
+	max := in.opts.MaxLine
+	in.long = in.long[:0]
+	n := 0 // bytes of the line so far, "\n" included
+	for {
+		frag, err := in.br.ReadSlice('\n')
+		in.pos += int64(len(frag))
+		n += len(frag)
+		complete := err == nil
+		if !tooLong {
+			length := n
+			if complete {
+				length--
+			}
+			switch {
+			case length > max:
+				tooLong = true
+				in.long = in.long[:0]
+			case complete && len(in.long) == 0:
+				return frag[:len(frag)-1], false, nil
+			default:
+				in.long = append(in.long, frag...)
+			}
+		}
+		switch {
+		case err == nil:
+			if tooLong {
+				return nil, true, nil
+			}
+			return in.long[:len(in.long)-1], false, nil
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF:
+			if n == 0 {
+				return nil, false, io.EOF
+			}
+			if tooLong {
+				return nil, true, nil
+			}
+			return in.long, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// next returns the next record, a *RecordError, an *InputError or io.EOF.
+func (in *jsonlInput) next() (Record, error) {
+	for {
+		start := in.pos
+		line, tooLong, err := in.readLine()
+		if err == io.EOF {
+			return Record{}, io.EOF
+		}
+		if err != nil {
+			if in.gz {
+				err = gzipErr(err)
+			}
+			return Record{}, &InputError{Source: in.source, Line: in.line + 1, Offset: in.pos, Err: err}
+		}
+		in.line++
+		if tooLong {
+			return Record{}, &RecordError{Source: in.source, Line: in.line,
+				Reason: fmt.Sprintf("line too long: more than %d bytes", in.opts.MaxLine)}
+		}
+		if isBlankLine(line) {
+			continue
+		}
+		raw := bytes.Clone(line)
+		rec, reason, field := parseJSONLRecord(raw, in.opts, in.source, in.line)
+		if reason != "" {
+			return Record{}, &RecordError{Source: in.source, Line: in.line, Field: field, Reason: reason, Raw: raw}
+		}
+		rec.Offset = start
+		return rec, nil
+	}
+}
+
+// isBlankLine reports whether line holds only spaces, tabs and "\r".
+func isBlankLine(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseJSONLRecord makes a record of a JSONL line, or returns why not and
+// the field at fault.
+func parseJSONLRecord(raw []byte, opts *InputOptions, source string, line int) (rec Record, reason, field string) {
+	text := raw
+	switch opts.Encoding {
+	case encAuto:
+		if !utf8.Valid(raw) {
+			s, ok := decodeGBPlausible(raw)
+			if !ok {
+				return rec, fmt.Sprintf("invalid UTF-8 (not GBK/GB18030 either) at byte %d of the line", invalidUTF8Offset(raw)), ""
+			}
+			text = []byte(s)
+		}
+	case encUTF8:
+		if !utf8.Valid(raw) {
+			return rec, fmt.Sprintf("invalid UTF-8 at byte %d of the line", invalidUTF8Offset(raw)), ""
+		}
+	case encGBK, encGB18030:
+		if !allASCII(raw) {
+			s, bad := decodeGB(raw, opts.Encoding == encGB18030)
+			if bad >= 0 {
+				name := "GBK"
+				if opts.Encoding == encGB18030 {
+					name = "GB18030"
+				}
+				return rec, fmt.Sprintf("invalid %s at byte %d of the line", name, bad), ""
+			}
+			text = []byte(s)
+		}
+	}
+	keys := [3]string{opts.IDField, opts.TextField, opts.TitleField}
+	vals, err := parseJSONObject(text, &keys)
+	if err != nil {
+		return rec, err.Error(), ""
+	}
+	idv, textv, titlev := vals[0], vals[1], vals[2]
+
+	rec = Record{Source: source, Line: line, Raw: raw}
+	switch textv.kind {
+	case jsonMissing:
+		return rec, "missing", opts.TextField
+	case jsonString:
+		rec.Text = textv.str()
+	default:
+		return rec, "not a string (" + textv.kind.String() + ")", opts.TextField
+	}
+	switch {
+	case len(rec.Text) == 0:
+		return rec, "empty string", opts.TextField
+	case len(rec.Text) > opts.MaxBytes:
+		return rec, fmt.Sprintf("too large: %d bytes (maximum %d)", len(rec.Text), opts.MaxBytes), opts.TextField
+	case isBlankText(rec.Text):
+		return rec, "only white space", opts.TextField
+	}
+	if opts.HTML {
+		if rec.Text = StripHTML(rec.Text); rec.Text == "" {
+			return rec, "no text after HTML stripping", opts.TextField
+		}
+	}
+
+	switch idv.kind {
+	case jsonMissing, jsonNull:
+		rec.ID = fmt.Sprintf("%s:%d", source, line)
+	case jsonString:
+		if rec.ID = idv.str(); rec.ID == "" {
+			return rec, "empty string", opts.IDField
+		}
+	case jsonNumber:
+		rec.ID = string(idv.raw)
+	default:
+		return rec, "not a string or number (" + idv.kind.String() + ")", opts.IDField
+	}
+
+	switch titlev.kind {
+	case jsonMissing, jsonNull:
+	case jsonString:
+		rec.Title = titlev.str()
+		if opts.HTML {
+			rec.Title = StripHTML(rec.Title)
+		}
+	case jsonNumber:
+		rec.Title = string(titlev.raw)
+	default:
+		return rec, "not a string (" + titlev.kind.String() + ")", opts.TitleField
+	}
+	return rec, "", ""
+}
+
+// allASCII reports whether b is all ASCII.
+func allASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonKind is the type of a JSON value.
+type jsonKind uint8
+
+const (
+	jsonMissing jsonKind = iota
+	jsonNull
+	jsonBool
+	jsonNumber
+	jsonString
+	jsonArray
+	jsonObject
+)
+
+func (k jsonKind) String() string {
+	return [...]string{"missing", "null", "boolean", "number", "string", "array", "object"}[k]
+}
+
+// jsonValue is a value found in a JSON object.
+type jsonValue struct {
+	kind jsonKind
+	raw  []byte // the value's bytes; a string's include the quotes
+	esc  bool   // a string with escapes
+}
+
+// str returns the value of a string.
+func (v jsonValue) str() string {
+	s := v.raw[1 : len(v.raw)-1]
+	if !v.esc {
+		return string(s)
+	}
+	return unescapeJSON(s)
+}
+
+// maxJSONDepth is the nesting limit of encoding/json.
+const maxJSONDepth = 10000
+
+// jsonSyntaxError is a JSON syntax error at a byte offset of the line.
+type jsonSyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *jsonSyntaxError) Error() string {
+	return fmt.Sprintf("malformed JSON at byte %d: %s", e.Offset, e.Msg)
+}
+
+// parseJSONObject checks that line is exactly one JSON object, with
+// white space around it allowed, and returns the values of keys (the last
+// one when a key repeats). It accepts what encoding/json accepts (line
+// being valid UTF-8), and is several times faster as it only decodes the
+// values asked for.
+func parseJSONObject(line []byte, keys *[3]string) ([3]jsonValue, error) {
+	var vals [3]jsonValue
+	p := jsonParser{b: line}
+	p.ws()
+	if p.i < len(line) && line[p.i] != '{' {
+		kind, err := p.value(0)
+		if err != nil {
+			return vals, err
+		}
+		if p.ws(); p.i < len(line) {
+			return vals, p.unexpected("after top-level value")
+		}
+		return vals, fmt.Errorf("not a JSON object (%s)", kind)
+	}
+	if p.i >= len(line) {
+		return vals, p.unexpected("looking for an object")
+	}
+	if err := p.object(1, keys, &vals); err != nil {
+		return vals, err
+	}
+	if p.ws(); p.i < len(line) {
+		return vals, p.unexpected("after the object")
+	}
+	return vals, nil
+}
+
+// jsonParser scans JSON.
+type jsonParser struct {
+	b []byte
+	i int
+}
+
+func (p *jsonParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\r', '\n':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// unexpected reports the byte at p.i (or the end of the line).
+func (p *jsonParser) unexpected(context string) error {
+	if p.i >= len(p.b) {
+		return &jsonSyntaxError{p.i, "unexpected end of line " + context}
+	}
+	r, _ := utf8.DecodeRune(p.b[p.i:])
+	return &jsonSyntaxError{p.i, fmt.Sprintf("unexpected %q %s", r, context)}
+}
+
+// value scans any value at p.i; depth is that of the enclosing container.
+func (p *jsonParser) value(depth int) (jsonKind, error) {
+	if p.i >= len(p.b) {
+		return 0, p.unexpected("looking for a value")
+	}
+	switch c := p.b[p.i]; {
+	case c == '"':
+		_, err := p.str()
+		return jsonString, err
+	case c == '{':
+		return jsonObject, p.object(depth+1, nil, nil)
+	case c == '[':
+		return jsonArray, p.array(depth + 1)
+	case c == '-' || '0' <= c && c <= '9':
+		return jsonNumber, p.number()
+	case c == 't':
+		return jsonBool, p.literal("true")
+	case c == 'f':
+		return jsonBool, p.literal("false")
+	case c == 'n':
+		return jsonNull, p.literal("null")
+	}
+	return 0, p.unexpected("looking for a value")
+}
+
+// object scans an object at p.i; if keys is not nil, it stores the values
+// of those keys in vals.
+func (p *jsonParser) object(depth int, keys *[3]string, vals *[3]jsonValue) error {
+	if depth > maxJSONDepth {
+		return &jsonSyntaxError{p.i, "nested too deeply"}
+	}
+	p.i++ // '{'
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		p.ws()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return p.unexpected("looking for an object key")
+		}
+		ks := p.i
+		kesc, err := p.str()
+		if err != nil {
+			return err
+		}
+		key := p.b[ks+1 : p.i-1]
+		if p.ws(); p.i >= len(p.b) || p.b[p.i] != ':' {
+			return p.unexpected("after object key")
+		}
+		p.i++
+		p.ws()
+		vs := p.i
+		kind, err := p.value(depth)
+		if err != nil {
+			return err
+		}
+		if keys != nil {
+			for j, want := range keys {
+				var match bool
+				if kesc {
+					match = unescapeJSON(key) == want
+				} else {
+					match = string(key) == want // no allocation
+				}
+				if match {
+					vals[j] = jsonValue{kind: kind, raw: p.b[vs:p.i], esc: kind == jsonString && bytes.IndexByte(p.b[vs:p.i], '\\') >= 0}
+				}
+			}
+		}
+		p.ws()
+		if p.i < len(p.b) {
+			switch p.b[p.i] {
+			case ',':
+				p.i++
+				continue
+			case '}':
+				p.i++
+				return nil
+			}
+		}
+		return p.unexpected("after object value")
+	}
+}
+
+// array scans an array at p.i.
+func (p *jsonParser) array(depth int) error {
+	if depth > maxJSONDepth {
+		return &jsonSyntaxError{p.i, "nested too deeply"}
+	}
+	p.i++ // '['
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return nil
+	}
+	for {
+		p.ws()
+		if _, err := p.value(depth); err != nil {
+			return err
+		}
+		p.ws()
+		if p.i < len(p.b) {
+			switch p.b[p.i] {
+			case ',':
+				p.i++
+				continue
+			case ']':
+				p.i++
+				return nil
+			}
+		}
+		return p.unexpected("after array element")
+	}
+}
+
+// str scans a string at p.i and reports whether it has escapes.
+func (p *jsonParser) str() (bool, error) {
+	b := p.b
+	i := p.i + 1
+	esc := false
+	q, bs := -1, -1 // next '"' and '\\' at or after i; len(b) if none
+	for {
+		if q < i {
+			if k := bytes.IndexByte(b[i:], '"'); k >= 0 {
+				q = i + k
+			} else {
+				q = len(b)
+			}
+		}
+		if bs < i {
+			if k := bytes.IndexByte(b[i:], '\\'); k >= 0 {
+				bs = i + k
+			} else {
+				bs = len(b)
+			}
+		}
+		end := min(q, bs)
+		for k := i; k < end; k++ {
+			if b[k] < 0x20 {
+				p.i = k
+				return esc, p.unexpected("in string")
+			}
+		}
+		switch {
+		case end == len(b):
+			p.i = end
+			return esc, p.unexpected("in string")
+		case end == q:
+			p.i = q + 1
+			return esc, nil
+		}
+		esc = true
+		i = bs + 1
+		if i >= len(b) {
+			p.i = i
+			return esc, p.unexpected("in string escape")
+		}
+		switch b[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i++
+		case 'u':
+			for k := i + 1; k < i+5; k++ {
+				if k >= len(b) || !isJSONHex(b[k]) {
+					p.i = k
+					return esc, p.unexpected("in \\u escape")
+				}
+			}
+			i += 5
+		default:
+			p.i = i
+			return esc, p.unexpected("in string escape")
+		}
+	}
+}
+
+func isJSONHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func isJSONDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// number scans a number at p.i.
+func (p *jsonParser) number() error {
+	b := p.b
+	if b[p.i] == '-' {
+		p.i++
+	}
+	digits := func() error {
+		if p.i >= len(b) || !isJSONDigit(b[p.i]) {
+			return p.unexpected("in number")
+		}
+		for p.i < len(b) && isJSONDigit(b[p.i]) {
+			p.i++
+		}
+		return nil
+	}
+	if p.i < len(b) && b[p.i] == '0' {
+		p.i++
+	} else if err := digits(); err != nil {
+		return err
+	}
+	if p.i < len(b) && b[p.i] == '.' {
+		p.i++
+		if err := digits(); err != nil {
+			return err
+		}
+	}
+	if p.i < len(b) && (b[p.i] == 'e' || b[p.i] == 'E') {
+		p.i++
+		if p.i < len(b) && (b[p.i] == '+' || b[p.i] == '-') {
+			p.i++
+		}
+		if err := digits(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// literal scans the literal lit at p.i.
+func (p *jsonParser) literal(lit string) error {
+	for k := 0; k < len(lit); k++ {
+		if p.i >= len(p.b) || p.b[p.i] != lit[k] {
+			return p.unexpected("in literal " + lit)
+		}
+		p.i++
+	}
+	return nil
+}
+
+// unescapeJSON decodes the escapes of a scanned string's contents s, as
+// encoding/json does: a \u escape of a lone surrogate becomes U+FFFD.
+func unescapeJSON(s []byte) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			j := bytes.IndexByte(s[i:], '\\')
+			if j < 0 {
+				j = len(s) - i
+			}
+			out = append(out, s[i:i+j]...)
+			i += j
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hex4(s[i+1 : i+5])
+			i += 5
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					r2 = hex4(s[i+2 : i+6])
+				}
+				if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
+					r = d
+					i += 6
+				} else {
+					r = unicode.ReplacementChar
+				}
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // '"', '\\', '/'
+			out = append(out, c)
+		}
+		i++
+	}
+	return string(out)
+}
+
+// hex4 decodes four hexadecimal digits (already checked).
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c <= 'F':
+			c -= 'A' - 10
+		default:
+			c -= 'a' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}

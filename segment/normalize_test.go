@@ -1,0 +1,103 @@
+package segment
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", ""},
+		{"ascii case and spaces", "  iPhone 16   Pro\t\n ", "iphone 16 pro"},
+		{"full-width letters and digits", "ＡＢＣ ａｂｃ １２３", "abc abc 123"},
+		{"full-width punctuation", "你好，世界！（测试）：；？", "你好,世界!(测试):;?"},
+		{"ideographic space", "北京\u3000举行", "北京 举行"},
+		{"zero-width characters", "北\u200b京\u200c举\u200d行\u2060了", "北京举行了"},
+		{"BOM and soft hyphen", "\ufeffco\u00adoperate", "cooperate"},
+		{"bidi marks", "a\u200eb\u202ec", "abc"},
+		{"controls become spaces", "a\x00b\x1fc\x7fd\u0085e", "a b c d e"},
+		{"CRLF and form feed", "line1\r\n\r\nline2\fend", "line1 line2 end"},
+		{"no-break and em spaces", "a\u00a0b\u2003c\u2028d", "a b c d"},
+		{"ligature and superscript", "ﬁnal x²", "final x2"},
+		{"circled and compatibility ideograph", "①号 \uf900", "1号 豈"},
+		{"combining sequence composed", "cafe\u0301", "café"},
+		{"composes only once lower-cased", "W\u030a J\u030c", "ẘ ǰ"},
+		{"format char between base and mark", "e\u200d\u0301", "é"},
+		{"Greek and Cyrillic upper case", "ΑΘΗΝΑ МОСКВА", "αθηνα москва"},
+		{"Turkish dotted I", "İstanbul", "istanbul"},
+		{"half-width katakana", "ｶﾀｶﾅ", "カタカナ"},
+		{"invalid UTF-8", "a\xffb\xc0", "a\ufffdb\ufffd"},
+		{"only white space", " \t\u3000\u200b\n", ""},
+		{"mixed", "ＩＰｈｏｎｅ　16 发布会在北京举行，Apple CEO 说...", "iphone 16 发布会在北京举行,apple ceo 说..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Normalize(tt.in); got != tt.want {
+				t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if got := Normalize(tt.want); got != tt.want {
+				t.Errorf("Normalize(%q) = %q, not idempotent", tt.want, got)
+			}
+		})
+	}
+}
+
+// The ASCII fast path agrees with the general path.
+func TestNormalizeASCIIPath(t *testing.T) {
+	for _, s := range []string{"Hello,  World!\r\n", "\x00\x01A\x7f", "  ", "MiXeD 123 ~!@#"} {
+		if got, want := normalizeASCII(s), generalPath(s); got != want {
+			t.Errorf("normalizeASCII(%q) = %q, general path %q", s, got, want)
+		}
+	}
+}
+
+// generalPath is Normalize without the ASCII fast path.
+func generalPath(s string) string {
+	out, _ := finish(norm.NFKC.String(clean(s)))
+	return out
+}
+
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{
+		"iPhone 16 Pro 发布会在北京举行，Apple CEO 说...",
+		"ＡＢＣ１２３！\u3000\u200b\ufeff\u00ad",
+		"e\u200d\u0301 ᴬ ﬁ ① \uf900",
+		"a\xffb\xc0\x00\r\n",
+		"\u0345\u0399 \u1e9e ǅ",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := Normalize(s)
+		if !utf8.ValidString(n) {
+			t.Fatalf("Normalize(%q) = %q, not valid UTF-8", s, n)
+		}
+		if n2 := Normalize(n); n2 != n {
+			t.Fatalf("not idempotent: Normalize(%q) = %q, Normalize of that = %q", s, n, n2)
+		}
+		if strings.HasPrefix(n, " ") || strings.HasSuffix(n, " ") || strings.Contains(n, "  ") {
+			t.Fatalf("Normalize(%q) = %q: untrimmed or uncollapsed space", s, n)
+		}
+	})
+}
+
+// The fast paths of Normalize agree with the Unicode tables.
+func TestFastPaths(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if isFormat(r) != unicode.Is(unicode.Cf, r) {
+			t.Errorf("isFormat(%U) = %v, unicode.Cf says %v", r, isFormat(r), !isFormat(r))
+		}
+		if 0x4e00 <= r && r <= 0x9fff && !unicode.Is(unicode.Han, r) {
+			t.Errorf("%U is in the CJK Unified Ideographs fast path but is not Han", r)
+		}
+		if caseless(r) && (unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.ToLower(r) != r) {
+			t.Errorf("caseless(%U) but finish would change it", r)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package segment
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// SplitRuns calls fn, in text order, for every run of text that Cut turns
+// into tokens. A run is one of:
+//
+//   - a Han run (han == true): a maximal run of Han characters
+//     (unicode.Han, e.g. 北京, 〇, 々), which Cut hands to the dictionary
+//     segmenter;
+//   - a word (han == false): a maximal run of letters (unicode.IsLetter),
+//     digits and other numbers (unicode.IsNumber) that are not Han, which Cut
+//     emits whole. Latin, Cyrillic, Greek, Hangul and so on are words, and
+//     letters and digits stay together: "iphone16", "16", "café",
+//     "kb5034441" are single words. Hiragana and katakana are the exception:
+//     a run of either is a word of its own, apart from anything else, so
+//     "タワーは" gives "タワー" and "は".
+//
+// A combining mark (unicode.IsMark) and the prolonged sound mark "ー"
+// continue the run they follow; at the start of a run they begin a word.
+// Every other character (white space, punctuation, symbols, U+FFFD)
+// separates runs and is never reported, so "3.14" gives the words "3" and
+// "14", and "don't" gives "don" and "t".
+//
+// SplitRuns does not normalise; it is meant for Normalize's output, on which
+// words are lower-case. Invalid UTF-8 bytes separate runs.
+func SplitRuns(text string, fn func(run string, han bool)) {
+	kind, start := kindSep, 0
+	for i := 0; i < len(text); {
+		c := text[i]
+		var r rune
+		size := 1
+		if c < utf8.RuneSelf {
+			r = rune(c)
+		} else {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		k := classify(r, size)
+		if k == kindMark {
+			if kind != kindSep {
+				i += size
+				continue
+			}
+			k = kindWord
+			if r == prolongedSoundMark {
+				k = kindKatakana
+			}
+		}
+		if k != kind {
+			if kind != kindSep {
+				fn(text[start:i], kind == kindHan)
+			}
+			kind, start = k, i
+		}
+		i += size
+	}
+	if kind != kindSep {
+		fn(text[start:], kind == kindHan)
+	}
+}
+
+// Rune classes for SplitRuns. A run is a maximal sequence of one class
+// other than kindSep; kindMark joins the run before it.
+const (
+	kindSep = iota
+	kindWord
+	kindHan
+	kindHiragana
+	kindKatakana
+	kindMark
+)
+
+// prolongedSoundMark is "ー" (U+30FC), which lengthens the kana before it.
+const prolongedSoundMark = '\u30fc'
+
+// classify sorts one rune for SplitRuns. size is its encoded length (1 for
+// an invalid byte decoded as RuneError).
+func classify(r rune, size int) int {
+	if r < utf8.RuneSelf {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+			return kindWord
+		default:
+			return kindSep
+		}
+	}
+	switch {
+	case 0x4e00 <= r && r <= 0x9fff: // CJK Unified Ideographs, all Han
+		return kindHan
+	case r == utf8.RuneError && size == 1:
+		return kindSep
+	case unicode.Is(unicode.Han, r):
+		return kindHan
+	case unicode.Is(unicode.Hiragana, r):
+		return kindHiragana
+	case unicode.Is(unicode.Katakana, r):
+		return kindKatakana
+	case r == prolongedSoundMark || unicode.IsMark(r):
+		return kindMark
+	case unicode.IsLetter(r), unicode.IsNumber(r):
+		return kindWord
+	default:
+		return kindSep
+	}
+}

@@ -1,0 +1,190 @@
+// Package segment normalises text and cuts it into words, with a choice of
+// two Chinese dictionary segmenters over the same embedded jieba dictionary
+// (package dict): gojieba (cppjieba through cgo, the default in cgo builds)
+// and gse (pure Go, the default when cgo is off).
+//
+// # What Cut returns
+//
+// Cut expects Normalize's output. It splits the text into runs (see
+// SplitRuns) and returns, in text order:
+//
+//   - every non-Han word run whole, exactly as it appears in the text
+//     ("iphone", "16", "pro", "café", "gpt4"): both backends produce the same
+//     tokens for text without Han characters;
+//   - the words the backend's dictionary segmentation makes of every Han run
+//     ("发布会", "在", "北京", "举行").
+//
+// White space, punctuation and symbols never come out as tokens, and no
+// token is empty. Each token is a substring of the text passed to Cut or of
+// a string built from its Han runs. The backends differ only in how they cut
+// Han runs; the few dictionary entries that mix Han and Latin ("T恤", "B超")
+// therefore never match.
+//
+// # Concurrency
+//
+// Both backends are safe for concurrent use: Cut only reads the dictionary
+// built by the constructor.
+package segment
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Version identifies the rules of Normalize and of how Cut splits text into
+// runs and puts the backend's words back together. It changes whenever
+// Normalize's or Cut's output can change for some input with the same
+// dictionary, so that callers can make it part of an analyzer ID. It does
+// not cover the dictionaries (hash dict's embedded files for those) nor the
+// backend libraries, which go.mod pins.
+const Version = "1"
+
+// Segmenter cuts normalised text into words. Implementations are safe for
+// concurrent use.
+type Segmenter interface {
+	Cut(text string) []string
+}
+
+// Options configures a segmenter. A nil *Options means the zero value.
+type Options struct {
+	// UserDict is the path of an extra dictionary in jieba's format, one
+	// word a line: "word", "word freq", "word freq tag" or "word tag" (freq
+	// a positive integer). Words are normalised with Normalize; words that
+	// contain anything but Han characters are skipped, since Cut only hands
+	// Han runs to the dictionary. A word without a frequency gets the
+	// median frequency of the main dictionary, as in cppjieba. Optional.
+	UserDict string
+	// CacheDir is where the jieba backend writes the dictionary files
+	// gojieba reads (see dict.MaterializeJieba); "" means the user's cache
+	// directory. The gse backend does not use it.
+	CacheDir string
+}
+
+// ErrUnavailable is returned by NewJieba (and by New for "jieba") in builds
+// without cgo, where gojieba cannot be compiled in.
+var ErrUnavailable = errors.New("segment: jieba backend unavailable: this binary was built without cgo (CGO_ENABLED=0); use the gse backend")
+
+// Backend names.
+const (
+	BackendJieba = "jieba"
+	BackendGse   = "gse"
+)
+
+// New returns the segmenter named by backend: "jieba", "gse", or "" for
+// DefaultBackend. An unknown name is an error that lists the valid ones;
+// "jieba" in a build without cgo returns ErrUnavailable.
+func New(backend string, opts *Options) (Segmenter, error) {
+	if backend == "" {
+		backend = DefaultBackend
+	}
+	switch backend {
+	case BackendJieba:
+		j, err := NewJieba(opts)
+		if err != nil {
+			return nil, err
+		}
+		return j, nil
+	case BackendGse:
+		g, err := NewGse(opts)
+		if err != nil {
+			return nil, err
+		}
+		return g, nil
+	}
+	return nil, fmt.Errorf("segment: unknown backend %q: valid backends are %s (available in this build: %s)",
+		backend, strings.Join([]string{`""`, BackendJieba, BackendGse}, ", "), strings.Join(Backends(), ", "))
+}
+
+// Backends returns the names of the backends available in this build, the
+// default first.
+func Backends() []string {
+	if jiebaAvailable {
+		return []string{BackendJieba, BackendGse}
+	}
+	return []string{BackendGse}
+}
+
+// cutRuns implements Cut for both backends: non-Han word runs are emitted
+// whole, and all Han runs of the text, joined by "\n", are handed to cutHan
+// in one call (one cgo call for gojieba) whose tokens are put back in place.
+// cutHan must return tokens that cover its input in order; "\n" is a
+// separator for both dictionary segmenters, so no token spans two runs.
+func cutRuns(text string, cutHan func(joined string) []string) []string {
+	type run struct {
+		s   string
+		han bool
+	}
+	var (
+		runsBuf [64]run
+		runs    = runsBuf[:0]
+		hanLen  int
+		hanRuns int
+	)
+	SplitRuns(text, func(s string, han bool) {
+		runs = append(runs, run{s, han})
+		if han {
+			hanLen += len(s)
+			hanRuns++
+		}
+	})
+	if hanRuns == 0 {
+		out := make([]string, len(runs))
+		for i, r := range runs {
+			out[i] = r.s
+		}
+		return out
+	}
+	var joined string
+	if hanRuns == 1 {
+		for _, r := range runs {
+			if r.han {
+				joined = r.s
+			}
+		}
+	} else {
+		var b strings.Builder
+		b.Grow(hanLen + hanRuns - 1)
+		for _, r := range runs {
+			if r.han {
+				if b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				b.WriteString(r.s)
+			}
+		}
+		joined = b.String()
+	}
+	toks := cutHan(joined)
+	out := make([]string, 0, len(runs)-hanRuns+len(toks))
+	ri := 0
+	// words emits the word runs before the next Han run and steps past it.
+	words := func() {
+		for ri < len(runs) && !runs[ri].han {
+			out = append(out, runs[ri].s)
+			ri++
+		}
+	}
+	words()
+	for _, tok := range toks {
+		for {
+			i := strings.IndexByte(tok, '\n')
+			if i < 0 {
+				if tok != "" {
+					out = append(out, tok)
+				}
+				break
+			}
+			if i > 0 {
+				out = append(out, tok[:i])
+			}
+			ri++ // leave the Han run just finished
+			words()
+			tok = tok[i+1:]
+		}
+	}
+	ri++
+	words()
+	return slices.Clip(out)
+}

@@ -1,0 +1,192 @@
+package simhash
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// SketchSize is the number of values in a Sketch.
+const SketchSize = 64
+
+// ShingleRunes is the length, in runes, of the shingles a Sketch is made
+// of.
+const ShingleRunes = 5
+
+// Sketch is a MinHash sketch of a text's character 5-gram set, from
+// which the Jaccard similarity of two texts' 5-gram sets is estimated.
+// The zero Sketch stands for an empty text.
+//
+// It is made by one-permutation hashing with densification: every
+// shingle (ShingleRunes consecutive runes) is hashed once with XXH64;
+// the top 6 bits of the hash pick one of the 64 buckets and the other
+// 58 bits compete for the bucket's minimum. A bucket no shingle fell
+// into borrows the minimum of the nearest non-empty bucket to its right
+// (circularly, Shrivastava and Li's rotation densification) mixed with
+// the distance it was borrowed over, so that two texts' borrowed values
+// agree only when they borrow the same minimum from the same distance.
+//
+// Only the low 16 bits of each value are kept (b-bit MinHash); 0 is
+// reserved for the zero Sketch and stored as 1. Two different minima
+// therefore agree by chance with probability about 1/65535, which
+// biases the Jaccard estimate up by (1-J)/65535 < 0.00002, far below
+// its sampling error of sqrt(J(1-J)/64) (up to 0.0625). 32-bit values
+// would double the size (256 bytes a text) to remove a bias that small.
+type Sketch [SketchSize]uint16
+
+// NewSketch returns the sketch of text's set of character 5-grams. Text
+// is taken as it is: callers normalise it first (the corpora's
+// reference Jaccard values are over lower-cased text with white space
+// collapsed). A text shorter than 5 runes is one shingle, the whole
+// text; the empty text gives the zero Sketch. Bytes that are not valid
+// UTF-8 count as one rune each.
+//
+// NewSketch makes one pass over text and hashes every shingle once.
+func NewSketch(text string) Sketch {
+	if text == "" {
+		return Sketch{}
+	}
+	var mins [SketchSize]uint64
+	for i := range mins {
+		mins[i] = math.MaxUint64
+	}
+
+	// start[i%ShingleRunes] is the byte offset of the i-th rune.
+	var start [ShingleRunes]int
+	n := 0
+	for off := 0; off < len(text); {
+		if n >= ShingleRunes {
+			// The shingle of runes n-5 .. n-1 ends where rune n starts.
+			add(&mins, xxhash.Sum64String(text[start[n%ShingleRunes]:off]))
+		}
+		start[n%ShingleRunes] = off
+		n++
+		if c := text[off]; c < utf8.RuneSelf {
+			off++
+		} else {
+			_, w := utf8.DecodeRuneInString(text[off:])
+			off += w
+		}
+	}
+	if n >= ShingleRunes {
+		add(&mins, xxhash.Sum64String(text[start[n%ShingleRunes]:]))
+	} else {
+		add(&mins, xxhash.Sum64String(text))
+	}
+	return densify(&mins)
+}
+
+const (
+	bucketShift = 64 - 6 // SketchSize == 1<<6
+	valueMask   = 1<<bucketShift - 1
+)
+
+func add(mins *[SketchSize]uint64, h uint64) {
+	b, v := h>>bucketShift, h&valueMask
+	if v < mins[b] {
+		mins[b] = v
+	}
+}
+
+// densify fills the empty buckets (math.MaxUint64) and keeps 16 bits of
+// every value. At least one bucket is non-empty.
+func densify(mins *[SketchSize]uint64) Sketch {
+	var s Sketch
+	for i := range mins {
+		v := mins[i]
+		if v == math.MaxUint64 {
+			t := uint64(1)
+			for mins[(i+int(t))%SketchSize] == math.MaxUint64 {
+				t++
+			}
+			// The 16 kept bits must change with t, so mix the borrowed
+			// value and the distance rather than add t times a constant.
+			v = mix64(mins[(i+int(t))%SketchSize] + t*0x9e3779b97f4a7c15)
+		}
+		s[i] = uint16(v)
+		if s[i] == 0 {
+			s[i] = 1
+		}
+	}
+	return s
+}
+
+// mix64 is the 64-bit finaliser of MurmurHash3.
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// IsZero reports whether s is the zero Sketch, the sketch of the empty
+// text. NewSketch never returns it for a non-empty text.
+func (s Sketch) IsZero() bool { return s == Sketch{} }
+
+// Jaccard returns the estimated Jaccard similarity of the 5-gram sets s
+// and t were made from: the fraction of their values that agree, from 0
+// to 1 in steps of 1/64. Its standard error is about sqrt(J(1-J)/64).
+// It is 0 when either sketch is zero: an empty text confirms nothing.
+func (s Sketch) Jaccard(t Sketch) float64 {
+	if s.IsZero() || t.IsZero() {
+		return 0
+	}
+	n := 0
+	for i := range s {
+		if s[i] == t[i] {
+			n++
+		}
+	}
+	return float64(n) / SketchSize
+}
+
+// SketchBytes is the length of a Sketch's binary encoding.
+const SketchBytes = 2 * SketchSize
+
+// ErrSketch is wrapped by the error UnmarshalBinary returns for data
+// that is not a sketch's encoding.
+var ErrSketch = errors.New("simhash: invalid sketch encoding")
+
+// AppendBinary appends the SketchBytes-byte encoding of s to b: its
+// values in order, each as 2 bytes little-endian. It never fails.
+func (s Sketch) AppendBinary(b []byte) ([]byte, error) {
+	for _, v := range s {
+		b = binary.LittleEndian.AppendUint16(b, v)
+	}
+	return b, nil
+}
+
+// MarshalBinary returns the SketchBytes-byte encoding of s (see
+// AppendBinary). It never fails.
+func (s Sketch) MarshalBinary() ([]byte, error) {
+	return s.AppendBinary(make([]byte, 0, SketchBytes))
+}
+
+// UnmarshalBinary sets s from its encoding. The data must be exactly
+// SketchBytes long and either all zero (the zero Sketch) or free of
+// zero values, as NewSketch makes them; otherwise the error wraps
+// ErrSketch and s is unchanged.
+func (s *Sketch) UnmarshalBinary(data []byte) error {
+	if len(data) != SketchBytes {
+		return fmt.Errorf("%w: %d bytes, want %d", ErrSketch, len(data), SketchBytes)
+	}
+	var t Sketch
+	zeros := 0
+	for i := range t {
+		t[i] = binary.LittleEndian.Uint16(data[2*i:])
+		if t[i] == 0 {
+			zeros++
+		}
+	}
+	if zeros != 0 && zeros != SketchSize {
+		return fmt.Errorf("%w: %d of %d values are 0", ErrSketch, zeros, SketchSize)
+	}
+	*s = t
+	return nil
+}

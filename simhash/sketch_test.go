@@ -1,0 +1,539 @@
+package simhash
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Sketches computed by an independent Python implementation of the
+// algorithm documented on Sketch (with its own XXH64).
+var sketchVectors = []struct {
+	text string
+	want string // the 64 values in hex
+}{
+	{"我来到北京清华大学", "b34d 3771 1184 8ea0 3b7f 1e5a 4c3f 8f89 6fdd ab4b 2127 1597 ae7d ea19 0265 d9d2 " +
+		"43b8 f8b5 9a13 70cf d5c7 d6ee 9ea3 7bf8 945f 2a4b 6f13 fde1 f873 a875 0cc3 c4d2 " +
+		"4e96 db3e 7568 6911 eb86 18fc d0f8 54ed 8904 bada 1142 38de 9e77 3323 ac43 6084 " +
+		"f239 9cd8 18bc 7087 1b8d 366e 99f9 4e25 ffc2 8487 c1f9 c144 739a 4291 a539 7eb8"},
+	{"abc", "9773 e75f 06cc 4fee 726b 7450 25ee 4480 7bac 1fb4 636d 0212 58c1 4a1a 1445 869e " +
+		"1e84 0999 c7de e84f c9e7 d1e0 ac3d a13f 91d9 2401 9c36 35a6 97e6 8961 e8c5 2bd6 " +
+		"c6ad ef7f ad2f 629c b8f8 50a0 408f c510 e6fb cc88 cca1 7b33 1286 9535 2cbf 4a73 " +
+		"5fd1 a8c9 73e7 d036 d887 1953 71c1 a90a e456 a661 e7c5 9b17 0de8 8ec0 7d3c 9687"},
+	{"The quick brown fox jumps over the lazy dog.", "e395 8768 31cf 71ca 213a d0ba 93ac bf3f fa73 d98d 609b dc93 0375 e754 6195 e8b9 " +
+		"1286 b765 6ad3 cad4 a9b0 d946 4b5d d54d c5b2 c801 5294 bc8a ad88 cf21 c522 bfd1 " +
+		"a70d 52e3 2b09 bd30 fccb 15d8 9a6d a2d3 c5c0 771e 4293 ca2a 2fa9 2b94 b483 ce70 " +
+		"cf3e 4429 0904 6998 d8a5 ae1e 1406 31b1 fa75 6dba 282c a7a1 c683 3e39 0201 f6f2"},
+}
+
+func sketchHex(s Sketch) string {
+	var b strings.Builder
+	for i, v := range s {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%04x", v)
+	}
+	return b.String()
+}
+
+func TestNewSketchVectors(t *testing.T) {
+	for _, tt := range sketchVectors {
+		if got := sketchHex(NewSketch(tt.text)); got != tt.want {
+			t.Errorf("NewSketch(%q) =\n%s\nwant\n%s", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestSketchZero(t *testing.T) {
+	z := NewSketch("")
+	if !z.IsZero() || z != (Sketch{}) {
+		t.Fatalf("NewSketch(\"\") = %v, want the zero Sketch", z)
+	}
+	for _, text := range []string{"a", " ", "\x00", "\xff", "ab", "abcd", "abcde", "abcdef", "我", "我来到北京清华大学"} {
+		s := NewSketch(text)
+		if s.IsZero() {
+			t.Errorf("NewSketch(%q).IsZero() = true", text)
+		}
+		if slices.Contains(s[:], 0) {
+			t.Errorf("NewSketch(%q) has a 0 value: %v", text, s)
+		}
+		if j := s.Jaccard(z); j != 0 {
+			t.Errorf("Jaccard(%q, zero) = %v, want 0", text, j)
+		}
+		if j := z.Jaccard(s); j != 0 {
+			t.Errorf("Jaccard(zero, %q) = %v, want 0", text, j)
+		}
+		if j := s.Jaccard(s); j != 1 {
+			t.Errorf("Jaccard(%q, itself) = %v, want 1", text, j)
+		}
+	}
+	if j := z.Jaccard(z); j != 0 {
+		t.Errorf("Jaccard(zero, zero) = %v, want 0", j)
+	}
+}
+
+func TestSketchJaccard(t *testing.T) {
+	const text = "我来到北京清华大学，看见了许多美丽的风景和来自世界各地的同学。"
+	tests := []struct {
+		a, b     string
+		min, max float64
+	}{
+		// Same 5-gram set: the sketches are equal.
+		{text, text, 1, 1},
+		{text + "|" + text, text + "|" + text + "|" + text, 1, 1},
+		{"abcabcabc", "abcabcabcabc", 1, 1}, // both {abcab, bcabc, cabca}
+		// Disjoint 5-gram sets: only chance agreements (p ~ 1/65535).
+		{"abc", "abd", 0, 1.0 / 64},
+		{"abcd", "abcde", 0, 1.0 / 64}, // one shingle each, different
+		{text, "The quick brown fox jumps over the lazy dog.", 0, 1.0 / 64},
+	}
+	for _, tt := range tests {
+		a, b := NewSketch(tt.a), NewSketch(tt.b)
+		j := a.Jaccard(b)
+		if j < tt.min || j > tt.max {
+			t.Errorf("Jaccard(%q, %q) = %v, want in [%v, %v]", tt.a, tt.b, j, tt.min, tt.max)
+		}
+		if j2 := b.Jaccard(a); j2 != j {
+			t.Errorf("Jaccard not symmetric: %v vs %v", j, j2)
+		}
+	}
+}
+
+// shingles returns the set of character 5-grams of text, as NewSketch
+// defines them.
+func shingles(text string) map[string]struct{} {
+	set := make(map[string]struct{})
+	var starts []int
+	for i := range text {
+		starts = append(starts, i)
+	}
+	starts = append(starts, len(text))
+	n := len(starts) - 1
+	if n == 0 {
+		return set
+	}
+	if n < ShingleRunes {
+		set[text] = struct{}{}
+		return set
+	}
+	for i := 0; i+ShingleRunes <= n; i++ {
+		set[text[starts[i]:starts[i+ShingleRunes]]] = struct{}{}
+	}
+	return set
+}
+
+func exactJaccard(a, b string) float64 {
+	sa, sb := shingles(a), shingles(b)
+	inter := 0
+	for s := range sa {
+		if _, ok := sb[s]; ok {
+			inter++
+		}
+	}
+	union := len(sa) + len(sb) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// syntheticText returns n runes drawn from a Zipf-like distribution over
+// 600 common CJK characters with punctuation, a stand-in for news text.
+func syntheticText(r *rand.Rand, n int) []rune {
+	const punct = "，。、；："
+	out := make([]rune, n)
+	for i := range out {
+		if r.IntN(12) == 0 {
+			out[i] = []rune(punct)[r.IntN(len([]rune(punct)))]
+			continue
+		}
+		// rank ~ exp(uniform): a few characters are very common.
+		rank := int(math.Exp(r.Float64()*math.Log(600))) - 1
+		out[i] = rune(0x4e00 + rank*7)
+	}
+	return out
+}
+
+// perturb edits a fraction p of the positions of text: replacing,
+// deleting or inserting a rune, or, when blocks is set, moving whole
+// runs of 20 runes.
+func perturb(r *rand.Rand, text []rune, p float64, blocks bool) []rune {
+	out := make([]rune, 0, len(text)+len(text)/4)
+	for i := 0; i < len(text); i++ {
+		if r.Float64() >= p {
+			out = append(out, text[i])
+			continue
+		}
+		if blocks {
+			// Drop a run of 20 runes, or replace it with fresh text.
+			if r.IntN(2) == 0 {
+				out = append(out, syntheticText(r, 20)...)
+			}
+			i += 19
+			continue
+		}
+		switch r.IntN(3) {
+		case 0: // replace
+			out = append(out, syntheticText(r, 1)...)
+		case 1: // delete
+		default: // insert
+			out = append(out, syntheticText(r, 1)...)
+			out = append(out, text[i])
+		}
+	}
+	return out
+}
+
+// TestSketchAccuracy compares estimates with exact Jaccard similarities
+// on perturbed synthetic texts spanning J from about 0 to 1.
+func TestSketchAccuracy(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	var sumErr, maxErr float64
+	var n, outside int
+	for _, size := range []int{30, 300, 3000} {
+		for _, p := range []float64{0, 0.002, 0.01, 0.03, 0.06, 0.1, 0.15, 0.25, 0.4} {
+			for _, blocks := range []bool{false, true} {
+				for range 6 {
+					base := syntheticText(r, size)
+					other := perturb(r, base, p, blocks)
+					exact := exactJaccard(string(base), string(other))
+					est := NewSketch(string(base)).Jaccard(NewSketch(string(other)))
+					e := math.Abs(est - exact)
+					sumErr += e
+					maxErr = max(maxErr, e)
+					n++
+					if e > 0.15 {
+						outside++
+						t.Logf("size %d p %v blocks %v: exact %.3f, estimate %.3f", size, p, blocks, exact, est)
+					}
+				}
+			}
+		}
+	}
+	mae := sumErr / float64(n)
+	t.Logf("%d pairs: mean absolute error %.4f, max %.4f, %d outside ±0.15", n, mae, maxErr, outside)
+	// sqrt(J(1-J)/64) <= 0.0625 is the standard error of one estimate; its
+	// mean absolute value is at most 0.05.
+	if mae > 0.05 {
+		t.Errorf("mean absolute error %.4f > 0.05", mae)
+	}
+	// 0.15 is 2.4 standard errors at worst (J = 0.5): allow 2%.
+	if float64(outside) > 0.02*float64(n) {
+		t.Errorf("%d of %d estimates off by more than 0.15", outside, n)
+	}
+}
+
+type corpusDoc struct {
+	ID, Text string
+}
+
+func readCorpus(t testing.TB, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("%s absent", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	docs := make(map[string]string)
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 1<<26)
+	for line := 1; sc.Scan(); line++ {
+		var d corpusDoc
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		docs[d.ID] = d.Text
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return docs
+}
+
+// normalizeLikeReference lower-cases text and collapses white space, as
+// the corpora's reference Jaccard values were computed.
+func normalizeLikeReference(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// TestSketchCorpusPairs checks estimates against the reference Jaccard
+// similarities of the pairs listed in /work/shared/corpora (J >= 0.5),
+// and that random other pairs (J < 0.5) get low estimates.
+func TestSketchCorpusPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a corpus")
+	}
+	if raceEnabled {
+		// Decoding the corpora takes over 30 s under the race detector,
+		// and there is no concurrency here to check.
+		t.Skip("slow under the race detector")
+	}
+	for _, name := range []string{"zh_news", "en_docs"} {
+		t.Run(name, func(t *testing.T) {
+			dir := "/work/shared/corpora/"
+			f, err := os.Open(dir + name + ".pairs.jsonl.gz")
+			if errors.Is(err, os.ErrNotExist) {
+				t.Skipf("%s absent", name)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			docs := readCorpus(t, dir+name+".jsonl.gz")
+			zr, err := gzip.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sketches := make(map[string]Sketch)
+			sketch := func(id string) Sketch {
+				s, ok := sketches[id]
+				if !ok {
+					text, found := docs[id]
+					if !found {
+						t.Fatalf("%s: pair names unknown document %q", name, id)
+					}
+					s = NewSketch(normalizeLikeReference(text))
+					sketches[id] = s
+				}
+				return s
+			}
+			var ref, est []float64
+			listed := make(map[[2]string]bool)
+			dec := json.NewDecoder(zr)
+			for {
+				var p struct {
+					A, B string
+					J    float64 `json:"jaccard_char5"`
+				}
+				if err := dec.Decode(&p); err != nil {
+					if !errors.Is(err, io.EOF) {
+						t.Fatalf("%s pairs: %v", name, err)
+					}
+					break
+				}
+				listed[[2]string{p.A, p.B}], listed[[2]string{p.B, p.A}] = true, true
+				ref = append(ref, p.J)
+				est = append(est, sketch(p.A).Jaccard(sketch(p.B)))
+			}
+			if len(ref) == 0 {
+				t.Fatalf("%s: no pairs", name)
+			}
+			var sumErr, maxErr float64
+			outside := 0
+			for i := range ref {
+				e := math.Abs(est[i] - ref[i])
+				sumErr += e
+				maxErr = max(maxErr, e)
+				if e > 0.15 {
+					outside++
+				}
+			}
+			mae := sumErr / float64(len(ref))
+			corr := pearson(ref, est)
+
+			// Random unlisted pairs have J < 0.5, mostly near 0.
+			ids := make([]string, 0, len(docs))
+			for id := range docs {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			r := rand.New(rand.NewPCG(7, 7))
+			var sumLow float64
+			high, nLow := 0, 0
+			for range 600 {
+				a, b := ids[r.IntN(len(ids))], ids[r.IntN(len(ids))]
+				if a == b || listed[[2]string{a, b}] {
+					continue
+				}
+				j := sketch(a).Jaccard(sketch(b))
+				sumLow += j
+				nLow++
+				if j >= 0.5+0.15 {
+					high++
+				}
+			}
+			t.Logf("%s: %d pairs (J >= 0.5): mean absolute error %.4f, max %.4f, %d outside ±0.15, Pearson r %.3f; "+
+				"%d random unlisted pairs: mean estimate %.4f, %d at >= 0.65",
+				name, len(ref), mae, maxErr, outside, corr, nLow, sumLow/float64(nLow), high)
+			if mae > 0.06 {
+				t.Errorf("mean absolute error %.4f > 0.06", mae)
+			}
+			if corr < 0.7 {
+				t.Errorf("Pearson correlation %.3f < 0.7", corr)
+			}
+			if high > 0 {
+				t.Errorf("%d random pairs with J < 0.5 estimated at >= 0.65", high)
+			}
+		})
+	}
+}
+
+func pearson(x, y []float64) float64 {
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= float64(len(x))
+	my /= float64(len(y))
+	var sxy, sxx, syy float64
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+func TestSketchBinary(t *testing.T) {
+	s := NewSketch("我来到北京清华大学")
+	b, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) != SketchBytes {
+		t.Fatalf("MarshalBinary: %d bytes, want %d", len(b), SketchBytes)
+	}
+	// Little-endian: first value 0xb34d, last 0x7eb8.
+	if b[0] != 0x4d || b[1] != 0xb3 || b[126] != 0xb8 || b[127] != 0x7e {
+		t.Errorf("MarshalBinary = % x..., want 4d b3 ... b8 7e", b[:4])
+	}
+	prefix := []byte("key:")
+	ab, err := s.AppendBinary(prefix)
+	if err != nil || string(ab[:4]) != "key:" || string(ab[4:]) != string(b) {
+		t.Errorf("AppendBinary = %q, %v", ab, err)
+	}
+	var back Sketch
+	if err := back.UnmarshalBinary(b); err != nil || back != s {
+		t.Errorf("UnmarshalBinary(MarshalBinary(s)) = %v, %v; want %v", back, err, s)
+	}
+	var zero Sketch
+	zb, _ := zero.MarshalBinary()
+	back = s
+	if err := back.UnmarshalBinary(zb); err != nil || !back.IsZero() {
+		t.Errorf("UnmarshalBinary(zeros) = %v, %v; want the zero Sketch", back, err)
+	}
+
+	bad := [][]byte{nil, b[:127], append(slices.Clone(b), 0), make([]byte, 256)}
+	oneZero := slices.Clone(b)
+	oneZero[10], oneZero[11] = 0, 0
+	bad = append(bad, oneZero)
+	for _, data := range bad {
+		got := s
+		err := got.UnmarshalBinary(data)
+		if !errors.Is(err, ErrSketch) {
+			t.Errorf("UnmarshalBinary(%d bytes) error = %v, want ErrSketch", len(data), err)
+		}
+		if got != s {
+			t.Errorf("UnmarshalBinary(%d bytes) changed the sketch on error", len(data))
+		}
+	}
+}
+
+func FuzzSketchUnmarshal(f *testing.F) {
+	good, _ := NewSketch("abc").MarshalBinary()
+	f.Add(good)
+	f.Add(make([]byte, SketchBytes))
+	f.Add([]byte{})
+	f.Add(good[:100])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s Sketch
+		if err := s.UnmarshalBinary(data); err != nil {
+			if !errors.Is(err, ErrSketch) {
+				t.Fatalf("error %v does not wrap ErrSketch", err)
+			}
+			return
+		}
+		back, err := s.MarshalBinary()
+		if err != nil || string(back) != string(data) {
+			t.Fatalf("MarshalBinary(UnmarshalBinary(% x)) = % x, %v", data, back, err)
+		}
+		if j := s.Jaccard(s); j != 1 && !s.IsZero() {
+			t.Fatalf("Jaccard(s, s) = %v", j)
+		}
+	})
+}
+
+func FuzzNewSketch(f *testing.F) {
+	for _, s := range []string{"", "a", "abcde", "我来到北京清华大学", "\xff\xfe\xfd\xfc\xfb\xfa", "a\xe4\xb8b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s := NewSketch(text)
+		if s.IsZero() != (text == "") {
+			t.Fatalf("NewSketch(%q).IsZero() = %v", text, s.IsZero())
+		}
+		if text != "" && slices.Contains(s[:], 0) {
+			t.Fatalf("NewSketch(%q) has a 0 value", text)
+		}
+		if NewSketch(text) != s {
+			t.Fatalf("NewSketch(%q) not deterministic", text)
+		}
+		// The sketch depends on the shingle set only.
+		if utf8.RuneCountInString(text) >= ShingleRunes {
+			twice := text + "\x00" + text
+			if NewSketch(twice) != NewSketch(twice+"\x00"+text) {
+				t.Fatalf("NewSketch differs on equal shingle sets of %q", text)
+			}
+		}
+	})
+}
+
+var sinkSketch Sketch
+
+func BenchmarkNewSketch(b *testing.B) {
+	docs := readCorpus(b, "/work/shared/corpora/zh_news.jsonl.gz")
+	ids := make([]string, 0, len(docs))
+	for id := range docs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	// The first article of at least 3,000 bytes, in id order.
+	var text string
+	for _, id := range ids {
+		if len(docs[id]) >= 3000 {
+			text = normalizeLikeReference(docs[id])
+			break
+		}
+	}
+	b.Run(fmt.Sprintf("zh_news/%dB", len(text)), func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			sinkSketch = NewSketch(text)
+		}
+	})
+	en := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 70)
+	b.Run(fmt.Sprintf("en/%dB", len(en)), func(b *testing.B) {
+		b.SetBytes(int64(len(en)))
+		for b.Loop() {
+			sinkSketch = NewSketch(en)
+		}
+	})
+}
+
+func BenchmarkJaccard(b *testing.B) {
+	s, t := NewSketch("我来到北京清华大学"), NewSketch("我来到北京大学")
+	var sink float64
+	for b.Loop() {
+		sink += s.Jaccard(t)
+	}
+	_ = sink
+}
