@@ -1,0 +1,283 @@
+package neardup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup/segment"
+)
+
+// analyzers caches one default analyzer per backend: loading the
+// dictionaries takes a second or two.
+var analyzers sync.Map // backend → *Analyzer
+
+func testAnalyzer(t testing.TB, backend string) *Analyzer {
+	t.Helper()
+	if a, ok := analyzers.Load(backend); ok {
+		return a.(*Analyzer)
+	}
+	a, err := NewAnalyzer(&Options{Segmenter: backend})
+	if err != nil {
+		t.Fatalf("NewAnalyzer(%s): %v", backend, err)
+	}
+	actual, _ := analyzers.LoadOrStore(backend, a)
+	return actual.(*Analyzer)
+}
+
+var goldenTexts = map[string]string{
+	"zh":    "新华社北京10月30日电 武侠小说泰斗金庸（原名查良镛）30日在香港逝世，享年94岁。金庸先生的武侠小说影响了几代读者，《射雕英雄传》《天龙八部》《笑傲江湖》等作品被多次改编为影视剧。",
+	"en":    "The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation. Analysts expect two more increases this year as the economy continues to grow.",
+	"mixed": "Apple 在 iPhone 16 Pro 发布会上宣布，新款手机采用 A18 芯片，续航提升 20%。CEO Tim Cook 表示，Apple Intelligence 将在中国市场推出。",
+}
+
+// Both backends cut these texts the same way (same dictionary, no HMM
+// new-word guesses involved), so one table serves both.
+var golden = []struct {
+	name        string
+	fingerprint string
+	contentHash uint64
+	keywords    int
+	top         string // the five heaviest, "word weight" with 4 decimals
+}{
+	{"zh", "3230bef29d4987d3", 0x3915dd3681afc385, 23, "金庸 18.9508, 武侠小说 18.3023, 查良镛 13.9007, 射雕 12.2912, 天龙八部 11.7035"},
+	{"en", "dd19f7f86285ea8c", 0xc216ef1a0ff3197d, 20, "citing 7.4877, analysts 6.5714, wednesday 4.4432, inflation 3.9324, reserve 3.7864"},
+	{"mixed", "d9efe5e9939c528f", 0xfe1ad5ad318b36f8, 19, "新款手机 13.9007, a18 11.7035, iphone 11.7035, 续航 9.6666, 芯片 9.0028"},
+}
+
+func TestAnalyzeGolden(t *testing.T) {
+	for _, be := range segment.Backends() {
+		a := testAnalyzer(t, be)
+		for _, g := range golden {
+			r, err := a.Analyze(goldenTexts[g.name])
+			if err != nil {
+				t.Fatalf("%s/%s: %v", be, g.name, err)
+			}
+			var top []string
+			for _, k := range r.Keywords[:5] {
+				top = append(top, fmt.Sprintf("%s %.4f", k.Word, k.Weight))
+			}
+			if got := r.Fingerprint.String(); got != g.fingerprint {
+				t.Errorf("%s/%s: fingerprint %s, want %s", be, g.name, got, g.fingerprint)
+			}
+			if r.ContentHash != g.contentHash {
+				t.Errorf("%s/%s: content hash %#x, want %#x", be, g.name, r.ContentHash, g.contentHash)
+			}
+			if len(r.Keywords) != g.keywords {
+				t.Errorf("%s/%s: %d keywords, want %d", be, g.name, len(r.Keywords), g.keywords)
+			}
+			if got := strings.Join(top, ", "); got != g.top {
+				t.Errorf("%s/%s: top keywords\n got %s\nwant %s", be, g.name, got, g.top)
+			}
+			if r.Sketch.IsZero() {
+				t.Errorf("%s/%s: zero sketch", be, g.name)
+			}
+		}
+	}
+}
+
+func TestAnalyzeNormalises(t *testing.T) {
+	a := testAnalyzer(t, segment.DefaultBackend)
+	base, err := a.Analyze(goldenTexts["mixed"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Full-width letters and digits, upper case, a zero-width space and
+	// extra white space change nothing.
+	variant := strings.NewReplacer("Apple", "ＡＰＰＬＥ", "16", "１６", "芯片", "芯\u200b片", "，", " ，  ").Replace(goldenTexts["mixed"])
+	r, err := a.Analyze(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Fingerprint != base.Fingerprint {
+		t.Errorf("variant fingerprint %s, want %s", r.Fingerprint, base.Fingerprint)
+	}
+}
+
+func TestAnalyzeTooShort(t *testing.T) {
+	a := testAnalyzer(t, segment.DefaultBackend)
+	for _, tc := range []struct {
+		text  string
+		empty bool
+	}{
+		{"", true},
+		{" \t\n\u200b\ufeff ", true},
+		{"。。。！？——", false},
+		{"你好吗", false},
+		{"abc", false},
+		{"的 了 是 在 the of and a to", false}, // stop words only
+		{"123 456 7.89 2,000", false},        // numbers only
+		{"北京 北京 北京 北京", false},             // one keyword
+	} {
+		r, err := a.Analyze(tc.text)
+		if !errors.Is(err, ErrTooShort) {
+			t.Errorf("Analyze(%q) = %v, %v; want ErrTooShort", tc.text, r, err)
+		}
+		if got := errors.Is(err, ErrEmpty); got != tc.empty {
+			t.Errorf("Analyze(%q): errors.Is(err, ErrEmpty) = %v, want %v (%v)", tc.text, got, tc.empty, err)
+		}
+	}
+}
+
+func TestAnalyzerID(t *testing.T) {
+	dir := t.TempDir()
+	idf := filepath.Join(dir, "idf.txt")
+	if err := os.WriteFile(idf, []byte("北京 3.5\n清华大学 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for name, o := range map[string]*Options{
+		"default":       nil,
+		"default again": {},
+		"topn 10":       {TopN: 10},
+		"idf":           {IDFFile: idf},
+		"gse":           {Segmenter: "gse"},
+	} {
+		a, err := NewAnalyzer(o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ids[name] = a.ID()
+		a.Close()
+	}
+	if ids["default"] != ids["default again"] {
+		t.Errorf("default IDs differ: %s, %s", ids["default"], ids["default again"])
+	}
+	seen := map[string]string{}
+	for name, id := range ids {
+		if name == "default again" {
+			continue
+		}
+		if other, ok := seen[id]; ok && segment.DefaultBackend != "gse" {
+			t.Errorf("%s and %s share ID %s", name, other, id)
+		}
+		seen[id] = name
+		if !strings.HasPrefix(id, "nd1-") {
+			t.Errorf("%s: ID %q lacks the format prefix", name, id)
+		}
+	}
+}
+
+func TestNewAnalyzerErrors(t *testing.T) {
+	for _, tc := range []struct {
+		opts *Options
+		want string
+	}{
+		{&Options{Segmenter: "nope"}, "nope"},
+		{&Options{IDFFile: "/does/not/exist"}, "/does/not/exist"},
+		{&Options{StopWordsFile: "/does/not/exist"}, "/does/not/exist"},
+		{&Options{TopN: -1}, "keyword count -1"},
+		{&Options{Compat: true, Segmenter: "gse", TopN: 5}, "compat mode needs the jieba segmenter"},
+		{&Options{Compat: true, Segmenter: "jieba"}, "compat mode needs a keyword count"},
+	} {
+		a, err := NewAnalyzer(tc.opts)
+		if err == nil {
+			a.Close()
+			t.Errorf("NewAnalyzer(%+v): no error, want one containing %q", tc.opts, tc.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewAnalyzer(%+v) = %v, want an error containing %q", tc.opts, err, tc.want)
+		}
+	}
+}
+
+// TestAnalyzeConcurrent runs one analyzer from many goroutines; with
+// -race it proves the analyzer is safe for concurrent use.
+func TestAnalyzeConcurrent(t *testing.T) {
+	for _, be := range segment.Backends() {
+		a := testAnalyzer(t, be)
+		want := map[string]string{}
+		for k, text := range goldenTexts {
+			r, err := a.Analyze(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[k] = r.Fingerprint.String()
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 20; i++ {
+					for k, text := range goldenTexts {
+						r, err := a.Analyze(text)
+						if err != nil {
+							errs <- err
+							return
+						}
+						if r.Fingerprint.String() != want[k] {
+							errs <- fmt.Errorf("%s/%s: %s, want %s", be, k, r.Fingerprint, want[k])
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	}
+}
+
+// FuzzAnalyze checks that Analyze never panics, is deterministic, and
+// either fingerprints a text or says it is too short.
+func FuzzAnalyze(f *testing.F) {
+	for _, text := range goldenTexts {
+		f.Add(text)
+	}
+	f.Add("")
+	f.Add("\xff\xfe invalid \xc3")
+	f.Add("ｆｕｌｌ ｗｉｄｔｈ　全角")
+	a := testAnalyzer(f, segment.DefaultBackend)
+	f.Fuzz(func(t *testing.T, text string) {
+		r1, err1 := a.Analyze(text)
+		r2, err2 := a.Analyze(text)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("nondeterministic errors: %v, %v", err1, err2)
+		}
+		if err1 != nil {
+			if !errors.Is(err1, ErrTooShort) {
+				t.Fatalf("unexpected error %v", err1)
+			}
+			return
+		}
+		if r1.Fingerprint != r2.Fingerprint || r1.ContentHash != r2.ContentHash || r1.Sketch != r2.Sketch {
+			t.Fatalf("nondeterministic analysis of %q", text)
+		}
+		if len(r1.Keywords) < MinKeywords {
+			t.Fatalf("%d keywords, below MinKeywords", len(r1.Keywords))
+		}
+	})
+}
+
+func ExampleAnalyzer_Analyze() {
+	a, err := NewAnalyzer(nil) // embedded dictionaries, default segmenter
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer a.Close()
+	r, err := a.Analyze("The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation.")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Fingerprint)
+	for _, k := range r.Keywords[:3] {
+		fmt.Printf("%s %.2f\n", k.Word, k.Weight)
+	}
+	// Output:
+	// ef50f5982605aa1c
+	// citing 7.49
+	// wednesday 4.44
+	// inflation 3.93
+}
