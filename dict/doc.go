@@ -1,7 +1,7 @@
 // Package dict holds the dictionaries neardup segments and weighs words
 // with, embedded in the binary, and the code to read and build them.
 //
-// Embedded files (see data/README.md for provenance and licences):
+// Embedded files (see README.md for provenance and licences):
 //
 //   - jieba.dict.utf8, hmm_model.utf8, idf.utf8, stop_words.utf8: the
 //     Chinese dictionary, HMM model, IDF table and stop-word list of

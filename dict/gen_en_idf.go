@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen_en_idf builds data/en_idf.utf8 and data/en_stop_words.utf8 from the
-// English corpora en_brown, en_speeches and en_docs (see data/README.md):
+// English corpora en_brown, en_speeches and en_docs (see README.md):
 //
 //	cd dict && go run gen_en_idf.go -corpora ../../shared/corpora
 //

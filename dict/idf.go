@@ -178,7 +178,7 @@ func median(vals []float64) float64 {
 // 258,826 words) merged with the embedded English table (en_idf.utf8).
 // The two share no word. Its Median is the median over all entries of the
 // merged table (the mean of the two middle values when the count is even),
-// so it is dominated by the much larger Chinese table; see data/README.md
+// so it is dominated by the much larger Chinese table; see README.md
 // for why that is a sound weight for unknown English words too.
 //
 // Each call parses the embedded text (about 100 ms); call it once and

@@ -57,7 +57,7 @@ func (s StopWords) add(data string) error {
 // DefaultStopWords returns the union of the embedded lists: cppjieba's
 // stop_words.utf8 (1,534 lines of Chinese words, punctuation and English
 // function words, as shipped) and en_stop_words.utf8 (lower-case English
-// words, see data/README.md). Each call builds a new set.
+// words, see README.md). Each call builds a new set.
 func DefaultStopWords() (StopWords, error) {
 	s := make(StopWords, 2048)
 	if err := s.add(zhStopWords); err != nil {

@@ -35,7 +35,7 @@ type Gse struct {
 }
 
 // NewGse builds the gse backend. It parses the embedded jieba dictionary
-// (349,046 words; about a second) and opts.UserDict if set.
+// (348,982 words; 0.7 s on an idle core) and opts.UserDict if set.
 func NewGse(opts *Options) (*Gse, error) {
 	seg, err := newGseSegmenter(opts)
 	if err != nil {

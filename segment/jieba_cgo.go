@@ -25,8 +25,8 @@ const jiebaAvailable = true
 // Han runs are cut with cppjieba's MixSegment, HMM on: the dictionary's
 // maximum-probability path, with runs of single characters the dictionary
 // cannot join re-cut by the HMM, which recovers out-of-vocabulary words,
-// names above all ("刘玮" instead of "刘" "玮"). Measured on zh_news the HMM
-// costs about a third of the throughput; see the package README.
+// names above all ("刘玮" instead of "刘" "玮"). On zh_news the HMM costs
+// about 20 % of the throughput and changes 5 % of the tokens; see README.md.
 //
 // A Jieba is safe for concurrent use (cppjieba's segmenters are const after
 // construction). Close frees the C++ object; Cut after Close returns only the

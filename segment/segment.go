@@ -72,9 +72,11 @@ const (
 	BackendGse   = "gse"
 )
 
-// New returns the segmenter named by backend: "jieba", "gse", or "" for
-// DefaultBackend. An unknown name is an error that lists the valid ones;
-// "jieba" in a build without cgo returns ErrUnavailable.
+// New returns the segmenter named by backend: "jieba" (a *Jieba), "gse" (a
+// *Gse), or "" for DefaultBackend. An unknown name is an error that lists
+// the valid ones; "jieba" in a build without cgo returns ErrUnavailable.
+// A *Jieba holds C++ memory: it implements io.Closer, and callers should
+// close it when done (a finalizer frees it otherwise).
 func New(backend string, opts *Options) (Segmenter, error) {
 	if backend == "" {
 		backend = DefaultBackend

@@ -1,8 +1,10 @@
 package tfidf
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -106,10 +108,10 @@ func (e *Extractor) Extract(tokens []string) []Keyword {
 
 // SortKeywords sorts by weight descending, then word bytes ascending.
 func SortKeywords(kw []Keyword) {
-	sort.Slice(kw, func(i, j int) bool {
-		if kw[i].Weight != kw[j].Weight {
-			return kw[i].Weight > kw[j].Weight
+	slices.SortFunc(kw, func(a, b Keyword) int {
+		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
+			return c
 		}
-		return kw[i].Word < kw[j].Word
+		return strings.Compare(a.Word, b.Word)
 	})
 }
