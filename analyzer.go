@@ -112,8 +112,8 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 	}
 
 	idh := sha256.New()
-	fmt.Fprintf(idh, "neardup analyzer v%d\nbackend %s\ncompat %t\ntopn %d\nminn %d maxn %d\n",
-		FormatVersion, backend, o.Compat, o.TopN, tfidf.MinN, tfidf.MaxN)
+	fmt.Fprintf(idh, "neardup analyzer v%d\nbackend %s\nsegment %s\ncompat %t\ntopn %d\nminn %d maxn %d\n",
+		FormatVersion, backend, segment.Version, o.Compat, o.TopN, tfidf.MinN, tfidf.MaxN)
 
 	// Segmenter dictionary: the embedded jieba files, plus a user dict.
 	idh.Write(dict.JiebaDict())

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"syscall"
@@ -29,12 +30,14 @@ import (
 )
 
 var (
-	n       = flag.Int("n", 1_000_000, "fingerprints to index")
-	batch   = flag.Int("batch", 1000, "documents per Add call")
-	queries = flag.Int("queries", 10000, "Near queries, each with a planted neighbour 0 to 3 bits away")
-	dir     = flag.String("dir", "", "index directory (default: a new temporary directory, removed at the end)")
-	memory  = flag.Bool("memory", false, "also build a Memory index and measure its query rate")
-	reuse   = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
+	n        = flag.Int("n", 1_000_000, "fingerprints to index")
+	batch    = flag.Int("batch", 1000, "documents per Add call")
+	queries  = flag.Int("queries", 10000, "Near queries, each with a planted neighbour 0 to 3 bits away")
+	dir      = flag.String("dir", "", "index directory (default: a new temporary directory, removed at the end)")
+	memory   = flag.Bool("memory", false, "also build a Memory index and measure its query rate")
+	noBadger = flag.Bool("nobadger", false, "skip the Badger index (with -memory)")
+	cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the query phase to this file")
+	reuse    = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
 )
 
 func doc(r *rand.Rand, i int) index.Doc {
@@ -77,6 +80,9 @@ func main() {
 	// knows them without storing them.
 	r := rand.New(rand.NewPCG(42, 42))
 	fps := make([]simhash.Fingerprint, 0, *n)
+	if *noBadger {
+		*reuse = true // only regenerate the fingerprints
+	}
 	x, err := index.Open(d, nil)
 	if err != nil {
 		log.Fatal(err)
@@ -176,9 +182,19 @@ func main() {
 			fmt.Printf("%s Near(k=3): %.0f queries/s with %d goroutines\n", name, float64(len(qs))/time.Since(t).Seconds(), g)
 		}
 	}
-	measure("badger (cold)", x.Near)
-	measure("badger (warm)", x.Near)
-	fmt.Println("peak RSS after badger:", peakRSS())
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			log.Fatal(err)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if !*noBadger {
+		measure("badger (cold)", x.Near)
+		measure("badger (warm)", x.Near)
+		fmt.Println("peak RSS after badger:", peakRSS())
+	}
 	x.Close()
 
 	if *memory {

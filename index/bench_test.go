@@ -11,7 +11,10 @@ import (
 	"github.com/neardup/neardup/tfidf"
 )
 
-var benchN = flag.Int("index.n", 1_000_000, "fingerprints in the index BenchmarkNear builds")
+var (
+	benchN      = flag.Int("index.n", 1_000_000, "fingerprints in the index BenchmarkNear builds")
+	benchBadger = flag.Bool("index.badger", true, "include the Badger index in BenchmarkNear")
+)
 
 // benchDoc returns a document with a realistic record: a 30-byte title,
 // 10 keywords and a full sketch (about 330 bytes encoded).
@@ -82,8 +85,10 @@ func BenchmarkNear(b *testing.B) {
 		fps = append(fps, d.Fingerprint)
 		docs = append(docs, d)
 		if len(docs) == cap(docs) || i == n-1 {
-			if err := x.Add(docs...); err != nil {
-				b.Fatal(err)
+			if *benchBadger {
+				if err := x.Add(docs...); err != nil {
+					b.Fatal(err)
+				}
 			}
 			if err := m.Add(docs...); err != nil {
 				b.Fatal(err)
@@ -93,10 +98,14 @@ func BenchmarkNear(b *testing.B) {
 	}
 	b.Logf("built %d-fingerprint indexes in %v", n, time.Since(start))
 	qs := nearQueries(r, fps, 1<<16)
-	for _, impl := range []struct {
+	impls := []struct {
 		name string
 		x    indexer
-	}{{"badger", x}, {"memory", m}} {
+	}{{"badger", x}, {"memory", m}}
+	if !*benchBadger {
+		impls = impls[1:]
+	}
+	for _, impl := range impls {
 		b.Run(impl.name, func(b *testing.B) {
 			found := 0
 			for i := 0; i < b.N; i++ {
@@ -166,4 +175,3 @@ func BenchmarkDecodeDoc(b *testing.B) {
 		}
 	}
 }
-

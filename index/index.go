@@ -99,7 +99,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -375,8 +375,8 @@ func badgerOptions(dir string, o Options) badger.Options {
 		WithValueThreshold(valueThreshold).
 		WithValueLogFileSize(64 << 20).
 		WithNumCompactors(2).
-		WithBlockCacheSize(64 << 20).
-		WithCompression(options.Snappy).
+		WithBlockCacheSize(0).
+		WithCompression(options.None).
 		WithMetricsEnabled(false)
 }
 
@@ -916,14 +916,14 @@ func (x *Index) Near(fp simhash.Fingerprint, k int) ([]Match, error) {
 func (x *Index) near(txn *badger.Txn, fp simhash.Fingerprint, k int) ([]Match, error) {
 	var ms []Match
 	var buf [10]byte
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{kindTable}})
+	defer it.Close()
 	for _, t := range x.layout.cover[k] {
 		prefix := x.layout.appendTablePrefix(buf[:0], t, fp)
 		n := len(prefix)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		for it.Rewind(); it.Valid(); it.Next() {
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 			key := it.Item().Key()
 			if len(key) < n+8 {
-				it.Close()
 				return nil, fmt.Errorf("index: %s: table key %q: %w: %d bytes, want at least %d", x.dir, key, ErrCorrupt, len(key), n+8)
 			}
 			c := simhash.Fingerprint(uint64(key[n])<<56 | uint64(key[n+1])<<48 | uint64(key[n+2])<<40 | uint64(key[n+3])<<32 |
@@ -932,7 +932,6 @@ func (x *Index) near(txn *badger.Txn, fp simhash.Fingerprint, k int) ([]Match, e
 				ms = append(ms, Match{ID: string(key[n+8:]), Distance: d, Similarity: fp.Similarity(c)})
 			}
 		}
-		it.Close()
 	}
 	return sortUniq(ms, len(x.layout.cover[k]) > 1), nil
 }
@@ -940,11 +939,11 @@ func (x *Index) near(txn *badger.Txn, fp simhash.Fingerprint, k int) ([]Match, e
 // sortUniq sorts matches by distance, then ID, and drops repeats, which
 // have the same distance and so are adjacent.
 func sortUniq(ms []Match, dups bool) []Match {
-	sort.Slice(ms, func(i, j int) bool {
-		if ms[i].Distance != ms[j].Distance {
-			return ms[i].Distance < ms[j].Distance
+	slices.SortFunc(ms, func(a, b Match) int {
+		if a.Distance != b.Distance {
+			return a.Distance - b.Distance
 		}
-		return ms[i].ID < ms[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 	if !dups || len(ms) < 2 {
 		return ms

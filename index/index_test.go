@@ -170,24 +170,46 @@ func TestNearAgainstBruteForce(t *testing.T) {
 					add(flip(r, fp, d))
 				}
 			}
-			if err := x.Add(batch...); err != nil {
-				t.Fatal(err)
+			r.Shuffle(len(batch), func(i, j int) { batch[i], batch[j] = batch[j], batch[i] })
+			for len(batch) > 0 { // in several calls, so that Memory grows its tables in between
+				n := min(len(batch), 300)
+				if err := x.Add(batch[:n]...); err != nil {
+					t.Fatal(err)
+				}
+				batch = batch[n:]
 			}
-			for qi, fp := range queries {
-				for k := 0; k <= lk[1]; k++ {
-					got, err := x.Near(fp, k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := bruteNear(docs, fp, k)
-					if len(want) < 2*(k+1) {
-						t.Fatalf("%v: query %d has %d neighbours within %d, planted %d", lk, qi, len(want), k, 2*(k+1))
-					}
-					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("%s %v: Near(%v, %d) = %v, want %v", name, lk, fp, k, got, want)
+			check := func(planted int) {
+				t.Helper()
+				for qi, fp := range queries {
+					for k := 0; k <= lk[1]; k++ {
+						got, err := x.Near(fp, k)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want := bruteNear(docs, fp, k)
+						if len(want) < planted*(k+1) {
+							t.Fatalf("%v: query %d has %d neighbours within %d, planted %d", lk, qi, len(want), k, planted*(k+1))
+						}
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("%s %v: Near(%v, %d) = %v, want %v", name, lk, fp, k, got, want)
+						}
 					}
 				}
 			}
+			check(2)
+			var del []string
+			for id := range docs {
+				if id[len(id)-1]%2 == 0 {
+					del = append(del, id)
+				}
+			}
+			if err := x.Delete(del...); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range del {
+				delete(docs, id)
+			}
+			check(0)
 			if _, err := x.Near(0, lk[1]+1); !errors.Is(err, ErrDistance) {
 				t.Errorf("%s %v: Near beyond max distance: error %v, want ErrDistance", name, lk, err)
 			}

@@ -25,6 +25,7 @@ const (
 
 // Key kinds: the first byte of every key.
 const (
+	kindBand    = 'b' // 'b' + band + 8-byte band value + id → empty (see bands.go)
 	kindContent = 'c' // 'c' + 8-byte content hash + id → empty
 	kindDoc     = 'd' // 'd' + id → record
 	kindMeta    = 'm' // 'm' + name → value

@@ -17,18 +17,32 @@ type Memory struct {
 	analyzer   string
 	minContent float64
 
-	mu      sync.RWMutex
-	closed  bool
-	docs    map[string]*Doc
-	tables  []map[uint64][]memEntry
-	content map[uint64][]string
+	mu         sync.RWMutex
+	closed     bool
+	docs       map[string]*Doc
+	bucketBits uint          // table key bits that pick a bucket, at most; grows with the documents
+	tables     [][]memBucket // per table, 2^min(bucketBits, table key bits) buckets
+	content    map[uint64][]string
 }
 
-// memEntry is one fingerprint in one table.
-type memEntry struct {
-	fp simhash.Fingerprint
-	id string
+// memBucket holds the fingerprints whose table keys begin with the
+// bucket's number, and their IDs. Fingerprints are kept apart from IDs
+// so that a query scans a few contiguous cache lines. A bucket may hold
+// fingerprints with different table keys (when the key has more bits
+// than pick the bucket); they are extra candidates, which the distance
+// check rejects.
+type memBucket struct {
+	fps []simhash.Fingerprint
+	ids []string
 }
+
+// Bucket sizing: start with 2^minBucketBits buckets per table and grow
+// by 4× whenever there are more than 4 documents per bucket, up to
+// 2^maxBucketBits (or the table key's bits).
+const (
+	minBucketBits = 8
+	maxBucketBits = 20
+)
 
 // NewMemory returns an empty in-memory index. nil opts means the
 // defaults; zero Blocks and MaxDistance mean DefaultBlocks and
@@ -48,13 +62,38 @@ func NewMemory(opts *Options) (*Memory, error) {
 		analyzer:   o.AnalyzerID,
 		minContent: o.MinContent,
 		docs:       make(map[string]*Doc),
-		tables:     make([]map[uint64][]memEntry, len(l.tables)),
 		content:    make(map[uint64][]string),
 	}
-	for i := range m.tables {
-		m.tables[i] = make(map[uint64][]memEntry)
-	}
+	m.resize(minBucketBits)
 	return m, nil
+}
+
+// bucket returns the bucket number of fp in table t.
+func (m *Memory) bucket(t int, fp simhash.Fingerprint) uint64 {
+	bits := uint(m.layout.tables[t].bits)
+	return m.layout.tableKey(t, fp) >> (bits - min(bits, m.bucketBits))
+}
+
+// resize redistributes the tables into 2^bits buckets each (fewer for
+// short table keys). m.mu is held.
+func (m *Memory) resize(bits uint) {
+	m.bucketBits = bits
+	m.tables = make([][]memBucket, len(m.layout.tables))
+	for t, tab := range m.layout.tables {
+		m.tables[t] = make([]memBucket, 1<<min(bits, uint(tab.bits)))
+	}
+	for _, d := range m.docs {
+		m.insert(d)
+	}
+}
+
+// insert adds d's fingerprint to every table. m.mu is held.
+func (m *Memory) insert(d *Doc) {
+	for t := range m.tables {
+		b := &m.tables[t][m.bucket(t, d.Fingerprint)]
+		b.fps = append(b.fps, d.Fingerprint)
+		b.ids = append(b.ids, d.ID)
+	}
 }
 
 var errMemoryClosed = fmt.Errorf("index: memory: %w", ErrClosed)
@@ -83,31 +122,24 @@ func (m *Memory) Add(docs ...Doc) error {
 			m.remove(old)
 		}
 		m.docs[d.ID] = d
-		for t := range m.tables {
-			k := m.layout.tableKey(t, d.Fingerprint)
-			m.tables[t][k] = append(m.tables[t][k], memEntry{d.Fingerprint, d.ID})
-		}
+		m.insert(d)
 		m.content[d.ContentHash] = append(m.content[d.ContentHash], d.ID)
+	}
+	if len(m.docs) > 4<<m.bucketBits && m.bucketBits < maxBucketBits {
+		m.resize(min(m.bucketBits+2, maxBucketBits))
 	}
 	return nil
 }
 
 // remove deletes d's entries. m.mu is held.
 func (m *Memory) remove(d *Doc) {
-	for t, tab := range m.tables {
-		k := m.layout.tableKey(t, d.Fingerprint)
-		es := tab[k]
-		for i, e := range es {
-			if e.id == d.ID {
-				es[i] = es[len(es)-1]
-				es = es[:len(es)-1]
-				break
-			}
-		}
-		if len(es) == 0 {
-			delete(tab, k)
-		} else {
-			tab[k] = es
+	for t := range m.tables {
+		b := &m.tables[t][m.bucket(t, d.Fingerprint)]
+		if i := slices.Index(b.ids, d.ID); i >= 0 {
+			last := len(b.ids) - 1
+			b.fps[i], b.ids[i] = b.fps[last], b.ids[last]
+			b.ids[last] = "" // let the ID be collected
+			b.fps, b.ids = b.fps[:last], b.ids[:last]
 		}
 	}
 	ids := m.content[d.ContentHash]
@@ -181,9 +213,10 @@ func (m *Memory) near(fp simhash.Fingerprint, k int) []Match {
 	var ms []Match
 	cover := m.layout.cover[k]
 	for _, t := range cover {
-		for _, e := range m.tables[t][m.layout.tableKey(t, fp)] {
-			if d := fp.Distance(e.fp); d <= k {
-				ms = append(ms, Match{ID: e.id, Distance: d, Similarity: fp.Similarity(e.fp)})
+		b := &m.tables[t][m.bucket(t, fp)]
+		for i, c := range b.fps {
+			if d := fp.Distance(c); d <= k {
+				ms = append(ms, Match{ID: b.ids[i], Distance: d, Similarity: fp.Similarity(c)})
 			}
 		}
 	}
