@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -621,8 +622,9 @@ func TestMethodSets(t *testing.T) {
 }
 
 // Documents similar in content to "a": an exact copy, a light edit, an
-// unrelated text whose fingerprint happens to be close, and a document
-// without a sketch.
+// unrelated text whose fingerprint happens to be close, a document
+// without a sketch, and a copy whose fingerprint is far (found through the
+// MinHash bands, not the SimHash tables).
 func TestSimilar(t *testing.T) {
 	base := "the committee approved the budget for the new library on tuesday after a long debate about costs"
 	edit := "the committee approved the budget for the new library on wednesday after a long debate about costs"
@@ -653,15 +655,17 @@ func TestSimilar(t *testing.T) {
 			{ID: "copy", Title: "Copy", Distance: 0, Similarity: 1, Content: 1, Exact: true},
 			{ID: "nosketch", Title: "No sketch", Distance: 1, Similarity: 63.0 / 64},
 			{ID: "edit", Title: "Edit", Distance: 2, Similarity: 62.0 / 64, Content: editJ, Keywords: []tfidf.Keyword{{Word: "budget", Weight: 1}}},
+			{ID: "far", Distance: 64, Similarity: 0, Content: 1},
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: Similar =\n%+v\nwant\n%+v", name, got, want)
 		}
-		// A query that is not in the index finds "a" too.
+		// A query that is not in the index finds "a" too; at distance 0
+		// the edit and the far copy still come through the bands.
 		q := docs[0]
 		q.ID = ""
 		got, _ = x.Similar(&q, 0)
-		if ids := matchIDs(got); !slices.Equal(ids, []string{"a@0", "copy@0"}) {
+		if ids := matchIDs(got); !slices.Equal(ids, []string{"a@0", "copy@0", "edit@2", "far@64"}) {
 			t.Errorf("%s: Similar(unindexed, 0) = %v", name, ids)
 		}
 		if _, err := x.Similar(&q, 4); !errors.Is(err, ErrDistance) {
@@ -979,5 +983,57 @@ func TestKillDuringAdd(t *testing.T) {
 		}
 		t.Logf("round %d: %d acknowledged documents survived", round, len(acked))
 		x.Close()
+	}
+}
+
+// TestBands checks the MinHash band path: a document whose fingerprint
+// is far from the query's but whose content is close is found, a
+// confirmed-dissimilar one sharing a band is not, and Delete and re-Add
+// remove the old band entries.
+func TestBands(t *testing.T) {
+	base := "the committee approved the budget for the new library on tuesday after a long debate about costs and staffing"
+	edit := "the committee approved the budget for the new library on friday after a long debate about costs and staffing"
+	other := "heavy rain flooded the valley roads and the river rose above the old stone bridge overnight, officials said"
+	q := Doc{ID: "q", Fingerprint: 0, ContentHash: 1, Sketch: simhash.NewSketch(base)}
+	for name, x := range implementations(t, nil) {
+		if err := x.Add(Doc{ID: "edit", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 2, Sketch: simhash.NewSketch(edit)},
+			Doc{ID: "other", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 3, Sketch: simhash.NewSketch(other)}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := x.Similar(&q, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := matchIDs(got); !slices.Equal(ids, []string{"edit@64"}) {
+			t.Errorf("%s: Similar = %v, want [edit@64]", name, ids)
+		}
+		// Re-adding "edit" with unrelated content drops its old bands.
+		if err := x.Add(Doc{ID: "edit", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 2, Sketch: simhash.NewSketch(other + " again")}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := x.Similar(&q, 3); len(got) != 0 {
+			t.Errorf("%s: after re-add, Similar = %v, want none", name, matchIDs(got))
+		}
+		if err := x.Add(Doc{ID: "edit2", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 4, Sketch: simhash.NewSketch(edit)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Delete("edit2"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := x.Similar(&q, 3); len(got) != 0 {
+			t.Errorf("%s: after delete, Similar = %v, want none", name, matchIDs(got))
+		}
+	}
+}
+
+func TestBandKeyGolden(t *testing.T) {
+	var s simhash.Sketch
+	for i := range s {
+		s[i] = uint16(i)
+	}
+	got := hex.EncodeToString(appendBandKey(nil, 2, bandValue(&s, 2), "id"))
+	// 'b', band 2, values 8 9 10 11 as 16-bit big-endian, "id"
+	if want := "6202" + "0008000900 0a000b" + "6964"; got != strings.ReplaceAll(want, " ", "") {
+		t.Errorf("band key %s, want %s", got, want)
 	}
 }

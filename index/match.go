@@ -6,11 +6,13 @@ import (
 	"github.com/neardup/neardup/tfidf"
 )
 
-// similar combines the exact-hash IDs and the SimHash candidates of d
-// into Similar's result, reading records with get.
-func similar(d *Doc, exact []string, near []Match, get func(string) (Doc, error), minContent float64) ([]Match, error) {
+// similar combines the exact-hash IDs, the SimHash candidates and the
+// MinHash band candidates of d into Similar's result, reading records
+// with get. SimHash candidates are confirmed by content when both sketches
+// are known; band candidates always have both and are always confirmed.
+func similar(d *Doc, exact []string, near []Match, banded []string, get func(string) (Doc, error), minContent float64) ([]Match, error) {
 	var out []Match
-	seen := make(map[string]bool, len(exact))
+	seen := make(map[string]bool, len(exact)+len(near))
 	for _, id := range exact {
 		if id == d.ID || seen[id] {
 			continue
@@ -28,6 +30,7 @@ func similar(d *Doc, exact []string, near []Match, get func(string) (Doc, error)
 		if m.ID == d.ID || seen[m.ID] {
 			continue
 		}
+		seen[m.ID] = true
 		r, err := get(m.ID)
 		if err != nil {
 			return nil, err
@@ -40,6 +43,22 @@ func similar(d *Doc, exact []string, near []Match, get func(string) (Doc, error)
 			}
 		}
 		out = append(out, m)
+	}
+	for _, id := range banded {
+		if id == d.ID || seen[id] {
+			continue
+		}
+		seen[id] = true
+		r, err := get(id)
+		if err != nil {
+			return nil, err
+		}
+		c := d.Sketch.Jaccard(r.Sketch)
+		if r.Sketch.IsZero() || c < minContent {
+			continue
+		}
+		out = append(out, Match{ID: id, Title: r.Title, Distance: d.Fingerprint.Distance(r.Fingerprint),
+			Similarity: d.Fingerprint.Similarity(r.Fingerprint), Content: c, Keywords: r.Keywords, Job: r.Job, Seq: r.Seq})
 	}
 	SortMatches(out)
 	return out, nil

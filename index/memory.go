@@ -23,6 +23,13 @@ type Memory struct {
 	bucketBits uint          // table key bits that pick a bucket, at most; grows with the documents
 	tables     [][]memBucket // per table, 2^min(bucketBits, table key bits) buckets
 	content    map[uint64][]string
+	bands      map[bandKey][]string // MinHash band → IDs
+}
+
+// bandKey is one band of a sketch: its number and packed value.
+type bandKey struct {
+	band  uint8
+	value uint64
 }
 
 // memBucket holds the fingerprints whose table keys begin with the
@@ -63,6 +70,7 @@ func NewMemory(opts *Options) (*Memory, error) {
 		minContent: o.MinContent,
 		docs:       make(map[string]*Doc),
 		content:    make(map[uint64][]string),
+		bands:      make(map[bandKey][]string),
 	}
 	m.resize(minBucketBits)
 	return m, nil
@@ -124,6 +132,12 @@ func (m *Memory) Add(docs ...Doc) error {
 		m.docs[d.ID] = d
 		m.insert(d)
 		m.content[d.ContentHash] = append(m.content[d.ContentHash], d.ID)
+		if !d.Sketch.IsZero() {
+			for b := 0; b < Bands; b++ {
+				k := bandKey{uint8(b), bandValue(&d.Sketch, b)}
+				m.bands[k] = append(m.bands[k], d.ID)
+			}
+		}
 	}
 	if len(m.docs) > 4<<m.bucketBits && m.bucketBits < maxBucketBits {
 		m.resize(min(m.bucketBits+2, maxBucketBits))
@@ -151,7 +165,34 @@ func (m *Memory) remove(d *Doc) {
 	} else {
 		m.content[d.ContentHash] = ids
 	}
+	if !d.Sketch.IsZero() {
+		for b := 0; b < Bands; b++ {
+			k := bandKey{uint8(b), bandValue(&d.Sketch, b)}
+			ids := m.bands[k]
+			if i := slices.Index(ids, d.ID); i >= 0 {
+				ids = slices.Delete(ids, i, i+1)
+			}
+			if len(ids) == 0 {
+				delete(m.bands, k)
+			} else {
+				m.bands[k] = ids
+			}
+		}
+	}
 	delete(m.docs, d.ID)
+}
+
+// banded returns the IDs of documents sharing a band with s. m.mu is held.
+func (m *Memory) banded(s *simhash.Sketch) []string {
+	if s.IsZero() {
+		return nil
+	}
+	var ids []string
+	for b := 0; b < Bands; b++ {
+		ids = append(ids, m.bands[bandKey{uint8(b), bandValue(s, b)}]...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // Get returns the document with the given ID, or an error wrapping
@@ -258,7 +299,7 @@ func (m *Memory) Similar(d *Doc, k int) ([]Match, error) {
 		return Doc{ID: r.ID, Fingerprint: r.Fingerprint, Title: r.Title, Sketch: r.Sketch,
 			Keywords: slices.Clone(r.Keywords)}, nil
 	}
-	return similar(d, m.exact(d.ContentHash), m.near(d.Fingerprint, k), get, m.minContent)
+	return similar(d, m.exact(d.ContentHash), m.near(d.Fingerprint, k), m.banded(&d.Sketch), get, m.minContent)
 }
 
 // Stats describes the index. DiskBytes and Bloom are zero.
