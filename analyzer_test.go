@@ -110,7 +110,7 @@ func TestAnalyzeTooShort(t *testing.T) {
 		{"你好吗", false},
 		{"abc", false},
 		{"的 了 是 在 the of and a to", false}, // stop words only
-		{"123 456 7.89 2,000", false},        // numbers only
+		{"123 456 7.89 2,000", false},      // numbers only
 		{"北京 北京 北京 北京", false},             // one keyword
 	} {
 		r, err := a.Analyze(tc.text)

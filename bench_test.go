@@ -7,6 +7,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/neardup/neardup/segment"
@@ -99,5 +102,35 @@ func BenchmarkPipeline(b *testing.B) {
 			run("segment", func(i int) { seg.Cut(norm[i]) })
 			run("analyze", func(i int) { a.Analyze(texts[i]) })
 		}
+	}
+}
+
+// BenchmarkCorpusSegment normalises and segments every article of a whole
+// shared corpus with GOMAXPROCS goroutines: the bare-segmentation
+// baseline that bench/run.sh sets `neardup dedup` against (run it with
+// -cpu 1,2 to match --workers 1 and 2).
+func BenchmarkCorpusSegment(b *testing.B) {
+	for _, c := range benchCorpora {
+		b.Run(c.name, func(b *testing.B) {
+			a := testAnalyzer(b, segment.DefaultBackend)
+			texts, size := benchArticles(b, c.corpus, 1<<30)
+			seg := a.Segmenter()
+			b.SetBytes(size)
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := next.Add(1) - 1; i < int64(len(texts)); i = next.Add(1) - 1 {
+							seg.Cut(segment.Normalize(texts[i]))
+						}
+					}()
+				}
+				wg.Wait()
+			}
+		})
 	}
 }
