@@ -25,7 +25,10 @@ import (
 //  4. NFKC: compatibility characters become their plain equivalents, so
 //     full-width letters, digits and punctuation become ASCII ("ＡＢＣ１２３！"
 //     → "ABC123!"), the ideographic space U+3000 becomes a space, ligatures
-//     are split ("ﬁ" → "fi") and combining sequences are composed.
+//     are split ("ﬁ" → "fi") and combining sequences are composed. The
+//     ideographic full stop "。" becomes ".", as NFKC already does for its
+//     half-width form and for the full-width "，！？：；（）": a reprint that
+//     swaps Chinese and ASCII punctuation is then the same text.
 //  5. Letters are lower-cased (unicode.ToLower, rune by rune).
 //  6. Every run of white space (unicode.IsSpace) becomes one U+0020, and
 //     leading and trailing white space is removed.
@@ -193,6 +196,8 @@ func finish(s string) (out string, lowered bool) {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			raw = "\ufffd"
+		case r == '\u3002': // ideographic full stop
+			raw = "."
 		case unicode.IsSpace(r) || unicode.IsControl(r):
 			space = b.Len() > 0
 			continue

@@ -17,6 +17,7 @@ func TestNormalize(t *testing.T) {
 		{"ascii case and spaces", "  iPhone 16   Pro\t\n ", "iphone 16 pro"},
 		{"full-width letters and digits", "ＡＢＣ ａｂｃ １２３", "abc abc 123"},
 		{"full-width punctuation", "你好，世界！（测试）：；？", "你好,世界!(测试):;?"},
+		{"ideographic full stop", "结束。Done｡", "结束.done."},
 		{"ideographic space", "北京\u3000举行", "北京 举行"},
 		{"zero-width characters", "北\u200b京\u200c举\u200d行\u2060了", "北京举行了"},
 		{"BOM and soft hyphen", "\ufeffco\u00adoperate", "cooperate"},

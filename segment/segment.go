@@ -39,7 +39,7 @@ import (
 // dictionary, so that callers can make it part of an analyzer ID. It does
 // not cover the dictionaries (hash dict's embedded files for those) nor the
 // backend libraries, which go.mod pins.
-const Version = "1"
+const Version = "2"
 
 // Segmenter cuts normalised text into words. Implementations are safe for
 // concurrent use.
