@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -81,6 +82,7 @@ type Analyzer struct {
 	compat  bool
 	topN    int
 	closer  io.Closer
+	closed  atomic.Bool
 }
 
 // FormatVersion changes whenever the analysis changes in a way that moves
@@ -217,8 +219,15 @@ func (a *Analyzer) Backend() string { return a.backend }
 // Segmenter returns the analyzer's segmenter, for measuring it alone.
 func (a *Analyzer) Segmenter() segment.Segmenter { return a.seg }
 
-// Close frees the segmenter's native resources.
+// ErrClosed is returned by Analyze after Close.
+var ErrClosed = errors.New("analyzer is closed")
+
+// Close frees the segmenter's native resources. Analyze fails with
+// ErrClosed afterwards; Close must not run concurrently with Analyze.
 func (a *Analyzer) Close() error {
+	if a.closed.Swap(true) {
+		return nil
+	}
 	if a.closer != nil {
 		return a.closer.Close()
 	}
@@ -228,6 +237,9 @@ func (a *Analyzer) Close() error {
 // Analyze fingerprints one article. A text with fewer than MinKeywords
 // keywords gets ErrTooShort (ErrEmpty when it is blank).
 func (a *Analyzer) Analyze(text string) (*Analysis, error) {
+	if a.closed.Load() {
+		return nil, ErrClosed
+	}
 	norm := segment.Normalize(text)
 	if norm == "" {
 		return nil, ErrEmpty

@@ -281,3 +281,19 @@ func ExampleAnalyzer_Analyze() {
 	// wednesday 4.44
 	// inflation 3.93
 }
+
+func TestAnalyzeAfterClose(t *testing.T) {
+	a, err := NewAnalyzer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := a.Analyze(goldenTexts["en"]); !errors.Is(err, ErrClosed) {
+		t.Errorf("Analyze after Close: %v, want ErrClosed", err)
+	}
+}

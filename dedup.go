@@ -293,6 +293,11 @@ func (d *deduper) decide(out *Outcome) error {
 // when it has none.
 func (d *deduper) match(out *Outcome) error {
 	rec, an := &out.Record, out.Analysis
+	if err := index.CheckID(rec.ID); err != nil {
+		out.Verdict = Rejected
+		out.Err = &RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
+		return nil
+	}
 	doc := index.Doc{
 		ID:          rec.ID,
 		Fingerprint: an.Fingerprint,

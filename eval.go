@@ -1,0 +1,950 @@
+package neardup
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/neardup/neardup/index"
+)
+
+// Evaluation: how well the detector's pairs agree with labelled pairs.
+//
+// A labelled-pairs file has one JSON object a line, either
+//
+//	{"a": id, "b": id, "label": L}
+//
+// where L is true/1/"dup"/"duplicate" or false/0/"distinct", or the
+// reference format of the shared corpora,
+//
+//	{"a": id, "b": id, "jaccard_char5": J}
+//
+// which lists every pair of the corpus with a character 5-gram Jaccard
+// similarity of at least 0.5: J ≥ DuplicateJaccard is a duplicate,
+// DistinctJaccard ≤ J < DuplicateJaccard is neither (ignored: often a
+// different story from the same template), and every pair of the corpus
+// not listed is distinct. A file is one format or the other.
+
+// Thresholds of the reference format.
+const (
+	// DuplicateJaccard is the least reference Jaccard similarity of a
+	// duplicate pair.
+	DuplicateJaccard = 0.8
+	// DistinctJaccard is the reference Jaccard similarity below which a
+	// pair is distinct; pairs in between are ignored.
+	DistinctJaccard = 0.5
+)
+
+// DefaultEvalThresholds is the largest SimHash distance Evaluate tabulates
+// when EvalOptions.MaxThreshold is zero.
+const DefaultEvalThresholds = 10
+
+// maxPairLine limits a line of a labelled-pairs file.
+const maxPairLine = 1 << 20
+
+// PairLabel is what a labelled pair is.
+type PairLabel uint8
+
+const (
+	// LabelDistinct: the two articles are not duplicates.
+	LabelDistinct PairLabel = iota
+	// LabelDuplicate: the two articles are duplicates.
+	LabelDuplicate
+	// LabelIgnored: neither; a detector is not judged on the pair.
+	LabelIgnored
+)
+
+func (l PairLabel) String() string {
+	switch l {
+	case LabelDistinct:
+		return "distinct"
+	case LabelDuplicate:
+		return "duplicate"
+	case LabelIgnored:
+		return "ignored"
+	}
+	return fmt.Sprintf("PairLabel(%d)", int(l))
+}
+
+// MarshalText returns the label's name.
+func (l PairLabel) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// LabeledPair is one line of a labelled-pairs file.
+type LabeledPair struct {
+	A, B  string
+	Label PairLabel
+	// Jaccard is the reference similarity of a jaccard_char5 line, -1 for
+	// a label line.
+	Jaccard float64
+	// Line is the 1-based line it was read from.
+	Line int
+}
+
+// Labels are the labelled pairs of a corpus.
+type Labels struct {
+	// Pairs in file order; a pair listed twice (in either order, with the
+	// same label) is kept once, at its first line.
+	Pairs []LabeledPair
+	// Reference: the pairs came from jaccard_char5 lines, so every pair
+	// of the corpus not listed is distinct. Otherwise unlisted pairs are
+	// unlabelled.
+	Reference bool
+}
+
+// ReadPairs reads a labelled-pairs file, gzip-compressed or not (told by
+// its magic bytes).
+func ReadPairs(path string) (*Labels, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, readBufferSize)
+	var r io.Reader = br
+	if magic, _ := br.Peek(len(gzipMagic)); bytes.Equal(magic, gzipMagic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &InputError{Source: path, Err: gzipErr(err)}
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return ParsePairs(r, path)
+}
+
+// pairKey is an unordered pair of IDs, the smaller first.
+type pairKey struct{ lo, hi string }
+
+func keyOf(a, b string) pairKey {
+	if b < a {
+		a, b = b, a
+	}
+	return pairKey{a, b}
+}
+
+// pairLine is a line of a labelled-pairs file, before its values are
+// checked.
+type pairLine struct {
+	A       json.RawMessage `json:"a"`
+	B       json.RawMessage `json:"b"`
+	Label   json.RawMessage `json:"label"`
+	Jaccard json.RawMessage `json:"jaccard_char5"`
+}
+
+// ParsePairs reads labelled pairs (see the formats above) from r; source
+// names r in errors. Blank lines are skipped; other fields are allowed
+// and ignored. Errors are *RecordError (naming the line and field) or
+// *InputError (r could not be read).
+func ParsePairs(r io.Reader, source string) (*Labels, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxPairLine)
+	ls := &Labels{}
+	seen := make(map[pairKey]int) // → index in ls.Pairs
+	kind := ""                    // "label" or "jaccard_char5", from the first line
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := sc.Bytes()
+		if line == 1 {
+			raw = bytes.TrimPrefix(raw, utf8BOM)
+		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		fail := func(field, format string, args ...any) error {
+			return &RecordError{Source: source, Line: line, Field: field, Reason: fmt.Sprintf(format, args...),
+				Raw: slices.Clone(raw)}
+		}
+		var pl pairLine
+		if err := json.Unmarshal(raw, &pl); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return nil, fail("", "not a JSON object")
+			}
+			return nil, fail("", "malformed JSON: %v", err)
+		}
+		a, err := pairID(pl.A)
+		if err != nil {
+			return nil, fail("a", "%v", err)
+		}
+		b, err := pairID(pl.B)
+		if err != nil {
+			return nil, fail("b", "%v", err)
+		}
+		if a == b {
+			return nil, fail("b", "the pair names %q twice", a)
+		}
+		p := LabeledPair{A: a, B: b, Jaccard: -1, Line: line}
+		hasLabel, hasJaccard := !isNull(pl.Label), !isNull(pl.Jaccard)
+		switch {
+		case hasLabel && hasJaccard:
+			return nil, fail("", `both "label" and "jaccard_char5": give one`)
+		case hasLabel:
+			if p.Label, err = parseLabel(pl.Label); err != nil {
+				return nil, fail("label", "%v", err)
+			}
+		case hasJaccard:
+			if p.Jaccard, err = parseJaccard(pl.Jaccard); err != nil {
+				return nil, fail("jaccard_char5", "%v", err)
+			}
+			switch {
+			case p.Jaccard >= DuplicateJaccard:
+				p.Label = LabelDuplicate
+			case p.Jaccard >= DistinctJaccard:
+				p.Label = LabelIgnored
+			default:
+				p.Label = LabelDistinct
+			}
+		default:
+			return nil, fail("", `no "label" or "jaccard_char5"`)
+		}
+		k := "label"
+		if hasJaccard {
+			k = "jaccard_char5"
+		}
+		switch {
+		case kind == "":
+			kind = k
+		case kind != k:
+			return nil, fail(k, "%q in a file of %q lines (line %d): a file is one format or the other",
+				k, kind, ls.Pairs[0].Line)
+		}
+		key := keyOf(a, b)
+		if i, ok := seen[key]; ok {
+			if q := ls.Pairs[i]; q.Label != p.Label {
+				return nil, fail("", "pair (%q, %q) is %s here but %s at line %d", a, b, p.Label, q.Label, q.Line)
+			}
+			continue
+		}
+		seen[key] = len(ls.Pairs)
+		ls.Pairs = append(ls.Pairs, p)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &RecordError{Source: source, Line: line + 1,
+				Reason: fmt.Sprintf("line longer than %d bytes", maxPairLine)}
+		}
+		return nil, &InputError{Source: source, Line: line + 1, Err: gzipErr(err)}
+	}
+	ls.Reference = kind == "jaccard_char5"
+	return ls, nil
+}
+
+func isNull(v json.RawMessage) bool { return len(v) == 0 || string(v) == "null" }
+
+// pairID reads an ID: a nonempty string, or a number kept as its literal
+// text (as Reader does with JSONL ids).
+func pairID(v json.RawMessage) (string, error) {
+	if isNull(v) {
+		return "", errors.New("missing")
+	}
+	switch c := v[0]; {
+	case c == '"':
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return "", err
+		}
+		if s == "" {
+			return "", errors.New("empty id")
+		}
+		return s, nil
+	case c == '-' || '0' <= c && c <= '9':
+		return string(v), nil
+	}
+	return "", fmt.Errorf("not a string or number (%s)", jsonKindOf(v))
+}
+
+func jsonKindOf(v json.RawMessage) string {
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "null"
+}
+
+// parseLabel reads a label: true/false, 1/0, or one of the strings
+// "dup", "duplicate", "distinct", "true", "false", "1", "0" (any case).
+func parseLabel(v json.RawMessage) (PairLabel, error) {
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return 0, err
+	}
+	switch x := x.(type) {
+	case bool:
+		if x {
+			return LabelDuplicate, nil
+		}
+		return LabelDistinct, nil
+	case float64:
+		switch x {
+		case 1:
+			return LabelDuplicate, nil
+		case 0:
+			return LabelDistinct, nil
+		}
+		return 0, fmt.Errorf("number %s: want 1 (duplicate) or 0 (distinct)", v)
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "dup", "duplicate", "true", "1":
+			return LabelDuplicate, nil
+		case "distinct", "false", "0":
+			return LabelDistinct, nil
+		}
+		return 0, fmt.Errorf("%q: want \"dup\" or \"distinct\"", x)
+	}
+	return 0, fmt.Errorf("not a boolean, number or string (%s)", jsonKindOf(v))
+}
+
+// parseJaccard reads a similarity in [0, 1].
+func parseJaccard(v json.RawMessage) (float64, error) {
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return 0, err
+	}
+	j, ok := x.(float64)
+	if !ok {
+		if _, isStr := x.(string); isStr {
+			return 0, fmt.Errorf("not a number (string %s)", v)
+		}
+		return 0, fmt.Errorf("not a number (%s)", jsonKindOf(v))
+	}
+	if !(j >= 0 && j <= 1) {
+		return 0, fmt.Errorf("%s: want a value in [0, 1]", v)
+	}
+	return j, nil
+}
+
+// Corpus is what AnalyzeCorpus found in a corpus: the documents to
+// evaluate the detector on.
+type Corpus struct {
+	// Docs are the fingerprinted records in input order, with ID,
+	// Fingerprint, ContentHash and Sketch set.
+	Docs []index.Doc
+	// TooShort are the IDs of the records with too few keywords to
+	// fingerprint (ErrTooShort), in input order. The detector never
+	// matches them.
+	TooShort []string
+	// Rejected are the bad records (*RecordError) and the records
+	// Analyze failed on otherwise, in input order.
+	Rejected []error
+}
+
+// AnalyzeCorpus reads every record of r and analyses them with a, with
+// workers goroutines (0 means GOMAXPROCS); the result does not depend on
+// workers. Bad records are collected in Corpus.Rejected; an input that
+// cannot be read to its end (*InputError), an invalid Reader or two
+// records with the same ID are errors.
+func AnalyzeCorpus(ctx context.Context, r *Reader, a *Analyzer, workers int) (*Corpus, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type job struct {
+		seq int
+		rec Record
+		err error
+	}
+	type result struct {
+		seq     int
+		id, loc string
+		doc     *index.Doc
+		err     error // a rejected record
+		short   bool
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan job, 4*workers)
+	results := make(chan result, 4*workers)
+	var readErr error
+	go func() {
+		defer close(jobs)
+		for seq := 0; ; seq++ {
+			rec, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				var re *RecordError
+				if !errors.As(err, &re) {
+					readErr = err
+					return
+				}
+			}
+			select {
+			case jobs <- job{seq, rec, err}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				res := result{seq: j.seq, id: j.rec.ID, loc: recordName(&j.rec), err: j.err}
+				if j.err == nil {
+					an, err := a.Analyze(j.rec.Text)
+					switch {
+					case err == nil:
+						res.doc = &index.Doc{ID: j.rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash,
+							Sketch: an.Sketch}
+					case errors.Is(err, ErrTooShort):
+						res.short = true
+					default:
+						res.err = fmt.Errorf("%s: %w", res.loc, err)
+					}
+				}
+				select {
+				case results <- res:
+				case <-ctx.Done():
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	var all []result
+	for res := range results {
+		for len(all) <= res.seq {
+			all = append(all, result{seq: -1})
+		}
+		all[res.seq] = res
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := &Corpus{}
+	where := make(map[string]string, len(all)) // id → record name
+	for _, res := range all {
+		if res.err != nil {
+			c.Rejected = append(c.Rejected, res.err)
+			continue
+		}
+		if prev, ok := where[res.id]; ok {
+			return nil, fmt.Errorf("%s: duplicate id %q (first at %s): pairs would be ambiguous", res.loc, truncateID(res.id), prev)
+		}
+		where[res.id] = res.loc
+		if res.short {
+			c.TooShort = append(c.TooShort, res.id)
+		} else {
+			c.Docs = append(c.Docs, *res.doc)
+		}
+	}
+	return c, nil
+}
+
+// EvalOptions configure Evaluate. The zero value (or nil) means the
+// defaults.
+type EvalOptions struct {
+	// Index configures the in-memory index of the "current settings"
+	// detector (index.NewMemory), which is queried with index.Similar at
+	// the index's MaxDistance. Its MinContent (0: index.DefaultMinContent)
+	// also confirms the candidates of the verified SimHash rows.
+	Index index.Options
+	// MaxThreshold is the largest SimHash distance tabulated; 0 means
+	// DefaultEvalThresholds.
+	MaxThreshold int
+	// Sweep lists more MinContent values to run the detector with.
+	Sweep []float64
+	// Workers query the index in parallel; 0 means GOMAXPROCS. The
+	// result does not depend on it.
+	Workers int
+}
+
+// Confusion counts a detector's pairs against the labels. Precision is
+// TP/(TP+FP), 1 when no labelled pair was predicted; Recall is
+// TP/(TP+FN), 1 when there are no duplicates; F1 is their harmonic mean,
+// 0 when both are 0.
+type Confusion struct {
+	TP        int     `json:"tp"`
+	FP        int     `json:"fp"`
+	FN        int     `json:"fn"`
+	Ignored   int     `json:"ignored"` // predicted pairs labelled ignored, or unlabelled
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+}
+
+func newConfusion(tp, fp, ignored, positives int) Confusion {
+	c := Confusion{TP: tp, FP: fp, FN: positives - tp, Ignored: ignored, Precision: 1, Recall: 1}
+	if tp+fp > 0 {
+		c.Precision = float64(tp) / float64(tp+fp)
+	}
+	if positives > 0 {
+		c.Recall = float64(tp) / float64(positives)
+	}
+	if s := c.Precision + c.Recall; s > 0 {
+		c.F1 = 2 * c.Precision * c.Recall / s
+	}
+	return c
+}
+
+// ThresholdResult is the SimHash screen at one distance: a pair is
+// predicted when the content hashes are equal or the fingerprints are
+// within Distance bits; Verified also requires the candidates at a
+// distance to have an estimated content similarity of at least
+// MinContent (as index.Similar confirms them).
+type ThresholdResult struct {
+	Distance int       `json:"distance"`
+	SimHash  Confusion `json:"simhash"`
+	Verified Confusion `json:"verified"`
+}
+
+// DetectorResult is the real detector (index.Similar) at some settings.
+type DetectorResult struct {
+	Blocks      int       `json:"blocks"`
+	MaxDistance int       `json:"max_distance"`
+	MinContent  float64   `json:"min_content"`
+	Pairs       int       `json:"pairs"` // pairs found
+	Confusion   Confusion `json:"confusion"`
+	// Missed and False are the duplicates not found and the distinct
+	// pairs found, ordered by ID; Evaluate fills them for the current
+	// settings only.
+	Missed []PairDetail `json:"missed,omitempty"`
+	False  []PairDetail `json:"false,omitempty"`
+}
+
+// PairDetail describes a pair, for explaining a miss or a false match.
+type PairDetail struct {
+	A     string    `json:"a"`
+	B     string    `json:"b"`
+	Label PairLabel `json:"label"`
+	// Jaccard is the reference similarity, -1 when not given.
+	Jaccard float64 `json:"jaccard"`
+	// Distance is the Hamming distance of the fingerprints and Content
+	// the estimated content similarity of the sketches; both -1 when
+	// either article is too short to fingerprint.
+	Distance int     `json:"distance"`
+	Content  float64 `json:"content"`
+	Exact    bool    `json:"exact"`     // equal content hashes
+	TooShort bool    `json:"too_short"` // either article is too short
+}
+
+// EvalReport is what Evaluate measured.
+type EvalReport struct {
+	Docs     int `json:"docs"`      // fingerprinted records
+	TooShort int `json:"too_short"` // records too short to fingerprint
+	Rejected int `json:"rejected"`  // bad records
+	// Reference: the labels are reference Jaccard values, so every pair
+	// not listed counts as distinct.
+	Reference bool `json:"reference"`
+	// Positives are the duplicate pairs whose articles are both in the
+	// corpus; PositivesTooShort of them have an article too short to
+	// fingerprint (every detector misses those).
+	Positives         int `json:"positives"`
+	PositivesTooShort int `json:"positives_too_short"`
+	// Negatives are the distinct pairs: listed ones, or with Reference
+	// every pair of the corpus neither listed as duplicate nor ignored.
+	Negatives int64 `json:"negatives"`
+	// IgnoredPairs are the pairs labelled ignored in the corpus.
+	IgnoredPairs int `json:"ignored_pairs"`
+	// MissingPairs are the labelled pairs naming an ID not in the corpus
+	// (not even as a too-short or rejected record); MissingIDs are up to
+	// 10 of those IDs, sorted.
+	MissingPairs int      `json:"missing_pairs"`
+	MissingIDs   []string `json:"missing_ids,omitempty"`
+	// MinContent confirms the candidates of the verified rows.
+	MinContent float64 `json:"min_content"`
+	// Thresholds are the SimHash screen at distances 0 … MaxThreshold.
+	Thresholds []ThresholdResult `json:"thresholds"`
+	// Current is the detector with EvalOptions.Index; Sweep the same
+	// with each of EvalOptions.Sweep as MinContent.
+	Current DetectorResult   `json:"current"`
+	Sweep   []DetectorResult `json:"sweep,omitempty"`
+}
+
+// evalSet is a corpus with its labels resolved to document numbers.
+type evalSet struct {
+	docs      []index.Doc
+	ids       map[string]int // → doc number; too-short records have -1
+	labels    map[pairKey]LabeledPair
+	reference bool
+	positives []LabeledPair // both IDs in the corpus
+}
+
+// label returns the label of the pair of IDs a and b, and whether it is
+// labelled at all.
+func (s *evalSet) label(a, b string) (LabeledPair, bool) {
+	if p, ok := s.labels[keyOf(a, b)]; ok {
+		return p, true
+	}
+	if s.reference {
+		return LabeledPair{A: a, B: b, Label: LabelDistinct, Jaccard: -1}, true
+	}
+	return LabeledPair{}, false
+}
+
+// Evaluate measures the detector on the corpus c against the labels l:
+// the SimHash screen alone at each distance 0 … MaxThreshold (over all
+// pairs of fingerprinted documents, exact content matches counting at
+// every distance), the same with content verification, and the real
+// detector, an index.Memory queried with Similar for each document.
+// Pairs are unordered. Only fingerprinted and too-short records are in
+// the corpus: labelled pairs naming any other ID (a rejected record's,
+// say) are counted as missing and otherwise left out.
+func Evaluate(c *Corpus, l *Labels, opts *EvalOptions) (*EvalReport, error) {
+	var o EvalOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxThreshold == 0 {
+		o.MaxThreshold = DefaultEvalThresholds
+	}
+	if o.MaxThreshold < 0 || o.MaxThreshold > 64 {
+		return nil, fmt.Errorf("evaluate: MaxThreshold %d: want 0 to 64", o.MaxThreshold)
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	minContent := o.Index.MinContent
+	if minContent == 0 {
+		minContent = index.DefaultMinContent
+	}
+	if !(minContent > 0 && minContent <= 1) {
+		return nil, fmt.Errorf("evaluate: MinContent %v: want a value in (0, 1]", minContent)
+	}
+	if l == nil {
+		l = &Labels{}
+	}
+
+	s := &evalSet{docs: c.Docs, ids: make(map[string]int, len(c.Docs)+len(c.TooShort)),
+		labels: make(map[pairKey]LabeledPair, len(l.Pairs)), reference: l.Reference}
+	for i := range c.Docs {
+		id := c.Docs[i].ID
+		if _, dup := s.ids[id]; dup {
+			return nil, fmt.Errorf("evaluate: duplicate document id %q", truncateID(id))
+		}
+		s.ids[id] = i
+	}
+	for _, id := range c.TooShort {
+		if _, dup := s.ids[id]; dup {
+			return nil, fmt.Errorf("evaluate: duplicate document id %q", truncateID(id))
+		}
+		s.ids[id] = -1
+	}
+	rep := &EvalReport{Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
+		Reference: l.Reference, MinContent: minContent}
+	missing := make(map[string]bool)
+	var listedDistinct int64
+	for _, p := range l.Pairs {
+		_, okA := s.ids[p.A]
+		_, okB := s.ids[p.B]
+		if !okA || !okB {
+			rep.MissingPairs++
+			if !okA {
+				missing[p.A] = true
+			}
+			if !okB {
+				missing[p.B] = true
+			}
+			continue
+		}
+		key := keyOf(p.A, p.B)
+		if _, dup := s.labels[key]; dup {
+			continue // ParsePairs dedupes; a hand-made Labels may not
+		}
+		s.labels[key] = p
+		switch p.Label {
+		case LabelDuplicate:
+			s.positives = append(s.positives, p)
+			if s.ids[p.A] < 0 || s.ids[p.B] < 0 {
+				rep.PositivesTooShort++
+			}
+		case LabelIgnored:
+			rep.IgnoredPairs++
+		case LabelDistinct:
+			listedDistinct++
+		}
+	}
+	rep.Positives = len(s.positives)
+	rep.Negatives = listedDistinct
+	if l.Reference {
+		n := int64(len(s.ids))
+		rep.Negatives = n*(n-1)/2 - int64(rep.Positives) - int64(rep.IgnoredPairs)
+	}
+	for id := range missing {
+		rep.MissingIDs = append(rep.MissingIDs, id)
+	}
+	slices.Sort(rep.MissingIDs)
+	rep.MissingIDs = rep.MissingIDs[:min(len(rep.MissingIDs), 10)]
+
+	rep.Thresholds = s.screen(o.MaxThreshold, minContent)
+
+	var err error
+	if rep.Current, err = s.detect(o.Index, o.Workers, true); err != nil {
+		return nil, err
+	}
+	for _, mc := range o.Sweep {
+		so := o.Index
+		so.MinContent = mc
+		r, err := s.detect(so, o.Workers, false)
+		if err != nil {
+			return nil, err
+		}
+		rep.Sweep = append(rep.Sweep, r)
+	}
+	return rep, nil
+}
+
+// screen tabulates the SimHash screen by brute force over all pairs.
+func (s *evalSet) screen(maxK int, minContent float64) []ThresholdResult {
+	n := maxK + 1
+	tp, fp, ign := make([]int, n), make([]int, n), make([]int, n)
+	vtp, vfp, vign := make([]int, n), make([]int, n), make([]int, n)
+	count := func(lab PairLabel, labelled bool, from int, tp, fp, ign []int) {
+		for k := from; k < n; k++ {
+			switch {
+			case !labelled || lab == LabelIgnored:
+				ign[k]++
+			case lab == LabelDuplicate:
+				tp[k]++
+			default:
+				fp[k]++
+			}
+		}
+	}
+	docs := s.docs
+	for i := range docs {
+		fi, hi := uint64(docs[i].Fingerprint), docs[i].ContentHash
+		for j := i + 1; j < len(docs); j++ {
+			d := bits.OnesCount64(fi ^ uint64(docs[j].Fingerprint))
+			exact := hi == docs[j].ContentHash
+			if d > maxK && !exact {
+				continue
+			}
+			p, labelled := s.label(docs[i].ID, docs[j].ID)
+			if exact {
+				count(p.Label, labelled, 0, tp, fp, ign)
+				count(p.Label, labelled, 0, vtp, vfp, vign)
+				continue
+			}
+			count(p.Label, labelled, d, tp, fp, ign)
+			if confirmed(&docs[i], &docs[j], minContent) {
+				count(p.Label, labelled, d, vtp, vfp, vign)
+			}
+		}
+	}
+	out := make([]ThresholdResult, n)
+	for k := range out {
+		out[k] = ThresholdResult{Distance: k,
+			SimHash:  newConfusion(tp[k], fp[k], ign[k], len(s.positives)),
+			Verified: newConfusion(vtp[k], vfp[k], vign[k], len(s.positives))}
+	}
+	return out
+}
+
+// confirmed reports whether index.Similar would confirm a SimHash
+// candidate pair: a missing sketch is not checked.
+func confirmed(a, b *index.Doc, minContent float64) bool {
+	if a.Sketch.IsZero() || b.Sketch.IsZero() {
+		return true
+	}
+	return a.Sketch.Jaccard(b.Sketch) >= minContent
+}
+
+// detect runs the real detector with opts.
+func (s *evalSet) detect(opts index.Options, workers int, details bool) (DetectorResult, error) {
+	m, err := index.NewMemory(&opts)
+	if err != nil {
+		return DetectorResult{}, fmt.Errorf("evaluate: %w", err)
+	}
+	defer m.Close()
+	if err := m.Add(s.docs...); err != nil {
+		return DetectorResult{}, fmt.Errorf("evaluate: %w", err)
+	}
+	st, err := m.Stats()
+	if err != nil {
+		return DetectorResult{}, err
+	}
+	mc := opts.MinContent
+	if mc == 0 {
+		mc = index.DefaultMinContent
+	}
+	res := DetectorResult{Blocks: st.Blocks, MaxDistance: st.MaxDistance, MinContent: mc}
+
+	type pair struct{ a, b int }
+	found := make([][]pair, workers)
+	errs := make([]error, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(s.docs) {
+					return
+				}
+				ms, err := m.Similar(&s.docs[i], st.MaxDistance)
+				if err != nil {
+					errs[w] = fmt.Errorf("evaluate: %s: %w", s.docs[i].ID, err)
+					return
+				}
+				for _, x := range ms {
+					j, ok := s.ids[x.ID]
+					if !ok || j < 0 {
+						errs[w] = fmt.Errorf("evaluate: %s matches %q, not in the corpus", s.docs[i].ID, x.ID)
+						return
+					}
+					found[w] = append(found[w], pair{min(i, j), max(i, j)})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return res, err
+	}
+	var all []pair
+	for _, f := range found {
+		all = append(all, f...)
+	}
+	slices.SortFunc(all, func(x, y pair) int {
+		if x.a != y.a {
+			return x.a - y.a
+		}
+		return x.b - y.b
+	})
+	all = slices.Compact(all)
+	res.Pairs = len(all)
+
+	var tp, fp, ign int
+	hit := make(map[pairKey]bool, len(all))
+	for _, p := range all {
+		a, b := &s.docs[p.a], &s.docs[p.b]
+		lp, labelled := s.label(a.ID, b.ID)
+		switch {
+		case !labelled || lp.Label == LabelIgnored:
+			ign++
+		case lp.Label == LabelDuplicate:
+			tp++
+			hit[keyOf(a.ID, b.ID)] = true
+		default:
+			fp++
+			if details {
+				res.False = append(res.False, s.detail(lp))
+			}
+		}
+	}
+	res.Confusion = newConfusion(tp, fp, ign, len(s.positives))
+	if details {
+		for _, p := range s.positives {
+			if !hit[keyOf(p.A, p.B)] {
+				res.Missed = append(res.Missed, s.detail(p))
+			}
+		}
+		sortDetails(res.Missed)
+		sortDetails(res.False)
+	}
+	return res, nil
+}
+
+// detail describes the labelled pair p, whose IDs are in the corpus.
+func (s *evalSet) detail(p LabeledPair) PairDetail {
+	a, b := p.A, p.B
+	if b < a {
+		a, b = b, a
+	}
+	d := PairDetail{A: a, B: b, Label: p.Label, Jaccard: p.Jaccard, Distance: -1, Content: -1}
+	i, j := s.ids[a], s.ids[b]
+	if i < 0 || j < 0 {
+		d.TooShort = true
+		return d
+	}
+	x, y := &s.docs[i], &s.docs[j]
+	d.Distance = x.Fingerprint.Distance(y.Fingerprint)
+	d.Exact = x.ContentHash == y.ContentHash
+	if !x.Sketch.IsZero() && !y.Sketch.IsZero() {
+		d.Content = x.Sketch.Jaccard(y.Sketch)
+	}
+	return d
+}
+
+func sortDetails(ds []PairDetail) {
+	slices.SortFunc(ds, func(x, y PairDetail) int {
+		if c := strings.Compare(x.A, y.A); c != 0 {
+			return c
+		}
+		return strings.Compare(x.B, y.B)
+	})
+}
+
+// String formats d as "a b: J=0.9123 distance 5 content 0.7812".
+func (d PairDetail) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %s", d.A, d.B, d.Label)
+	if d.Jaccard >= 0 {
+		fmt.Fprintf(&b, " J=%s", strconv.FormatFloat(d.Jaccard, 'f', -1, 64))
+	}
+	switch {
+	case d.TooShort:
+		b.WriteString(", too short to fingerprint")
+	case d.Exact:
+		fmt.Fprintf(&b, ", exact, distance %d", d.Distance)
+	default:
+		fmt.Fprintf(&b, ", distance %d, content %.4f", d.Distance, d.Content)
+	}
+	return b.String()
+}
+
+// WriteTable writes the report as a text table: the corpus and labels,
+// the SimHash screen at each distance without and with content
+// verification, the detector at the current settings and the sweep.
+func (r *EvalReport) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "records   %d fingerprinted, %d too short, %d rejected\n", r.Docs, r.TooShort, r.Rejected)
+	fmt.Fprintf(&b, "labels    %d duplicate pairs (%d with a too-short article), %d ignored, %d distinct",
+		r.Positives, r.PositivesTooShort, r.IgnoredPairs, r.Negatives)
+	if r.Reference {
+		fmt.Fprintf(&b, " (unlisted pairs count as distinct; duplicate J >= %.1f, ignored %.1f <= J < %.1f)",
+			DuplicateJaccard, DistinctJaccard, DuplicateJaccard)
+	}
+	b.WriteString("\n")
+	if r.MissingPairs > 0 {
+		fmt.Fprintf(&b, "missing   %d labelled pairs name ids not in the corpus, e.g. %q\n", r.MissingPairs, r.MissingIDs[0])
+	}
+	fmt.Fprintf(&b, "\n%-3s  %-44s  %s\n", "", "simhash", fmt.Sprintf("simhash+verify (content >= %.2f)", r.MinContent))
+	head := fmt.Sprintf("%6s %6s %6s %5s %7s %5s", "P", "R", "F1", "TP", "FP", "FN")
+	fmt.Fprintf(&b, "%3s  %-44s  %s\n", "k", head, head)
+	row := func(c Confusion) string {
+		return fmt.Sprintf("%6.4f %6.4f %6.4f %5d %7d %5d", c.Precision, c.Recall, c.F1, c.TP, c.FP, c.FN)
+	}
+	for _, t := range r.Thresholds {
+		fmt.Fprintf(&b, "%3d  %-44s  %s\n", t.Distance, row(t.SimHash), row(t.Verified))
+	}
+	det := func(d *DetectorResult) {
+		c := d.Confusion
+		fmt.Fprintf(&b, "P %.4f  R %.4f  F1 %.4f  TP %d  FP %d  FN %d  (%d pairs found, %d ignored)\n",
+			c.Precision, c.Recall, c.F1, c.TP, c.FP, c.FN, d.Pairs, c.Ignored)
+	}
+	fmt.Fprintf(&b, "\ncurrent settings (%d blocks, k=%d, content >= %.2f): ", r.Current.Blocks, r.Current.MaxDistance, r.Current.MinContent)
+	det(&r.Current)
+	for i := range r.Sweep {
+		fmt.Fprintf(&b, "  with content >= %.2f: ", r.Sweep[i].MinContent)
+		det(&r.Sweep[i])
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
