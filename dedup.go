@@ -133,7 +133,7 @@ func Dedup(ctx context.Context, r *Reader, a *Analyzer, store Store, opts *Dedup
 		o.Now = time.Now
 	}
 	start := time.Now()
-	d := &deduper{o: o, store: store, emit: emit}
+	d := &deduper{o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
 	if o.Batch > 1 {
 		mem, err := index.NewMemory(&index.Options{MaxDistance: o.MaxDistance})
 		if err != nil {
@@ -254,6 +254,7 @@ type deduper struct {
 	queued  []index.Doc
 	emit    func(*Outcome) error
 	sum     Summary
+	start   time.Time // when the run started, by o.Now
 }
 
 func (d *deduper) decide(out *Outcome) error {
@@ -353,7 +354,7 @@ func (d *deduper) match(out *Outcome) error {
 	default:
 		out.Verdict = Rejected
 		out.Err = &RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
-			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", truncateID(rec.ID), describeDoc(&prev)), Raw: rec.Raw}
+			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", truncateID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
 		return nil
 	}
 	return d.add(doc)
@@ -405,11 +406,18 @@ func recordName(r *Record) string {
 	return r.Source
 }
 
-func describeDoc(d *index.Doc) string {
-	if d.Job != "" {
-		return fmt.Sprintf("added %s by job %s, record %d", d.Added.Format(time.RFC3339), d.Job, d.Seq+1)
+// describe says where an earlier document came from, without volatile
+// details when it is from this run (or an interrupted run of this job),
+// so that reruns give the same output.
+func (d *deduper) describe(doc *index.Doc) string {
+	thisRun := doc.Job == d.o.Job && (d.o.Job != "" || !doc.Added.Before(d.start))
+	switch {
+	case thisRun:
+		return fmt.Sprintf("record %d of this input", doc.Seq+1)
+	case doc.Job != "":
+		return fmt.Sprintf("added %s by job %s, record %d", doc.Added.Format(time.RFC3339), doc.Job, doc.Seq+1)
 	}
-	return "added " + d.Added.Format(time.RFC3339)
+	return "added " + doc.Added.Format(time.RFC3339)
 }
 
 func truncateID(id string) string {

@@ -36,6 +36,7 @@ var (
 	dir      = flag.String("dir", "", "index directory (default: a new temporary directory, removed at the end)")
 	memory   = flag.Bool("memory", false, "also build a Memory index and measure its query rate")
 	noBadger = flag.Bool("nobadger", false, "skip the Badger index (with -memory)")
+	sketch   = flag.Bool("sketch", true, "give documents a MinHash sketch (and so 16 band keys each); false measures the fingerprint tables alone")
 	cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the query phase to this file")
 	reuse    = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
 )
@@ -53,6 +54,9 @@ func doc(r *rand.Rand, i int) index.Doc {
 	}
 	for k := range d.Sketch {
 		d.Sketch[k] = uint16(r.Uint32()) | 1
+	}
+	if !*sketch {
+		d.Sketch = simhash.Sketch{} // no MinHash band keys
 	}
 	return d
 }
@@ -74,7 +78,7 @@ func main() {
 		defer os.RemoveAll(tmp)
 		d = filepath.Join(tmp, "idx")
 	}
-	fmt.Printf("n=%d batch=%d dir=%s GOMAXPROCS=%d\n", *n, *batch, d, runtime.GOMAXPROCS(0))
+	fmt.Printf("n=%d batch=%d sketch=%v dir=%s GOMAXPROCS=%d\n", *n, *batch, *sketch, d, runtime.GOMAXPROCS(0))
 
 	// The fingerprints are regenerated from the same seed, so -reuse
 	// knows them without storing them.

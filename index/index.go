@@ -324,17 +324,9 @@ func Open(dir string, opts *Options) (*Index, error) {
 	} else if err := checkWritable(dir); err != nil {
 		return nil, err
 	}
-	db, err := badger.Open(badgerOptions(dir, o))
+	db, err := openBadger(dir, o)
 	if err != nil {
-		// Badger's errors do not wrap their causes; its messages are
-		// the only way to tell these cases apart (tested).
-		switch msg := err.Error(); {
-		case strings.Contains(msg, "Cannot acquire directory lock"):
-			return nil, fmt.Errorf("%w: %s", ErrInUse, dir)
-		case o.ReadOnly && strings.Contains(msg, "no manifest found"):
-			return nil, fmt.Errorf("index: %s: %w: no index there to open read-only", dir, ErrNotFound)
-		}
-		return nil, fmt.Errorf("index: open %s: %w", dir, err)
+		return nil, err
 	}
 	x := &Index{dir: dir, db: db, minContent: o.MinContent, fpRate: o.FalsePositive, readOnly: o.ReadOnly}
 	if err := x.loadMeta(o); err != nil {
@@ -347,6 +339,76 @@ func Open(dir string, opts *Options) (*Index, error) {
 	}
 	x.rebuilds.Store(0)
 	return x, nil
+}
+
+// openBadger opens the Badger database in dir.
+//
+// Badger's errors do not wrap their causes; its messages are the only way
+// to tell these cases apart (each is tested):
+//
+//   - another process (or another Open in this one) holds the directory
+//     lock: ErrInUse;
+//   - a read-only open of an empty directory: ErrNotFound;
+//   - a read-only open after a writer was killed: Badger must replay and
+//     truncate the write-ahead log first, which it refuses to do
+//     read-only ("Log truncate required"), so the log is recovered by a
+//     brief read-write open, closed, and the read-only open retried;
+//   - a failed read-write open (for instance a file size limit or a full
+//     disk while Badger preallocates a new log file): Badger leaves the
+//     log file it could not size behind, empty, and every later open
+//     would fail on it, so the empty .mem and .vlog files this attempt
+//     created are removed. They hold no writes.
+func openBadger(dir string, o Options) (*badger.DB, error) {
+	var before map[string]bool
+	if !o.ReadOnly {
+		before = logFiles(dir)
+	}
+	db, err := badger.Open(badgerOptions(dir, o))
+	if err == nil {
+		return db, nil
+	}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "Cannot acquire directory lock"):
+		return nil, fmt.Errorf("%w: %s", ErrInUse, dir)
+	case o.ReadOnly && strings.Contains(msg, "no manifest found"):
+		return nil, fmt.Errorf("index: %s: %w: no index there to open read-only", dir, ErrNotFound)
+	case o.ReadOnly && strings.Contains(msg, "Log truncate required"):
+		rw := o
+		rw.ReadOnly = false
+		db, err := openBadger(dir, rw)
+		if err != nil {
+			return nil, fmt.Errorf("index: %s: recovering the log of a writer that did not close, before opening read-only: %w", dir, err)
+		}
+		if err := db.Close(); err != nil {
+			return nil, fmt.Errorf("index: %s: recovering the log of a writer that did not close: %w", dir, err)
+		}
+		db, err = badger.Open(badgerOptions(dir, o))
+		if err != nil {
+			return nil, fmt.Errorf("index: open %s read-only after recovering its log: %w", dir, err)
+		}
+		return db, nil
+	}
+	if !o.ReadOnly {
+		for name := range logFiles(dir) {
+			p := filepath.Join(dir, name)
+			if fi, err := os.Stat(p); err == nil && fi.Size() == 0 && !before[name] {
+				os.Remove(p)
+			}
+		}
+	}
+	return nil, fmt.Errorf("index: open %s: %w", dir, err)
+}
+
+// logFiles returns the names of Badger's log files (.mem, .vlog) in dir.
+func logFiles(dir string) map[string]bool {
+	m := map[string]bool{}
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		if n := e.Name(); strings.HasSuffix(n, ".mem") || strings.HasSuffix(n, ".vlog") {
+			m[n] = true
+		}
+	}
+	return m
 }
 
 // checkWritable creates dir if needed and checks that a file can be

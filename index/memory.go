@@ -296,8 +296,7 @@ func (m *Memory) Similar(d *Doc, k int) ([]Match, error) {
 		if !ok {
 			return Doc{}, fmt.Errorf("index: memory: document %q: %w", id, ErrNotFound)
 		}
-		return Doc{ID: r.ID, Fingerprint: r.Fingerprint, Title: r.Title, Sketch: r.Sketch,
-			Keywords: slices.Clone(r.Keywords)}, nil
+		return *copyDoc(r), nil
 	}
 	return similar(d, m.exact(d.ContentHash), m.near(d.Fingerprint, k), m.banded(&d.Sketch), get, m.minContent)
 }

@@ -31,3 +31,11 @@ func Example() {
 	// fb277e2616ef1564 fb27fe2616ef1464 2 0.96875 [scheme fragment]
 	// urlhash: invalid URL "http://[::1/": IPv6 literal without ']'
 }
+
+func ExampleOptions_ID() {
+	fmt.Println((*urlhash.Options)(nil).ID())
+	fmt.Println((&urlhash.Options{KeepWWW: true}).ID())
+	// Output:
+	// urlhash/1-420d1628b36be843
+	// urlhash/1-992ce946f231b1fa
+}

@@ -52,11 +52,22 @@
 //   - >= 0.90 (distance <= 6), close: virtually all cosmetic variants
 //     and most URLs differing in one path segment or parameter.
 //   - >= 0.80 (distance <= 12), same pattern: mostly "same site"; it
-//     almost never joins different hosts.
+//     almost never joins different hosts, except bare site roots
+//     (https://host/), which differ in the host alone: the roots of 425
+//     distinct hosts of that list are 18.5 bits apart on average and
+//     2.4% of their pairs within 12. Deduplicating the whole list
+//     (neardup url dedup) paired URLs of different hosts in 2,608 of
+//     38,892 pairs at 0.80, 2,341 of them root with root, and in 22 of
+//     53,584 at 0.90, all root with root (none at 0.95).
 //
 // For "same page", compare the normalised URLs (Parts.Equal or
 // Parts.String); the fingerprint is for grouping and for finding
 // candidates with simhash block indexes.
+//
+// Fingerprints made with different Options (or another Version) do not
+// compare; Options.ID names them, for instance as the AnalyzerID of an
+// index that stores them, so that they are never mixed with each other
+// or with article fingerprints.
 package urlhash
 
 import (

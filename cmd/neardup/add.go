@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
+)
+
+func addCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "add articles (or precomputed fingerprints) to a persistent index",
+		ArgsUsage: "INPUT...",
+		Description: `Fingerprints the articles of the inputs (files, directories, or - for standard input) and adds
+them to the index in --index DIR (or $NEARDUP_INDEX), creating it when the directory is missing or
+empty. An article's id is its JSONL id field, or the file's path; adding an id the index holds
+already replaces that document. add does not look for duplicates: use check --add or dedup --index
+for that.
+
+--fingerprints FILE (- for standard input) bulk-loads lines "id<TAB>fingerprint" (16 hex digits)
+made by the same analyzer settings, without texts: such documents have no keywords or content sketch,
+so their matches cannot be confirmed by content.
+
+Articles that cannot be added (bad records, or too short to fingerprint) and bad fingerprint lines
+are reported on stderr with their file and line; the others are added, and the exit status is 2.`,
+		Flags: flags([]cli.Flag{
+			indexFlag(),
+			&cli.StringFlag{Name: "fingerprints", Category: catIndex, TakesFile: true,
+				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
+			workersFlag(),
+			jsonFlag(),
+		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}),
+		Action: runAdd,
+	}
+}
+
+// Batch sizes: analysed articles are added in batches of addBatch, bulk
+// fingerprints in batches of fingerprintBatch.
+const (
+	addBatch         = 1000
+	fingerprintBatch = 10000
+)
+
+// addJSON is add's --json summary.
+type addJSON struct {
+	Index    string `json:"index"`
+	Added    int64  `json:"added"`
+	Replaced int64  `json:"replaced"`
+	Failed   int64  `json:"failed"`
+	Docs     int64  `json:"docs"`
+}
+
+func runAdd(c *cli.Context) error {
+	dir, err := indexDir(c)
+	if err != nil {
+		return err
+	}
+	fpFile := c.String("fingerprints")
+	if c.NArg() == 0 && fpFile == "" {
+		return usagef(c, "nothing to add: give INPUT... or --fingerprints FILE")
+	}
+	if c.NArg() > 0 && c.Args().First() == "-" && fpFile == "-" {
+		return usagef(c, "only one of INPUT and --fingerprints can be standard input")
+	}
+	k, err := indexDistance(c)
+	if err != nil {
+		return err
+	}
+	nw, err := workers(c)
+	if err != nil {
+		return err
+	}
+	inOpts, err := inputOptions(c)
+	if err != nil {
+		return err
+	}
+	a, err := newAnalyzer(c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	x, err := openIndex(dir, a.ID(), k, 0, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+
+	ad := &adder{x: x, ew: c.App.ErrWriter, now: time.Now}
+	if fpFile != "" {
+		if err := ad.addFingerprints(c, fpFile); err != nil {
+			return err
+		}
+	}
+	if c.NArg() > 0 {
+		r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+		defer r.Close()
+		if err := ad.addArticles(c, r, a, nw); err != nil {
+			return err
+		}
+	}
+	st, err := x.Stats()
+	if err != nil {
+		return err
+	}
+	if err := x.Close(); err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		err = writeJSON(c.App.Writer, addJSON{Index: dir, Added: ad.added, Replaced: ad.replaced, Failed: ad.failed, Docs: st.Docs})
+	} else {
+		msg := fmt.Sprintf("added %s to %s", plural(ad.added, "document", "documents"), dir)
+		if ad.replaced > 0 {
+			msg += fmt.Sprintf(" (%s replaced a document with the same id)", formatCount(ad.replaced))
+		}
+		_, err = fmt.Fprintf(c.App.Writer, "%s; the index holds %s\n", msg, plural(st.Docs, "document", "documents"))
+	}
+	if err != nil {
+		return err
+	}
+	if ad.failed > 0 {
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s not added (see above)", plural(ad.failed, "record", "records"))}
+	}
+	return nil
+}
+
+// adder adds documents to an index and counts them.
+type adder struct {
+	x                       *index.Index
+	ew                      io.Writer
+	now                     func() time.Time
+	added, replaced, failed int64
+}
+
+// fail reports a record that was not added.
+func (ad *adder) fail(format string, args ...any) {
+	fmt.Fprintf(ad.ew, "neardup: "+format+"\n", args...)
+	ad.failed++
+}
+
+// add adds a batch, counting the documents it replaces (an id already in
+// the index, or repeated in the batch) from the index's size before and
+// after.
+func (ad *adder) add(docs []index.Doc) error {
+	before, err := ad.x.Stats()
+	if err != nil {
+		return err
+	}
+	if err := ad.x.Add(docs...); err != nil {
+		return err
+	}
+	after, err := ad.x.Stats()
+	if err != nil {
+		return err
+	}
+	ad.added += int64(len(docs))
+	ad.replaced += int64(len(docs)) - (after.Docs - before.Docs)
+	return nil
+}
+
+// checkID reports whether the index can store id.
+func checkID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("empty id")
+	case len(id) > index.MaxIDLen:
+		return fmt.Errorf("id is %d bytes long; an index holds ids of at most %d", len(id), index.MaxIDLen)
+	}
+	return nil
+}
+
+// addArticles analyses the records of r with nw workers, a batch at a
+// time, and adds them.
+func (ad *adder) addArticles(c *cli.Context, r *neardup.Reader, a *neardup.Analyzer, nw int) error {
+	// Bad records stay in the batch so that every failure is reported in
+	// input order.
+	type item struct {
+		rec     neardup.Record
+		an      *neardup.Analysis
+		err     error
+		readErr error // a bad record or input: not analysed
+	}
+	batch := make([]item, 0, addBatch)
+	flush := func() error {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < nw; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					if batch[i].readErr == nil {
+						batch[i].an, batch[i].err = a.Analyze(batch[i].rec.Text)
+					}
+				}
+			}()
+		}
+		for i := range batch {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		docs := make([]index.Doc, 0, len(batch))
+		for i := range batch {
+			it := &batch[i]
+			if it.readErr != nil {
+				ad.fail("%v", it.readErr)
+				continue
+			}
+			if it.err != nil {
+				ad.fail("%s: %v", recordName(&it.rec), it.err)
+				continue
+			}
+			docs = append(docs, index.Doc{
+				ID: it.rec.ID, Fingerprint: it.an.Fingerprint, ContentHash: it.an.ContentHash, Title: it.rec.Title,
+				Keywords: it.an.Keywords[:min(len(it.an.Keywords), storedKeywords)], Sketch: it.an.Sketch, Added: ad.now().UTC(),
+			})
+		}
+		batch = batch[:0]
+		if len(docs) == 0 {
+			return nil
+		}
+		return ad.add(docs)
+	}
+	for {
+		if err := c.Context.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		it := item{rec: rec}
+		switch {
+		case err != nil && !isRecordErr(err):
+			return err
+		case err != nil:
+			it.readErr = err
+		default:
+			if err := checkID(rec.ID); err != nil {
+				it.readErr = fmt.Errorf("%s: %w", recordName(&rec), err)
+			}
+		}
+		batch = append(batch, it)
+		if len(batch) == addBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// addFingerprints bulk-loads "id<TAB>hex" lines from path ("-": stdin).
+func (ad *adder) addFingerprints(c *cli.Context, path string) error {
+	var in io.Reader = c.App.Reader
+	name := "stdin"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in, name = f, path
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), index.MaxIDLen+64)
+	docs := make([]index.Doc, 0, fingerprintBatch)
+	added := ad.now().UTC()
+	line := 0
+	for sc.Scan() {
+		line++
+		if line%fingerprintBatch == 0 {
+			if err := c.Context.Err(); err != nil {
+				return err
+			}
+		}
+		b := sc.Bytes()
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		id, fp, err := parseFingerprintLine(b)
+		if err != nil {
+			ad.fail("%s:%d: %v", name, line, err)
+			continue
+		}
+		docs = append(docs, index.Doc{ID: id, Fingerprint: fp, Added: added})
+		if len(docs) == fingerprintBatch {
+			if err := ad.add(docs); err != nil {
+				return err
+			}
+			docs = docs[:0]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	if len(docs) > 0 {
+		return ad.add(docs)
+	}
+	return nil
+}
+
+// parseFingerprintLine parses "id<TAB>fingerprint": the id is everything
+// before the last tab (it may hold tabs itself), the fingerprint 1 to 16
+// hex digits after it; spaces around the fingerprint and a final "\r"
+// are ignored.
+func parseFingerprintLine(b []byte) (string, simhash.Fingerprint, error) {
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	tab := bytes.LastIndexByte(b, '\t')
+	if tab < 0 {
+		return "", 0, errors.New(`want "id<TAB>fingerprint", found no tab`)
+	}
+	id := string(b[:tab])
+	if err := checkID(id); err != nil {
+		return "", 0, err
+	}
+	fp, err := simhash.Parse(string(bytes.TrimSpace(b[tab+1:])))
+	if err != nil {
+		return "", 0, err
+	}
+	return id, fp, nil
+}

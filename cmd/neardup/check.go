@@ -1,0 +1,347 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
+)
+
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "have we published this before? look an article up in the archive index",
+		ArgsUsage: "[FILE...|-]",
+		Description: `Fingerprints the article(s) in FILE (standard input when none is given) and looks each up in the
+index in --index DIR (or $NEARDUP_INDEX). For every near-duplicate found in the archive it prints
+its id and title, the fingerprint distance and similarity, the estimated content similarity,
+whether it is an exact duplicate (identical normalised text) or a near one (content similarity at
+least --min-content; candidates come from fingerprints at most --max-distance bits apart and from
+shared MinHash bands of the content), and the keywords the two share; otherwise it says "no near-duplicate in DIR (N articles checked)". A document with the
+article's own id is never reported.
+
+--add also adds each article that has no near-duplicate to the index (so that the next check
+finds it). --fingerprint HEX looks up one precomputed fingerprint instead: that is the SimHash
+screen alone, without content verification, and the output says so.
+
+Exit status:
+   0   no near-duplicate found
+   1   at least one near-duplicate found
+   2   an error (an unreadable index, or an article that could not be checked)`,
+		Flags: flags([]cli.Flag{
+			indexFlag(),
+			&cli.BoolFlag{DisableDefaultText: true, Name: "add", Category: catIndex, Usage: "add each article without a near-duplicate to the index"},
+			&cli.StringFlag{Name: "id", Category: catInput,
+				Usage: "`ID` of the article (default: its JSONL id, else the file name); for a single article"},
+			&cli.StringFlag{Name: "fingerprint", Category: catInput,
+				Usage: "look up the precomputed fingerprint `HEX` (16 hex digits) instead of an article: SimHash only, no content check"},
+			jsonFlag(),
+			&cli.IntFlag{Name: "keywords", Value: 10, Category: catOutput,
+				Usage: "shared keywords to list per match in text output (0: all)"},
+		}, analyzerFlags(), inputFlags(), matchFlags()),
+		Action: runCheck,
+	}
+}
+
+// matchJSON is a near-duplicate found by check.
+type matchJSON struct {
+	ID         string   `json:"id"`
+	Title      string   `json:"title"`
+	Distance   int      `json:"distance"`
+	Similarity float64  `json:"similarity"`
+	Content    float64  `json:"content"`
+	Exact      bool     `json:"exact"`
+	Shared     []string `json:"shared"`
+}
+
+// checkJSON is one line of check --json: one article.
+type checkJSON struct {
+	ID          string      `json:"id"`
+	Title       string      `json:"title,omitempty"`
+	Source      string      `json:"source"`
+	Line        int         `json:"line,omitempty"`
+	Fingerprint string      `json:"fingerprint"`
+	Matches     []matchJSON `json:"matches"`
+	Added       bool        `json:"added"`
+}
+
+// nearJSON is a fingerprint match of check --fingerprint.
+type nearJSON struct {
+	ID         string  `json:"id"`
+	Title      string  `json:"title"`
+	Distance   int     `json:"distance"`
+	Similarity float64 `json:"similarity"`
+}
+
+// checkFingerprintJSON is check --fingerprint --json's output.
+type checkFingerprintJSON struct {
+	Fingerprint string     `json:"fingerprint"`
+	Verified    bool       `json:"verified"` // always false: no content to verify with
+	Matches     []nearJSON `json:"matches"`
+}
+
+func runCheck(c *cli.Context) error {
+	dir, err := indexDir(c)
+	if err != nil {
+		return err
+	}
+	k, err := indexDistance(c)
+	if err != nil {
+		return err
+	}
+	minJ, err := minContent(c)
+	if err != nil {
+		return err
+	}
+	if hex := c.String("fingerprint"); hex != "" {
+		if c.NArg() > 0 || c.Bool("add") || c.IsSet("id") {
+			return usagef(c, "--fingerprint checks a fingerprint alone: no FILE, --add or --id")
+		}
+		return checkFingerprint(c, dir, hex, k)
+	}
+	inOpts, err := inputOptions(c)
+	if err != nil {
+		return err
+	}
+	a, err := newAnalyzer(c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	add := c.Bool("add")
+	x, err := openIndex(dir, a.ID(), k, minJ, !add)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+
+	asJSON, nkw := c.Bool("json"), c.Int("keywords")
+	w, ew := c.App.Writer, c.App.ErrWriter
+	idFlag := c.String("id")
+	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)
+	defer r.Close()
+	var checked, found, added, failed int64
+	for n := 0; ; n++ {
+		if err := c.Context.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !isRecordErr(err) {
+				return err
+			}
+			fmt.Fprintf(ew, "neardup: %v\n", err)
+			failed++
+			continue
+		}
+		if idFlag != "" {
+			if n > 0 {
+				return usagef(c, "--id names a single article, but the input holds more than one")
+			}
+			rec.ID = idFlag
+		}
+		an, err := a.Analyze(rec.Text)
+		if err != nil {
+			fmt.Fprintf(ew, "neardup: %s: %v\n", recordName(&rec), err)
+			failed++
+			continue
+		}
+		doc := index.Doc{
+			ID: rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Title: rec.Title,
+			Keywords: an.Keywords[:min(len(an.Keywords), storedKeywords)], Sketch: an.Sketch,
+		}
+		ms, err := x.Similar(&doc, k)
+		if err != nil {
+			return err
+		}
+		checked++
+		if len(ms) > 0 {
+			found++
+		}
+		isAdded := false
+		if add && len(ms) == 0 {
+			if reason, same := cannotAdd(x, &rec, an); same {
+				fmt.Fprintf(ew, "neardup: %s: not added: %s\n", recordName(&rec), reason)
+			} else if reason != "" {
+				fmt.Fprintf(ew, "neardup: %s: not added: %s\n", recordName(&rec), reason)
+				failed++
+			} else {
+				doc.Added = time.Now().UTC()
+				if err := x.Add(doc); err != nil {
+					return err
+				}
+				isAdded = true
+				added++
+			}
+		}
+		if asJSON {
+			j := checkJSON{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line, Fingerprint: an.Fingerprint.String(),
+				Matches: []matchJSON{}, Added: isAdded}
+			for _, m := range ms {
+				j.Matches = append(j.Matches, matchJSON{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
+					Content: m.Content, Exact: m.Exact, Shared: nonNil(sharedWords(an.Keywords, m.Keywords))})
+			}
+			err = writeJSON(w, j)
+		} else {
+			err = printCheck(w, dir, &rec, an, ms, nkw, isAdded)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !asJSON {
+		var msg string
+		switch {
+		case found == 0:
+			msg = fmt.Sprintf("no near-duplicate in %s (%s checked)", dir, plural(checked, "article", "articles"))
+		case checked == 1:
+			msg = fmt.Sprintf("the article has near-duplicates in %s", dir)
+		default:
+			msg = fmt.Sprintf("%s of %s checked have near-duplicates in %s", formatCount(found), plural(checked, "article", "articles"), dir)
+		}
+		if added > 0 {
+			msg += fmt.Sprintf("; added %s", plural(added, "article", "articles"))
+		}
+		if _, err := fmt.Fprintln(w, msg); err != nil {
+			return err
+		}
+	}
+	if err := x.Close(); err != nil {
+		return err
+	}
+	switch {
+	case failed > 0:
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s could not be checked or added", plural(failed, "article", "articles"))}
+	case found > 0:
+		return &exitStatus{code: exitFound}
+	}
+	return nil
+}
+
+// cannotAdd says why check --add must not add rec, or returns "". same
+// reports that the index holds this very article (same id, same
+// content) already: not an error.
+func cannotAdd(x *index.Index, rec *neardup.Record, an *neardup.Analysis) (reason string, same bool) {
+	if err := checkID(rec.ID); err != nil {
+		return err.Error(), false
+	}
+	if rec.ID == "-" {
+		return "an article from standard input needs an id: give --id ID", false
+	}
+	d, err := x.Get(rec.ID)
+	switch {
+	case errors.Is(err, index.ErrNotFound):
+		return "", false
+	case err != nil:
+		return err.Error(), false
+	case d.ContentHash == an.ContentHash:
+		return "the index holds it already", true
+	}
+	return fmt.Sprintf("the index holds a different document with id %s (delete it first to replace it)", quoteID(rec.ID)), false
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// printCheck prints what check found for one article; nothing when it
+// found nothing and added nothing.
+func printCheck(w io.Writer, dir string, rec *neardup.Record, an *neardup.Analysis, ms []index.Match, nkw int, added bool) error {
+	var b strings.Builder
+	name := quoteID(rec.ID)
+	if rec.Title != "" {
+		name += fmt.Sprintf(" %q", rec.Title)
+	}
+	if len(ms) > 0 {
+		fmt.Fprintf(&b, "%s: %s in %s\n", name, plural(int64(len(ms)), "near-duplicate", "near-duplicates"), dir)
+	}
+	for _, m := range ms {
+		kind := "near duplicate "
+		if m.Exact {
+			kind = "exact duplicate"
+		}
+		fmt.Fprintf(&b, "  %s  %s", kind, quoteID(m.ID))
+		if m.Title != "" {
+			fmt.Fprintf(&b, "  %q", m.Title)
+		}
+		fmt.Fprintf(&b, "\n      distance %d, similarity %.3f, content similarity %.2f\n", m.Distance, m.Similarity, m.Content)
+		shared := sharedWords(an.Keywords, m.Keywords)
+		if len(shared) > 0 {
+			fmt.Fprintf(&b, "      shared keywords: %s\n", wordList(shared, nkw))
+		} else if len(m.Keywords) == 0 {
+			b.WriteString("      (no keywords stored with it)\n")
+		}
+	}
+	if added {
+		fmt.Fprintf(&b, "%s: added to %s\n", name, dir)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// checkFingerprint looks up a precomputed fingerprint.
+func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
+	fp, err := simhash.Parse(hex)
+	if err != nil {
+		return usagef(c, "--fingerprint: %v", err)
+	}
+	x, err := openIndex(dir, "", k, 0, true)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	ms, err := x.Near(fp, k)
+	if err != nil {
+		return err
+	}
+	j := checkFingerprintJSON{Fingerprint: fp.String(), Matches: []nearJSON{}}
+	for _, m := range ms {
+		title := ""
+		if d, err := x.Get(m.ID); err == nil {
+			title = d.Title
+		} else if !errors.Is(err, index.ErrNotFound) {
+			return err
+		}
+		j.Matches = append(j.Matches, nearJSON{ID: m.ID, Title: title, Distance: m.Distance, Similarity: m.Similarity})
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		err = writeJSON(w, j)
+	} else {
+		var b strings.Builder
+		fmt.Fprintf(&b, "fingerprint %s: SimHash screen only (no text, so content similarity is not verified)\n", fp)
+		for _, m := range j.Matches {
+			fmt.Fprintf(&b, "  near fingerprint  %s", quoteID(m.ID))
+			if m.Title != "" {
+				fmt.Fprintf(&b, "  %q", m.Title)
+			}
+			fmt.Fprintf(&b, "\n      distance %d, similarity %.3f\n", m.Distance, m.Similarity)
+		}
+		if len(ms) == 0 {
+			fmt.Fprintf(&b, "no fingerprint within %d bits in %s\n", k, dir)
+		} else {
+			fmt.Fprintf(&b, "%s within %d bits in %s\n", plural(int64(len(ms)), "fingerprint", "fingerprints"), k, dir)
+		}
+		_, err = io.WriteString(w, b.String())
+	}
+	if err != nil {
+		return err
+	}
+	if len(ms) > 0 {
+		return &exitStatus{code: exitFound}
+	}
+	return nil
+}

@@ -1,0 +1,489 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+)
+
+func dedupCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "dedup",
+		Usage:     "find the duplicates in a corpus",
+		ArgsUsage: "INPUT...",
+		Description: `Reads every article of the inputs in order (files, directories, or - for standard input) and
+decides for each whether it duplicates an earlier one: an exact duplicate (identical normalised
+text) or a near duplicate (an estimated content similarity of at least --min-content; the
+candidates are found by fingerprints at most --max-distance bits apart and by shared MinHash
+bands of the content). An article that duplicates nothing is an original: later articles are
+compared with it. The result does not depend on --workers.
+
+Outputs (each written to a temporary file and renamed into place at the end, so an interrupted run
+never leaves a partial file under the final name; - writes to standard output):
+   --pairs FILE     a JSON line per (original, duplicate) pair:
+                    {"a": original id, "b": duplicate id, "distance", "exact", "similarity", "content"}
+   --clusters FILE  a JSON line per original that has duplicates, in the order the originals appear:
+                    {"id": original, "members": [{"id", "distance", "exact", "content"}, ...]}
+                    (a duplicate belongs to the cluster of its best match)
+   --unique FILE    the articles that are not duplicates (originals, and those too short to
+                    fingerprint): each JSONL line verbatim; a whole-file article as a JSON line
+                    {"id", "title", "text"}
+   --rejects FILE   a JSON line per bad record or unreadable input:
+                    {"source", "line", "field", "reason", "raw"}
+A summary goes to stderr (and with --json to stdout as one object); a progress line too when
+stderr is a terminal.
+
+With --index DIR the originals are kept in (and checked against) a persistent index instead of
+memory: articles are also compared with what earlier runs stored there, and re-running an
+interrupted run with the same inputs and settings resumes it, with the output an uninterrupted run
+would have given.
+
+Exit status: 0 on success, also when some records were rejected (they are counted in the summary and
+listed in --rejects, or on stderr); 2 on an error, when an input could not be read to its end (the
+outputs are written and cover what was read), or with --strict at the first bad record.`,
+		Flags: flags([]cli.Flag{
+			&cli.StringFlag{Name: "pairs", Category: catOutput, TakesFile: true, Usage: "write duplicate pairs to `FILE`"},
+			&cli.StringFlag{Name: "clusters", Category: catOutput, TakesFile: true, Usage: "write clusters to `FILE`"},
+			&cli.StringFlag{Name: "unique", Category: catOutput, TakesFile: true, Usage: "write the articles that are not duplicates to `FILE`"},
+			&cli.StringFlag{Name: "rejects", Category: catOutput, TakesFile: true, Usage: "write bad records to `FILE`"},
+			dedupIndexFlag(),
+			workersFlag(),
+			&cli.BoolFlag{DisableDefaultText: true, Name: "strict", Category: catInput, Usage: "stop at the first bad record or unreadable input"},
+			jsonFlag(),
+			&cli.StringFlag{Name: "progress", Value: "auto", Category: catOutput, Hidden: true,
+				Usage: "progress line on stderr: auto (when a terminal), always or never"},
+		}, analyzerFlags(), inputFlags(), matchFlags()),
+		Action: runDedup,
+	}
+}
+
+// pairJSON is a line of --pairs.
+type pairJSON struct {
+	A          string  `json:"a"`
+	B          string  `json:"b"`
+	Distance   int     `json:"distance"`
+	Exact      bool    `json:"exact"`
+	Similarity float64 `json:"similarity"`
+	Content    float64 `json:"content"`
+}
+
+// memberJSON is a duplicate in a cluster.
+type memberJSON struct {
+	ID       string  `json:"id"`
+	Distance int     `json:"distance"`
+	Exact    bool    `json:"exact"`
+	Content  float64 `json:"content"`
+}
+
+// clusterJSON is a line of --clusters.
+type clusterJSON struct {
+	ID      string       `json:"id"`
+	Members []memberJSON `json:"members"`
+}
+
+// uniqueJSON is a whole-file article in --unique.
+type uniqueJSON struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+	Text  string `json:"text"`
+}
+
+// summaryJSON is dedup's --json summary.
+type summaryJSON struct {
+	Records     int64   `json:"records"`
+	Unique      int64   `json:"unique"`
+	Exact       int64   `json:"exact"`
+	Near        int64   `json:"near"`
+	TooShort    int64   `json:"too_short"`
+	Rejected    int64   `json:"rejected"`
+	InputErrors int64   `json:"input_errors"`
+	Resumed     int64   `json:"resumed"`
+	Bytes       int64   `json:"bytes"`
+	Seconds     float64 `json:"seconds"`
+	MBPerSecond float64 `json:"mb_per_s"`
+	Workers     int     `json:"workers"`
+}
+
+// cluster collects the duplicates of one original.
+type cluster struct {
+	id      string
+	thisRun bool  // the original is a record of this run
+	seq     int64 // thisRun: the original's position; else the first member's
+	members []memberJSON
+}
+
+// maxShownRejects is how many bad records dedup lists on stderr when
+// there is no --rejects file.
+const maxShownRejects = 10
+
+// deduper writes dedup's outputs as the outcomes arrive.
+type deduper struct {
+	job                    string
+	pairs, unique, rejects *outFile // nil when not asked for
+	wantClusters           bool
+	clusters               map[string]*cluster
+	store                  neardup.Store
+	recent, older          map[string]int64 // positions of the latest originals (see remember)
+	ew                     io.Writer
+	prog                   *progress
+	rejected, resumed      int64
+}
+
+// fixedDistance makes a Store answer Similar at distance k whatever it
+// is asked: DedupOptions.MaxDistance cannot express 0 (0 means the
+// default).
+type fixedDistance struct {
+	neardup.Store
+	k int
+}
+
+func (f fixedDistance) Similar(d *index.Doc, _ int) ([]index.Match, error) {
+	return f.Store.Similar(d, f.k)
+}
+
+func runDedup(c *cli.Context) (err error) {
+	if c.NArg() == 0 {
+		return usagef(c, "no input: give files, directories, or - for standard input")
+	}
+	k, err := indexDistance(c)
+	if err != nil {
+		return err
+	}
+	minJ, err := minContent(c)
+	if err != nil {
+		return err
+	}
+	nw, err := workers(c)
+	if err != nil {
+		return err
+	}
+	inOpts, err := inputOptions(c)
+	if err != nil {
+		return err
+	}
+	showProgress := false
+	switch p := c.String("progress"); p {
+	case "auto":
+		showProgress = isTerminal(c.App.ErrWriter)
+	case "always":
+		showProgress = true
+	case "never":
+	default:
+		return usagef(c, "--progress %q: want auto, always or never", p)
+	}
+	a, err := newAnalyzer(c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	opts := &neardup.DedupOptions{MaxDistance: k, Workers: nw, Strict: c.Bool("strict")}
+	var store neardup.Store
+	if dir := c.String("index"); dir != "" {
+		x, err := openIndex(dir, a.ID(), k, minJ, false)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := x.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		store = x
+		opts.Job = jobDigest(a.ID(), c.Args().Slice(), inOpts, k, minJ)
+		if k > 0 {
+			// Write the originals in batches. (Dedup keeps a batch in a
+			// memory index queried at DedupOptions.MaxDistance, where 0
+			// means the default: with k = 0, write each at once.)
+			opts.Batch = 1000
+		}
+	} else {
+		m, err := memoryIndex(a.ID(), k, minJ)
+		if err != nil {
+			return err
+		}
+		defer m.Close()
+		store = m
+	}
+	if k == 0 {
+		store = fixedDistance{Store: store, k: 0}
+	}
+
+	d := &deduper{job: opts.Job, store: store, ew: c.App.ErrWriter, wantClusters: c.String("clusters") != "", clusters: make(map[string]*cluster)}
+	var outs []*outFile
+	open := func(name string) (*outFile, error) {
+		path := c.String(name)
+		if path == "" {
+			return nil, nil
+		}
+		f, err := createOut(path, c.App.Writer)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, f)
+		return f, nil
+	}
+	defer func() {
+		for _, f := range outs {
+			f.abort() // a no-op after commit
+		}
+	}()
+	if d.pairs, err = open("pairs"); err != nil {
+		return err
+	}
+	if d.unique, err = open("unique"); err != nil {
+		return err
+	}
+	if d.rejects, err = open("rejects"); err != nil {
+		return err
+	}
+	clusters, err := open("clusters")
+	if err != nil {
+		return err
+	}
+
+	if showProgress {
+		d.prog = startProgress(c.App.ErrWriter, inputSize(c.Args().Slice()))
+	}
+	r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+	defer r.Close()
+	sum, err := neardup.Dedup(c.Context, r, a, store, opts, d.emit)
+	d.prog.finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) && opts.Job != "" {
+			fmt.Fprintln(c.App.ErrWriter, "neardup dedup: interrupted; run the same command again to resume")
+		}
+		if opts.Strict && isRecordErr(err) {
+			return fmt.Errorf("--strict: %w", err)
+		}
+		return err
+	}
+	if clusters != nil {
+		if err := d.writeClusters(clusters); err != nil {
+			return err
+		}
+	}
+	for _, f := range outs {
+		if err := f.commit(); err != nil {
+			return err
+		}
+	}
+	if err := d.report(c, sum, nw); err != nil {
+		return err
+	}
+	if sum.InputErrors > 0 {
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s could not be read to the end; the outputs cover the records read",
+			plural(sum.InputErrors, "input", "inputs"))}
+	}
+	return nil
+}
+
+// jobDigest names a dedup --index run for resuming: the analyzer, the
+// inputs (absolute paths) and every setting that changes the outcome.
+func jobDigest(analyzerID string, inputs []string, o *neardup.InputOptions, k int, minJ float64) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "neardup dedup job v1\nanalyzer %s\nk %d\nmin-content %v\n", analyzerID, k, minJ)
+	fmt.Fprintf(h, "fields %q %q %q\nformat %q\nencoding %q\nhtml %t\nmax-bytes %d\nmax-line %d\n",
+		o.IDField, o.TextField, o.TitleField, o.Format, o.Encoding, o.HTML, o.MaxBytes, o.MaxLine)
+	for _, in := range inputs {
+		if in != "-" {
+			if abs, err := filepath.Abs(in); err == nil {
+				in = abs
+			}
+		}
+		fmt.Fprintf(h, "input %q\n", in)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// emit writes one outcome; Dedup calls it in input order.
+func (d *deduper) emit(o *neardup.Outcome) error {
+	rec := &o.Record
+	if d.prog != nil {
+		n := int64(len(rec.Raw)) + 1
+		var re *neardup.RecordError
+		switch {
+		case rec.Raw == nil && o.Err == nil:
+			n = int64(len(rec.Text))
+		case errors.As(o.Err, &re):
+			n = int64(len(re.Raw)) + 1
+		}
+		d.prog.add(n)
+	}
+	switch o.Verdict {
+	case neardup.Duplicate:
+		if d.pairs != nil {
+			for _, m := range o.Matches {
+				p := pairJSON{A: m.ID, B: rec.ID, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
+				if err := writeJSON(d.pairs, p); err != nil {
+					return err
+				}
+			}
+		}
+		if d.wantClusters {
+			m := &o.Matches[0]
+			cl := d.clusters[m.ID]
+			if cl == nil {
+				cl = &cluster{id: m.ID, seq: o.Seq}
+				seq, thisRun, err := d.origin(m.ID)
+				if err != nil {
+					return err
+				}
+				if thisRun {
+					cl.thisRun, cl.seq = true, seq
+				}
+				d.clusters[m.ID] = cl
+			}
+			cl.members = append(cl.members, memberJSON{ID: rec.ID, Distance: m.Distance, Exact: m.Exact, Content: m.Content})
+		}
+	case neardup.Unique, neardup.TooShort:
+		if o.Resumed {
+			d.resumed++
+		}
+		if o.Verdict == neardup.Unique && d.wantClusters {
+			d.remember(rec.ID, o.Seq)
+		}
+		if d.unique != nil {
+			var err error
+			if rec.Raw != nil {
+				if _, err = d.unique.Write(rec.Raw); err == nil {
+					_, err = d.unique.Write([]byte{'\n'})
+				}
+			} else {
+				err = writeJSON(d.unique, uniqueJSON{ID: rec.ID, Title: rec.Title, Text: rec.Text})
+			}
+			if err != nil {
+				return err
+			}
+		}
+	case neardup.Rejected, neardup.InputFailed:
+		d.rejected++
+		j := newReject(rec, o.Err)
+		if d.rejects != nil {
+			return writeJSON(d.rejects, j)
+		}
+		if d.rejected <= maxShownRejects {
+			kind := "rejected"
+			if o.Verdict == neardup.InputFailed {
+				kind = "input error"
+			}
+			fmt.Fprintf(d.ew, "neardup: %s: %v\n", kind, o.Err)
+		}
+	}
+	return nil
+}
+
+// recentOriginals is how many of the latest originals deduper.remember
+// keeps (at least): more than DedupOptions.Batch, the originals Dedup may
+// hold back from the store.
+const recentOriginals = 1024
+
+// remember notes the position of an original of this run.
+func (d *deduper) remember(id string, seq int64) {
+	if len(d.recent) >= recentOriginals {
+		d.older, d.recent = d.recent, make(map[string]int64, recentOriginals)
+	}
+	if d.recent == nil {
+		d.recent = make(map[string]int64, recentOriginals)
+	}
+	d.recent[id] = seq
+}
+
+// origin reports the position of the original id if this run added it.
+// The latest originals may not be in the store yet (Dedup writes them in
+// batches); the others are, with their job and position.
+func (d *deduper) origin(id string) (seq int64, thisRun bool, err error) {
+	if seq, ok := d.recent[id]; ok {
+		return seq, true, nil
+	}
+	if seq, ok := d.older[id]; ok {
+		return seq, true, nil
+	}
+	doc, err := d.store.Get(id)
+	switch {
+	case errors.Is(err, index.ErrNotFound):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	}
+	return doc.Seq, doc.Job == d.job, nil
+}
+
+// writeClusters writes the clusters: first those of originals stored by
+// earlier runs, in the order their first duplicates appear, then those of
+// this run's originals, in the order the originals appear.
+func (d *deduper) writeClusters(w io.Writer) error {
+	cls := make([]*cluster, 0, len(d.clusters))
+	for _, cl := range d.clusters {
+		cls = append(cls, cl)
+	}
+	sort.Slice(cls, func(i, j int) bool {
+		a, b := cls[i], cls[j]
+		if a.thisRun != b.thisRun {
+			return !a.thisRun
+		}
+		if a.seq != b.seq {
+			return a.seq < b.seq
+		}
+		return a.id < b.id
+	})
+	for _, cl := range cls {
+		if err := writeJSON(w, clusterJSON{ID: cl.id, Members: cl.members}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// report prints the summary: text on stderr, and with --json an object
+// on stdout.
+func (d *deduper) report(c *cli.Context, s neardup.Summary, nw int) error {
+	secs := s.Elapsed.Seconds()
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(s.Bytes) / 1e6 / secs
+	}
+	ew := c.App.ErrWriter
+	fmt.Fprintf(ew, "neardup dedup: %s: %s unique, %s exact %s, %s near %s, %s too short, %s rejected, %s\n",
+		plural(s.Records, "record", "records"), formatCount(s.Unique),
+		formatCount(s.Exact), pl(s.Exact, "duplicate", "duplicates"), formatCount(s.Near), pl(s.Near, "duplicate", "duplicates"),
+		formatCount(s.TooShort), formatCount(s.Rejected), plural(s.InputErrors, "input error", "input errors"))
+	fmt.Fprintf(ew, "neardup dedup: %s of text in %s (%.2f MB/s, %s)\n",
+		formatBytes(s.Bytes), s.Elapsed.Round(time.Millisecond), rate, plural(int64(nw), "worker", "workers"))
+	if d.resumed > 0 {
+		fmt.Fprintf(ew, "neardup dedup: resumed an interrupted run: %s already in the index\n", plural(d.resumed, "original was", "originals were"))
+	}
+	if s.Rejected+s.InputErrors > 0 {
+		if d.rejects != nil {
+			fmt.Fprintf(ew, "neardup dedup: %s written to %s\n", plural(s.Rejected+s.InputErrors, "bad record or input", "bad records or inputs"), d.rejects.path)
+		} else if d.rejected > maxShownRejects {
+			fmt.Fprintf(ew, "neardup dedup: %d more bad records not shown (write them all with --rejects FILE)\n", d.rejected-maxShownRejects)
+		}
+	}
+	if !c.Bool("json") {
+		return nil
+	}
+	return writeJSON(c.App.Writer, summaryJSON{
+		Records: s.Records, Unique: s.Unique, Exact: s.Exact, Near: s.Near, TooShort: s.TooShort, Rejected: s.Rejected,
+		InputErrors: s.InputErrors, Resumed: d.resumed, Bytes: s.Bytes, Seconds: secs, MBPerSecond: rate, Workers: nw,
+	})
+}
+
+// pl returns one or many by n.
+func pl(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

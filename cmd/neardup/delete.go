@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup/index"
+)
+
+func deleteCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "delete",
+		Aliases:   []string{"rm"},
+		Usage:     "delete documents from an index",
+		ArgsUsage: "ID...",
+		Description: `Deletes the documents with the given ids from the index in --index DIR (or $NEARDUP_INDEX).
+Like rm, it deletes the ids it finds and names each one it does not on stderr; the exit status is
+then 2.`,
+		Flags:  []cli.Flag{indexFlag(), jsonFlag()},
+		Action: runDelete,
+	}
+}
+
+// deleteJSON is delete --json.
+type deleteJSON struct {
+	Deleted []string `json:"deleted"`
+	Missing []string `json:"missing"`
+	Docs    int64    `json:"docs"`
+}
+
+func runDelete(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef(c, "no ids to delete")
+	}
+	dir, err := indexDir(c)
+	if err != nil {
+		return err
+	}
+	if !indexExists(dir) {
+		return fmt.Errorf("no index in %s", dir)
+	}
+	x, err := openIndex(dir, "", 0, 0, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	j := deleteJSON{Deleted: []string{}, Missing: []string{}}
+	seen := make(map[string]bool)
+	for _, id := range c.Args().Slice() {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		_, err := x.Get(id)
+		switch {
+		case errors.Is(err, index.ErrNotFound):
+			j.Missing = append(j.Missing, id)
+		case err != nil:
+			return err
+		default:
+			j.Deleted = append(j.Deleted, id)
+		}
+	}
+	if len(j.Deleted) > 0 {
+		if err := x.Delete(j.Deleted...); err != nil {
+			return err
+		}
+	}
+	st, err := x.Stats()
+	if err != nil {
+		return err
+	}
+	j.Docs = st.Docs
+	if err := x.Close(); err != nil {
+		return err
+	}
+	for _, id := range j.Missing {
+		fmt.Fprintf(c.App.ErrWriter, "neardup: delete %s: no such document in %s\n", quoteID(id), dir)
+	}
+	if c.Bool("json") {
+		err = writeJSON(c.App.Writer, j)
+	} else {
+		_, err = fmt.Fprintf(c.App.Writer, "deleted %s from %s; the index holds %s\n",
+			plural(int64(len(j.Deleted)), "document", "documents"), dir, plural(j.Docs, "document", "documents"))
+	}
+	if err != nil {
+		return err
+	}
+	if len(j.Missing) > 0 {
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s not found", plural(int64(len(j.Missing)), "id", "ids"))}
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+)
+
+// evalShowRejects is how many bad records eval names on stderr.
+const evalShowRejects = 10
+
+func evalCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "eval",
+		Usage:     "measure precision and recall on a corpus with labelled pairs",
+		ArgsUsage: "CORPUS...",
+		Description: `Fingerprints every article of CORPUS (files, directories or - as for dedup; .gz is read
+transparently) and compares the pairs the detector finds with the labelled pairs of --pairs FILE,
+a JSON line per pair in either of two formats:
+
+   {"a": id, "b": id, "label": L}            L: true, 1, "dup" (duplicate) or false, 0, "distinct"
+   {"a": id, "b": id, "jaccard_char5": J}    reference similarities (the shared corpora's
+                                             NAME.pairs.jsonl.gz): J >= 0.8 is a duplicate,
+                                             0.5 <= J < 0.8 is ignored, and every pair not listed
+                                             counts as distinct
+
+It prints precision (TP/(TP+FP) over the found pairs that are labelled), recall (TP over all
+duplicate pairs), F1 and the counts for
+
+   simhash          the SimHash screen alone: a pair is found when its fingerprints are at most k
+                    bits apart (k = 0 to 10, over all pairs), or its texts are identical
+   simhash+verify   the same, confirmed by a content similarity of at least --min-content
+   current settings the real detector, as dedup and check run it: an in-memory index laid out for
+                    --max-distance, candidates from the fingerprints and from MinHash bands of the
+                    content, confirmed by --min-content
+
+Pairs naming ids that are not in the corpus are counted and otherwise left out; articles too short
+to fingerprint are never found. --compat --top-n N measures the gosimhash-compatible fingerprints
+the same way (their simhash rows are the baseline). Output does not depend on --workers.`,
+		Flags: flags([]cli.Flag{
+			&cli.StringFlag{Name: "pairs", Category: catInput, TakesFile: true,
+				Usage: "labelled pairs `FILE` (JSONL, may be gzip-compressed)"},
+			jsonFlag(),
+			&cli.BoolFlag{DisableDefaultText: true, Name: "list", Category: catOutput,
+				Usage: "list the duplicates the current settings miss and the distinct pairs they find"},
+			&cli.StringFlag{Name: "sweep", Category: catMatch,
+				Usage: "also run the detector with each of these comma-separated --min-content `VALUES`"},
+			workersFlag(),
+		}, analyzerFlags(), inputFlags(), matchFlags()),
+		Action: runEval,
+	}
+}
+
+// evalJSON is eval --json.
+type evalJSON struct {
+	Inputs   []string `json:"inputs"`
+	Pairs    string   `json:"pairs"`
+	Analyzer string   `json:"analyzer"`
+	*neardup.EvalReport
+}
+
+func runEval(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef(c, "no corpus: give the files or directories to evaluate on (- for standard input)")
+	}
+	if c.String("pairs") == "" {
+		return usagef(c, "no labelled pairs: give --pairs FILE")
+	}
+	k, err := maxDistance(c)
+	if err != nil {
+		return err
+	}
+	mc, err := minContent(c)
+	if err != nil {
+		return err
+	}
+	sweep, err := parseSweep(c)
+	if err != nil {
+		return err
+	}
+	nw, err := workers(c)
+	if err != nil {
+		return err
+	}
+	inOpts, err := inputOptions(c)
+	if err != nil {
+		return err
+	}
+	// Build everything that can fail fast before the long analysis.
+	probe, err := memoryIndex("", k, mc)
+	if err != nil {
+		return usagef(c, "--max-distance %d: %v", k, err)
+	}
+	probe.Close()
+	labels, err := neardup.ReadPairs(c.String("pairs"))
+	if err != nil {
+		return fmt.Errorf("--pairs: %w", err)
+	}
+	a, err := newAnalyzer(c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	start := time.Now()
+	r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+	defer r.Close()
+	corpus, err := neardup.AnalyzeCorpus(c.Context, r, a, nw)
+	if err != nil {
+		return err
+	}
+	analysed := time.Since(start)
+	for i, e := range corpus.Rejected {
+		if i == evalShowRejects {
+			fmt.Fprintf(c.App.ErrWriter, "neardup eval: … and %d more bad records\n", len(corpus.Rejected)-i)
+			break
+		}
+		fmt.Fprintf(c.App.ErrWriter, "neardup eval: skipped: %v\n", e)
+	}
+	start = time.Now()
+	rep, err := neardup.Evaluate(corpus, labels, &neardup.EvalOptions{
+		Index:   index.Options{Blocks: blocksFor(k), MaxDistance: k, MinContent: mc, AnalyzerID: a.ID()},
+		Sweep:   sweep,
+		Workers: nw,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "neardup eval: analysed %s records in %.1f s, evaluated in %.1f s\n",
+		formatCount(int64(rep.Docs+rep.TooShort+rep.Rejected)), analysed.Seconds(), time.Since(start).Seconds())
+
+	w := c.App.Writer
+	if c.Bool("json") {
+		return writeJSON(w, evalJSON{Inputs: c.Args().Slice(), Pairs: c.String("pairs"), Analyzer: a.ID(), EvalReport: rep})
+	}
+	fmt.Fprintf(w, "corpus    %s\npairs     %s\nanalyzer  %s\n\n", strings.Join(c.Args().Slice(), " "), c.String("pairs"), a.ID())
+	if err := rep.WriteTable(w); err != nil {
+		return err
+	}
+	if c.Bool("list") {
+		fmt.Fprintf(w, "\nmissed by the current settings (%d):\n", len(rep.Current.Missed))
+		for _, d := range rep.Current.Missed {
+			fmt.Fprintf(w, "  %v\n", d)
+		}
+		fmt.Fprintf(w, "found by the current settings but distinct (%d):\n", len(rep.Current.False))
+		for _, d := range rep.Current.False {
+			fmt.Fprintf(w, "  %v\n", d)
+		}
+	}
+	return nil
+}
+
+// parseSweep reads --sweep.
+func parseSweep(c *cli.Context) ([]float64, error) {
+	s := c.String("sweep")
+	if s == "" {
+		return nil, nil
+	}
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, usagef(c, "--sweep %q: %q is not a value in (0, 1]", s, strings.TrimSpace(f))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

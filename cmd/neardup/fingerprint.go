@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/tfidf"
+)
+
+func fingerprintCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "fingerprint",
+		Aliases:   []string{"fp"},
+		Usage:     "print the SimHash fingerprint and the weighted keywords of each article",
+		ArgsUsage: "[FILE...|-]",
+		Description: `Reads the articles of the files and directories given, or of standard input when there are none,
+and prints for each its fingerprint (16 hex digits), its id (the JSONL id, else the file name) and its
+heaviest keywords with their TF-IDF weights:
+
+   0e2c4d8a9f3b6a17  news/0001.txt
+       清华大学 11.24  北京 8.16  ...
+
+--json prints one object per article instead: {"id", "title", "fingerprint", "content_hash", "analyzer",
+"words", "keywords": [{"word", "weight"}, ...]}, with every keyword the fingerprint was made of.
+
+An article that cannot be fingerprinted (a bad record, or too short: fewer than 4 keywords once stop
+words, numbers and punctuation are dropped) is reported on stderr, the others are still printed, and
+the exit status is 2.`,
+		Flags: flags(analyzerFlags(), inputFlags(), []cli.Flag{
+			jsonFlag(),
+			&cli.IntFlag{Name: "keywords", Value: 10, Category: catOutput,
+				Usage: "keywords to print per article in text output (0: all)"},
+		}),
+		Action: runFingerprint,
+	}
+}
+
+// fingerprintJSON is one line of fingerprint --json.
+type fingerprintJSON struct {
+	ID          string          `json:"id"`
+	Title       string          `json:"title,omitempty"`
+	Fingerprint string          `json:"fingerprint"`
+	ContentHash string          `json:"content_hash"`
+	Analyzer    string          `json:"analyzer"`
+	Words       int             `json:"words,omitempty"` // segmenter tokens; not counted in compat mode
+	Keywords    []tfidf.Keyword `json:"keywords"`
+}
+
+func runFingerprint(c *cli.Context) error {
+	inOpts, err := inputOptions(c)
+	if err != nil {
+		return err
+	}
+	a, err := newAnalyzer(c)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	asJSON, nkw := c.Bool("json"), c.Int("keywords")
+	w, ew := c.App.Writer, c.App.ErrWriter
+	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)
+	defer r.Close()
+	var failed int64
+	for {
+		if err := c.Context.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !isRecordErr(err) {
+				return err
+			}
+			fmt.Fprintf(ew, "neardup: %v\n", err)
+			failed++
+			continue
+		}
+		an, err := a.Analyze(rec.Text)
+		if err != nil {
+			fmt.Fprintf(ew, "neardup: %s: %v\n", recordName(&rec), err)
+			failed++
+			continue
+		}
+		if asJSON {
+			err = writeJSON(w, fingerprintJSON{
+				ID: rec.ID, Title: rec.Title, Fingerprint: an.Fingerprint.String(), ContentHash: hex16(an.ContentHash),
+				Analyzer: a.ID(), Words: an.Words, Keywords: keywordsJSON(an.Keywords),
+			})
+		} else {
+			_, err = fmt.Fprintf(w, "%s  %s\n    %s\n", an.Fingerprint, quoteID(rec.ID), keywordText(an.Keywords, nkw))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s not fingerprinted", plural(failed, "article", "articles"))}
+	}
+	return nil
+}
+
+// isRecordErr reports whether err is about one record or input, after
+// which a Reader goes on.
+func isRecordErr(err error) bool {
+	var re *neardup.RecordError
+	var ie *neardup.InputError
+	return errors.As(err, &re) || errors.As(err, &ie)
+}

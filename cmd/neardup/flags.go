@@ -1,0 +1,289 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/segment"
+)
+
+// Flag categories in the help output.
+const (
+	catAnalysis = "Analysis"
+	catInput    = "Input"
+	catMatch    = "Matching"
+	catOutput   = "Output"
+	catIndex    = "Index"
+)
+
+// storedKeywords is how many of an article's keywords add and check
+// --add store with it (to explain later matches), as neardup.Dedup does.
+const storedKeywords = 32
+
+// flags concatenates flag groups.
+func flags(groups ...[]cli.Flag) []cli.Flag {
+	var all []cli.Flag
+	for _, g := range groups {
+		all = append(all, g...)
+	}
+	return all
+}
+
+// segmenterFlags choose the segmenter and its dictionary.
+func segmenterFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "segmenter", Value: segment.DefaultBackend, Category: catAnalysis,
+			Usage: "Chinese segmenter `NAME`: jieba (gojieba, needs cgo) or gse (pure Go)"},
+		&cli.StringFlag{Name: "user-dict", Category: catAnalysis, TakesFile: true,
+			Usage: "extra segmenter dictionary `FILE` (jieba format: word [freq] [tag] a line)"},
+	}
+}
+
+// analyzerFlags are the flags of every command that fingerprints text.
+// They map onto neardup.Options; the defaults are the embedded
+// dictionaries.
+func analyzerFlags() []cli.Flag {
+	return flags(segmenterFlags(), []cli.Flag{
+		&cli.StringFlag{Name: "idf", Category: catAnalysis, TakesFile: true,
+			Usage: "IDF table `FILE` (\"word idf\" lines, see 'neardup idf build') in place of the embedded one"},
+		&cli.StringFlag{Name: "stopwords", Category: catAnalysis, TakesFile: true,
+			Usage: "stop-word list `FILE` (a word a line) in place of the embedded one"},
+		&cli.IntFlag{Name: "top-n", Category: catAnalysis, DefaultText: "adaptive",
+			Usage: "fingerprint the `N` heaviest keywords (0: all candidate words, up to 256)"},
+		&cli.BoolFlag{DisableDefaultText: true, Name: "compat", Category: catAnalysis,
+			Usage: "gosimhash/yanyiwu simhash compatibility: cppjieba keywords, lookup3 hash, no normalisation (needs --top-n and jieba)"},
+	})
+}
+
+// inputFlags map onto neardup.InputOptions.
+func inputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "id-field", Value: "id", Category: catInput, Usage: "JSONL `FIELD` holding the article id"},
+		&cli.StringFlag{Name: "text-field", Value: "text", Category: catInput, Usage: "JSONL `FIELD` holding the article text"},
+		&cli.StringFlag{Name: "title-field", Value: "title", Category: catInput, Usage: "JSONL `FIELD` holding the title"},
+		&cli.StringFlag{Name: "format", Value: "auto", Category: catInput,
+			Usage: "input `FORMAT`: auto (by file name, else JSONL if it starts with '{'), jsonl or text (a whole file is one article)"},
+		&cli.StringFlag{Name: "encoding", Value: "auto", Category: catInput, Usage: "text `ENCODING`: auto, utf-8, gbk or gb18030"},
+		&cli.BoolFlag{DisableDefaultText: true, Name: "html", Category: catInput, Usage: "strip HTML markup (and take a whole file's title from <title>)"},
+		&cli.IntFlag{Name: "max-bytes", Category: catInput, DefaultText: "16 MiB",
+			Usage: "reject articles larger than `N` bytes"},
+		&cli.IntFlag{Name: "max-line", Category: catInput, DefaultText: "max-bytes + 1 MiB",
+			Usage: "reject JSONL lines longer than `N` bytes"},
+	}
+}
+
+// matchFlags map onto index.Options and the distance of queries.
+func matchFlags() []cli.Flag {
+	return []cli.Flag{maxDistanceFlag(), minContentFlag()}
+}
+
+func maxDistanceFlag() cli.Flag {
+	return &cli.IntFlag{Name: "max-distance", Aliases: []string{"k"}, Value: index.DefaultMaxDistance, Category: catMatch,
+		Usage: "SimHash screen: articles whose fingerprints differ in at most `K` bits are candidates (besides those sharing a MinHash band); an index is laid out for its K when created"}
+}
+
+func minContentFlag() cli.Flag {
+	return &cli.Float64Flag{Name: "min-content", Value: index.DefaultMinContent, Category: catMatch,
+		Usage: "a candidate is a near duplicate when the estimated content similarity (Jaccard of character 5-grams) is at least `J`"}
+}
+
+// indexFlag is the --index flag; NEARDUP_INDEX sets it too, except for
+// dedup (see dedupIndexFlag).
+func indexFlag() cli.Flag {
+	return &cli.StringFlag{Name: "index", Aliases: []string{"i"}, EnvVars: []string{"NEARDUP_INDEX"}, Category: catIndex,
+		TakesFile: true, Usage: "index `DIR` (a Badger database; created when missing)"}
+}
+
+// dedupIndexFlag is dedup's --index: NEARDUP_INDEX does not set it, so
+// that a corpus is never added to the archive index by accident.
+func dedupIndexFlag() cli.Flag {
+	return &cli.StringFlag{Name: "index", Aliases: []string{"i"}, Category: catIndex, TakesFile: true,
+		Usage: "keep the originals in the persistent index `DIR` (resumable; NEARDUP_INDEX is not used here) instead of memory"}
+}
+
+func jsonFlag() cli.Flag {
+	return &cli.BoolFlag{DisableDefaultText: true, Name: "json", Category: catOutput, Usage: "print JSON (one object a line) instead of text"}
+}
+
+func workersFlag() cli.Flag {
+	return &cli.IntFlag{Name: "workers", Aliases: []string{"j"}, Value: runtime.GOMAXPROCS(0), DefaultText: "the number of CPUs", Category: catInput,
+		Usage: "analyse `N` articles in parallel (the results do not depend on it)"}
+}
+
+// analyzerOptions reads the analyzer flags.
+func analyzerOptions(c *cli.Context) (*neardup.Options, error) {
+	o := &neardup.Options{
+		Segmenter:     c.String("segmenter"),
+		IDFFile:       c.String("idf"),
+		StopWordsFile: c.String("stopwords"),
+		UserDictFile:  c.String("user-dict"),
+		TopN:          c.Int("top-n"),
+		Compat:        c.Bool("compat"),
+	}
+	if o.TopN < 0 {
+		return nil, usagef(c, "--top-n %d: want 0 (adaptive) or more", o.TopN)
+	}
+	if o.Compat && o.TopN == 0 {
+		return nil, usagef(c, "--compat needs --top-n N (gosimhash's topN)")
+	}
+	if o.Compat && (o.IDFFile != "" || o.StopWordsFile != "") {
+		return nil, usagef(c, "--compat uses cppjieba's own IDF table and stop words: --idf and --stopwords do not apply")
+	}
+	return o, nil
+}
+
+// newAnalyzer builds the analyzer the flags describe.
+func newAnalyzer(c *cli.Context) (*neardup.Analyzer, error) {
+	o, err := analyzerOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	return neardup.NewAnalyzer(o)
+}
+
+// inputOptions reads the input flags.
+func inputOptions(c *cli.Context) (*neardup.InputOptions, error) {
+	o := &neardup.InputOptions{
+		IDField:    c.String("id-field"),
+		TextField:  c.String("text-field"),
+		TitleField: c.String("title-field"),
+		Format:     c.String("format"),
+		Encoding:   c.String("encoding"),
+		HTML:       c.Bool("html"),
+		MaxBytes:   c.Int("max-bytes"),
+		MaxLine:    c.Int("max-line"),
+	}
+	if err := o.Validate(); err != nil {
+		return nil, usagef(c, "%v", err)
+	}
+	return o, nil
+}
+
+// inputArgs returns the command's input arguments, "-" (standard input)
+// when there are none.
+func inputArgs(c *cli.Context) []string {
+	if c.NArg() == 0 {
+		return []string{"-"}
+	}
+	return c.Args().Slice()
+}
+
+// workers reads --workers.
+func workers(c *cli.Context) (int, error) {
+	n := c.Int("workers")
+	if n < 1 {
+		return 0, usagef(c, "--workers %d: want at least 1", n)
+	}
+	return n, nil
+}
+
+// maxDistance reads --max-distance for a query.
+func maxDistance(c *cli.Context) (int, error) {
+	k := c.Int("max-distance")
+	if k < 0 || k > 64 {
+		return 0, usagef(c, "--max-distance %d: want 0 to 64", k)
+	}
+	return k, nil
+}
+
+// maxIndexDistance is the largest distance an index (persistent or in
+// memory) can be laid out for: with blocksFor(k) = k+2 blocks, C(k+2, 2)
+// tables must not exceed index.MaxTables.
+const maxIndexDistance = 9
+
+// indexDistance reads --max-distance for a command that uses an index.
+func indexDistance(c *cli.Context) (int, error) {
+	k, err := maxDistance(c)
+	if err != nil {
+		return 0, err
+	}
+	if k > maxIndexDistance {
+		return 0, usagef(c, "--max-distance %d: an index answers distances up to %d (pairs further apart are still found by their content bands)", k, maxIndexDistance)
+	}
+	return k, nil
+}
+
+// minContent reads --min-content.
+func minContent(c *cli.Context) (float64, error) {
+	j := c.Float64("min-content")
+	if !(j > 0 && j <= 1) {
+		return 0, usagef(c, "--min-content %v: want a value in (0, 1]", j)
+	}
+	return j, nil
+}
+
+// indexDir reads --index (or NEARDUP_INDEX).
+func indexDir(c *cli.Context) (string, error) {
+	dir := c.String("index")
+	if dir == "" {
+		return "", usagef(c, "no index: give --index DIR or set NEARDUP_INDEX")
+	}
+	return dir, nil
+}
+
+// blocksFor returns the number of fingerprint blocks of a new index that
+// answers distances up to k: the default 4 for k ≤ 3, else k+2 (C(k+2, k)
+// tables of 2 blocks each; k = 9 is the largest index.Open accepts).
+func blocksFor(k int) int {
+	if k <= index.DefaultMaxDistance {
+		return index.DefaultBlocks
+	}
+	return k + 2
+}
+
+// indexExists reports whether dir holds anything: a new index is created
+// in a missing or empty directory only.
+func indexExists(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) > 0
+}
+
+// openIndex opens (or, unless readOnly, creates) the index in dir for
+// queries up to distance k with the given analyzer ID ("" accepts any).
+// A new index is laid out for k; an existing one must answer k.
+func openIndex(dir, analyzerID string, k int, minContent float64, readOnly bool) (*index.Index, error) {
+	o := &index.Options{AnalyzerID: analyzerID, MinContent: minContent, ReadOnly: readOnly}
+	if !readOnly && !indexExists(dir) && k > index.DefaultMaxDistance {
+		o.Blocks, o.MaxDistance = blocksFor(k), k
+	}
+	x, err := index.Open(dir, o)
+	if err != nil && readOnly && indexExists(dir) && !errors.Is(err, index.ErrNotFound) && !errors.Is(err, index.ErrMismatch) &&
+		!errors.Is(err, index.ErrInUse) && !errors.Is(err, index.ErrLayout) && !errors.Is(err, index.ErrCorrupt) {
+		// Badger cannot open a database read-only after a crash (a
+		// process killed while writing): its log must be replayed and
+		// truncated first, which a read-write open does.
+		if rw, rerr := index.Open(dir, &index.Options{AnalyzerID: analyzerID}); rerr == nil && rw.Close() == nil {
+			x, err = index.Open(dir, o)
+		}
+	}
+	switch {
+	case errors.Is(err, index.ErrNotFound) || (readOnly && errors.Is(err, os.ErrNotExist)):
+		return nil, fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", dir, dir)
+	case errors.Is(err, index.ErrMismatch) && analyzerID != "":
+		return nil, fmt.Errorf("%w\n(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n and --compat)", err)
+	case err != nil:
+		return nil, err
+	}
+	st, err := x.Stats()
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
+	if k > st.MaxDistance {
+		x.Close()
+		return nil, fmt.Errorf("index %s answers distances up to %d, not --max-distance %d (its layout is fixed when it is created: create a new index with --max-distance %d)",
+			dir, st.MaxDistance, k, k)
+	}
+	return x, nil
+}
+
+// memoryIndex returns an in-memory index for queries up to distance k.
+func memoryIndex(analyzerID string, k int, minContent float64) (*index.Memory, error) {
+	return index.NewMemory(&index.Options{Blocks: blocksFor(k), MaxDistance: k, MinContent: minContent, AnalyzerID: analyzerID})
+}

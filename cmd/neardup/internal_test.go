@@ -1,0 +1,266 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/simhash"
+)
+
+func TestInterspersed(t *testing.T) {
+	t.Parallel()
+	cmds := newApp(nil, nil, nil).Commands
+	tests := []struct {
+		in, want string
+	}{
+		{"neardup dedup a b --pairs p --strict c", "neardup dedup --pairs p --strict -- a b c"},
+		{"neardup dedup --pairs=p a", "neardup dedup --pairs=p -- a"},
+		{"neardup dedup a -- --weird b", "neardup dedup -- a --weird b"},
+		{"neardup dedup - --json", "neardup dedup --json -- -"},
+		{"neardup idf build a -o out b", "neardup idf build -o out -- a b"},
+		{"neardup idf build a -o -", "neardup idf build -o - -- a"},
+		{"neardup check --index i", "neardup check --index i"},
+		{"neardup --version", "neardup --version"},
+		{"neardup nosuch a --x", "neardup nosuch a --x"},
+		{"neardup idf a --x", "neardup idf a --x"}, // not a leaf command
+		{"neardup", "neardup"},
+	}
+	for _, tt := range tests {
+		got := strings.Join(interspersed(cmds, strings.Fields(tt.in)), " ")
+		if got != tt.want {
+			t.Errorf("interspersed(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzInterspersed(f *testing.F) {
+	f.Add("dedup\x00a\x00--pairs\x00p\x00b")
+	f.Add("idf\x00build\x00-o\x00x\x00--\x00-y")
+	f.Add("check\x00--json\x00-")
+	cmds := newApp(nil, nil, nil).Commands
+	f.Fuzz(func(t *testing.T, s string) {
+		args := append([]string{"neardup"}, strings.Split(s, "\x00")...)
+		out := interspersed(cmds, args)
+		// Nothing is lost or invented: the same arguments, plus at most
+		// one "--".
+		a, b := slices.Clone(args), slices.Clone(out)
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			i := slices.Index(b, "--")
+			if i < 0 || !slices.Equal(a, slices.Delete(slices.Clone(b), i, i+1)) {
+				t.Fatalf("interspersed(%q) = %q", args, out)
+			}
+		}
+	})
+}
+
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nosuch"}, `neardup: unknown command "nosuch"`},
+		{[]string{"dedup", "--no-such-flag", "x"}, "neardup dedup: flag provided but not defined: -no-such-flag\nRun 'neardup dedup --help' for usage."},
+		{[]string{"dedup"}, "neardup dedup: no input"},
+		{[]string{"compare", "a"}, "neardup compare: want two articles A and B, got 1 arguments"},
+		{[]string{"compare", "-", "-"}, "only one of A and B can be standard input"},
+		{[]string{"fingerprint", "--compat"}, "--compat needs --top-n N"},
+		{[]string{"fingerprint", "--top-n", "-2"}, "--top-n -2: want 0 (adaptive) or more"},
+		{[]string{"fingerprint", "--format", "xml"}, `input format "xml": want auto, jsonl or text`},
+		{[]string{"fingerprint", "--encoding", "latin1"}, "input encoding"},
+		{[]string{"dedup", "--workers", "0", "x"}, "--workers 0: want at least 1"},
+		{[]string{"dedup", "--max-distance", "65", "x"}, "--max-distance 65: want 0 to 64"},
+		{[]string{"dedup", "--max-distance", "10", "x"}, "--max-distance 10: an index answers distances up to 9"},
+		{[]string{"dedup", "--min-content", "0", "x"}, "--min-content 0: want a value in (0, 1]"},
+		{[]string{"dedup", "--progress", "maybe", "x"}, `--progress "maybe"`},
+		{[]string{"add", "--index", "x"}, "nothing to add"},
+		{[]string{"delete", "--index", "x"}, "no ids to delete"},
+		{[]string{"stats", "--index", "x", "extra"}, `unexpected argument "extra"`},
+		{[]string{"idf", "build", "x"}, "no output: give -o FILE"},
+		{[]string{"idf", "build", "-o", "x", "--min-df", "0", "y"}, "--min-df 0: want at least 1"},
+		{[]string{"check", "--index", "x", "--fingerprint", "00", "file"}, "--fingerprint checks a fingerprint alone"},
+	}
+	for _, tt := range tests {
+		r := runInProcess("", tt.args...)
+		if r.code != exitError || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("neardup %s: exit %d, stderr %q; want 2 and %q", strings.Join(tt.args, " "), r.code, r.stderr, tt.want)
+		}
+		if r.stdout != "" {
+			t.Errorf("neardup %s: usage error printed to stdout: %q", strings.Join(tt.args, " "), r.stdout)
+		}
+	}
+}
+
+func TestNoIndex(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, args := range [][]string{
+		{"stats", "--index", missing},
+		{"delete", "--index", missing, "x"},
+		{"check", "--index", missing, "--fingerprint", "0123456789abcdef"},
+	} {
+		r := runInProcess("", args...)
+		if r.code != exitError || !strings.Contains(r.stderr, "no index in "+missing) {
+			t.Errorf("neardup %s: exit %d: %q", strings.Join(args, " "), r.code, r.stderr)
+		}
+		if _, err := os.Stat(missing); err == nil {
+			t.Fatalf("neardup %s created the index directory", strings.Join(args, " "))
+		}
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		records, n, total int64
+		elapsed           time.Duration
+		want              string
+	}{
+		{0, 0, -1, 0, "0 records  0 B"},
+		{1234, 5_600_000, -1, 2 * time.Second, "1,234 records  5.6 MB  2.8 MB/s"},
+		{1234, 5_000_000, 20_000_000, 2 * time.Second, "1,234 records  5.0 MB  2.5 MB/s  25%  ETA 0:06"},
+		{99, 20_000_000, 20_000_000, time.Second, "99 records  20.0 MB  20.0 MB/s  100%"},
+		{1, 1_000_000, 10_000_000_000, time.Second, "1 records  1.0 MB  1.0 MB/s  0%  ETA 2:46:39"},
+	}
+	for _, tt := range tests {
+		if got := progressLine(tt.records, tt.n, tt.total, tt.elapsed); got != tt.want {
+			t.Errorf("progressLine(%d, %d, %d, %v) = %q, want %q", tt.records, tt.n, tt.total, tt.elapsed, got, tt.want)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	t.Parallel()
+	counts := map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"}
+	for n, want := range counts {
+		if got := formatCount(n); got != want {
+			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+	sizes := map[int64]string{0: "0 B", 999: "999 B", 1000: "1.0 kB", 1_500_000: "1.5 MB", 2_340_000_000: "2.34 GB"}
+	for n, want := range sizes {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := plural(1, "article", "articles"); got != "1 article" {
+		t.Errorf("plural(1) = %q", got)
+	}
+	if got := plural(2000, "article", "articles"); got != "2,000 articles" {
+		t.Errorf("plural(2000) = %q", got)
+	}
+	ids := map[string]string{"a/b.txt": "a/b.txt", "has space": `"has space"`, "": `""`, "tab\there": `"tab\there"`}
+	for id, want := range ids {
+		if got := quoteID(id); got != want {
+			t.Errorf("quoteID(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+func TestOutFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.jsonl")
+	f, err := createOut(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("hello\n"))
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the final file exists before commit: %v", err)
+	}
+	if err := f.commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.abort() // no-op after commit
+	if got := readFile(t, path); got != "hello\n" {
+		t.Errorf("committed %q", got)
+	}
+	// An aborted file leaves nothing behind, and the old file stays.
+	g, err := createOut(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Write([]byte("partial"))
+	g.abort()
+	if got := readFile(t, path); got != "hello\n" {
+		t.Errorf("after abort: %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("abort left %d files", len(entries))
+	}
+	// A missing directory is an error naming the file.
+	if _, err := createOut(filepath.Join(dir, "no", "x"), nil); err == nil || !strings.Contains(err.Error(), "no/x") {
+		t.Errorf("createOut in a missing directory: %v", err)
+	}
+}
+
+func TestParseFingerprintLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		line string
+		id   string
+		fp   simhash.Fingerprint
+		err  string
+	}{
+		{"a\t0123456789abcdef", "a", 0x0123456789abcdef, ""},
+		{"a\t0123456789ABCDEF\r", "a", 0x0123456789abcdef, ""},
+		{"a b\t ff ", "a b", 0xff, ""},
+		{"x\ty\t1", "x\ty", 1, ""},
+		{"no tab", "", 0, "found no tab"},
+		{"\t12", "", 0, "empty id"},
+		{"a\t", "", 0, "invalid fingerprint"},
+		{"a\t0123456789abcdef0", "", 0, "invalid fingerprint"},
+		{"a\t-1", "", 0, "invalid fingerprint"},
+	}
+	for _, tt := range tests {
+		id, fp, err := parseFingerprintLine([]byte(tt.line))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("parseFingerprintLine(%q) error %v, want %q", tt.line, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || id != tt.id || fp != tt.fp {
+			t.Errorf("parseFingerprintLine(%q) = %q, %v, %v; want %q, %v", tt.line, id, fp, err, tt.id, tt.fp)
+		}
+	}
+}
+
+func FuzzParseFingerprintLine(f *testing.F) {
+	f.Add([]byte("a\t0123456789abcdef"))
+	f.Add([]byte("x\ty\tff\r"))
+	f.Add([]byte("\t"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		id, fp, err := parseFingerprintLine(line)
+		if err != nil {
+			return
+		}
+		// A parsed line round-trips through the format add reads.
+		id2, fp2, err := parseFingerprintLine([]byte(id + "\t" + fp.String()))
+		if err != nil || id2 != id || fp2 != fp {
+			t.Fatalf("%q: parsed %q %v, reparsed %q %v %v", line, id, fp, id2, fp2, err)
+		}
+	})
+}
+
+// BenchmarkDedupSample runs dedup on the sample corpus in process,
+// including loading the dictionaries.
+func BenchmarkDedupSample(b *testing.B) {
+	fi, err := os.Stat(samplePath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(fi.Size())
+	for b.Loop() {
+		if r := runInProcess("", "dedup", "--workers", "2", samplePath); r.code != 0 {
+			b.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+	}
+}

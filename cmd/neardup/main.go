@@ -1,0 +1,300 @@
+// Command neardup finds near-duplicate Chinese and English articles.
+//
+// It fingerprints articles (fingerprint), compares two (compare), keeps a
+// persistent archive index (add, delete, stats), answers an editor's
+// question "have we published this before?" (check), deduplicates whole
+// corpora (dedup) and trains IDF tables (idf build). Run "neardup --help"
+// or "neardup COMMAND --help" for the flags of each command.
+//
+// Exit status: 0 on success, 2 on an error or a usage error, and for
+// check 1 when a near-duplicate was found (see "neardup check --help").
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/segment"
+	"github.com/neardup/neardup/tfidf"
+)
+
+// version is set at link time: go build -ldflags "-X main.version=v1.2.3".
+// When empty, the module version or VCS revision from the build info is
+// printed.
+var version string
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFound       = 1 // check: a near-duplicate was found
+	exitError       = 2 // an error, a usage error, or records that failed
+	exitInterrupted = 130
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runContext(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run runs the command line args (args[0] is the program name) and
+// returns the exit status. Tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, interspersed(app.Commands, args))
+	return exitCode(err, stderr)
+}
+
+// exitStatus is an error that carries an exit status. An exitStatus with
+// a nil err has been reported already (or is not an error, as check's
+// status 1) and prints nothing more.
+type exitStatus struct {
+	code int
+	err  error
+}
+
+func (e *exitStatus) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitStatus) Unwrap() error { return e.err }
+
+// usageError is a command-line mistake: a bad flag or argument.
+type usageError struct {
+	cmd string // "neardup dedup"
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+
+// usagef returns a usage error of the command of c.
+func usagef(c *cli.Context, format string, args ...any) error {
+	return &usageError{cmd: c.Command.HelpName, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode reports err on stderr and returns the exit status for it.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var es *exitStatus
+	if errors.As(err, &es) {
+		if es.err != nil {
+			fmt.Fprintf(stderr, "neardup: %v\n", es.err)
+		}
+		return es.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", ue.cmd, ue.err, ue.cmd)
+		return exitError
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "neardup: interrupted")
+		return exitInterrupted
+	}
+	fmt.Fprintf(stderr, "neardup: %v\n", err)
+	return exitError
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:  "neardup",
+		Usage: "find near-duplicate Chinese and English articles",
+		Description: "neardup fingerprints articles with a 64-bit SimHash of their TF-IDF keywords and a MinHash sketch of\n" +
+			"their text, finds candidates within a few fingerprint bits or sharing a sketch band in an index, and\n" +
+			"confirms them by their content similarity.\n" +
+			"Inputs are JSONL files ({\"id\",\"title\",\"text\"} per line), text or HTML files, directories of them,\n" +
+			"gzip-compressed or not, or - for standard input.",
+		Reader:      stdin,
+		Writer:      stdout,
+		ErrWriter:   stderr,
+		HideVersion: true, // --version is ours: it also prints the analyzer defaults
+		Flags: []cli.Flag{
+			&cli.BoolFlag{DisableDefaultText: true, Name: "version", Aliases: []string{"v"}, Usage: "print the version and the analyzer defaults"},
+		},
+		Commands: []*cli.Command{
+			fingerprintCommand(),
+			compareCommand(),
+			checkCommand(),
+			addCommand(),
+			dedupCommand(),
+			evalCommand(),
+			urlCommand(),
+			idfCommand(),
+			statsCommand(),
+			deleteCommand(),
+		},
+		Action:         rootAction,
+		ExitErrHandler: func(*cli.Context, error) {}, // run maps errors to exit statuses; nothing calls os.Exit
+		OnUsageError:   onUsageError,
+	}
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// setUsageErrors makes every command report flag errors as usage errors
+// on stderr instead of printing its help to stdout.
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
+		setUsageErrors(c.Subcommands)
+	}
+}
+
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	name := "neardup"
+	if c.Command != nil && c.Command.HelpName != "" {
+		name = c.Command.HelpName
+	}
+	return &usageError{cmd: name, err: err}
+}
+
+func rootAction(c *cli.Context) error {
+	if c.Bool("version") {
+		return printVersion(c)
+	}
+	if c.NArg() > 0 {
+		return &usageError{cmd: "neardup", err: fmt.Errorf("unknown command %q", c.Args().First())}
+	}
+	return cli.ShowAppHelp(c)
+}
+
+// printVersion prints the version, the build and the defaults that
+// decide fingerprints.
+func printVersion(c *cli.Context) error {
+	w := c.App.Writer
+	cgo := "without cgo"
+	if segment.DefaultBackend == segment.BackendJieba {
+		cgo = "with cgo"
+	}
+	fmt.Fprintf(w, "neardup %s (%s, %s/%s, %s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH, cgo)
+	fmt.Fprintf(w, "analyzer format:    v%d\n", neardup.FormatVersion)
+	fmt.Fprintf(w, "segmenter:          %s (available: %s)\n", segment.DefaultBackend, strings.Join(segment.Backends(), ", "))
+	fmt.Fprintf(w, "dictionaries:       embedded (jieba dictionary, Chinese and English IDF and stop words)\n")
+	fmt.Fprintf(w, "keywords:           all candidates, %d to %d (adaptive); at least %d for a fingerprint\n", tfidf.MinN, tfidf.MaxN, neardup.MinKeywords)
+	fmt.Fprintf(w, "max distance:       %d bits of 64\n", index.DefaultMaxDistance)
+	fmt.Fprintf(w, "min content:        %.2f (estimated Jaccard of character 5-grams)\n", index.DefaultMinContent)
+	return nil
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+dirty"
+			}
+		}
+	}
+	if (v == "" || v == "(devel)") && rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		return "devel-" + rev + modified
+	}
+	if v == "" {
+		return "(devel)"
+	}
+	return v
+}
+
+// interspersed moves the flags that follow a command's arguments in
+// front of them, so that "neardup dedup in.jsonl --pairs p.jsonl" works as
+// well as "neardup dedup --pairs p.jsonl in.jsonl" (Go's flag package
+// stops at the first argument). Everything after "--" stays an argument.
+func interspersed(cmds []*cli.Command, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	// Find the (sub)command: global flags come first.
+	i := 1
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		i++
+	}
+	var cmd *cli.Command
+	for i < len(args) {
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(args[i]) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		cmd, cmds = next, next.Subcommands
+		i++
+	}
+	if cmd == nil || (len(cmd.Subcommands) > 0 && cmd.Action == nil) {
+		return args
+	}
+	takesValue := make(map[string]bool)
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	var flags, pos []string
+	dashes := false
+	rest := args[i:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		switch {
+		case a == "--":
+			pos = append(pos, rest[j+1:]...)
+			dashes = true
+			j = len(rest)
+		case len(a) > 1 && a[0] == '-':
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && j+1 < len(rest) {
+				j++
+				flags = append(flags, rest[j])
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	out := append([]string{}, args[:i]...)
+	out = append(out, flags...)
+	if len(pos) > 0 || dashes {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}

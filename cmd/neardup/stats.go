@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+func statsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "stats",
+		Usage: "describe an index",
+		Description: `Prints the number of documents in the index in --index DIR (or $NEARDUP_INDEX), its layout (the
+fingerprint blocks and the largest distance it answers), the analyzer that built it, its size on disk
+and the Bloom filter in front of its exact-duplicate lookups. The index is opened read-only.`,
+		Flags:  []cli.Flag{indexFlag(), jsonFlag()},
+		Action: runStats,
+	}
+}
+
+// statsJSON is stats --json.
+type statsJSON struct {
+	Index         string    `json:"index"`
+	Docs          int64     `json:"docs"`
+	Blocks        int       `json:"blocks"`
+	MaxDistance   int       `json:"max_distance"`
+	Tables        int       `json:"tables"`
+	Analyzer      string    `json:"analyzer"`
+	FormatVersion int       `json:"format_version"`
+	DiskBytes     int64     `json:"disk_bytes"`
+	Bloom         bloomJSON `json:"bloom"`
+}
+
+type bloomJSON struct {
+	Capacity      int64   `json:"capacity"`
+	Counters      int64   `json:"counters"`
+	Hashes        int     `json:"hashes"`
+	MemoryBytes   int64   `json:"memory_bytes"`
+	FalsePositive float64 `json:"false_positive"`
+	Saturated     int64   `json:"saturated"`
+}
+
+func runStats(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef(c, "unexpected argument %q", c.Args().First())
+	}
+	dir, err := indexDir(c)
+	if err != nil {
+		return err
+	}
+	x, err := openIndex(dir, "", 0, 0, true)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	s, err := x.Stats()
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, statsJSON{
+			Index: dir, Docs: s.Docs, Blocks: s.Blocks, MaxDistance: s.MaxDistance, Tables: s.Tables, Analyzer: s.AnalyzerID,
+			FormatVersion: s.FormatVersion, DiskBytes: s.DiskBytes,
+			Bloom: bloomJSON{Capacity: s.Bloom.Capacity, Counters: s.Bloom.Counters, Hashes: s.Bloom.Hashes,
+				MemoryBytes: s.Bloom.MemoryBytes, FalsePositive: s.Bloom.FalsePositive, Saturated: s.Bloom.Saturated},
+		})
+	}
+	var b strings.Builder
+	analyzer := s.AnalyzerID
+	if analyzer == "" {
+		analyzer = "(not recorded)"
+	}
+	fmt.Fprintf(&b, "%-13s %s\n", "index", dir)
+	fmt.Fprintf(&b, "%-13s %s\n", "documents", formatCount(s.Docs))
+	fmt.Fprintf(&b, "%-13s %d blocks, answers distances up to %d, %s\n", "layout", s.Blocks, s.MaxDistance, plural(int64(s.Tables), "table", "tables"))
+	fmt.Fprintf(&b, "%-13s %s\n", "analyzer", analyzer)
+	fmt.Fprintf(&b, "%-13s %d\n", "format", s.FormatVersion)
+	fmt.Fprintf(&b, "%-13s %s (%s bytes)\n", "disk", formatBytes(s.DiskBytes), formatCount(s.DiskBytes))
+	fmt.Fprintf(&b, "%-13s sized for %s documents: %s counters, %d hashes, %s in memory, target false-positive rate %.2f%%, %s saturated\n",
+		"bloom filter", formatCount(s.Bloom.Capacity), formatCount(s.Bloom.Counters), s.Bloom.Hashes,
+		formatBytes(s.Bloom.MemoryBytes), s.Bloom.FalsePositive*100, formatCount(s.Bloom.Saturated))
+	_, err = fmt.Fprint(c.App.Writer, b.String())
+	return err
+}

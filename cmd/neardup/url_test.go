@@ -1,0 +1,797 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/urlhash"
+)
+
+// runURL runs the neardup binary that TestMain builds, in this
+// directory (so that paths start with testdata/url). The tests run the
+// binary rather than run in process: urfave/cli writes its global
+// HelpFlag on every run, which is a data race when tests run in
+// parallel.
+func runURL(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	return cliRun{stdin: stdin, dir: "."}.run(t, args...)
+}
+
+// urlVolatile are the parts of url dedup's output that vary by run.
+var urlVolatile = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`; [0-9.]+(ns|µs|ms|s|m[0-9.]+s)(, [0-9,]+ URLs/s)?\n`), "; <time>\n"},
+	{regexp.MustCompile(`"seconds":[0-9.e+-]+`), `"seconds":0`},
+}
+
+func urlNormalize(s, tmp string) string {
+	if tmp != "" {
+		s = strings.ReplaceAll(s, tmp, "$TMP")
+	}
+	for _, v := range urlVolatile {
+		s = v.re.ReplaceAllString(s, v.repl)
+	}
+	return s
+}
+
+// urlGolden compares got with testdata/url/name, or rewrites it with
+// -update.
+func urlGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "url", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run URL -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the output (run go test -run URL -update to accept it):\n%s", path, diff(string(want), got))
+	}
+}
+
+// The issue's examples.
+const (
+	issueURL      = "http://baidu.com:8080/1/2/3/4.php?a=1&b=2#123"
+	issueNoFrag   = "http://baidu.com:8080/1/2/3/4.php?a=1&b=2"
+	issueReorder  = "http://baidu.com:8080/1/2/3/4.php?b=2&a=1"
+	issueUTM      = "http://baidu.com:8080/1/2/3/4.php?a=1&b=2&utm_source=weibo"
+	issueHTTPS    = "https://baidu.com:8080/1/2/3/4.php?a=1&b=2"
+	issueElsewher = "http://www.example.com/1/2/3/4.php?a=1&b=2"
+)
+
+func TestURLCompareGolden(t *testing.T) {
+	t.Parallel()
+	cases := [][]string{
+		{issueURL, issueNoFrag},
+		{issueNoFrag, issueReorder},
+		{issueNoFrag, issueUTM},
+		{issueHTTPS, issueNoFrag},
+		{issueNoFrag, "http://baidu.com:8080/1/2/3/5.php?a=1&b=2"},
+		{issueNoFrag, issueElsewher},
+	}
+	for _, mode := range []struct {
+		golden string
+		flags  []string
+		cases  [][]string
+	}{
+		{"compare.txt", nil, cases},
+		{"compare_json.txt", []string{"--json"}, cases},
+		{"compare_keep_tracking.txt", []string{"--keep-tracking"}, [][]string{{issueNoFrag, issueUTM}}},
+	} {
+		var all strings.Builder
+		for _, c := range mode.cases {
+			args := append(append([]string{"url"}, mode.flags...), c...)
+			r := runURL(t, "", args...)
+			if r.code != 0 {
+				t.Errorf("neardup %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
+			}
+			all.WriteString(transcript(args, r))
+		}
+		urlGolden(t, mode.golden, all.String())
+	}
+}
+
+func TestURLCompareJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b     string
+		distance int
+		differ   []string
+		same     bool
+		verdict  string
+	}{
+		{issueURL, issueNoFrag, 1, []string{"fragment"}, false, "very close"},
+		{issueNoFrag, issueReorder, 0, []string{}, true, "same URL"},
+		{issueNoFrag, issueUTM, 0, []string{}, true, "same URL"},
+		{issueHTTPS, issueNoFrag, 1, []string{"scheme"}, false, "very close"},
+		{issueNoFrag, issueElsewher, 30, []string{"host", "port"}, false, "different"},
+	}
+	for _, tt := range tests {
+		r := runURL(t, "", "url", "--json", tt.a, tt.b)
+		if r.code != 0 {
+			t.Fatalf("url --json %s %s: exit %d: %s", tt.a, tt.b, r.code, r.stderr)
+		}
+		var got urlCompareJSON
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+			t.Fatalf("url --json %s %s: %v: %q", tt.a, tt.b, err, r.stdout)
+		}
+		if got.Distance != tt.distance || got.Similarity != 1-float64(tt.distance)/64 || !slices.Equal(got.Differ, tt.differ) ||
+			got.Same != tt.same || got.Verdict != tt.verdict {
+			t.Errorf("url --json %s %s = distance %d, similarity %v, differ %q, same %t, verdict %q; want %d, %v, %q, %t, %q",
+				tt.a, tt.b, got.Distance, got.Similarity, got.Differ, got.Same, got.Verdict,
+				tt.distance, 1-float64(tt.distance)/64, tt.differ, tt.same, tt.verdict)
+		}
+		if !strings.Contains(r.stdout, `"differ":[`) {
+			t.Errorf("differ is not a list: %s", r.stdout)
+		}
+		if strings.Contains(r.stdout, `\u0026`) {
+			t.Errorf("& escaped in %s", r.stdout)
+		}
+	}
+}
+
+// TestURLTrailingFlags checks that flags after the URLs work too.
+func TestURLTrailingFlags(t *testing.T) {
+	r := runURL(t, "", "url", issueURL, issueNoFrag, "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"distance":1,"similarity":0.984375`) {
+		t.Errorf("neardup url A B --json: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestURLCompareErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"url", issueURL}, "neardup url: want two URLs A B, got 1 arguments (or 'neardup url dedup' for a list)\n"},
+		{[]string{"url", issueURL, issueNoFrag, "extra"}, "neardup url: want two URLs A B, got 3 arguments"},
+		{[]string{"url", "mailto:a@b.c", issueURL}, `neardup: urlhash: invalid URL "mailto:a@b.c": scheme "mailto" without "//" is not a hierarchical URL` + "\n"},
+		{[]string{"url", issueURL, "http://[::1/"}, `neardup: urlhash: invalid URL "http://[::1/": IPv6 literal without ']'` + "\n"},
+	}
+	for _, tt := range tests {
+		r := runURL(t, "", tt.args...)
+		if r.code != exitError || r.stdout != "" || !strings.HasPrefix(r.stderr, tt.stderr) {
+			t.Errorf("neardup %s: exit %d, stdout %q, stderr %q; want exit 2, stderr starting %q",
+				strings.Join(tt.args, " "), r.code, r.stdout, r.stderr, tt.stderr)
+		}
+	}
+}
+
+func TestURLMaxDistance(t *testing.T) {
+	tests := []struct {
+		pct  float64
+		want int
+	}{
+		{100, 0}, {99, 0}, {98.4375, 1}, {95, 3}, {93.75, 4}, {90, 6}, {87.5, 8}, {85, 9},
+		{84.38, 9}, {84.375, 10}, {80, 12}, {75, 16}, {50, 32},
+	}
+	for _, tt := range tests {
+		if got := urlMaxDistance(tt.pct); got != tt.want {
+			t.Errorf("urlMaxDistance(%v) = %d, want %d", tt.pct, got, tt.want)
+		}
+		// The distance is the largest whose similarity reaches pct.
+		d := urlMaxDistance(tt.pct)
+		if 100*(1-float64(d)/64) < tt.pct-1e-9 || (d < 64 && 100*(1-float64(d+1)/64) >= tt.pct+1e-9) {
+			t.Errorf("urlMaxDistance(%v) = %d: not the largest distance at that similarity", tt.pct, d)
+		}
+	}
+}
+
+// TestURLLayouts checks the help's claim: the index package has a
+// layout for every distance up to urlIndexMaxDistance (blocksFor's),
+// and none at all for the distances above, up to 80%.
+func TestURLLayouts(t *testing.T) {
+	for k := 0; k <= urlIndexMaxDistance; k++ {
+		m, err := index.NewMemory(&index.Options{Blocks: blocksFor(k), MaxDistance: k})
+		if err != nil {
+			t.Errorf("k=%d: %d blocks: %v", k, blocksFor(k), err)
+			continue
+		}
+		if _, err := m.Near(0, k); err != nil {
+			t.Errorf("k=%d: Near: %v", k, err)
+		}
+		m.Close()
+	}
+	for k := urlIndexMaxDistance + 1; k <= urlMaxDistance(urlSamePattern); k++ {
+		for b := k + 1; b <= 64; b++ {
+			if _, err := index.NewMemory(&index.Options{Blocks: b, MaxDistance: k}); err == nil || !errors.Is(err, index.ErrLayout) {
+				t.Errorf("k=%d, %d blocks: NewMemory error %v, want ErrLayout", k, b, err)
+			}
+		}
+	}
+}
+
+// readURLs returns the fingerprints and normalised URLs of the URLs in
+// path, skipping those that do not parse.
+func readURLs(t testing.TB, path string) ([]simhash.Fingerprint, []string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var fps []simhash.Fingerprint
+	var norms []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		p, err := urlhash.Normalize(sc.Text(), nil)
+		if err != nil {
+			continue
+		}
+		fps = append(fps, p.Fingerprint())
+		norms = append(norms, p.String())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return fps, norms
+}
+
+// TestURLSearchAgree runs the greedy dedup of the fixture with the
+// block index and with the scan at every distance the index covers:
+// both must find the same kept URLs at every step.
+func TestURLSearchAgree(t *testing.T) {
+	t.Parallel()
+	fps, norms := readURLs(t, "testdata/url/urls.txt")
+	for k := 0; k <= urlIndexMaxDistance; k++ {
+		idx, err := newURLSearch(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := idx.(*memSearch); !ok {
+			t.Fatalf("k=%d: newURLSearch = %T, want *memSearch", k, idx)
+		}
+		scan := &scanSearch{k: k}
+		kept, near := 0, 0
+		for i, fp := range fps {
+			a, err := idx.near(fp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := scan.near(fp)
+			key := func(hs []urlHit) []string {
+				var s []string
+				for _, h := range hs {
+					s = append(s, fmt.Sprintf("%d %s", h.dist, h.kept.norm))
+				}
+				slices.Sort(s)
+				return s
+			}
+			if !slices.Equal(key(a), key(b)) {
+				t.Fatalf("k=%d, URL %d %s: index finds %q, scan %q", k, i, norms[i], key(a), key(b))
+			}
+			if len(a) > 0 {
+				near++
+				continue
+			}
+			u := &keptURL{url: norms[i], norm: norms[i], seq: int64(i)}
+			if err := idx.add(fp, u); err != nil {
+				t.Fatal(err)
+			}
+			scan.add(fp, u)
+			kept++
+		}
+		if kept == 0 || (k >= 3 && near == 0) {
+			t.Errorf("k=%d: %d kept, %d duplicates: the fixture does not exercise the search", k, kept, near)
+		}
+	}
+	if s, _ := newURLSearch(urlIndexMaxDistance + 1); !strings.HasPrefix(s.describe(), "every kept URL") {
+		t.Errorf("newURLSearch(%d) = %T, want a scan", urlIndexMaxDistance+1, s)
+	}
+}
+
+func TestURLDedupGolden(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	out := func(name string) string { return filepath.Join(tmp, name) }
+	const in = "testdata/url/urls.txt"
+
+	args := []string{"url", "dedup", in, "--pairs", out("pairs.jsonl"), "--clusters", out("clusters.jsonl"), "--unique", out("unique.txt")}
+	r := runURL(t, "", args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	urlGolden(t, "dedup_90.txt", urlNormalize(transcript(args, r, out("pairs.jsonl"), out("clusters.jsonl"), out("unique.txt")), tmp))
+
+	args = []string{"url", "dedup", "--min-similarity", "95", "--json", in}
+	r = runURL(t, "", args...)
+	urlGolden(t, "dedup_95_json.txt", urlNormalize(transcript(args, r), tmp))
+
+	args = []string{"url", "dedup", "-m", "80", "--clusters", out("clusters80.jsonl"), "-"}
+	r = cliStdinRun(t, in, args...)
+	urlGolden(t, "dedup_80_stdin.txt", urlNormalize(transcript(args, r, out("clusters80.jsonl")), tmp))
+}
+
+// cliStdinRun runs args with the content of path on standard input.
+func cliStdinRun(t *testing.T, path string, args ...string) result {
+	t.Helper()
+	return runURL(t, readFile(t, path), args...)
+}
+
+func TestURLDedupRejects(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	rejects := filepath.Join(tmp, "rejects.jsonl")
+	args := []string{"url", "dedup", "testdata/url/bad.txt", "--rejects", rejects}
+	r := runURL(t, "", args...)
+	if r.code != 0 {
+		t.Errorf("exit %d, want 0 (rejected lines are not an error)", r.code)
+	}
+	urlGolden(t, "dedup_rejects.txt", urlNormalize(transcript(args, r, rejects), tmp))
+
+	unique := filepath.Join(tmp, "unique.jsonl")
+	args = []string{"url", "dedup", "--url-field", "url", "testdata/url/urls.jsonl", "--rejects", rejects, "--unique", unique, "--pairs", "-"}
+	r = runURL(t, "", args...)
+	urlGolden(t, "dedup_jsonl.txt", urlNormalize(transcript(args, r, unique, rejects), tmp))
+
+	// A missing input is an input error: exit 2, after the outputs.
+	args = []string{"url", "dedup", "testdata/url/bad.txt", "testdata/url/no-such-file.txt", "--pairs", "-"}
+	r = runURL(t, "", args...)
+	if r.code != exitError || !strings.Contains(r.stderr, "input error: testdata/url/no-such-file.txt: open testdata/url/no-such-file.txt: no such file or directory") ||
+		!strings.Contains(r.stdout, `"b":"http://bugs.gnu.org/28054"`) {
+		t.Errorf("missing input: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestURLDedupSemantics(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		args  []string
+		input string
+		pairs string // the "a b distance" of every pair
+	}{
+		{
+			// Distances: a to https 2, to #top 5, to a/ 8; https to #top 7.
+			"earlier is the original",
+			nil,
+			"http://example.com/a\nhttps://example.com/a\nhttp://example.com/a#top\nhttp://example.com/a/\n",
+			"http://example.com/a https://example.com/a 2\nhttp://example.com/a http://example.com/a#top 5\n",
+		},
+		{
+			// The second is within 2 of the first and of the third, the
+			// first and third are 4 apart: the third is compared with
+			// the kept first only, and kept.
+			"duplicates are not kept",
+			[]string{"-m", "95"},
+			"http://example.com/a?y=2#top\nhttp://example.com/a?y=2\nhttps://example.com/a?y=2\n",
+			"http://example.com/a?y=2#top http://example.com/a?y=2 2\n",
+		},
+		{
+			// The first two are 4 apart, the third 2 from each.
+			"a duplicate of several kept URLs",
+			[]string{"-m", "95"},
+			"http://example.com/a?y=2#top\nhttps://example.com/a?y=2\nhttp://example.com/a?y=2\n",
+			"http://example.com/a?y=2#top http://example.com/a?y=2 2\nhttps://example.com/a?y=2 http://example.com/a?y=2 2\n",
+		},
+		{
+			"exact after normalisation",
+			[]string{"-m", "100"},
+			"HTTP://WWW.Example.com:80/a/./b/index.html?utm_source=x\nhttp://example.com/a/b/\n",
+			"HTTP://WWW.Example.com:80/a/./b/index.html?utm_source=x http://example.com/a/b/ 0\n",
+		},
+		{
+			"www removed",
+			[]string{"-m", "100"},
+			"http://www.example.com/a\nhttp://example.com/a\n",
+			"http://www.example.com/a http://example.com/a 0\n",
+		},
+		{
+			"normalisation flags",
+			[]string{"-m", "100", "--keep-www"},
+			"http://www.example.com/a\nhttp://example.com/a\n",
+			"",
+		},
+	}
+	for _, tt := range tests {
+		args := append([]string{"url", "dedup"}, tt.args...)
+		r := runURL(t, tt.input, args...)
+		if r.code != 0 {
+			t.Errorf("%s: exit %d: %s", tt.name, r.code, r.stderr)
+			continue
+		}
+		var got strings.Builder
+		for line := range strings.Lines(r.stdout) {
+			var p urlPairJSON
+			if err := json.Unmarshal([]byte(line), &p); err != nil {
+				t.Fatalf("%s: %v: %q", tt.name, err, line)
+			}
+			fmt.Fprintf(&got, "%s %s %d\n", p.A, p.B, p.Distance)
+		}
+		if got.String() != tt.pairs {
+			t.Errorf("%s: pairs\n%swant\n%s", tt.name, got.String(), tt.pairs)
+		}
+	}
+}
+
+func TestURLDedupUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"url", "dedup", "-m", "0.9"}, "neardup url dedup: --min-similarity 0.9: want a percentage from 50 to 100 (it is in percent: 90 for 90%?)\n"},
+		{[]string{"url", "dedup", "-m", "101"}, "neardup url dedup: --min-similarity 101: want a percentage from 50 to 100\n"},
+		{[]string{"url", "dedup", "-", "-"}, "neardup url dedup: standard input (-) given 2 times\n"},
+	}
+	for _, tt := range tests {
+		r := runURL(t, "", tt.args...)
+		if r.code != exitError || !strings.HasPrefix(r.stderr, tt.stderr) {
+			t.Errorf("neardup %s: exit %d, stderr %q; want 2, %q", strings.Join(tt.args, " "), r.code, r.stderr, tt.stderr)
+		}
+	}
+	r := runURL(t, "", "url", "dedup", "--help")
+	for _, want := range []string{"95  distance ≤ 3", "90  distance ≤ 6", "80  distance ≤ 12", "84.375", "--url-field NAME", "--min-similarity P, -m P"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("url dedup --help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// dedupKept runs url dedup on input with extra args and returns the
+// kept URLs (--unique) and the pairs.
+func dedupKept(t *testing.T, input string, args ...string) (kept, pairs []string, r result) {
+	t.Helper()
+	tmp := t.TempDir()
+	u, p := filepath.Join(tmp, "unique.txt"), filepath.Join(tmp, "pairs.jsonl")
+	r = runURL(t, "", append([]string{"url", "dedup", input, "--unique", u, "--pairs", p}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("url dedup %s %q: exit %d: %s", input, args, r.code, r.stderr)
+	}
+	return strings.Split(strings.TrimSuffix(readFile(t, u), "\n"), "\n"), strings.Split(strings.TrimSuffix(readFile(t, p), "\n"), "\n"), r
+}
+
+func TestURLDedupIndex(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	lines := strings.SplitAfter(readFile(t, "testdata/url/urls.txt"), "\n")
+	first := filepath.Join(tmp, "first.txt")
+	if err := os.WriteFile(first, []byte(strings.Join(lines[:100], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all := filepath.Join(tmp, "all.txt")
+	copyFile(t, "testdata/url/urls.txt", all)
+	wantKept, wantPairs, _ := dedupKept(t, all)
+
+	// The first 100 lines into an index, then all: the URLs kept by the
+	// two runs are those one run over all keeps.
+	dir := filepath.Join(tmp, "urls.idx")
+	kept1, _, _ := dedupKept(t, first, "--index", dir)
+	clusters := filepath.Join(tmp, "clusters.jsonl")
+	kept2, pairs2, r := dedupKept(t, all, "--index", dir, "--clusters", clusters)
+	if got := append(slices.Clone(kept1), kept2...); !slices.Equal(got, wantKept) {
+		t.Errorf("kept by the two runs (%d + %d):\n%q\nwant (%d):\n%q", len(kept1), len(kept2), got, len(wantKept), wantKept)
+	}
+	// The clusters of the first run's URLs come first.
+	var ids []string
+	for line := range strings.Lines(readFile(t, clusters)) {
+		var c urlClusterJSON
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, c.ID)
+	}
+	firstRun := 0
+	for firstRun < len(ids) && slices.Contains(kept1, ids[firstRun]) {
+		firstRun++
+	}
+	if firstRun == 0 || firstRun == len(ids) {
+		t.Errorf("second run: %d clusters, %d of the first run's URLs first: want both kinds", len(ids), firstRun)
+	}
+	for _, id := range ids[firstRun:] {
+		if !slices.Contains(kept2, id) {
+			t.Errorf("second run: cluster %q after the first run's is not a URL the second kept", id)
+		}
+	}
+	// Every URL of the first 100 lines is now a duplicate of itself.
+	if !strings.Contains(r.stderr, "neardup url dedup: 200 lines: 198 URLs, "+fmt.Sprint(len(kept2))+" kept") {
+		t.Errorf("second run: %s", r.stderr)
+	}
+	self := 0
+	for _, p := range pairs2 {
+		var j urlPairJSON
+		if err := json.Unmarshal([]byte(p), &j); err != nil {
+			t.Fatal(err)
+		}
+		if j.A == j.B && j.Exact && j.Distance == 0 {
+			self++
+		}
+	}
+	if self != len(kept1) {
+		t.Errorf("second run: %d pairs of a URL with itself, want %d (the URLs the first run kept)", self, len(kept1))
+	}
+
+	// Running the same unchanged file again is a resumed run: the same
+	// outputs as an uninterrupted one.
+	dir2 := filepath.Join(tmp, "resume.idx")
+	k1, p1, _ := dedupKept(t, all, "--index", dir2)
+	k2, p2, r := dedupKept(t, all, "--index", dir2)
+	if !slices.Equal(k1, wantKept) || !slices.Equal(p1, wantPairs) || !slices.Equal(k2, wantKept) || !slices.Equal(p2, wantPairs) {
+		t.Errorf("--index runs differ from the in-memory run: kept %d, %d, want %d; pairs %d, %d, want %d",
+			len(k1), len(k2), len(wantKept), len(p1), len(p2), len(wantPairs))
+	}
+	if want := fmt.Sprintf("resumed an interrupted run: %d kept URLs were already in the index", len(wantKept)); !strings.Contains(r.stderr, want) {
+		t.Errorf("rerun: stderr %q lacks %q", r.stderr, want)
+	}
+
+	// An interrupted run: the index holds the job's first 30 kept URLs.
+	dir3 := filepath.Join(tmp, "interrupted.idx")
+	opts := &urlhash.Options{}
+	k := urlMaxDistance(urlClose)
+	s, err := openURLIndex(dir3, opts, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.job = urlJob(opts.ID(), k, "", []string{all})
+	seq := map[string]int64{}
+	for i, l := range lines {
+		if _, ok := seq[strings.TrimSpace(l)]; !ok {
+			seq[strings.TrimSpace(l)] = int64(i + 1)
+		}
+	}
+	for _, u := range wantKept[:30] {
+		p, err := urlhash.Normalize(u, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.add(p.Fingerprint(), &keptURL{url: u, norm: p.String(), seq: seq[u]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	k3, p3, r := dedupKept(t, all, "--index", dir3)
+	if !slices.Equal(k3, wantKept) || !slices.Equal(p3, wantPairs) {
+		t.Errorf("resumed run differs from an uninterrupted one: kept %d, want %d; pairs %d, want %d", len(k3), len(wantKept), len(p3), len(wantPairs))
+	}
+	if !strings.Contains(r.stderr, "resumed an interrupted run: 30 kept URLs were already in the index") {
+		t.Errorf("resumed run: stderr %q", r.stderr)
+	}
+}
+
+func TestURLDedupIndexErrors(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	in := "testdata/url/bad.txt"
+
+	// An article index, made by the add command.
+	articles := filepath.Join(tmp, "articles.idx")
+	r := runURL(t, "", "add", "--index", articles, "testdata/a.txt")
+	if r.code != 0 {
+		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
+	}
+	r = runURL(t, "", "url", "dedup", "--index", articles, in)
+	want := regexp.MustCompile(`^neardup: index ` + regexp.QuoteMeta(articles) + ` holds article fingerprints \(analyzer "nd1-[a-z]+-[0-9a-f]+"\), not URL fingerprints \(urlhash/1-420d1628b36be843\): URL and article fingerprints cannot share an index; give url dedup an index of its own: index options do not match the index\n$`)
+	if r.code != exitError || !want.MatchString(r.stderr) || r.stdout != "" {
+		t.Errorf("article index: exit %d, stdout %q, stderr %q; want exit 2 and %v", r.code, r.stdout, r.stderr, want)
+	}
+
+	// A URL index made with other normalisation flags.
+	urls := filepath.Join(tmp, "urls.idx")
+	if r := runURL(t, "", "url", "dedup", "--keep-www", "-m", "95", "--index", urls, in); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	r = runURL(t, "", "url", "dedup", "--index", urls, in)
+	if wantErr := "neardup: index " + urls + " holds URL fingerprints made by urlhash/1-992ce946f231b1fa, not urlhash/1-420d1628b36be843 (these normalisation flags): use the --drop-param and --keep-* flags it was created with, or another index: index options do not match the index\n"; r.code != exitError || r.stderr != wantErr {
+		t.Errorf("other flags: exit %d, stderr %q; want 2, %q", r.code, r.stderr, wantErr)
+	}
+	// Distances: an index made at 95% (distance 3) cannot answer 90%
+	// (6), and no index answers 80% (12).
+	r = runURL(t, "", "url", "dedup", "--index", urls, "--keep-www", "-m", "90", in)
+	if want := "neardup: index " + urls + " answers distances up to 3 (similarity ≥ 95.3%), not 6 (--min-similarity): its layout is fixed when it is created; create a new index for this --min-similarity\n"; r.code != exitError || r.stderr != want {
+		t.Errorf("-m 90 on a distance-3 index: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	r = runURL(t, "", "url", "dedup", "--index", filepath.Join(tmp, "new.idx"), "-m", "80", in)
+	if want := "--index " + filepath.Join(tmp, "new.idx") + ": an index answers distances up to 9 (--min-similarity above 84.375), not 12"; r.code != exitError || !strings.Contains(r.stderr, want) {
+		t.Errorf("-m 80 --index: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "new.idx")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("-m 80 --index created the index directory (%v)", err)
+	}
+}
+
+func TestReadLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want []string // "+" marks a line cut for being too long
+	}{
+		{"a\nb\r\n\nc", 10, []string{"a", "b", "", "c"}},
+		{"a\n", 10, []string{"a"}},
+		{"", 10, nil},
+		{"0123456789\n01234567890\nab", 10, []string{"0123456789", "0123456789+", "ab"}},
+		{strings.Repeat("x", 100) + "\nok\n", 10, []string{"xxxxxxxxxx+", "ok"}},
+	}
+	for _, tt := range tests {
+		br := bufio.NewReaderSize(strings.NewReader(tt.in), 16) // smaller than some lines
+		var got []string
+		for {
+			line, long, err := readLine(br, nil, tt.max)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := string(line)
+			if long {
+				s += "+"
+			}
+			got = append(got, s)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("readLine(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestURLField(t *testing.T) {
+	tests := []struct {
+		line, want, err string
+	}{
+		{`{"url": "http://a.com/"}`, "http://a.com/", ""},
+		{`{"url": "http://a.com/\u0026x"}`, "http://a.com/&x", ""},
+		{`{"link": "http://a.com/"}`, "", `no field "url"`},
+		{`{"url": 42}`, "", `field "url" is not a string: 42`},
+		{`{"url": null}`, "", `field "url" is not a string: null`},
+		{`{"url": "x"`, "", "malformed JSON at byte 11: unexpected end of JSON input"},
+		{`http://a.com/`, "", "not a JSON object"},
+		{`{"url": "a", }`, "", "malformed JSON at byte 14: invalid character '}' looking for beginning of object key string"},
+		{`["http://a.com/"]`, "", "not a JSON object"},
+	}
+	for _, tt := range tests {
+		got, err := urlField([]byte(tt.line), "url")
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if got != tt.want || gotErr != tt.err {
+			t.Errorf("urlField(%s) = %q, %q; want %q, %q", tt.line, got, gotErr, tt.want, tt.err)
+		}
+	}
+}
+
+func FuzzReadLine(f *testing.F) {
+	for _, s := range []string{"a\nb\r\n\nc", "", "\n", "\r\n\r", strings.Repeat("y", 40) + "\nz"} {
+		f.Add(s, 8)
+	}
+	f.Fuzz(func(t *testing.T, in string, max int) {
+		if max < 1 || max > 64 {
+			return
+		}
+		want := strings.Split(in, "\n")
+		if strings.HasSuffix(in, "\n") || in == "" {
+			want = want[:len(want)-1]
+		}
+		br := bufio.NewReaderSize(strings.NewReader(in), 16)
+		for i := 0; ; i++ {
+			line, long, err := readLine(br, nil, max)
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("%d lines, want %d", i, len(want))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(want) {
+				t.Fatalf("more than %d lines", len(want))
+			}
+			w := want[i]
+			if wantLong := len(w) > max; long != wantLong {
+				t.Fatalf("line %d %q, max %d: tooLong %t", i+1, w, max, long)
+			}
+			if long {
+				w = w[:max]
+			} else {
+				w = strings.TrimSuffix(w, "\r")
+			}
+			if string(line) != w {
+				t.Fatalf("line %d = %q, want %q", i+1, line, w)
+			}
+		}
+	})
+}
+
+func FuzzURLField(f *testing.F) {
+	for _, s := range []string{`{"url": "http://a.com/"}`, `{"url": 1}`, `{"url": "x"`, `[]`, `null`, `{"url":"\ud800"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		got, err := urlField([]byte(line), "url")
+		var obj struct {
+			URL *string `json:"url"`
+		}
+		jerr := json.Unmarshal([]byte(line), &obj)
+		if err == nil && (jerr != nil || obj.URL == nil || *obj.URL != got) {
+			// Duplicate keys: encoding/json keeps the last in both.
+			t.Fatalf("urlField(%q) = %q; json.Unmarshal: %v, %v", line, got, obj.URL, jerr)
+		}
+	})
+}
+
+func BenchmarkURLDedup(b *testing.B) {
+	data, err := os.ReadFile("testdata/url/urls.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, pct := range []string{"95", "90", "80"} {
+		b.Run(pct, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				var out, errb bytes.Buffer
+				if code := run([]string{"neardup", "url", "dedup", "-m", pct, "--pairs", "-", "-"}, bytes.NewReader(data), &out, &errb); code != 0 {
+					b.Fatal(errb.String())
+				}
+			}
+		})
+	}
+}
+
+// Compare two URLs.
+func Example_url() {
+	run([]string{"neardup", "url", issueURL, issueHTTPS}, strings.NewReader(""), os.Stdout, os.Stderr)
+	// Output:
+	// A             http://baidu.com:8080/1/2/3/4.php?a=1&b=2#123
+	// B             https://baidu.com:8080/1/2/3/4.php?a=1&b=2
+	// fingerprints  fb277e2616ef1564 fb27fe2616ef1464
+	// distance      2 of 64 bits
+	// similarity    96.9%
+	// differ        scheme, fragment
+	// verdict       very close (≥ 95%): a cosmetic variant of one page, or a close sibling
+}
+
+func TestURLDedupGzip(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	gz := filepath.Join(tmp, "urls.txt.gz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(readFile(t, "testdata/url/urls.txt")))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gz, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := runURL(t, "", "url", "dedup", "testdata/url/urls.txt")
+	zipped := runURL(t, "", "url", "dedup", gz)
+	if plain.code != 0 || zipped.code != 0 || plain.stdout != zipped.stdout || countLines(plain.stdout) < 40 {
+		t.Errorf("gzip input: exit %d, %d pairs; plain: exit %d, %d pairs; stderr %s",
+			zipped.code, countLines(zipped.stdout), plain.code, countLines(plain.stdout), zipped.stderr)
+	}
+
+	// A truncated gzip file is an input error: exit 2, what was read is
+	// decided.
+	if err := os.WriteFile(gz, b.Bytes()[:b.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runURL(t, "", "url", "dedup", gz)
+	if r.code != exitError || !strings.Contains(r.stderr, "input error: "+gz+":") || !strings.Contains(r.stderr, "unexpected EOF") ||
+		!strings.Contains(r.stderr, "1 input error") || r.stdout == "" || !strings.HasPrefix(plain.stdout, r.stdout[:len(r.stdout)/2]) {
+		t.Errorf("truncated gzip: exit %d, stdout %d lines, stderr %s", r.code, countLines(r.stdout), r.stderr)
+	}
+}

@@ -1,0 +1,130 @@
+package neardup
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/segment"
+)
+
+// dedupInput is a small JSONL corpus: two originals, an exact copy (only
+// width and case differ), an edited copy, a too-short record, a bad line
+// and a record reusing an id.
+func dedupInput() string {
+	en := goldenTexts["en"] + " The central bank also said it would keep reducing its bond holdings through next year, and officials pointed to wages."
+	zh := goldenTexts["zh"]
+	lines := []string{
+		fmt.Sprintf(`{"id":"en1","text":%q}`, en),
+		fmt.Sprintf(`{"id":"zh1","text":%q}`, zh),
+		fmt.Sprintf(`{"id":"en2","text":%q}`, strings.ToUpper(en)),
+		fmt.Sprintf(`{"id":"zh2","text":%q}`, strings.Replace(zh, "新华社北京10月30日电 ", "本报讯 ", 1)),
+		`{"id":"short","text":"你好"}`,
+		`{"id":"bad","text":42}`,
+		fmt.Sprintf(`{"id":"en1","text":%q}`, "A completely different story about river floods, bridges, rain, valleys and the officials who closed the old roads overnight."),
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+type dedupResult struct {
+	ID      string
+	Verdict string
+	Match   string
+	Exact   bool
+	Err     string
+}
+
+func runDedup(t *testing.T, store Store, opts *DedupOptions) ([]dedupResult, Summary) {
+	t.Helper()
+	a := testAnalyzer(t, segment.DefaultBackend)
+	r := NewReader([]string{"-"}, strings.NewReader(dedupInput()), nil)
+	var got []dedupResult
+	sum, err := Dedup(context.Background(), r, a, store, opts, func(o *Outcome) error {
+		res := dedupResult{ID: o.Record.ID, Verdict: o.Verdict.String()}
+		if len(o.Matches) > 0 {
+			res.Match, res.Exact = o.Matches[0].ID, o.Exact()
+		}
+		if o.Err != nil {
+			res.Err = o.Err.Error()
+		}
+		got = append(got, res)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, sum
+}
+
+func TestDedup(t *testing.T) {
+	want := []dedupResult{
+		{ID: "en1", Verdict: "unique"},
+		{ID: "zh1", Verdict: "unique"},
+		{ID: "en2", Verdict: "duplicate", Match: "en1", Exact: true},
+		{ID: "zh2", Verdict: "duplicate", Match: "zh1"},
+		{ID: "short", Verdict: "too-short", Err: "too few keywords to fingerprint: 1 keywords, need 4"},
+		{Verdict: "rejected", Err: `stdin:6: field "text": not a string (number)`},
+		{ID: "en1", Verdict: "rejected", Err: `stdin:7: field "id": duplicate id "en1": an earlier article has it (record 1 of this input)`},
+	}
+	for _, workers := range []int{1, 2, 5} {
+		mem, err := index.NewMemory(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, sum := runDedup(t, mem, &DedupOptions{Workers: workers})
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("workers %d:\n got %+v\nwant %+v", workers, got, want)
+		}
+		sum.Elapsed = 0
+		wantSum := Summary{Records: 7, Unique: 2, Exact: 1, Near: 1, TooShort: 1, Rejected: 2, Bytes: sum.Bytes}
+		if sum != wantSum || sum.Bytes == 0 {
+			t.Errorf("workers %d: summary %+v, want %+v", workers, sum, wantSum)
+		}
+	}
+}
+
+// TestDedupResume runs a job into a store that already holds what an
+// interrupted run of the same job added (the first original and, out of
+// order, nothing else) and checks the outcome equals a fresh run's.
+func TestDedupResume(t *testing.T) {
+	fresh, err := index.NewMemory(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Time { return time.Unix(1e9, 0) }
+	want, _ := runDedup(t, fresh, &DedupOptions{Job: "job1", Now: now})
+
+	// The interrupted run got as far as storing zh1 (record 2).
+	partial, err := index.NewMemory(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh1, err := fresh.Get("zh1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	en1, err := fresh.Get("en1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := partial.Add(en1, zh1); err != nil {
+		t.Fatal(err)
+	}
+	got, sum := runDedup(t, partial, &DedupOptions{Job: "job1", Now: now, Batch: 3})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("resumed:\n got %+v\nwant %+v", got, want)
+	}
+	if sum.Unique != 2 {
+		t.Errorf("resumed summary %+v, want 2 unique", sum)
+	}
+	// Another job reusing job1's ids is told so, naming the earlier job.
+	got, _ = runDedup(t, partial, &DedupOptions{Job: "job2", Now: now})
+	wantErr := `stdin:1: field "id": duplicate id "en1": an earlier article has it (added 2001-09-09T01:46:40Z by job job1, record 1)`
+	if got[0].Verdict != "rejected" || got[0].Err != wantErr {
+		t.Errorf("second job, first record: %+v, want rejected: %s", got[0], wantErr)
+	}
+}
