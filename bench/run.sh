@@ -27,20 +27,21 @@ echo
 echo "## 1. Pipeline vs bare segmentation (300 articles per corpus, MB/s, median of $count)"
 go test -run '^$' -bench 'BenchmarkPipeline|BenchmarkGosimhash' -benchtime 3x -count "$count" . > "$out/pipeline.txt"
 $benchstat -col /x "$out/pipeline.txt" 2>/dev/null || $benchstat "$out/pipeline.txt"
-# Ratios from the medians of the MB/s column.
-awk '
-/^Benchmark/ { name=$1; sub(/-[0-9]+$/, "", name); for (i=1;i<=NF;i++) if ($(i+1)=="MB/s") v[name]=v[name] " " $i }
-END {
-  for (n in v) { m=split(v[n], a, " "); asort(a); med[n]=a[int((m+1)/2)] }
-  for (n in med) if (n ~ /\/analyze$/) {
-    s=n; sub(/analyze$/, "segment", s)
-    lang=n; sub(/^BenchmarkPipeline\/[a-z]+\//, "", lang); sub(/\/analyze$/, "", lang)
-    g="BenchmarkGosimhash/" lang
-    printf "%-36s %7.2f MB/s  segment %7.2f MB/s  analysis/segment time %.2fx", n, med[n], med[s], med[s]/med[n]
-    if (n ~ /jieba/ && (g in med)) printf "  gosimhash-style %6.2f MB/s (neardup %.2fx faster)", med[g], med[n]/med[g]
-    printf "\n"
-  }
-}' "$out/pipeline.txt" | sort
+# Ratios from the medians of the MB/s column (portable awk: sort does the ordering).
+awk '/^Benchmark/ { n=$1; sub(/-[0-9]+$/, "", n); for (i=1;i<NF;i++) if ($(i+1)=="MB/s") print n, $i }' "$out/pipeline.txt" |
+	sort -k1,1 -k2,2n |
+	awk '{ v[$1]=v[$1] " " $2; c[$1]++ }
+	END {
+		for (n in v) { split(v[n], a, " "); med[n]=a[int((c[n]+1)/2)] }
+		for (n in med) if (n ~ /\/analyze$/) {
+			s=n; sub(/analyze$/, "segment", s)
+			lang=n; sub(/^BenchmarkPipeline\/[a-z]+\//, "", lang); sub(/\/analyze$/, "", lang)
+			g="BenchmarkGosimhash/" lang
+			printf "%-34s analyze %6.2f MB/s  segment %6.2f MB/s  analyze/segment time %.2fx", n, med[n], med[s], med[s]/med[n]
+			if (n ~ /jieba/ && (g in med)) printf "  gosimhash-style %5.2f MB/s (neardup/gosimhash speed %.2fx)", med[g], med[n]/med[g]
+			printf "\n"
+		}
+	}' | sort
 
 echo
 echo "## 2. neardup dedup end to end (median wall time of 3 runs)"

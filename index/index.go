@@ -361,6 +361,10 @@ func Open(dir string, opts *Options) (*Index, error) {
 func openBadger(dir string, o Options) (*badger.DB, error) {
 	var before map[string]bool
 	if !o.ReadOnly {
+		// An empty memtable log left by a writer killed while Badger
+		// created it (before sizing it) holds no writes but fails every
+		// open. (A live writer's log is sized the moment it is created.)
+		removeEmptyMem(dir)
 		before = logFiles(dir)
 	}
 	db, err := badger.Open(badgerOptions(dir, o))
@@ -372,7 +376,7 @@ func openBadger(dir string, o Options) (*badger.DB, error) {
 		return nil, fmt.Errorf("%w: %s", ErrInUse, dir)
 	case o.ReadOnly && strings.Contains(msg, "no manifest found"):
 		return nil, fmt.Errorf("index: %s: %w: no index there to open read-only", dir, ErrNotFound)
-	case o.ReadOnly && strings.Contains(msg, "Log truncate required"):
+	case o.ReadOnly && (strings.Contains(msg, "Log truncate required") || hasEmptyMem(dir)):
 		rw := o
 		rw.ReadOnly = false
 		db, err := openBadger(dir, rw)
@@ -397,6 +401,26 @@ func openBadger(dir string, o Options) (*badger.DB, error) {
 		}
 	}
 	return nil, fmt.Errorf("index: open %s: %w", dir, err)
+}
+
+// hasEmptyMem reports whether dir holds an empty .mem file. A log with
+// data starts with a header; an empty .vlog is harmless.
+func hasEmptyMem(dir string) bool {
+	for name := range logFiles(dir) {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Size() == 0 && strings.HasSuffix(name, ".mem") {
+			return true
+		}
+	}
+	return false
+}
+
+func removeEmptyMem(dir string) {
+	for name := range logFiles(dir) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Size() == 0 && strings.HasSuffix(name, ".mem") {
+			os.Remove(p)
+		}
+	}
 }
 
 // logFiles returns the names of Badger's log files (.mem, .vlog) in dir.

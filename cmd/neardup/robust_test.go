@@ -1,0 +1,1168 @@
+//go:build unix
+
+package main
+
+// Robustness of the command: bad inputs of every kind through
+// fingerprint, add, check and dedup; limits; index safety (mismatched
+// analyzer or layout, a second process, a read-only directory, a file
+// size limit); kill -9 during add and dedup --index; --workers; and the
+// memory a 50 MB article and a 500 MB stream take. The library's side of
+// the same inputs is tested in ../../robust_test.go.
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/simplifiedchinese"
+
+	"github.com/neardup/neardup/index"
+)
+
+// Articles the bad inputs are put between (the same as the library's
+// robustness tests): well over 4 keywords each, none near another.
+const (
+	robustEN  = "The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation. Analysts expect two more increases this year as the economy continues to grow."
+	robustZH  = "新华社北京10月30日电 武侠小说泰斗金庸（原名查良镛）30日在香港逝世，享年94岁。金庸先生的武侠小说影响了几代读者，《射雕英雄传》《天龙八部》《笑傲江湖》等作品被多次改编为影视剧。"
+	robustEN2 = "Heavy rain flooded the valley roads overnight and the river rose above the old stone bridge, officials said, closing schools across the district for the rest of the week while engineers inspected the damage."
+	robustZH2 = "国家统计局今天发布数据显示，今年前三季度全国粮食总产量再创历史新高，秋粮丰收已成定局。专家表示，粮食生产连年丰收为稳定物价、保障民生提供了坚实基础。"
+	robustEN3 = "The orchestra opened its winter season with a program of Sibelius and Nielsen, conducted by a young Finnish guest who drew long applause from a sold-out hall on Saturday evening."
+)
+
+// robustHTML is a page whose script and style hold words that --html
+// must drop.
+const robustHTML = `<!DOCTYPE html>
+<html><head><title>Winter season</title>
+<script>var trackingpixel = "zzscriptword analyticsbeacon"; function loadads() { return 1 < 2; }</script>
+<style>.zzstyleword { color: red }</style>
+</head><body><p>` + robustEN3 + `</p>
+<script type="text/javascript">document.write("<p>zzscriptword</p>");</script>
+</body></html>`
+
+func robustPNG(t testing.TB) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
+	for i := range 16 {
+		img.Set(i, 15-i, color.RGBA{B: 255, A: 255})
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func robustZip(t testing.TB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.Create("article.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, robustEN)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func robustGBK(t testing.TB, s string) string {
+	t.Helper()
+	b, err := simplifiedchinese.GBK.NewEncoder().String(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func robustGzip(t testing.TB, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	io.WriteString(zw, s)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// robustGunzipLen is how many bytes truncated gzip data decompress to.
+func robustGunzipLen(t testing.TB, b []byte) int64 {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, zr)
+	return n
+}
+
+func robustLine(id, text string) string {
+	b, _ := json.Marshal(map[string]string{"id": id, "text": text})
+	return string(b)
+}
+
+func robustWriteFiles(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// robustLines splits output into lines, without the last empty one.
+func robustLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// TestRobustWholeFiles runs fingerprint, add, check and dedup over a
+// directory holding every kind of bad whole-file input between good
+// articles, and checks for each file its message (the same in every
+// command), what dedup decides and counts, and that the good articles
+// are processed.
+func TestRobustWholeFiles(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	cut := robustGzip(t, strings.Repeat(robustEN+"\n", 300)+strings.Repeat(robustZH+"\n", 300))
+	cut = cut[:len(cut)/2]
+	robustWriteFiles(t, filepath.Join(tmp, "in"), map[string][]byte{
+		"a-en.txt":      []byte(robustEN),
+		"b-empty.txt":   nil,
+		"c-blank.txt":   []byte(" \r\n\t \n\u3000\n"),
+		"d-punct.txt":   []byte("，。！？……——!!! ... --- ??? (*) [#] 《》"),
+		"e-stop.txt":    []byte("the and of a to is in it that was for on are with as 的 了 是 在 和 我们 他们 这个 那个"),
+		"f-three.txt":   []byte("abc"),
+		"g-image.png":   robustPNG(t),
+		"h-archive.zip": robustZip(t),
+		"i-latin1.txt":  []byte("Caf\xe9 cr\xe8me br\xfbl\xe9e \xe0 la carte, na\xefve r\xe9sum\xe9 \xa9 1999 \xb1 \xbd \xbe"),
+		"j-gbk.txt":     []byte(robustGBK(t, robustZH)),
+		"k-bom.txt":     []byte("\ufeff" + robustEN2),
+		"l-page.html":   []byte(robustHTML),
+		"m-cut.txt.gz":  cut,
+		"n-zh.txt":      []byte(robustZH),  // j-gbk.txt in UTF-8
+		"o-en2.txt":     []byte(robustEN2), // k-bom.txt without the BOM
+	})
+	messages := []string{ // in file order
+		"in/b-empty.txt: empty file",
+		"in/c-blank.txt: no text",
+		"in/d-punct.txt: too few keywords to fingerprint: 0 keywords, need 4",
+		"in/e-stop.txt: too few keywords to fingerprint: 0 keywords, need 4",
+		"in/f-three.txt: too few keywords to fingerprint: 1 keywords, need 4",
+		"in/g-image.png: binary data (PNG image)",
+		"in/h-archive.zip: binary data (ZIP archive)",
+		"in/i-latin1.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 3",
+		fmt.Sprintf("in/m-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut)),
+	}
+	var stderr strings.Builder
+	for _, m := range messages {
+		stderr.WriteString("neardup: " + m + "\n")
+	}
+	good := []string{"a-en.txt", "j-gbk.txt", "k-bom.txt", "l-page.html", "n-zh.txt", "o-en2.txt"}
+	c := robustCmd{dir: tmp}
+
+	t.Run("fingerprint", func(t *testing.T) {
+		r := c.run(t, "fingerprint", "--json", "in")
+		if want := stderr.String() + "neardup: 9 articles not fingerprinted\n"; r.stderr != want || r.code != 2 {
+			t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and:\n%s", r.code, r.stderr, want)
+		}
+		fps := map[string]string{}
+		var ids []string
+		for _, j := range robustJSONLines[fingerprintJSON](t, r.stdout) {
+			ids = append(ids, j.ID)
+			fps[j.ID] = j.Fingerprint + " " + j.ContentHash
+		}
+		if !slices.Equal(ids, good) {
+			t.Errorf("fingerprinted %q, want %q", ids, good)
+		}
+		// GBK detected and decoded, BOM dropped: the same analysis as UTF-8.
+		if fps["j-gbk.txt"] != fps["n-zh.txt"] || fps["k-bom.txt"] != fps["o-en2.txt"] {
+			t.Errorf("GBK %s vs UTF-8 %s; BOM %s vs none %s", fps["j-gbk.txt"], fps["n-zh.txt"], fps["k-bom.txt"], fps["o-en2.txt"])
+		}
+	})
+
+	t.Run("add and check", func(t *testing.T) {
+		idx := filepath.Join(tmp, "idx")
+		r := c.run(t, "add", "--index", idx, "in")
+		// (add reports the records it cannot read at once, and those too
+		// short when it analyses their batch: not in input order.)
+		gotErr, wantErr := robustLines(r.stderr), robustLines(stderr.String()+"neardup: 9 records not added (see above)\n")
+		slices.Sort(gotErr[:max(0, len(gotErr)-1)])
+		slices.Sort(wantErr[:len(wantErr)-1])
+		if !slices.Equal(gotErr, wantErr) || r.code != 2 {
+			t.Errorf("add: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", r.code, r.stderr, strings.Join(wantErr, "\n"))
+		}
+		if want := "added 6 documents to " + idx + "; the index holds 6 documents\n"; r.stdout != want {
+			t.Errorf("add: stdout %q, want %q", r.stdout, want)
+		}
+		r = c.run(t, "check", "--index", idx, "--json", "in")
+		if want := stderr.String() + "neardup: 9 articles could not be checked or added\n"; r.stderr != want || r.code != 2 {
+			t.Errorf("check: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", r.code, r.stderr, want)
+		}
+		var got []string
+		for _, j := range robustJSONLines[checkJSON](t, r.stdout) {
+			s := j.ID + ":"
+			for _, m := range j.Matches {
+				s += " " + m.ID
+			}
+			got = append(got, s)
+		}
+		// Each article finds its copy in the other encoding, never itself.
+		want := []string{"a-en.txt:", "j-gbk.txt: n-zh.txt", "k-bom.txt: o-en2.txt", "l-page.html:", "n-zh.txt: j-gbk.txt", "o-en2.txt: k-bom.txt"}
+		if !slices.Equal(got, want) {
+			t.Errorf("check found %q, want %q", got, want)
+		}
+	})
+
+	t.Run("dedup", func(t *testing.T) {
+		out := filepath.Join(tmp, "out")
+		if err := os.Mkdir(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := c.run(t, "dedup", "--json", "in", "--pairs", "out/pairs", "--unique", "out/unique", "--rejects", "out/rejects")
+		if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 1 input could not be read to the end; the outputs cover the records read\n") {
+			t.Errorf("exit %d, want 2 for the truncated file:\n%s", r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "neardup dedup: 15 records: 4 unique, 2 exact duplicates, 0 near duplicates, 3 too short, 5 rejected, 1 input error\n") {
+			t.Errorf("summary line:\n%s", r.stderr)
+		}
+		want := robustCounts{Records: 15, Unique: 4, Exact: 2, TooShort: 3, Rejected: 5, InputErrors: 1}
+		if got := robustCountsOf(robustSummary(t, r)); got != want {
+			t.Errorf("summary %+v, want %+v", got, want)
+		}
+		var rejects []string
+		for _, j := range robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(out, "rejects"))) {
+			rejects = append(rejects, j.Source+": "+j.Reason)
+		}
+		// (An input error's reason has no byte offset: the file stops
+		// being read there.)
+		wantRejects := []string{messages[0], messages[1], messages[5], messages[6], messages[7], "in/m-cut.txt.gz: truncated gzip data: unexpected EOF"}
+		if !slices.Equal(rejects, wantRejects) {
+			t.Errorf("rejects %q, want %q", rejects, wantRejects)
+		}
+		var pairs []string
+		for _, p := range robustJSONLines[pairJSON](t, readFile(t, filepath.Join(out, "pairs"))) {
+			pairs = append(pairs, fmt.Sprintf("%s %s %t", p.A, p.B, p.Exact))
+		}
+		if want := []string{"j-gbk.txt n-zh.txt true", "k-bom.txt o-en2.txt true"}; !slices.Equal(pairs, want) {
+			t.Errorf("pairs %q, want %q", pairs, want)
+		}
+		// Too-short articles are passed through to --unique with the
+		// originals; the page is text without --html.
+		var unique []string
+		for _, u := range robustJSONLines[uniqueJSON](t, readFile(t, filepath.Join(out, "unique"))) {
+			unique = append(unique, u.ID)
+			if u.ID == "k-bom.txt" && u.Text != robustEN2 {
+				t.Errorf("k-bom.txt: text %q keeps the byte-order mark", u.Text)
+			}
+			if u.ID == "l-page.html" && !strings.Contains(u.Text, "zzscriptword") {
+				t.Errorf("l-page.html without --html: the script is gone")
+			}
+		}
+		if want := []string{"a-en.txt", "d-punct.txt", "e-stop.txt", "f-three.txt", "j-gbk.txt", "k-bom.txt", "l-page.html"}; !slices.Equal(unique, want) {
+			t.Errorf("unique %q, want %q", unique, want)
+		}
+	})
+
+	t.Run("html", func(t *testing.T) {
+		r := c.run(t, "fingerprint", "--json", "--html", "in/l-page.html", "in/a-en.txt")
+		js := robustJSONLines[fingerprintJSON](t, r.stdout)
+		if r.code != 0 || len(js) != 2 {
+			t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
+		}
+		if js[0].Title != "Winter season" {
+			t.Errorf("title %q", js[0].Title)
+		}
+		for _, k := range js[0].Keywords {
+			if strings.HasPrefix(k.Word, "zz") || k.Word == "trackingpixel" || k.Word == "loadads" {
+				t.Errorf("--html: script or style word %q is a keyword", k.Word)
+			}
+		}
+		r = c.run(t, "fingerprint", "--json", "--html", "-")
+		if r.code != 2 || r.stderr != "neardup: stdin: empty file\nneardup: 1 article not fingerprinted\n" {
+			t.Errorf("--html, empty stdin: exit %d: %s", r.code, r.stderr)
+		}
+		r = robustCmd{dir: tmp, stdin: strings.NewReader("<html><script>var a = 1;</script><style>p{}</style></html>")}.run(t, "dedup", "--html", "--json", "-")
+		if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 1, Rejected: 1}) ||
+			!strings.Contains(r.stderr, "neardup: rejected: stdin: no text\n") {
+			t.Errorf("--html, a page of scripts only: exit %d: %s%s", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	t.Run("forced encoding", func(t *testing.T) {
+		r := c.run(t, "fingerprint", "--encoding", "utf-8", "in/j-gbk.txt")
+		if r.code != 2 || r.stderr != "neardup: in/j-gbk.txt: invalid UTF-8 at byte 0\nneardup: 1 article not fingerprinted\n" {
+			t.Errorf("exit %d: %s", r.code, r.stderr)
+		}
+		r = c.run(t, "fingerprint", "--encoding", "gbk", "in/n-zh.txt")
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: in/n-zh.txt: invalid GBK at byte ") {
+			t.Errorf("UTF-8 read as GBK: exit %d: %s", r.code, r.stderr)
+		}
+		r = c.run(t, "fingerprint", "--encoding", "latin1", "in/n-zh.txt")
+		if r.code != 2 || !strings.Contains(r.stderr, `unknown encoding "latin1"`) {
+			t.Errorf("unknown encoding: exit %d: %s", r.code, r.stderr)
+		}
+	})
+
+	t.Run("stdin", func(t *testing.T) {
+		r := robustCmd{dir: tmp, stdin: bytes.NewReader(robustPNG(t))}.run(t, "fingerprint", "-")
+		if r.code != 2 || r.stderr != "neardup: stdin: binary data (PNG image)\nneardup: 1 article not fingerprinted\n" {
+			t.Errorf("PNG on stdin: exit %d: %s", r.code, r.stderr)
+		}
+	})
+}
+
+// TestRobustJSONL runs fingerprint, add, check and dedup over a JSONL file
+// holding every kind of bad line between good ones.
+func TestRobustJSONL(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	longID := strings.Repeat("x", 1<<20)
+	type line struct {
+		text string
+		err  string // the message about the line, "" for a good one
+	}
+	ls := []line{
+		{"\ufeff" + robustLine("en", robustEN), ""}, // a BOM starts the stream
+		{`{"id":"m1","text":"unterminated`, `in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`},
+		{`{"id":"m2","text":"trailing comma",}`, `in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`},
+		{`[1, 2, 3]`, `in.jsonl:4: not a JSON object (array)`},
+		{``, ""}, // blank: skipped
+		{`{"id":"n1","text":42}`, `in.jsonl:6: field "text": not a string (number)`},
+		{`{"id":"n2","title":"no text"}`, `in.jsonl:7: field "text": missing`},
+		{`{"id":"n3","text":null}`, `in.jsonl:8: field "text": not a string (null)`},
+		{robustLine("dup", robustEN2), ""},
+		{robustLine("dup", robustZH2), `in.jsonl:10: field "id": duplicate id "dup": an earlier article has it (record 8 of this input)`},
+		{robustLine("line\nbreak", robustZH), ""},
+		{robustLine("a/b/../c", robustEN3), ""},
+		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `in.jsonl:13: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
+		{robustGBK(t, robustLine("gbk", robustZH)), ""}, // exact duplicate of line\nbreak
+		{"\ufeff" + robustLine("bom2", robustZH2), `in.jsonl:15: malformed JSON at byte 0: unexpected '\ufeff' looking for a value`},
+		{robustLine("short", "abc def"), ""},
+		{robustLine(longID, robustZH2+" 第二版。"), `in.jsonl:17: field "id": `},
+		{robustLine("last", robustZH2), ""},
+	}
+	var in strings.Builder
+	for _, l := range ls {
+		in.WriteString(l.text + "\n")
+	}
+	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in.String())})
+	c := robustCmd{dir: tmp}
+
+	t.Run("dedup", func(t *testing.T) {
+		r := c.run(t, "dedup", "--json", "in.jsonl", "--pairs", "pairs", "--rejects", "rejects", "--unique", "unique")
+		if r.code != 0 {
+			t.Fatalf("exit %d, want 0 (bad records do not fail a run): %s", r.code, r.stderr)
+		}
+		// 17 records: en, dup, line\nbreak, a/b/../c, last unique; gbk an
+		// exact duplicate; short too short; 10 rejected.
+		want := robustCounts{Records: 17, Unique: 5, Exact: 1, TooShort: 1, Rejected: 10}
+		if got := robustCountsOf(robustSummary(t, r)); got != want {
+			t.Errorf("summary %+v, want %+v", got, want)
+		}
+		rejects := robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(tmp, "rejects")))
+		var wantErrs []line
+		for _, l := range ls {
+			if l.err != "" {
+				wantErrs = append(wantErrs, l)
+			}
+		}
+		if len(rejects) != len(wantErrs) {
+			t.Fatalf("%d rejects, want %d:\n%s", len(rejects), len(wantErrs), readFile(t, filepath.Join(tmp, "rejects")))
+		}
+		for i, j := range rejects {
+			msg := fmt.Sprintf("%s:%d: ", j.Source, j.Line)
+			if j.Field != "" {
+				msg += fmt.Sprintf("field %q: ", j.Field)
+			}
+			msg += j.Reason
+			if !strings.HasPrefix(msg, wantErrs[i].err) {
+				t.Errorf("reject %d: %.200q, want %q…", i, msg, wantErrs[i].err)
+			}
+			// The raw line is kept, in base64 too when it is not UTF-8.
+			if raw := wantErrs[i].text; utf8.ValidString(raw) && j.Raw != raw || !utf8.ValidString(raw) && j.RawBase64 != base64.StdEncoding.EncodeToString([]byte(raw)) {
+				t.Errorf("reject %d: raw %.100q (base64 %.100q), want %.100q", i, j.Raw, j.RawBase64, raw)
+			}
+		}
+		pairs := robustJSONLines[pairJSON](t, readFile(t, filepath.Join(tmp, "pairs")))
+		if len(pairs) != 1 || pairs[0].A != "line\nbreak" || pairs[0].B != "gbk" || !pairs[0].Exact {
+			t.Errorf("pairs: %+v", pairs)
+		}
+		// Unique lines are copied verbatim (the GBK one is a duplicate).
+		if want := []string{ls[0].text[len("\ufeff"):], ls[8].text, ls[10].text, ls[11].text, ls[15].text, ls[17].text}; !slices.Equal(robustLines(readFile(t, filepath.Join(tmp, "unique"))), want) {
+			t.Errorf("unique:\n%.500s", readFile(t, filepath.Join(tmp, "unique")))
+		}
+	})
+
+	t.Run("fingerprint", func(t *testing.T) {
+		r := c.run(t, "fingerprint", "in.jsonl")
+		if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 9 articles not fingerprinted\n") {
+			t.Errorf("exit %d: %s", r.code, r.stderr)
+		}
+		// The same messages as dedup's (duplicate ids are no error here);
+		// text output quotes an id with a newline.
+		for _, l := range ls {
+			if l.err != "" && !strings.Contains(l.err, "duplicate id") && !strings.Contains(l.err, `field "id"`) && !strings.Contains(r.stderr, "neardup: "+l.err) {
+				t.Errorf("stderr lacks %q:\n%s", l.err, r.stderr)
+			}
+		}
+		if !strings.Contains(r.stderr, `neardup: in.jsonl:16 (id short): too few keywords to fingerprint: 2 keywords, need 4`) ||
+			!strings.Contains(r.stdout, `  "line\nbreak"`+"\n") || !strings.Contains(r.stdout, "  "+longID[:117]+"...\n") {
+			t.Errorf("stdout:\n%.2000s\nstderr:\n%s", r.stdout, r.stderr)
+		}
+	})
+
+	t.Run("add", func(t *testing.T) {
+		idx := filepath.Join(tmp, "idx")
+		r := c.run(t, "add", "--index", idx, "in.jsonl")
+		want := "neardup: in.jsonl:17 (id " + longID[:117] + "...): id is 1048576 bytes long; an index holds ids of at most 64000\n"
+		if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.HasSuffix(r.stderr, "neardup: 10 records not added (see above)\n") {
+			t.Errorf("exit %d, stderr:\n%.3000s", r.code, r.stderr)
+		}
+		// The second "dup" replaces the first: add does not look for
+		// duplicates.
+		if want := "added 7 documents to " + idx + " (1 replaced a document with the same id); the index holds 6 documents\n"; r.stdout != want {
+			t.Errorf("stdout %q, want %q", r.stdout, want)
+		}
+	})
+}
+
+// TestRobustTruncatedGzipJSONL: dedup processes the records before the
+// cut of a truncated .jsonl.gz, reports the cut with its line, goes on
+// with the next input, writes its outputs and exits with status 2.
+func TestRobustTruncatedGzipJSONL(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	var in strings.Builder
+	for i := range 300 {
+		in.WriteString(robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", robustEN, i, i*i, i*7919)) + "\n")
+	}
+	gz := robustGzip(t, in.String())
+	robustWriteFiles(t, tmp, map[string][]byte{"cut.jsonl.gz": gz[:len(gz)*2/3], "next.jsonl": []byte(robustLine("next", robustZH) + "\n")})
+	r := robustCmd{dir: tmp}.run(t, "dedup", "--json", "cut.jsonl.gz", "next.jsonl", "--unique", "unique", "--rejects", "rejects")
+	if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 1 input could not be read to the end; the outputs cover the records read\n") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+	sum := robustCountsOf(robustSummary(t, r))
+	n := sum.Records - 2 // records before the cut
+	if n < 10 || n >= 299 || sum.InputErrors != 1 || sum.Unique+sum.Exact+sum.Near != n+1 {
+		t.Errorf("summary %+v", sum)
+	}
+	rejects := robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(tmp, "rejects")))
+	if len(rejects) != 1 || rejects[0].Source != "cut.jsonl.gz" || rejects[0].Line != int(n+1) || rejects[0].Reason != "truncated gzip data: unexpected EOF" {
+		t.Errorf("rejects: %+v, want line %d", rejects, n+1)
+	}
+	if u := robustLines(readFile(t, filepath.Join(tmp, "unique"))); len(u) == 0 || u[0] != robustLine("r000", robustEN+" Record 0 of 0, 0.") || u[len(u)-1] != robustLine("next", robustZH) {
+		t.Errorf("unique: first and last of %d robustLines are not r000 and next", len(u))
+	}
+	r = robustCmd{dir: tmp}.run(t, "fingerprint", "cut.jsonl.gz")
+	if !regexp.MustCompile(`neardup: cut\.jsonl\.gz: line \d+ \(byte \d+\): truncated gzip data: unexpected EOF\nneardup: 1 article not fingerprinted\n$`).MatchString(r.stderr) || r.code != 2 {
+		t.Errorf("fingerprint: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestRobustDuplicateIDsAcrossRuns: rerunning dedup --index on the same
+// input resumes (nothing changes); another input with the same ids is
+// rejected record by record, naming the run that stored them.
+func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	in := robustLine("a", robustEN) + "\n" + robustLine("b", robustZH) + "\n"
+	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "again.jsonl": []byte(in)})
+	c := robustCmd{dir: tmp}
+	r := c.run(t, "dedup", "--json", "--index", "idx", "in.jsonl", "--unique", "u1")
+	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Unique: 2}) {
+		t.Fatalf("first run: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r = c.run(t, "dedup", "--json", "--index", "idx", "in.jsonl", "--unique", "u2")
+	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Unique: 2, Resumed: 2}) || readFile(t, filepath.Join(tmp, "u2")) != in {
+		t.Errorf("same run again: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	r = c.run(t, "dedup", "--json", "--index", "idx", "again.jsonl", "--rejects", "rejects")
+	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Rejected: 2}) {
+		t.Errorf("another input: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	re := regexp.MustCompile(`^duplicate id "(a|b)": an earlier article has it \(added \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by job [0-9a-f]{32}, record (1|2)\)$`)
+	for i, j := range robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(tmp, "rejects"))) {
+		if j.Field != "id" || j.Line != i+1 || !re.MatchString(j.Reason) {
+			t.Errorf("reject %+v", j)
+		}
+	}
+}
+
+// TestRobustLimits: --max-bytes and --max-line reject the articles and
+// lines over them with clear errors, and bad values are usage errors.
+func TestRobustLimits(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	big := strings.Repeat(robustEN2+" ", 20)
+	in := robustLine("a", robustEN) + "\n" + robustLine("big", big) + "\n" + robustLine("b", robustZH) + "\n"
+	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "big.txt": []byte(big)})
+	c := robustCmd{dir: tmp}
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"--max-bytes", "2000"}, 0, fmt.Sprintf(`neardup: rejected: in.jsonl:2: field "text": too large: %d bytes (maximum 2000)`, len(big))},
+		{[]string{"--max-line", "2000"}, 0, "neardup: rejected: in.jsonl:2: line too long: more than 2000 bytes"},
+		{[]string{"--max-bytes", "2000", "big.txt"}, 0, fmt.Sprintf("neardup: rejected: big.txt: too large: %d bytes (maximum 2000)", len(big))},
+		{[]string{"--max-bytes", "-1"}, 2, "neardup dedup: maximum article size -1: must not be negative"},
+		{[]string{"--max-line", "-5"}, 2, "neardup dedup: maximum line length -5: must not be negative"},
+	}
+	for _, tt := range tests {
+		r := c.run(t, append([]string{"dedup", "in.jsonl"}, tt.args...)...)
+		if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr+"\n") {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit %d and %q", tt.args, r.code, r.stderr, tt.code, tt.stderr)
+		}
+	}
+}
+
+// TestRobustLargeArticle: a generated 50 MB article is "too large" with
+// the default 16 MiB limit, as a file and as a JSONL line on stdin, and is
+// processed with --max-bytes raised. It logs the peak memory of each run.
+func TestRobustLargeArticle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: fingerprints a 50 MB article")
+	}
+	t.Parallel()
+	tmp := t.TempDir()
+	pool := robustPool(t)
+	rng := rand.New(rand.NewPCG(50, 50))
+	var b strings.Builder
+	const size = 50 << 20
+	for b.Len() < size {
+		b.WriteString(pool[rng.IntN(len(pool))])
+		b.WriteByte('\n')
+	}
+	text := b.String()[:size]
+	text = strings.ToValidUTF8(text, "") // cut at a rune boundary
+	path := filepath.Join(tmp, "big.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := robustCmd{dir: tmp}
+
+	r, rss := c.runRusage(t, "fingerprint", "big.txt")
+	if want := fmt.Sprintf("neardup: big.txt: too large: %d bytes (maximum 16777216)\nneardup: 1 article not fingerprinted\n", len(text)); r.code != 2 || r.stderr != want {
+		t.Errorf("default limit: exit %d: %q, want %q", r.code, r.stderr, want)
+	}
+	t.Logf("50 MB file, default --max-bytes: rejected, peak RSS %s", robustMiB(rss))
+
+	// As a JSONL line on stdin, generated on the fly: the line limit
+	// (max-bytes + 1 MiB) comes first, and the line is skipped without
+	// being held.
+	pr, pw := io.Pipe()
+	go func() {
+		io.WriteString(pw, robustLine("a", robustEN)+"\n")
+		pw.CloseWithError(json.NewEncoder(pw).Encode(map[string]string{"id": "big", "text": text}))
+	}()
+	r, rss = robustCmd{dir: tmp, stdin: pr}.runRusage(t, "dedup", "--json", "-")
+	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Unique: 1, Rejected: 1}) ||
+		!strings.Contains(r.stderr, "neardup: rejected: stdin:2: line too long: more than 17825792 bytes\n") {
+		t.Errorf("JSONL on stdin: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("50 MB JSONL line on stdin, default limits: rejected, peak RSS %s", robustMiB(rss))
+
+	r, rss = c.runRusage(t, "dedup", "--json", "--max-bytes", "60000000", "big.txt", "--unique", "unique")
+	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 1, Unique: 1}) {
+		t.Errorf("--max-bytes 60000000: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if fi, err := os.Stat(filepath.Join(tmp, "unique")); err != nil || fi.Size() < int64(len(text)) {
+		t.Errorf("--unique: %v", err)
+	}
+	t.Logf("50 MB file, --max-bytes 60000000: processed, peak RSS %s", robustMiB(rss))
+	if rss > 3<<30 {
+		t.Errorf("peak RSS %s for a 50 MB article", robustMiB(rss))
+	}
+}
+
+// TestRobustStream pipes a 500 MB JSONL stream, generated on the fly and
+// never stored, into dedup's standard input, and checks that its peak
+// memory stays bounded (below 1 GiB) and that it finds what the stream
+// holds: 2,000 originals, exact and near copies of them, and a malformed
+// line every 997.
+func TestRobustStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: deduplicates a 500 MB stream")
+	}
+	t.Parallel()
+	tmp := t.TempDir()
+	const size = 500 << 20
+	s := newRobustStream(t, 500, 2000)
+	cmd := robustCmd{dir: tmp}.command("dedup", "--json", "--workers", "2", "--pairs", "pairs", "--clusters", "clusters", "-")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	werr := make(chan error, 1)
+	go func() {
+		err := s.writeTo(stdin, size)
+		stdin.Close()
+		werr <- err
+	}()
+	err = cmd.Wait()
+	if err := <-werr; err != nil {
+		t.Errorf("writing the stream: %v", err)
+	}
+	r, rss := robustResult(t, cmd, err, &out, &errb)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got := robustSummary(t, r)
+	if robustCountsOf(got) != s.want {
+		t.Errorf("summary %+v, want %+v", robustCountsOf(got), s.want)
+	}
+	t.Logf("500 MB stream: %d records (%d bytes of text) in %v (CPU %v); peak RSS %s", got.Records, got.Bytes,
+		time.Since(start).Round(time.Second), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Second), robustMiB(rss))
+	if rss > 1<<30 {
+		t.Errorf("peak RSS %s, want below 1 GiB", robustMiB(rss))
+	}
+}
+
+// TestRobustIndexMismatch: an index refuses another analyzer and a
+// distance beyond its layout, with messages that say what to do.
+func TestRobustIndexMismatch(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustEN2)})
+	c := robustCmd{dir: tmp}
+	if r := c.run(t, "add", "--index", "idx", "a.txt"); r.code != 0 {
+		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
+	}
+	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n and --compat)\n"
+	mismatch := regexp.MustCompile(`^neardup: index: idx: index options do not match the index: the index was built with analyzer "nd1-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd1-(jieba|gse)-[0-9a-f]{16}"\n`)
+	args := [][]string{{"add", "--index", "idx", "--top-n", "5", "b.txt"}, {"check", "--index", "idx", "--top-n", "5", "b.txt"},
+		{"dedup", "--index", "idx", "--top-n", "5", "b.txt"}}
+	if haveCgo {
+		args = append(args, []string{"add", "--index", "idx", "--segmenter", "gse", "b.txt"})
+	}
+	for _, a := range args {
+		r := c.run(t, a...)
+		if r.code != 2 || !mismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, hint) {
+			t.Errorf("%q: exit %d, stderr:\n%s", a, r.code, r.stderr)
+		}
+	}
+	layout := "neardup: index idx answers distances up to 3, not --max-distance 6 (its layout is fixed when it is created: create a new index with --max-distance 6)\n"
+	for _, a := range [][]string{{"add", "--index", "idx", "--max-distance", "6", "b.txt"}, {"check", "--index", "idx", "-k", "6", "b.txt"}} {
+		if r := c.run(t, a...); r.code != 2 || r.stderr != layout {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant:\n%s", a, r.code, r.stderr, layout)
+		}
+	}
+	// Nothing was added by the refused commands.
+	if r := c.run(t, "stats", "--index", "idx", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":1,`) {
+		t.Errorf("stats: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	// Not an index at all.
+	robustWriteFiles(t, filepath.Join(tmp, "notidx"), map[string][]byte{"notes.txt": []byte("hello")})
+	if r := c.run(t, "stats", "--index", "notidx"); r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: ") || !strings.Contains(r.stderr, "notidx") {
+		t.Errorf("stats of a directory that is not an index: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestRobustIndexInUse: while dedup --index holds an index (reading a
+// pipe this test keeps open), add, check and stats on it fail with exit
+// status 2 and say it is in use; once it ends, they work.
+func TestRobustIndexInUse(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN)})
+	idx := filepath.Join(tmp, "idx")
+	holder := robustCmd{dir: tmp}.command("dedup", "--json", "--index", idx, "-")
+	stdin, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hout, herr bytes.Buffer
+	holder.Stdout, holder.Stderr = &hout, &herr
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Process.Kill()
+	// Badger writes its pid to LOCK once it holds the directory lock.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(idx, "LOCK")); err == nil && len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dedup --index did not open the index: %s", herr.String())
+		}
+	}
+	io.WriteString(stdin, robustLine("held", robustEN2)+"\n")
+	c := robustCmd{dir: tmp}
+	want := "neardup: index is in use by another process: " + idx + "\n"
+	for _, a := range [][]string{{"add", "--index", idx, "a.txt"}, {"check", "--index", idx, "a.txt"}, {"stats", "--index", idx},
+		{"dedup", "--index", idx, "a.txt"}, {"delete", "--index", idx, "held"}} {
+		if r := c.run(t, a...); r.code != 2 || r.stderr != want {
+			t.Errorf("%q while dedup holds the index: exit %d, stderr %q, want %q", a, r.code, r.stderr, want)
+		}
+	}
+	stdin.Close()
+	if err := holder.Wait(); err != nil {
+		t.Fatalf("the holding dedup: %v: %s", err, herr.String())
+	}
+	if r := c.run(t, "add", "--index", idx, "a.txt"); r.code != 0 || !strings.Contains(r.stdout, "the index holds 2 documents") {
+		t.Errorf("add after the holder ended: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRobustReadOnlyIndex: in a directory the user cannot write, add
+// fails naming the directory, and the read-only commands (stats, check)
+// work. Root ignores permission bits, so as root the commands run as
+// user nobody.
+func TestRobustReadOnlyIndex(t *testing.T) {
+	t.Parallel()
+	c := robustCmd{}
+	var tmp string
+	if os.Geteuid() == 0 {
+		bin, dir := robustPublicCopy(t)
+		c = robustCmd{bin: bin, cred: &syscall.Credential{Uid: 65534, Gid: 65534},
+			env: []string{"HOME=" + dir, "XDG_CACHE_HOME=" + filepath.Join(dir, "cache")}}
+		tmp = dir
+	} else {
+		tmp = t.TempDir()
+	}
+	c.dir = tmp
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustEN + " Markets rallied.")})
+	if err := os.MkdirAll(filepath.Join(tmp, "cache"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(tmp, "cache"), 0o777)
+	idx := filepath.Join(tmp, "idx")
+	// Built by its owner, the user that then cannot write to it.
+	if r := c.run(t, "add", "--index", idx, "a.txt"); r.code != 0 {
+		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
+	}
+	if err := os.Chmod(idx, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(idx, 0o755)
+	r := c.run(t, "add", "--index", idx, "b.txt")
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: index: "+idx+" is not writable: open "+idx+"/.neardup-probe-") ||
+		!strings.HasSuffix(r.stderr, ": permission denied\n") {
+		t.Errorf("add to a read-only directory: exit %d: %s", r.code, r.stderr)
+	}
+	if r := c.run(t, "stats", "--index", idx, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":1,`) {
+		t.Errorf("stats of a read-only directory: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := c.run(t, "check", "--index", idx, "b.txt"); r.code != 1 || !strings.Contains(r.stdout, "near duplicate   a.txt") {
+		t.Errorf("check in a read-only directory: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := c.run(t, "check", "--add", "--index", idx, "b.txt"); r.code != 2 || !strings.Contains(r.stderr, "is not writable") {
+		t.Errorf("check --add in a read-only directory: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestRobustFileSizeLimit runs add under a 1 MiB file size limit (ulimit
+// -f), as on a file system that cannot grow a file: Badger cannot
+// preallocate its log, and add must fail with a clear error and leave the
+// index as it was, opening afterwards with every document added before.
+func TestRobustFileSizeLimit(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustZH), "c.txt": []byte(robustEN2)})
+	c := robustCmd{dir: tmp}
+	if r := c.run(t, "add", "--index", "idx", "a.txt", "b.txt"); r.code != 0 {
+		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
+	}
+	r := robustCmd{dir: tmp, fsize: 2048}.run(t, "add", "--index", "idx", "c.txt")
+	if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: index: open idx: ") || !strings.Contains(r.stderr, "file too large") {
+		t.Errorf("add under ulimit -f: exit %d: %s", r.code, r.stderr)
+	}
+	if r := c.run(t, "stats", "--index", "idx", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":2,`) {
+		t.Errorf("stats after the failed add: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := c.run(t, "add", "--index", "idx", "c.txt"); r.code != 0 || !strings.Contains(r.stdout, "the index holds 3 documents") {
+		t.Errorf("add after the failed add: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// robustKillAt starts the binary, kills it with SIGKILL after delay (unless it
+// ends first) and reports whether it was killed.
+func robustKillAt(t *testing.T, c robustCmd, delay time.Duration, args ...string) bool {
+	t.Helper()
+	cmd := c.command(args...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
+	err := cmd.Wait()
+	timer.Stop()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws := ee.Sys().(syscall.WaitStatus); ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true
+		}
+	}
+	if err != nil {
+		t.Fatalf("neardup %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return false
+}
+
+// robustKillAfter starts dedup with --progress always, kills it with
+// SIGKILL once its progress line shows at least target records done
+// (unless it ends first) and reports whether it was killed.
+func robustKillAfter(t *testing.T, c robustCmd, target int, args ...string) bool {
+	t.Helper()
+	cmd := c.command(args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	progress := regexp.MustCompile(`^(?:\x1b\[K)?([0-9,]+) records`)
+	sc := bufio.NewScanner(stderr)
+	sc.Split(scanProgress)
+	var last string
+	for sc.Scan() {
+		last = sc.Text()
+		if m := progress.FindStringSubmatch(last); m != nil {
+			if done, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", "")); done >= target {
+				cmd.Process.Signal(syscall.SIGKILL)
+				break
+			}
+		}
+	}
+	io.Copy(io.Discard, stderr)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws := ee.Sys().(syscall.WaitStatus); ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true
+		}
+	}
+	if err != nil {
+		t.Fatalf("neardup %s: %v\n%s", strings.Join(args, " "), err, last)
+	}
+	return false
+}
+
+// robustStartup measures how long the command takes with an empty input:
+// loading the dictionaries and opening or creating the index.
+func robustStartup(t *testing.T, c robustCmd, args ...string) time.Duration {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, "empty.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, d := robustTimed(t, c, append(args, "empty.jsonl")...)
+	if r.code != 0 {
+		t.Fatalf("%q with no input: exit %d: %s", args, r.code, r.stderr)
+	}
+	return d
+}
+
+// robustKillDelay picks a moment to kill a run that starts up in start and
+// ends at d: from half the start-up (killing it while it opens the
+// index) to 90% of the run.
+func robustKillDelay(rng *rand.Rand, start, d time.Duration) time.Duration {
+	lo, hi := start/2, d*9/10
+	if hi <= lo {
+		hi = lo + time.Second
+	}
+	return lo + time.Duration(rng.Int64N(int64(hi-lo)))
+}
+
+// robustTimed runs the binary to its end and returns how long it took.
+func robustTimed(t *testing.T, c robustCmd, args ...string) (result, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	r := c.run(t, args...)
+	return r, time.Since(start)
+}
+
+// TestRobustKillAdd kills "neardup add --index" with SIGKILL at 20 random
+// moments, each a run into a new index. add acknowledges nothing per
+// record: it adds batches of 1,000 in one transaction each. After every
+// kill the index must open (stats, read-only), and hold exactly the first
+// whole batches of the input, each document as an uninterrupted add
+// stores it; a final add into the last one completes it.
+func TestRobustKillAdd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: kills add 20 times")
+	}
+	t.Parallel()
+	tmp := t.TempDir()
+	const n = 4500
+	ids := robustArticles(t, filepath.Join(tmp, "in.jsonl"), n, 1)
+	c := robustCmd{dir: tmp}
+	r, d := robustTimed(t, c, "add", "--index", "fresh", "--workers", "2", "in.jsonl")
+	if r.code != 0 {
+		t.Fatalf("uninterrupted add: exit %d: %s", r.code, r.stderr)
+	}
+	fresh := robustOpenRO(t, filepath.Join(tmp, "fresh"))
+	defer fresh.Close()
+
+	start := robustStartup(t, c, "add", "--index", "startup")
+	rng := rand.New(rand.NewPCG(4, 20))
+	partial := 0
+	// 20 kills, and more (up to 40) until one has hit the middle of the
+	// ingest: the test must not pass without having tested that.
+	round := 0
+	idx := ""
+	for ; round < 20 || partial == 0 && round < 40; round++ {
+		idx = fmt.Sprintf("idx%02d", round)
+		delay := robustKillDelay(rng, start, d)
+		killed := robustKillAt(t, c, delay, "add", "--index", idx, "--workers", "2", "in.jsonl")
+		if r := c.run(t, "stats", "--index", idx, "--json"); r.code != 0 && !strings.Contains(r.stderr, "no index in "+idx) {
+			t.Errorf("round %d (killed after %v: %t): stats: exit %d: %s", round, delay.Round(time.Millisecond), killed, r.code, r.stderr)
+		}
+		// (Opened for writing if the read-only open fails, which
+		// repairs the log: the checks below still run.)
+		docs := robustCompareIndex(t, filepath.Join(tmp, idx), fresh, ids)
+		if docs%1000 != 0 && docs != n {
+			t.Errorf("round %d: %d documents: not whole batches of 1,000", round, docs)
+		}
+		if killed && docs > 0 && docs < n {
+			partial++
+		}
+	}
+	t.Logf("%d kills between %v (start-up) and %v (the end of an uninterrupted add); %d left a partly filled index",
+		round, start.Round(time.Millisecond), d.Round(time.Millisecond), partial)
+	if partial == 0 {
+		t.Errorf("no kill hit the middle of the ingest: the test proved nothing")
+	}
+	if r := c.run(t, "add", "--index", idx, "in.jsonl"); r.code != 0 {
+		t.Fatalf("final add: exit %d: %s", r.code, r.stderr)
+	}
+	if docs := robustCompareIndex(t, filepath.Join(tmp, idx), fresh, ids); docs != n {
+		t.Errorf("after the final add: %d documents, want %d", docs, n)
+	}
+}
+
+// robustOpenRO opens an index read-only in this process.
+func robustOpenRO(t *testing.T, dir string) *index.Index {
+	t.Helper()
+	x, err := index.Open(dir, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// robustCompareIndex checks that the index in dir holds a prefix of ids, each
+// document as in want but for the time it was added, and returns its
+// length. It opens dir read-only, or for writing if that fails.
+func robustCompareIndex(t *testing.T, dir string, want *index.Index, ids []string) int {
+	t.Helper()
+	x, err := index.Open(dir, &index.Options{ReadOnly: true})
+	if errors.Is(err, index.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		return 0 // killed before the index was created
+	}
+	if err != nil {
+		x, err = index.Open(dir, nil)
+	}
+	if err != nil {
+		t.Fatalf("opening %s: %v", dir, err)
+	}
+	defer x.Close()
+	st, err := x.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, id := range ids {
+		got, err := x.Get(id)
+		if errors.Is(err, index.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := want.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Added, w.Added = time.Time{}, time.Time{}
+		if got.Fingerprint != w.Fingerprint || got.ContentHash != w.ContentHash || got.Sketch != w.Sketch ||
+			got.Title != w.Title || !slices.Equal(got.Keywords, w.Keywords) {
+			t.Fatalf("%s: %+v, want %+v", id, got, w)
+		}
+		n++
+	}
+	if st.Docs != int64(n) {
+		t.Errorf("%d documents, but the first %d ids of the input are the ones there", st.Docs, n)
+	}
+	return n
+}
+
+// TestRobustKillDedup kills "neardup dedup --index … --pairs …" with
+// SIGKILL at 20 random moments, each run resuming the last; after every
+// kill the index opens (stats), and a final run completes the job with
+// outputs byte-identical to an uninterrupted run into a fresh index.
+func TestRobustKillDedup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: kills dedup 20 times")
+	}
+	t.Parallel()
+	tmp := t.TempDir()
+	const n = 3000
+	robustArticles(t, filepath.Join(tmp, "in.jsonl"), n, 2)
+	// A bad line, so that --rejects has something too.
+	f, err := os.OpenFile(filepath.Join(tmp, "in.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, `{"id":"bad","text":`+"\n")
+	f.Close()
+	c := robustCmd{dir: tmp}
+	args := func(idx, out string) []string {
+		a := []string{"dedup", "--index", idx, "--workers", "2", "--progress", "always", "in.jsonl"}
+		for _, o := range []string{"pairs", "clusters", "unique", "rejects"} {
+			a = append(a, "--"+o, filepath.Join(out, o))
+		}
+		return a
+	}
+	for _, d := range []string{"fresh-out", "out"} {
+		if err := os.Mkdir(filepath.Join(tmp, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, d := robustTimed(t, c, args("fresh", "fresh-out")...)
+	if r.code != 0 {
+		t.Fatalf("uninterrupted run: exit %d: %s", r.code, r.stderr)
+	}
+	start := robustStartup(t, c, "dedup", "--index", "startup")
+	rng := rand.New(rand.NewPCG(20, 4))
+	killed, partial := 0, 0
+	round := 0
+	for ; round < 20 || partial == 0 && round < 40; round++ {
+		// One kill in five during the start-up (loading the
+		// dictionaries, opening the index); the others once the
+		// progress line shows a random number of records done, so that
+		// they spread over the run however fast the machine is.
+		var k bool
+		var when string
+		if rng.IntN(5) == 0 {
+			delay := time.Duration(rng.Int64N(int64(start)))
+			k = robustKillAt(t, c, delay, args("idx", "out")...)
+			when = fmt.Sprintf("after %v", delay.Round(time.Millisecond))
+		} else {
+			target := rng.IntN(n)
+			k = robustKillAfter(t, c, target, args("idx", "out")...)
+			when = fmt.Sprintf("after %d records", target)
+		}
+		if k {
+			killed++
+		}
+		r := c.run(t, "stats", "--index", "idx", "--json")
+		if r.code != 0 && !strings.Contains(r.stderr, "no index in idx") {
+			t.Errorf("round %d (killed %s): stats: exit %d: %s", round, when, r.code, r.stderr)
+		}
+		if k && r.code == 0 && !strings.Contains(r.stdout, `"docs":0,`) {
+			partial++
+		}
+		// A killed run leaves no partial output under its final name:
+		// only complete ones (it may be killed after renaming them into
+		// place, while it closes the index).
+		entries, _ := os.ReadDir(filepath.Join(tmp, "out"))
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") && readFile(t, filepath.Join(tmp, "out", e.Name())) != readFile(t, filepath.Join(tmp, "fresh-out", e.Name())) {
+				t.Errorf("round %d: the killed run left a partial %s", round, e.Name())
+			}
+		}
+	}
+	t.Logf("%d of %d runs killed (start-up %v, an uninterrupted run %v); %d after some originals were stored",
+		killed, round, start.Round(time.Millisecond), d.Round(time.Millisecond), partial)
+	if partial == 0 {
+		t.Errorf("no kill hit a run that had stored originals: the test proved nothing")
+	}
+	r = c.run(t, args("idx", "out")...)
+	if r.code != 0 {
+		t.Fatalf("final run: exit %d: %s", r.code, r.stderr)
+	}
+	for _, o := range []string{"pairs", "clusters", "unique", "rejects"} {
+		got, want := readFile(t, filepath.Join(tmp, "out", o)), readFile(t, filepath.Join(tmp, "fresh-out", o))
+		if got != want {
+			t.Errorf("--%s after 20 kills differs from an uninterrupted run:\n%s", o, diff(want, got))
+		}
+	}
+	if p := countLines(readFile(t, filepath.Join(tmp, "fresh-out", "pairs"))); p < 300 {
+		t.Errorf("%d pairs: not the input the test means", p)
+	}
+}
+
+// TestRobustWorkers: dedup's outputs are the same with 1, 2, 3 and 8
+// workers, on a corpus with exact and near duplicates and bad records.
+func TestRobustWorkers(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	robustArticles(t, filepath.Join(tmp, "in.jsonl"), n, 3)
+	f, err := os.OpenFile(filepath.Join(tmp, "in.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, `{"id":"bad","text":`+"\n"+robustLine("short", "abc")+"\n")
+	f.Close()
+	c := cliRun{dir: tmp}
+	var first [4]string
+	var firstSum robustCounts
+	for i, w := range []string{"1", "2", "3", "8"} {
+		out := filepath.Join(tmp, "w"+w)
+		if err := os.Mkdir(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r, outs := dedupOutputs(t, c, out, "--json", "--workers", w, "in.jsonl")
+		if r.code != 0 {
+			t.Fatalf("--workers %s: exit %d: %s", w, r.code, r.stderr)
+		}
+		sum := robustCountsOf(robustSummary(t, r))
+		if i == 0 {
+			first, firstSum = outs, sum
+			if sum.Exact < int64(n/20) || sum.Near < int64(n/20) || sum.Rejected != 1 || sum.TooShort != 1 {
+				t.Fatalf("--workers 1: %+v: not the corpus the test means", sum)
+			}
+			continue
+		}
+		if sum != firstSum {
+			t.Errorf("--workers %s: summary %+v, --workers 1: %+v", w, sum, firstSum)
+		}
+		for j, name := range []string{"pairs", "clusters", "unique", "rejects"} {
+			if outs[j] != first[j] {
+				t.Errorf("--%s differs between --workers 1 and %s:\n%s", name, w, diff(first[j], outs[j]))
+			}
+		}
+	}
+}

@@ -1,0 +1,783 @@
+package neardup
+
+// Robustness of the library: every kind of bad input through Reader,
+// Analyzer and Dedup, and concurrent use of one Analyzer. The command's
+// side of the same inputs is tested in cmd/neardup/robust_test.go.
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/unicode"
+
+	"github.com/neardup/neardup/index"
+)
+
+// robustAnalyzer is the default analyzer, loaded once for these tests.
+var robustAnalyzer = sync.OnceValues(func() (*Analyzer, error) { return NewAnalyzer(nil) })
+
+func robustAnalyzerT(t testing.TB) *Analyzer {
+	t.Helper()
+	a, err := robustAnalyzer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// Articles the bad inputs are put between: each has well over
+// MinKeywords keywords and none is a near duplicate of another.
+const (
+	robustEN  = "The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation. Analysts expect two more increases this year as the economy continues to grow."
+	robustZH  = "新华社北京10月30日电 武侠小说泰斗金庸（原名查良镛）30日在香港逝世，享年94岁。金庸先生的武侠小说影响了几代读者，《射雕英雄传》《天龙八部》《笑傲江湖》等作品被多次改编为影视剧。"
+	robustEN2 = "Heavy rain flooded the valley roads overnight and the river rose above the old stone bridge, officials said, closing schools across the district for the rest of the week while engineers inspected the damage."
+	robustZH2 = "国家统计局今天发布数据显示，今年前三季度全国粮食总产量再创历史新高，秋粮丰收已成定局。专家表示，粮食生产连年丰收为稳定物价、保障民生提供了坚实基础。"
+)
+
+// robustPNG is a small PNG image made by image/png.
+func robustPNG(t testing.TB) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
+	for i := range 16 {
+		img.Set(i, i, color.RGBA{R: 255, A: 255})
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// robustZip is a ZIP archive made by archive/zip holding a text article.
+func robustZip(t testing.TB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.Create("article.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, robustEN)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// robustGBK encodes s in GBK.
+func robustGBK(t testing.TB, s string) string {
+	t.Helper()
+	b, err := simplifiedchinese.GBK.NewEncoder().String(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// robustGzip compresses s.
+func robustGzip(t testing.TB, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	io.WriteString(zw, s)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// robustHTML is a page whose scripts and styles hold words that must not
+// be fingerprinted with InputOptions.HTML.
+const robustHTML = `<!DOCTYPE html>
+<html><head><title>Rates &amp; jobs</title>
+<script>var trackingpixel = "zzscriptword analyticsbeacon"; function loadads() { return 1 < 2; }</script>
+<style>.zzstyleword { color: red }</style>
+</head><body><h1>Rates</h1><p>` + robustEN + `</p>
+<script type="text/javascript">document.write("<p>zzscriptword</p>");</script>
+</body></html>`
+
+// robustLine is a JSONL line of id and text.
+func robustLine(id, text string) string {
+	return fmt.Sprintf(`{"id":%q,"text":%q}`, id, text)
+}
+
+// robustOutcome describes one outcome of Reader.Next or Dedup in a line:
+// "ID" for a record, "error: MESSAGE" for a reader error; for Dedup
+// "unique ID", "duplicate ID of ID (exact|near)", "too-short ID: REASON",
+// "rejected: MESSAGE", "input-failed: MESSAGE". The temporary directory
+// is cut from messages.
+func robustOutcome(o *Outcome, dir string) string {
+	var s string
+	switch o.Verdict {
+	case Unique:
+		s = "unique " + o.Record.ID
+	case Duplicate:
+		kind := "near"
+		if o.Exact() {
+			kind = "exact"
+		}
+		s = fmt.Sprintf("duplicate %s of %s (%s)", o.Record.ID, o.Matches[0].ID, kind)
+	case TooShort:
+		s = fmt.Sprintf("too-short %s: %v", o.Record.ID, o.Err)
+	default:
+		s = fmt.Sprintf("%s: %v", o.Verdict, o.Err)
+	}
+	if dir == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, dir+string(filepath.Separator), "")
+}
+
+// robustRead reads r to the end, describing each result as robustOutcome
+// does, and checks that every error is a *RecordError or an *InputError
+// with a zero Record.
+func robustRead(t *testing.T, r *Reader, dir string) ([]string, []Record) {
+	t.Helper()
+	var got []string
+	var recs []Record
+	for i := 0; ; i++ {
+		if i > 10000 {
+			t.Fatal("the Reader does not end")
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			return got, recs
+		}
+		if err != nil {
+			var re *RecordError
+			var ie *InputError
+			if !errors.As(err, &re) && !errors.As(err, &ie) {
+				t.Fatalf("Next: %T %v: want a *RecordError or *InputError", err, err)
+			}
+			if rec.ID != "" || rec.Text != "" {
+				t.Errorf("Next returned record %q with error %v", rec.ID, err)
+			}
+			got = append(got, "error: "+strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""))
+			continue
+		}
+		got = append(got, rec.ID)
+		recs = append(recs, rec)
+	}
+}
+
+// robustDedup runs Dedup over r with a fresh in-memory store and a fixed
+// clock, and returns the outcomes described by robustOutcome.
+func robustDedup(t *testing.T, r *Reader, dir string, opts *DedupOptions) ([]string, []*Outcome, Summary, error) {
+	t.Helper()
+	store, err := index.NewMemory(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var o DedupOptions
+	if opts != nil {
+		o = *opts
+	}
+	o.Now = func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
+	var got []string
+	var outs []*Outcome
+	sum, err := Dedup(context.Background(), r, robustAnalyzerT(t), store, &o, func(out *Outcome) error {
+		got = append(got, robustOutcome(out, dir))
+		outs = append(outs, out)
+		return nil
+	})
+	return got, outs, sum, err
+}
+
+// robustSum is the counts of a Summary, without bytes and time.
+type robustSum struct{ Records, Unique, Exact, Near, TooShort, Rejected, InputErrors int64 }
+
+func robustCountsOf(s Summary) robustSum {
+	return robustSum{s.Records, s.Unique, s.Exact, s.Near, s.TooShort, s.Rejected, s.InputErrors}
+}
+
+// robustFile is a file of a test case; files are read in the order
+// given (their names sort in that order).
+type robustFile struct {
+	name string
+	data []byte
+}
+
+func writeRobustFiles(t *testing.T, files []robustFile) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestRobustWholeFiles puts each kind of bad whole-file input between two
+// good articles, in a directory that is walked, and checks what the
+// Reader returns, what Dedup decides and that it counts it, and that the
+// good articles around it are processed.
+func TestRobustWholeFiles(t *testing.T) {
+	t.Parallel()
+	withBOM := "\ufeff" + robustEN
+	utf16 := func(s string) []byte {
+		b, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cut := robustGzip(t, strings.Repeat(robustEN+"\n", 200)+strings.Repeat(robustZH+"\n", 200))
+	tests := []struct {
+		name     string
+		bad      robustFile
+		opts     InputOptions
+		read     string    // what the Reader returns for bad
+		verdict  string    // what Dedup decides for bad
+		last     string    // Dedup's verdict on 3-zh.txt, when not "unique 3-zh.txt"
+		sum      robustSum // Dedup's counts
+		dedupErr string
+	}{
+		{name: "empty", bad: robustFile{"2-empty.txt", nil},
+			read: "error: 2-empty.txt: empty file", verdict: "rejected: 2-empty.txt: empty file",
+			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "white space", bad: robustFile{"2-blank.txt", []byte(" \r\n\t \n\u3000\n")},
+			read: "error: 2-blank.txt: no text", verdict: "rejected: 2-blank.txt: no text",
+			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "punctuation", bad: robustFile{"2-punct.txt", []byte("，。！？……——!!! ... --- ??? (*) [#] 《》")},
+			read: "2-punct.txt", verdict: "too-short 2-punct.txt: too few keywords to fingerprint: 0 keywords, need 4",
+			sum: robustSum{Records: 3, Unique: 2, TooShort: 1}},
+		{name: "stop words", bad: robustFile{"2-stop.txt", []byte("the and of a to is in it that was for on are with as 的 了 是 在 和 我们 他们 这个 那个")},
+			read: "2-stop.txt", verdict: "too-short 2-stop.txt: too few keywords to fingerprint: 0 keywords, need 4",
+			sum: robustSum{Records: 3, Unique: 2, TooShort: 1}},
+		{name: "three characters", bad: robustFile{"2-three.txt", []byte("abc")},
+			read: "2-three.txt", verdict: "too-short 2-three.txt: too few keywords to fingerprint: 1 keywords, need 4",
+			sum: robustSum{Records: 3, Unique: 2, TooShort: 1}},
+		{name: "three Chinese characters", bad: robustFile{"2-three.txt", []byte("你好吗")},
+			read: "2-three.txt", verdict: "too-short 2-three.txt: too few keywords to fingerprint: 1 keywords, need 4",
+			sum: robustSum{Records: 3, Unique: 2, TooShort: 1}},
+		{name: "PNG", bad: robustFile{"2-image.png", robustPNG(t)},
+			read: "error: 2-image.png: binary data (PNG image)", verdict: "rejected: 2-image.png: binary data (PNG image)",
+			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "PNG named .txt", bad: robustFile{"2-image.txt", robustPNG(t)},
+			read: "error: 2-image.txt: binary data (PNG image)", verdict: "rejected: 2-image.txt: binary data (PNG image)",
+			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "ZIP", bad: robustFile{"2-archive.zip", robustZip(t)},
+			read: "error: 2-archive.zip: binary data (ZIP archive)", verdict: "rejected: 2-archive.zip: binary data (ZIP archive)",
+			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "NUL bytes", bad: robustFile{"2-data.bin", []byte("some text\x00\x01\x02\x00 more")},
+			read: "error: 2-data.bin: binary data (NUL byte at byte 9)", verdict: "rejected: 2-data.bin: binary data (NUL byte at byte 9)",
+			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "invalid UTF-8", bad: robustFile{"2-bad.txt", []byte("Prices rose \xff\xfe\xfd sharply in the markets today")},
+			read:    "error: 2-bad.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 12",
+			verdict: "rejected: 2-bad.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 12",
+			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "invalid UTF-8 forced", bad: robustFile{"2-bad.txt", []byte(robustGBK(t, robustZH))}, opts: InputOptions{Encoding: "utf-8"},
+			read: "error: 2-bad.txt: invalid UTF-8 at byte 0", verdict: "rejected: 2-bad.txt: invalid UTF-8 at byte 0",
+			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		// GBK without a flag is detected and decoded: 3-zh.txt, the same
+		// article in UTF-8, is then its exact duplicate.
+		{name: "GBK", bad: robustFile{"2-gbk.txt", []byte(robustGBK(t, robustZH))},
+			read: "2-gbk.txt", verdict: "unique 2-gbk.txt", last: "duplicate 3-zh.txt of 2-gbk.txt (exact)",
+			sum: robustSum{Records: 3, Unique: 2, Exact: 1}},
+		{name: "UTF-8 BOM", bad: robustFile{"2-bom.txt", []byte("\ufeff" + robustZH)},
+			read: "2-bom.txt", verdict: "unique 2-bom.txt", last: "duplicate 3-zh.txt of 2-bom.txt (exact)",
+			sum: robustSum{Records: 3, Unique: 2, Exact: 1}},
+		{name: "UTF-16 BOM", bad: robustFile{"2-utf16.txt", utf16(robustZH)},
+			read: "2-utf16.txt", verdict: "unique 2-utf16.txt", last: "duplicate 3-zh.txt of 2-utf16.txt (exact)",
+			sum: robustSum{Records: 3, Unique: 2, Exact: 1}},
+		{name: "too large", bad: robustFile{"2-big.txt", []byte(strings.Repeat(robustEN2+"\n", 10))}, opts: InputOptions{MaxBytes: 1000},
+			read:    fmt.Sprintf("error: 2-big.txt: too large: %d bytes (maximum 1000)", 10*(len(robustEN2)+1)),
+			verdict: fmt.Sprintf("rejected: 2-big.txt: too large: %d bytes (maximum 1000)", 10*(len(robustEN2)+1)),
+			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "too large gzip", bad: robustFile{"2-big.txt.gz", robustGzip(t, strings.Repeat(robustEN2+"\n", 10))}, opts: InputOptions{MaxBytes: 1000},
+			read:    "error: 2-big.txt.gz: too large: more than 1000 bytes",
+			verdict: "rejected: 2-big.txt.gz: too large: more than 1000 bytes",
+			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "truncated gzip", bad: robustFile{"2-cut.txt.gz", cut[:len(cut)/2]},
+			read:    fmt.Sprintf("error: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut[:len(cut)/2])),
+			verdict: fmt.Sprintf("input-failed: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut[:len(cut)/2])),
+			sum:     robustSum{Records: 3, Unique: 2, InputErrors: 1}},
+		{name: "gzip header only", bad: robustFile{"2-cut.txt.gz", cut[:5]},
+			read:    "error: 2-cut.txt.gz: truncated gzip data: unexpected EOF",
+			verdict: "input-failed: 2-cut.txt.gz: truncated gzip data: unexpected EOF",
+			sum:     robustSum{Records: 3, Unique: 2, InputErrors: 1}},
+		{name: "BOM only", bad: robustFile{"2-bom.txt", []byte("\ufeff")},
+			read: "error: 2-bom.txt: no text", verdict: "rejected: 2-bom.txt: no text",
+			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
+		{name: "BOM English", bad: robustFile{"2-bom.txt", []byte(withBOM)},
+			read: "2-bom.txt", verdict: "duplicate 2-bom.txt of 1-en.txt (exact)",
+			sum: robustSum{Records: 3, Unique: 2, Exact: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeRobustFiles(t, []robustFile{{"1-en.txt", []byte(robustEN)}, tt.bad, {"3-zh.txt", []byte(robustZH)}})
+			got, recs := robustRead(t, NewReader([]string{dir}, nil, &tt.opts), dir)
+			if want := []string{"1-en.txt", tt.read, "3-zh.txt"}; !slices.Equal(got, want) {
+				t.Errorf("Reader:\n got %q\nwant %q", got, want)
+			}
+			for _, r := range recs {
+				if strings.ContainsRune(r.Text, '\ufeff') {
+					t.Errorf("%s: the text keeps a byte-order mark", r.ID)
+				}
+			}
+			last := tt.last
+			if last == "" {
+				last = "unique 3-zh.txt"
+			}
+			verdicts, _, sum, err := robustDedup(t, NewReader([]string{dir}, nil, &tt.opts), dir, nil)
+			if err != nil {
+				t.Fatalf("Dedup: %v", err)
+			}
+			if want := []string{"unique 1-en.txt", tt.verdict, last}; !slices.Equal(verdicts, want) {
+				t.Errorf("Dedup:\n got %q\nwant %q", verdicts, want)
+			}
+			if robustCountsOf(sum) != tt.sum {
+				t.Errorf("Dedup summary %+v, want %+v", robustCountsOf(sum), tt.sum)
+			}
+			// Strict mode stops at the bad record or input, after the good one.
+			n := 0
+			_, err = Dedup(context.Background(), NewReader([]string{dir}, nil, &tt.opts), robustAnalyzerT(t), robustMemory(t),
+				&DedupOptions{Strict: true}, func(*Outcome) error { n++; return nil })
+			if bad := tt.sum.Rejected + tt.sum.InputErrors; bad > 0 {
+				if err == nil || n != 2 || !strings.HasSuffix(tt.verdict, strings.ReplaceAll(err.Error(), dir+"/", "")) {
+					t.Errorf("Strict: %d outcomes, %v; want 2, then the error of %q", n, err, tt.verdict)
+				}
+			} else if err != nil || n != 3 {
+				t.Errorf("Strict: %d outcomes, %v; want 3, nil", n, err)
+			}
+		})
+	}
+}
+
+func robustMemory(t testing.TB) *index.Memory {
+	t.Helper()
+	m, err := index.NewMemory(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// robustGunzipLen returns how many bytes of the truncated gzip data b
+// decompress before the error.
+func robustGunzipLen(t testing.TB, b []byte) int64 {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, bufio.NewReader(zr))
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("truncated gzip: %v", err)
+	}
+	return n
+}
+
+// TestRobustHTML: with InputOptions.HTML the scripts and styles of a page
+// are gone and its title is the record's; without, the page is text and
+// the script's words are fingerprinted.
+func TestRobustHTML(t *testing.T) {
+	t.Parallel()
+	dir := writeRobustFiles(t, []robustFile{{"page.html", []byte(robustHTML)}})
+	a := robustAnalyzerT(t)
+	keywords := func(html bool) (Record, map[string]bool) {
+		r := NewReader([]string{filepath.Join(dir, "page.html")}, nil, &InputOptions{HTML: html})
+		rec, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		an, err := a.Analyze(rec.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kw := map[string]bool{}
+		for _, k := range an.Keywords {
+			kw[k.Word] = true
+		}
+		return rec, kw
+	}
+	rec, kw := keywords(true)
+	if rec.Title != "Rates & jobs" {
+		t.Errorf("HTML: title %q, want %q", rec.Title, "Rates & jobs")
+	}
+	for _, w := range []string{"zzscriptword", "zzstyleword", "trackingpixel", "analyticsbeacon", "loadads", "script"} {
+		if strings.Contains(rec.Text, w) || kw[w] {
+			t.Errorf("HTML: %q is in the text or keywords:\n%s", w, rec.Text)
+		}
+	}
+	if !strings.Contains(rec.Text, robustEN) || !kw["inflation"] {
+		t.Errorf("HTML: the article text is lost:\n%s", rec.Text)
+	}
+	// Its fingerprint is that of the bare article plus the heading.
+	an1, _ := a.Analyze(rec.Text)
+	an2, _ := a.Analyze("Rates\n" + robustEN)
+	if an1.Fingerprint != an2.Fingerprint {
+		t.Errorf("HTML: fingerprint %s, want %s (of the visible text)", an1.Fingerprint, an2.Fingerprint)
+	}
+
+	rec, kw = keywords(false)
+	if rec.Title != "" || !strings.Contains(rec.Text, "<script>") || !kw["zzscriptword"] {
+		t.Errorf("text: the page is not read as it is: title %q, zzscriptword keyword %t", rec.Title, kw["zzscriptword"])
+	}
+}
+
+// TestRobustJSONL puts every kind of bad JSONL line between good ones and
+// checks the error (file, line, field and reason), what Dedup decides,
+// that it counts it, and that the good records are processed.
+func TestRobustJSONL(t *testing.T) {
+	t.Parallel()
+	longID := strings.Repeat("x", 1<<20)
+	lines := []struct {
+		line    string
+		read    string // Reader result: id or "error: …"
+		verdict string // Dedup outcome
+	}{
+		// A UTF-8 byte-order mark starts the stream.
+		{"\ufeff" + robustLine("en", robustEN), "en", "unique en"},
+		{`{"id":"m1","text":"unterminated`, `error: in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`,
+			`rejected: in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`},
+		{`{"id":"m2","text":"trailing comma",}`, `error: in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`,
+			`rejected: in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`},
+		{`{'id':'m3'}`, `error: in.jsonl:4: malformed JSON at byte 1: unexpected '\'' looking for an object key`,
+			`rejected: in.jsonl:4: malformed JSON at byte 1: unexpected '\'' looking for an object key`},
+		{`[1, 2, 3]`, `error: in.jsonl:5: not a JSON object (array)`, `rejected: in.jsonl:5: not a JSON object (array)`},
+		{`{"id":"m4","text":"ok"} {"id":"m5"}`, `error: in.jsonl:6: malformed JSON at byte 24: unexpected '{' after the object`,
+			`rejected: in.jsonl:6: malformed JSON at byte 24: unexpected '{' after the object`},
+		{``, "", ""}, // a blank line: skipped, not reported
+		{`{"id":"n1","text":42}`, `error: in.jsonl:8: field "text": not a string (number)`, `rejected: in.jsonl:8: field "text": not a string (number)`},
+		{`{"id":"n2"}`, `error: in.jsonl:9: field "text": missing`, `rejected: in.jsonl:9: field "text": missing`},
+		{`{"id":"n3","text":null}`, `error: in.jsonl:10: field "text": not a string (null)`, `rejected: in.jsonl:10: field "text": not a string (null)`},
+		{`{"id":"n4","text":["a"]}`, `error: in.jsonl:11: field "text": not a string (array)`, `rejected: in.jsonl:11: field "text": not a string (array)`},
+		{`{"id":"n5","text":""}`, `error: in.jsonl:12: field "text": empty string`, `rejected: in.jsonl:12: field "text": empty string`},
+		{`{"id":"n6","text":" \n\t "}`, `error: in.jsonl:13: field "text": only white space`, `rejected: in.jsonl:13: field "text": only white space`},
+		{`{"id":{"a":1},"text":"x"}`, `error: in.jsonl:14: field "id": not a string or number (object)`,
+			`rejected: in.jsonl:14: field "id": not a string or number (object)`},
+		{robustLine("dup", robustEN2), "dup", "unique dup"},
+		// The same id again, for another article: the second is rejected.
+		{robustLine("dup", robustZH2), "dup", `rejected: in.jsonl:16: field "id": duplicate id "dup": an earlier article has it (record 14 of this input)`},
+		{robustLine("line\nbreak", robustZH), "line\nbreak", "unique line\nbreak"},
+		{robustLine("a/b/../c", robustEN+" Extra sentence."), "a/b/../c", "duplicate a/b/../c of en (near)"},
+		{`{"id":12345,"text":` + fmt.Sprintf("%q", robustEN) + `}`, "12345", "duplicate 12345 of en (exact)"},
+		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `error: in.jsonl:20: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`,
+			`rejected: in.jsonl:20: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
+		// GBK without a flag: detected and decoded, so it is the exact
+		// duplicate of the UTF-8 line.
+		{robustGBK(t, robustLine("gbk", robustZH)), "gbk", "duplicate gbk of line\nbreak (exact)"},
+		// A byte-order mark in the middle of a stream (cat a.jsonl b.jsonl)
+		// is not white space to JSON.
+		{"\ufeff" + robustLine("bom2", robustEN2), `error: in.jsonl:22: malformed JSON at byte 0: unexpected '\ufeff' looking for a value`,
+			`rejected: in.jsonl:22: malformed JSON at byte 0: unexpected '\ufeff' looking for a value`},
+		{robustLine("short", "abc def"), "short", "too-short short: too few keywords to fingerprint: 2 keywords, need 4"},
+		// A 1 MB id cannot be stored in an index (index.MaxIDLen): the
+		// record is rejected, and the run goes on.
+		{robustLine(longID, robustZH2), longID, `rejected: in.jsonl:24: field "id": invalid document id: id "` + longID[:32] + `"… is 1048576 bytes long, at most 64000 allowed`},
+		{robustLine("last", robustZH2), "last", "unique last"},
+	}
+	var in strings.Builder
+	var wantRead, wantDedup []string
+	for _, l := range lines {
+		in.WriteString(l.line + "\n")
+		if l.read != "" {
+			wantRead = append(wantRead, l.read)
+			wantDedup = append(wantDedup, l.verdict)
+		}
+	}
+	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(in.String())}})
+	path := filepath.Join(dir, "in.jsonl")
+	got, _ := robustRead(t, NewReader([]string{path}, nil, nil), dir)
+	if !slices.Equal(got, wantRead) {
+		robustDiff(t, "Reader", got, wantRead)
+	}
+	verdicts, outs, sum, err := robustDedup(t, NewReader([]string{path}, nil, nil), dir, nil)
+	if err != nil {
+		t.Errorf("Dedup: %v", err) // a bad record must not stop the run
+	}
+	if !slices.Equal(verdicts, wantDedup) {
+		robustDiff(t, "Dedup", verdicts, wantDedup)
+	}
+	want := robustSum{Records: 24, Unique: 4, Exact: 2, Near: 1, TooShort: 1, Rejected: 16}
+	if robustCountsOf(sum) != want {
+		t.Errorf("Dedup summary %+v, want %+v", robustCountsOf(sum), want)
+	}
+	// Rejected records carry the RecordError with the line and field.
+	for _, o := range outs {
+		var re *RecordError
+		if o.Verdict == Rejected && !errors.As(o.Err, &re) {
+			t.Errorf("rejected %v: not a *RecordError", o.Err)
+		}
+		if re != nil && (re.Source != path || re.Line == 0) {
+			t.Errorf("%v: source %q line %d", o.Err, re.Source, re.Line)
+		}
+		if re != nil && re.Line == 24 && (re.Field != "id" || string(re.Raw) != lines[23].line) {
+			t.Errorf("1 MB id: field %q, raw of %d bytes", re.Field, len(re.Raw))
+		}
+	}
+}
+
+// robustDiff reports the first lines where got and want differ.
+func robustDiff(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	short := func(s string) string {
+		if len(s) > 200 {
+			return s[:200] + "…"
+		}
+		return s
+	}
+	for i := 0; i < len(got) || i < len(want); i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Errorf("%s: result %d:\n got %q\nwant %q", what, i, short(g), short(w))
+		}
+	}
+}
+
+// TestRobustJSONLLimits: a line over MaxLine and a text over MaxBytes are
+// bad records naming their line; the records after them are read.
+func TestRobustJSONLLimits(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat(robustEN2+" ", 20) // 4 kB
+	in := robustLine("a", robustEN) + "\n" +
+		robustLine("big", big) + "\n" +
+		robustLine("b", robustZH) + "\n"
+	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(in)}})
+	path := filepath.Join(dir, "in.jsonl")
+	tests := []struct {
+		opts InputOptions
+		bad  string
+	}{
+		{InputOptions{MaxBytes: 2000}, fmt.Sprintf(`error: in.jsonl:2: field "text": too large: %d bytes (maximum 2000)`, len(big))},
+		{InputOptions{MaxLine: 2000}, `error: in.jsonl:2: line too long: more than 2000 bytes`},
+		{InputOptions{MaxBytes: 100000, MaxLine: 1000}, `error: in.jsonl:2: line too long: more than 1000 bytes`},
+	}
+	for _, tt := range tests {
+		got, _ := robustRead(t, NewReader([]string{path}, nil, &tt.opts), dir)
+		if want := []string{"a", tt.bad, "b"}; !slices.Equal(got, want) {
+			t.Errorf("%+v:\n got %q\nwant %q", tt.opts, got, want)
+		}
+	}
+}
+
+// TestRobustTruncatedGzipJSONL: the records before the cut are processed,
+// the cut is an input error with the line, and the next input is read.
+func TestRobustTruncatedGzipJSONL(t *testing.T) {
+	t.Parallel()
+	var in strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&in, "%s\n", robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", robustEN, i, i*i, i*7919)))
+	}
+	gz := robustGzip(t, in.String())
+	dir := writeRobustFiles(t, []robustFile{{"1-cut.jsonl.gz", gz[:len(gz)*2/3]}, {"2-next.jsonl", []byte(robustLine("next", robustZH) + "\n")}})
+	verdicts, _, sum, err := robustDedup(t, NewReader([]string{dir}, nil, nil), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(verdicts) - 2 // records before the cut
+	if n < 10 || n >= 299 {
+		t.Fatalf("%d records before the cut of 300", n)
+	}
+	if verdicts[0] != "unique r000" || verdicts[n+1] != "unique next" {
+		t.Errorf("first %q, last %q", verdicts[0], verdicts[n+1])
+	}
+	want := fmt.Sprintf("input-failed: 1-cut.jsonl.gz: line %d (byte ", n+1)
+	if !strings.HasPrefix(verdicts[n], want) || !strings.HasSuffix(verdicts[n], "): truncated gzip data: unexpected EOF") {
+		t.Errorf("at the cut: %q, want %q…", verdicts[n], want)
+	}
+	if s := robustCountsOf(sum); s.Records != int64(n+2) || s.InputErrors != 1 || s.Unique+s.Exact+s.Near != int64(n+1) {
+		t.Errorf("summary %+v after %d records", s, n)
+	}
+}
+
+// TestRobustDuplicateIDsAcrossRuns: a second Dedup run over the same
+// persistent index, as another job, rejects the records whose ids the
+// first stored, naming that job; the same job resumes instead.
+func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
+	t.Parallel()
+	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(
+		robustLine("a", robustEN) + "\n" + robustLine("b", robustZH) + "\n" + robustLine("c", robustZH2+" 新的一段。") + "\n")}})
+	x, err := index.Open(filepath.Join(dir, "idx"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	a := robustAnalyzerT(t)
+	now := func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
+	run := func(job string) ([]string, Summary) {
+		var got []string
+		r := NewReader([]string{filepath.Join(dir, "in.jsonl")}, nil, nil)
+		sum, err := Dedup(context.Background(), r, a, x, &DedupOptions{Job: job, Now: now}, func(o *Outcome) error {
+			s := robustOutcome(o, dir)
+			if o.Resumed {
+				s += " (resumed)"
+			}
+			got = append(got, s)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("job %s: %v", job, err)
+		}
+		return got, sum
+	}
+	got, _ := run("job1")
+	if want := []string{"unique a", "unique b", "unique c"}; !slices.Equal(got, want) {
+		t.Errorf("first run: %q", got)
+	}
+	got, _ = run("job1")
+	if want := []string{"unique a (resumed)", "unique b (resumed)", "unique c (resumed)"}; !slices.Equal(got, want) {
+		t.Errorf("same job again: %q", got)
+	}
+	// Another job over texts the index holds under the same ids: none of
+	// them matches itself (a document's own id is never a match), and
+	// none may replace the stored one.
+	got, sum := run("job2")
+	want := []string{
+		`rejected: in.jsonl:1: field "id": duplicate id "a": an earlier article has it (added 2024-05-06T07:08:09Z by job job1, record 1)`,
+		`rejected: in.jsonl:2: field "id": duplicate id "b": an earlier article has it (added 2024-05-06T07:08:09Z by job job1, record 2)`,
+		`rejected: in.jsonl:3: field "id": duplicate id "c": an earlier article has it (added 2024-05-06T07:08:09Z by job job1, record 3)`,
+	}
+	if !slices.Equal(got, want) {
+		robustDiff(t, "another job", got, want)
+	}
+	if s := robustCountsOf(sum); s != (robustSum{Records: 3, Rejected: 3}) {
+		t.Errorf("another job: summary %+v", s)
+	}
+}
+
+// robustCorpus returns the first n articles of the sample corpus as
+// JSONL, with every fifth followed by an exact copy and every seventh by
+// a copy with an added sentence, under new ids.
+func robustCorpus(t testing.TB, n int) string {
+	t.Helper()
+	f, err := os.Open("testdata/sample/sample.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	var b strings.Builder
+	for i := 0; i < n && sc.Scan(); i++ {
+		line := sc.Text()
+		b.WriteString(line + "\n")
+		if i%5 == 4 {
+			b.WriteString(strings.Replace(line, `"id":"`, `"id":"copy-`, 1) + "\n")
+		}
+		if i%7 == 6 {
+			edited := strings.Replace(line, `"id":"`, `"id":"edit-`, 1)
+			edited = strings.Replace(edited, `","title"`, ` And one more sentence at the end.","title"`, 1)
+			b.WriteString(edited + "\n")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestRobustConcurrentDedup runs Dedup several times at once with one
+// shared Analyzer (each with its own store): with -race it proves the
+// sharing safe, and every run decides what a run alone decides. The runs
+// also differ in Workers and Batch, which must not change the outcome.
+func TestRobustConcurrentDedup(t *testing.T) {
+	t.Parallel()
+	n := 60
+	if testing.Short() {
+		n = 25
+	}
+	corpus := robustCorpus(t, n)
+	a := robustAnalyzerT(t)
+	run := func(workers, batch int) ([]string, error) {
+		var got []string
+		r := NewReader([]string{"-"}, strings.NewReader(corpus), nil)
+		_, err := Dedup(context.Background(), r, a, robustMemory(t), &DedupOptions{Workers: workers, Batch: batch}, func(o *Outcome) error {
+			got = append(got, robustOutcome(o, ""))
+			return nil
+		})
+		return got, err
+	}
+	want, err := run(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dups := 0
+	for _, v := range want {
+		if strings.HasPrefix(v, "duplicate ") {
+			dups++
+		}
+	}
+	if dups < n/7 {
+		t.Fatalf("%d duplicates in the corpus: too few to compare\n%q", dups, want)
+	}
+	configs := []struct{ workers, batch int }{{1, 0}, {2, 0}, {3, 7}, {8, 0}, {8, 100}}
+	var wg sync.WaitGroup
+	results := make([][]string, len(configs))
+	errs := make([]error, len(configs))
+	for i, c := range configs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = run(c.workers, c.batch)
+		}()
+	}
+	wg.Wait()
+	for i, c := range configs {
+		if errs[i] != nil {
+			t.Errorf("workers %d batch %d: %v", c.workers, c.batch, errs[i])
+		} else if !slices.Equal(results[i], want) {
+			robustDiff(t, fmt.Sprintf("workers %d batch %d", c.workers, c.batch), results[i], want)
+		}
+	}
+}
+
+// TestRobustDedupCancel: cancelling the context stops Dedup with the
+// context's error, without a panic or a leaked goroutine blocking it.
+func TestRobustDedupCancel(t *testing.T) {
+	t.Parallel()
+	corpus := robustCorpus(t, 40)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	r := NewReader([]string{"-"}, strings.NewReader(corpus), nil)
+	_, err := Dedup(ctx, r, robustAnalyzerT(t), robustMemory(t), &DedupOptions{Workers: 3}, func(*Outcome) error {
+		if n++; n == 5 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("after cancel: %v, want context.Canceled", err)
+	}
+	// An error from emit stops the run with that error.
+	stop := errors.New("stop here")
+	r = NewReader([]string{"-"}, strings.NewReader(corpus), nil)
+	n = 0
+	_, err = Dedup(context.Background(), r, robustAnalyzerT(t), robustMemory(t), &DedupOptions{Workers: 3}, func(*Outcome) error {
+		if n++; n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 3 {
+		t.Errorf("emit error: %v after %d outcomes, want %v after 3", err, n, stop)
+	}
+}
