@@ -221,24 +221,9 @@ func runDedup(c *cli.Context) (err error) {
 	}
 
 	d := &deduper{job: opts.Job, store: store, ew: c.App.ErrWriter, wantClusters: c.String("clusters") != "", clusters: make(map[string]*cluster)}
-	var outs []*outFile
-	open := func(name string) (*outFile, error) {
-		path := c.String(name)
-		if path == "" {
-			return nil, nil
-		}
-		f, err := createOut(path, c.App.Writer)
-		if err != nil {
-			return nil, err
-		}
-		outs = append(outs, f)
-		return f, nil
-	}
-	defer func() {
-		for _, f := range outs {
-			f.abort() // a no-op after commit
-		}
-	}()
+	outs := &outputs{c: c}
+	open := outs.open
+	defer outs.abort()
 	if d.pairs, err = open("pairs"); err != nil {
 		return err
 	}
@@ -274,10 +259,8 @@ func runDedup(c *cli.Context) (err error) {
 			return err
 		}
 	}
-	for _, f := range outs {
-		if err := f.commit(); err != nil {
-			return err
-		}
+	if err := outs.commit(); err != nil {
+		return err
 	}
 	if err := d.report(c, sum, nw); err != nil {
 		return err

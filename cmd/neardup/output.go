@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/urfave/cli/v2"
+
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
@@ -245,4 +247,46 @@ func plural(n int64, one, many string) string {
 		return "1 " + one
 	}
 	return formatCount(n) + " " + many
+}
+
+// outputs are the result files of one run: open creates each named by a
+// flag, commit renames them all into place at the end, and abort (deferred)
+// removes whatever was not committed.
+type outputs struct {
+	c     *cli.Context
+	files []*outFile
+}
+
+// open creates the output named by flag, or returns nil when the flag is
+// empty.
+func (o *outputs) open(flag string) (*outFile, error) {
+	path := o.c.String(flag)
+	if path == "" {
+		return nil, nil
+	}
+	return o.create(path)
+}
+
+func (o *outputs) create(path string) (*outFile, error) {
+	f, err := createOut(path, o.c.App.Writer)
+	if err != nil {
+		return nil, err
+	}
+	o.files = append(o.files, f)
+	return f, nil
+}
+
+func (o *outputs) commit() error {
+	for _, f := range o.files {
+		if err := f.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *outputs) abort() {
+	for _, f := range o.files {
+		f.abort() // a no-op after commit
+	}
 }

@@ -647,24 +647,9 @@ func runURLDedup(c *cli.Context) (err error) {
 		}()
 	}
 
-	var outs []*outFile
-	open := func(name string) (*outFile, error) {
-		path := c.String(name)
-		if path == "" {
-			return nil, nil
-		}
-		f, err := createOut(path, c.App.Writer)
-		if err != nil {
-			return nil, err
-		}
-		outs = append(outs, f)
-		return f, nil
-	}
-	defer func() {
-		for _, f := range outs {
-			f.abort() // a no-op after commit
-		}
-	}()
+	outs := &outputs{c: c}
+	open := outs.open
+	defer outs.abort()
 	if d.pairs, err = open("pairs"); err != nil {
 		return err
 	}
@@ -679,10 +664,9 @@ func runURLDedup(c *cli.Context) (err error) {
 		return err
 	}
 	if d.pairs == nil && clusters == nil && d.unique == nil {
-		if d.pairs, err = createOut("-", c.App.Writer); err != nil {
+		if d.pairs, err = outs.create("-"); err != nil {
 			return err
 		}
-		outs = append(outs, d.pairs)
 	}
 	if clusters != nil {
 		d.clusters = make(map[*keptURL]*urlCluster)
@@ -704,10 +688,8 @@ func runURLDedup(c *cli.Context) (err error) {
 			return err
 		}
 	}
-	for _, f := range outs {
-		if err := f.commit(); err != nil {
-			return err
-		}
+	if err := outs.commit(); err != nil {
+		return err
 	}
 	d.sum.Seconds = time.Since(start).Seconds()
 	if err := d.report(c); err != nil {
