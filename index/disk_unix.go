@@ -15,3 +15,13 @@ func diskSize(fi fs.FileInfo) int64 {
 	}
 	return fi.Size()
 }
+
+// freeSpace returns the bytes available to unprivileged writers in the
+// file system holding dir, or -1 when it cannot tell.
+func freeSpace(dir string) int64 {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return -1
+	}
+	return int64(st.Bavail) * int64(st.Bsize)
+}

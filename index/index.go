@@ -140,6 +140,7 @@ var (
 	ErrReadOnly = errors.New("index is read-only")
 	ErrID       = errors.New("invalid document id")
 	ErrDistance = errors.New("distance out of range")
+	ErrNoSpace  = errors.New("not enough free disk space")
 )
 
 // Defaults for zero Options fields.
@@ -156,6 +157,15 @@ const formatVersion = 1
 // txnDocs is the most documents Add or Delete writes in one
 // transaction; fewer when Badger's size limit comes first.
 const txnDocs = 10000
+
+// MinFreeSpace is the free space Open requires before it writes to an
+// index: room for two of Badger's memory-mapped logs. Badger writes its
+// logs through memory maps, and a write to a map past the end of a full
+// disk kills the process (SIGBUS) instead of returning an error, so a
+// full disk is refused up front. A disk that fills up during a long run
+// can still end the process; every write acknowledged before is on disk
+// and the index opens afterwards once space is freed.
+const MinFreeSpace = 2*memTableSize + 16<<20
 
 // Badger settings that Add and Delete size their transactions by.
 const (
@@ -323,6 +333,8 @@ func Open(dir string, opts *Options) (*Index, error) {
 		}
 	} else if err := checkWritable(dir); err != nil {
 		return nil, err
+	} else if free := freeSpace(dir); free >= 0 && free < MinFreeSpace {
+		return nil, fmt.Errorf("index: %s: %w: %d bytes free, need at least %d", dir, ErrNoSpace, free, int64(MinFreeSpace))
 	}
 	db, err := openBadger(dir, o)
 	if err != nil {
