@@ -127,35 +127,17 @@ func runCheck(c *cli.Context) error {
 	idFlag := c.String("id")
 	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
-	var checked, found, added, failed int64
-	for n := 0; ; n++ {
-		if err := c.Context.Err(); err != nil {
-			return err
-		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !isRecordErr(err) {
-				return err
-			}
-			fmt.Fprintf(ew, "neardup: %v\n", err)
-			failed++
-			continue
-		}
+	var checked, found, added, notAdded int64
+	prepare := func(n int, rec *neardup.Record) error {
 		if idFlag != "" {
 			if n > 0 {
 				return usagef(c, "--id names a single article, but the input holds more than one")
 			}
 			rec.ID = idFlag
 		}
-		an, err := a.Analyze(rec.Text)
-		if err != nil {
-			fmt.Fprintf(ew, "neardup: %s: %v\n", recordName(&rec), err)
-			failed++
-			continue
-		}
+		return nil
+	}
+	failed, err := analyzeEach(c, r, a, prepare, func(rec *neardup.Record, an *neardup.Analysis) error {
 		doc := index.Doc{
 			ID: rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Title: rec.Title,
 			Keywords: an.Keywords[:min(len(an.Keywords), storedKeywords)], Sketch: an.Sketch,
@@ -170,11 +152,11 @@ func runCheck(c *cli.Context) error {
 		}
 		isAdded := false
 		if add && len(ms) == 0 {
-			if reason, same := cannotAdd(x, &rec, an); same {
-				fmt.Fprintf(ew, "neardup: %s: not added: %s\n", recordName(&rec), reason)
+			if reason, same := cannotAdd(x, rec, an); same {
+				fmt.Fprintf(ew, "neardup: %s: not added: %s\n", recordName(rec), reason)
 			} else if reason != "" {
-				fmt.Fprintf(ew, "neardup: %s: not added: %s\n", recordName(&rec), reason)
-				failed++
+				fmt.Fprintf(ew, "neardup: %s: not added: %s\n", recordName(rec), reason)
+				notAdded++
 			} else {
 				doc.Added = time.Now().UTC()
 				if err := x.Add(doc); err != nil {
@@ -191,14 +173,14 @@ func runCheck(c *cli.Context) error {
 				j.Matches = append(j.Matches, matchJSON{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
 					Content: m.Content, Exact: m.Exact, Shared: nonNil(sharedWords(an.Keywords, m.Keywords))})
 			}
-			err = writeJSON(w, j)
-		} else {
-			err = printCheck(w, dir, &rec, an, ms, nkw, isAdded)
+			return writeJSON(w, j)
 		}
-		if err != nil {
-			return err
-		}
+		return printCheck(w, dir, rec, an, ms, nkw, isAdded)
+	})
+	if err != nil {
+		return err
 	}
+	failed += notAdded
 	if !asJSON {
 		var msg string
 		switch {

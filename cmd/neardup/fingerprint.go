@@ -61,25 +61,57 @@ func runFingerprint(c *cli.Context) error {
 	}
 	defer a.Close()
 	asJSON, nkw := c.Bool("json"), c.Int("keywords")
-	w, ew := c.App.Writer, c.App.ErrWriter
+	w := c.App.Writer
 	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
-	var failed int64
-	for {
+	failed, err := analyzeEach(c, r, a, nil, func(rec *neardup.Record, an *neardup.Analysis) error {
+		if asJSON {
+			return writeJSON(w, fingerprintJSON{
+				ID: rec.ID, Title: rec.Title, Fingerprint: an.Fingerprint.String(), ContentHash: hex16(an.ContentHash),
+				Analyzer: a.ID(), Words: an.Words, Keywords: keywordsJSON(an.Keywords),
+			})
+		}
+		_, err := fmt.Fprintf(w, "%s  %s\n    %s\n", an.Fingerprint, quoteID(rec.ID), keywordText(an.Keywords, nkw))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s not fingerprinted", plural(failed, "article", "articles"))}
+	}
+	return nil
+}
+
+// analyzeEach reads the records of r in order and analyses each, calling
+// f with those fingerprinted. A bad record, an unreadable input or an
+// article that cannot be fingerprinted is reported on stderr and counted
+// in failed, and the loop goes on; prepare (optional) may adjust a record
+// (n counts them from 0) before it is analysed. An error from prepare or
+// f, or any other error, stops the loop.
+func analyzeEach(c *cli.Context, r *neardup.Reader, a *neardup.Analyzer, prepare func(n int, rec *neardup.Record) error,
+	f func(rec *neardup.Record, an *neardup.Analysis) error) (failed int64, err error) {
+	ew := c.App.ErrWriter
+	for n := 0; ; n++ {
 		if err := c.Context.Err(); err != nil {
-			return err
+			return failed, err
 		}
 		rec, err := r.Next()
 		if err == io.EOF {
-			break
+			return failed, nil
 		}
 		if err != nil {
 			if !isRecordErr(err) {
-				return err
+				return failed, err
 			}
 			fmt.Fprintf(ew, "neardup: %v\n", err)
 			failed++
 			continue
+		}
+		if prepare != nil {
+			if err := prepare(n, &rec); err != nil {
+				return failed, err
+			}
 		}
 		an, err := a.Analyze(rec.Text)
 		if err != nil {
@@ -87,22 +119,10 @@ func runFingerprint(c *cli.Context) error {
 			failed++
 			continue
 		}
-		if asJSON {
-			err = writeJSON(w, fingerprintJSON{
-				ID: rec.ID, Title: rec.Title, Fingerprint: an.Fingerprint.String(), ContentHash: hex16(an.ContentHash),
-				Analyzer: a.ID(), Words: an.Words, Keywords: keywordsJSON(an.Keywords),
-			})
-		} else {
-			_, err = fmt.Fprintf(w, "%s  %s\n    %s\n", an.Fingerprint, quoteID(rec.ID), keywordText(an.Keywords, nkw))
-		}
-		if err != nil {
-			return err
+		if err := f(&rec, an); err != nil {
+			return failed, err
 		}
 	}
-	if failed > 0 {
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s not fingerprinted", plural(failed, "article", "articles"))}
-	}
-	return nil
 }
 
 // isRecordErr reports whether err is about one record or input, after
