@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -60,31 +59,14 @@ func TestReadOnlyOpenAfterKill(t *testing.T) {
 	var acked []string
 	next := 0
 	for round := 0; round < 20; round++ {
-		cmd := helperCmd(t, "add", dir, fmt.Sprintf("NEARDUP_INDEX_START=%d", next))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
 		// Kill at a random moment once the child has acknowledged its
 		// first document (the index is open).
 		delay := time.Duration(rng.IntN(40_000)) * time.Microsecond
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, "error:") {
-				t.Fatalf("round %d: child: %s", round, line)
-			}
-			acked = append(acked, line)
-			if delay >= 0 {
+		acked = append(acked, addUntilKilled(t, dir, next, func(n int, cmd *exec.Cmd) {
+			if n == 1 {
 				time.AfterFunc(delay, func() { cmd.Process.Kill() })
-				delay = -1
 			}
-		}
-		cmd.Wait()
+		})...)
 		if len(acked) == 0 {
 			t.Fatalf("round %d: the child acknowledged nothing", round)
 		}

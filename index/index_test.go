@@ -921,6 +921,38 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
+// addUntilKilled starts a child that adds documents k<start>, k<start+1>…
+// to the index in dir one at a time, printing each ID once Add has
+// returned. onAck is called after each acknowledged document with the
+// count so far, and kills the child when it sees fit. It returns the
+// acknowledged IDs once the child has exited.
+func addUntilKilled(t *testing.T, dir string, start int, onAck func(n int, cmd *exec.Cmd)) []string {
+	t.Helper()
+	cmd := helperCmd(t, "add", dir, fmt.Sprintf("NEARDUP_INDEX_START=%d", start))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var acked []string
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "error:") {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("child: %s", line)
+		}
+		acked = append(acked, line)
+		onAck(len(acked), cmd)
+	}
+	cmd.Wait()
+	return acked
+}
+
 // A process killed with SIGKILL right after Add returned loses none of
 // the documents it acknowledged.
 func TestKillDuringAdd(t *testing.T) {
@@ -932,32 +964,16 @@ func TestKillDuringAdd(t *testing.T) {
 	var acked []string
 	next := 0
 	for round := 0; round < 3; round++ {
-		cmd := helperCmd(t, "add", dir, fmt.Sprintf("NEARDUP_INDEX_START=%d", next))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
 		stop := 20 + r.IntN(60)
-		n := 0
-		for sc.Scan() {
-			line := sc.Text()
-			if strings.HasPrefix(line, "error:") {
-				t.Fatalf("round %d: child: %s", round, line)
-			}
-			acked = append(acked, line)
-			if n++; n == stop {
+		got := addUntilKilled(t, dir, next, func(n int, cmd *exec.Cmd) {
+			if n == stop {
 				cmd.Process.Kill() // SIGKILL
 			}
+		})
+		if len(got) < stop {
+			t.Fatalf("round %d: child stopped after %d documents", round, len(got))
 		}
-		cmd.Wait()
-		if n < stop {
-			t.Fatalf("round %d: child stopped after %d documents", round, n)
-		}
+		acked = append(acked, got...)
 		fmt.Sscanf(acked[len(acked)-1], "k%d", &next)
 		next++
 
