@@ -253,15 +253,6 @@ func openIndex(dir, analyzerID string, k int, minContent float64, readOnly bool)
 		o.Blocks, o.MaxDistance = blocksFor(k), k
 	}
 	x, err := index.Open(dir, o)
-	if err != nil && readOnly && indexExists(dir) && !errors.Is(err, index.ErrNotFound) && !errors.Is(err, index.ErrMismatch) &&
-		!errors.Is(err, index.ErrInUse) && !errors.Is(err, index.ErrLayout) && !errors.Is(err, index.ErrCorrupt) {
-		// Badger cannot open a database read-only after a crash (a
-		// process killed while writing): its log must be replayed and
-		// truncated first, which a read-write open does.
-		if rw, rerr := index.Open(dir, &index.Options{AnalyzerID: analyzerID}); rerr == nil && rw.Close() == nil {
-			x, err = index.Open(dir, o)
-		}
-	}
 	switch {
 	case errors.Is(err, index.ErrNotFound) || (readOnly && errors.Is(err, os.ErrNotExist)):
 		return nil, fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", dir, dir)
