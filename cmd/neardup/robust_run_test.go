@@ -18,12 +18,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // robustCmd is how to run the binary.
 type robustCmd struct {
 	dir   string    // working directory
-	stdin io.Reader // nil: empty
+	stdin io.Reader // nil: empty (a pipe with nothing in it)
 	env   []string  // extra "NAME=value"
 	fsize int       // if > 0, run under "ulimit -f fsize" (512-byte blocks in POSIX sh)
 	cred  *syscall.Credential
@@ -65,14 +66,67 @@ func (c robustCmd) run(t *testing.T, args ...string) result {
 func (c robustCmd) runRusage(t *testing.T, args ...string) (result, int64) {
 	t.Helper()
 	cmd := c.command(args...)
+	if cmd.Stdin == nil {
+		// An empty reader, not nil: nil would hand the child os.DevNull,
+		// which on some machines is a regular file with text in it.
+		cmd.Stdin = strings.NewReader("")
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return robustResult(t, cmd, err, &out, &errb)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("neardup %s: %v", strings.Join(args, " "), err)
+	}
+	peak := robustWatchRSS(cmd.Process.Pid)
+	err := cmd.Wait()
+	return robustResult(t, cmd, err, &out, &errb), peak()
+}
+
+// robustWatchRSS samples the peak resident set size (VmHWM) of a running
+// process every few milliseconds; the function it returns stops sampling
+// and returns the largest value seen, in bytes, or -1 if none was read.
+//
+// The Maxrss that wait4 reports would be simpler but is wrong here: Go
+// starts children with clone(CLONE_VM|CLONE_VFORK), so when the child
+// execs, the kernel folds the high-water mark of the parent's address
+// space (this test binary, about 1 GiB under -race) into the child's
+// Maxrss. VmHWM belongs to the child's own address space after exec.
+// Being sampled, it can miss growth in the last few milliseconds of a
+// run.
+func robustWatchRSS(pid int) (stop func() int64) {
+	status := fmt.Sprintf("/proc/%d/status", pid)
+	quit := make(chan struct{})
+	result := make(chan int64, 1)
+	go func() {
+		peak := int64(-1)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if b, err := os.ReadFile(status); err == nil {
+				for line := range strings.Lines(string(b)) {
+					if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+						var kb int64
+						if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+							peak = max(peak, kb*1024)
+						}
+					}
+				}
+			}
+			select {
+			case <-quit:
+				result <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(quit)
+		return <-result
+	}
 }
 
 // robustResult makes a result of a finished command.
-func robustResult(t *testing.T, cmd *exec.Cmd, err error, out, errb *bytes.Buffer) (result, int64) {
+func robustResult(t *testing.T, cmd *exec.Cmd, err error, out, errb *bytes.Buffer) result {
 	t.Helper()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -83,15 +137,7 @@ func robustResult(t *testing.T, cmd *exec.Cmd, err error, out, errb *bytes.Buffe
 	} else if err != nil {
 		t.Fatalf("neardup %s: %v", strings.Join(cmd.Args[1:], " "), err)
 	}
-	return result{out.String(), errb.String(), code}, robustPeakRSS(cmd.ProcessState)
-}
-
-// robustPeakRSS is the peak resident set size of a finished process in bytes.
-func robustPeakRSS(ps *os.ProcessState) int64 {
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return int64(ru.Maxrss) * 1024 // kilobytes on Linux
-	}
-	return -1
+	return result{out.String(), errb.String(), code}
 }
 
 // robustMiB formats bytes in MiB.
