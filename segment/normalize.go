@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -37,11 +38,16 @@ import (
 // Normalize(Normalize(s)) == Normalize(s). Punctuation is kept; it is
 // Cut, not Normalize, that splits text into words.
 func Normalize(s string) string {
+	if out, ok := normalizeFast(s); ok {
+		return out
+	}
+	return normalizeGeneral(s)
+}
+
+// normalizeGeneral is Normalize by the definition, for any text.
+func normalizeGeneral(s string) string {
 	if s == "" {
 		return ""
-	}
-	if isPlainASCII(s) {
-		return normalizeASCII(s)
 	}
 	// Steps 1 and 2 come before NFKC: dropping a format character between a
 	// base letter and a combining mark must happen before composition, or a
@@ -63,26 +69,59 @@ func Normalize(s string) string {
 	return out
 }
 
-// isPlainASCII reports whether s is entirely printable ASCII or ASCII white
-// space / control characters: text for which NFKC and the format-character
-// rules are no-ops.
-func isPlainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// normalizeASCII is Normalize for ASCII-only input: lower-case, controls and
-// white space collapsed to single spaces, trimmed.
-func normalizeASCII(s string) string {
+// normalizeFast is Normalize in one pass for text made only of the
+// characters of news in Chinese and Western languages: ASCII, CJK
+// ideographs, Latin-1 letters, full-width ASCII forms, the common CJK and
+// typographic punctuation, and white space (the set is fastRune's). None
+// of these composes with its neighbours under NFKC, so each is mapped on
+// its own. It reports false at the first character outside the set, and
+// Normalize then takes the general path. TestNormalizeFastPath checks
+// that the two paths agree.
+func normalizeFast(s string) (string, bool) {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false // a space is pending
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if size == 1 {
+				return "", false // invalid UTF-8
+			}
+			i += size
+			if 0x4e00 <= r && r <= 0x9fff { // CJK Unified Ideographs
+				if space {
+					b.WriteByte(' ')
+					space = false
+				}
+				b.WriteString(s[i-size : i])
+				continue
+			}
+			out, ascii := fastRune(r)
+			switch {
+			case ascii != 0:
+				c = ascii // and on as an ASCII byte
+			case out == "":
+				return "", false
+			case out == " ":
+				space = b.Len() > 0
+				continue
+			case out == drop:
+				continue
+			default:
+				if space {
+					b.WriteByte(' ')
+					space = false
+				}
+				if out == keep {
+					out = s[i-size : i]
+				}
+				b.WriteString(out)
+				continue
+			}
+		}
 		if c <= ' ' || c == 0x7f { // controls (incl. \t\n\v\f\r) and space
 			space = b.Len() > 0
 			continue
@@ -96,7 +135,66 @@ func normalizeASCII(s string) string {
 		}
 		b.WriteByte(c)
 	}
-	return b.String()
+	return b.String(), true
+}
+
+// fastRune's answers for a character that stays as it is and for one
+// that is dropped.
+const (
+	keep = "="
+	drop = "-"
+)
+
+// fastRune says how normalizeFast writes the non-ASCII rune r: as the
+// ASCII byte ascii when that is not 0, else as out: keep (r itself), " "
+// (white space), drop, another replacement, or "" when r is not in the
+// fast path's set.
+func fastRune(r rune) (out string, ascii byte) {
+	switch {
+	case 0xff01 <= r && r <= 0xff5e: // full-width ASCII forms
+		return "", byte(r - 0xfee0)
+	case 0x3400 <= r && r <= 0x4dbf: // CJK Extension A
+		return keep, 0
+	case 0xc0 <= r && r <= 0xde && r != 0xd7: // Latin-1 capitals
+		return string(r + 0x20), 0
+	case 0xdf <= r && r <= 0xff && r != 0xf7: // Latin-1 small letters
+		return keep, 0
+	case r == 0xa0 || r == 0x3000 || (0x2000 <= r && r <= 0x200a) || (0x80 <= r && r <= 0x9f):
+		return " ", 0 // no-break, ideographic and typographic spaces; C1 controls
+	case 0x391 <= r && r <= 0x3a9 && r != 0x3a2: // Greek capitals
+		return string(unicode.ToLower(r)), 0
+	case 0x3b1 <= r && r <= 0x3c9, // Greek small letters
+		0x2500 <= r && r <= 0x257f: // box drawing
+		return keep, 0
+	case 0x2460 <= r && r <= 0x2473: // ① to ⑳
+		return strconv.Itoa(int(r - 0x245f)), 0
+	}
+	switch r {
+	case 0x3002: // 。
+		return ".", 0
+	case 0x2026: // …
+		return "...", 0
+	case 0xffe5: // ￥
+		return "¥", 0
+	case 0x2103: // ℃
+		return "°c", 0
+	case 0x2122: // ™
+		return "tm", 0
+	case 0xad, 0x200b, 0x200c, 0x200d, 0x2060, 0xfeff: // soft hyphen, zero-width characters
+		return drop, 0
+	case 0x3001, // 、
+		0x3008, 0x3009, 0x300a, 0x300b, 0x300c, 0x300d, 0x300e, 0x300f, 0x3010, 0x3011, // 〈〉《》「」『』【】
+		0x3014, 0x3015, // 〔〕
+		0x2018, 0x2019, 0x201c, 0x201d, // ‘’“”
+		0x2010, 0x2013, 0x2014, 0x2015, 0x2022, // ‐ – — ― •
+		0xa3, 0xa5, 0xa7, 0xa9, 0xab, 0xae, 0xb0, 0xb1, 0xb6, 0xb7, 0xbb, 0xd7, 0xf7, // £¥§©«®°±¶·»×÷
+		0x2236, 0x2219, 0x2260, 0x2264, 0x2265, // ∶∙≠≤≥
+		0x2190, 0x2191, 0x2192, 0x2193, // ←↑→↓
+		0x25a0, 0x25a1, 0x25aa, 0x25b2, 0x25b3, 0x25bc, 0x25bd, 0x25c6, 0x25cb, 0x25ce, 0x25cf, 0x2605, 0x2606, // ■□▪▲△▼▽◆○◎●★☆
+		0xfffd: // the replacement character
+		return keep, 0
+	}
+	return "", 0
 }
 
 // clean performs steps 1 and 2: invalid bytes become U+FFFD and format

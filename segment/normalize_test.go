@@ -1,12 +1,11 @@
 package segment
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 func TestNormalize(t *testing.T) {
@@ -49,19 +48,62 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
-// The ASCII fast path agrees with the general path.
-func TestNormalizeASCIIPath(t *testing.T) {
-	for _, s := range []string{"Hello,  World!\r\n", "\x00\x01A\x7f", "  ", "MiXeD 123 ~!@#"} {
-		if got, want := normalizeASCII(s), generalPath(s); got != want {
-			t.Errorf("normalizeASCII(%q) = %q, general path %q", s, got, want)
+// The one-pass path agrees with the general path on every character it
+// takes, alone and in context, and on random strings of them.
+func TestNormalizeFastPath(t *testing.T) {
+	var alphabet []rune
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r < utf8.RuneSelf || (0x4e00 <= r && r <= 0x9fff) {
+			alphabet = append(alphabet, r)
+			continue
+		}
+		out, ascii := fastRune(r)
+		if out == "" && ascii == 0 {
+			continue
+		}
+		alphabet = append(alphabet, r)
+		for _, s := range []string{string(r), "A" + string(r) + "b", "北" + string(r), string(r) + string(r) + " x", "e" + string(r) + "\u0301"} {
+			got, ok := normalizeFast(s)
+			if want := normalizeGeneral(s); ok && got != want {
+				t.Errorf("normalizeFast(%q) = %q, general path %q", s, got, want)
+			}
+			if !ok && !strings.Contains(s, "\u0301") {
+				t.Errorf("normalizeFast(%q) declined", s)
+			}
 		}
 	}
-}
-
-// generalPath is Normalize without the ASCII fast path.
-func generalPath(s string) string {
-	out, _ := finish(norm.NFKC.String(clean(s)))
-	return out
+	if len(alphabet) < 128+0x5200+100 {
+		t.Fatalf("fast path takes only %d characters", len(alphabet))
+	}
+	var ascii, han, others []rune
+	for _, r := range alphabet {
+		switch {
+		case r < utf8.RuneSelf:
+			ascii = append(ascii, r)
+		case 0x4e00 <= r && r <= 0x9fff:
+			han = append(han, r)
+		default:
+			others = append(others, r)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		rs := make([]rune, rng.IntN(24))
+		for i := range rs {
+			set := [][]rune{ascii, ascii, han, others}[rng.IntN(4)]
+			rs[i] = set[rng.IntN(len(set))]
+		}
+		s := string(rs)
+		got, ok := normalizeFast(s)
+		if want := normalizeGeneral(s); !ok || got != want {
+			t.Fatalf("normalizeFast(%q) = %q, %v; general path %q", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"cafe\u0301", "ｶﾀｶﾅ", "a\xffb", "x\u2028y", "⑴", "ǅ", "が"} {
+		if _, ok := normalizeFast(s); ok {
+			t.Errorf("normalizeFast(%q) took a character outside its set", s)
+		}
+	}
 }
 
 func FuzzNormalize(f *testing.F) {
@@ -76,6 +118,9 @@ func FuzzNormalize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		n := Normalize(s)
+		if fast, ok := normalizeFast(s); ok && fast != normalizeGeneral(s) {
+			t.Fatalf("Normalize(%q): one-pass path %q, general path %q", s, fast, normalizeGeneral(s))
+		}
 		if !utf8.ValidString(n) {
 			t.Fatalf("Normalize(%q) = %q, not valid UTF-8", s, n)
 		}
