@@ -36,3 +36,21 @@ func BenchmarkGosimhash(b *testing.B) {
 		})
 	}
 }
+
+// gosimhashFunc returns gosimhash's method as a function of the raw text:
+// gojieba's ExtractWithWeight (top 20), lookup3 and SimHash.
+func gosimhashFunc(b *testing.B) func(text string) simhash.Fingerprint {
+	j, err := segment.NewJieba(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { j.Close() })
+	return func(text string) simhash.Fingerprint {
+		words, weights := j.ExtractWithWeight(text, 20)
+		feats := make([]simhash.Feature, len(words))
+		for i, w := range words {
+			feats[i] = simhash.Feature{Hash: simhash.HashLookup3(w), Weight: weights[i]}
+		}
+		return simhash.Sum(feats)
+	}
+}

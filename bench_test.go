@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/segment"
 )
@@ -26,7 +27,7 @@ func corpusDir() string {
 
 // benchArticles returns the texts of the first n articles of a shared
 // corpus and their total size, or skips when the corpus is absent.
-func benchArticles(b *testing.B, name string, n int) ([]string, int64) {
+func benchArticles(b testing.TB, name string, n int) ([]string, int64) {
 	b.Helper()
 	path := filepath.Join(corpusDir(), name+".jsonl.gz")
 	f, err := os.Open(path)
@@ -132,5 +133,74 @@ func BenchmarkCorpusSegment(b *testing.B) {
 				wg.Wait()
 			}
 		})
+	}
+}
+
+// BenchmarkInterleaved times, in turn within every iteration, the stages
+// whose ratios the analysis is judged by, each over the same 300 articles:
+// normalising, cutting the normalised text, the whole Analyze, and (with
+// cgo) gosimhash-style extraction (gojieba's ExtractWithWeight, top 20,
+// lookup3, SimHash). Alternating them, rather than running one benchmark
+// after another, keeps the drift of a shared machine out of the ratios;
+// whole passes, rather than article by article, keep one stage from
+// warming the caches for the next. It reports:
+//
+//   - post-cut-%: the share of Analyze's time spent after cutting
+//     (Analyze − normalise − cut)/Analyze: keywords, hashes, SimHash,
+//     sketch;
+//   - post-seg-%: the same with normalising counted as post-segmentation
+//     work too, (Analyze − cut)/Analyze;
+//   - x-gosimhash: gosimhash-style time / Analyze time (speed-up per core);
+//   - MB/s of each stage.
+func BenchmarkInterleaved(b *testing.B) {
+	for _, be := range segment.Backends() {
+		a := testAnalyzer(b, be)
+		gosimhash := gosimhashFunc(b)
+		for _, c := range benchCorpora {
+			texts, size := benchArticles(b, c.corpus, 300)
+			seg := a.Segmenter()
+			b.Run(be+"/"+c.name, func(b *testing.B) {
+				var tNorm, tCut, tAnalyze, tGosimhash time.Duration
+				norm := make([]string, len(texts))
+				for n := 0; n < b.N; n++ {
+					t0 := time.Now()
+					for i, text := range texts {
+						norm[i] = segment.Normalize(text)
+					}
+					t1 := time.Now()
+					for _, text := range norm {
+						seg.Cut(text)
+					}
+					t2 := time.Now()
+					for _, text := range texts {
+						if _, err := a.Analyze(text); err != nil && !errors.Is(err, ErrTooShort) {
+							b.Fatal(err)
+						}
+					}
+					t3 := time.Now()
+					if gosimhash != nil && be == segment.BackendJieba {
+						for _, text := range texts {
+							gosimhash(text)
+						}
+					}
+					t4 := time.Now()
+					tNorm += t1.Sub(t0)
+					tCut += t2.Sub(t1)
+					tAnalyze += t3.Sub(t2)
+					tGosimhash += t4.Sub(t3)
+				}
+				mbs := func(d time.Duration) float64 { return float64(size) * float64(b.N) / d.Seconds() / 1e6 }
+				b.ReportMetric(100*float64(tAnalyze-tNorm-tCut)/float64(tAnalyze), "post-cut-%")
+				b.ReportMetric(100*float64(tAnalyze-tCut)/float64(tAnalyze), "post-seg-%")
+				b.ReportMetric(mbs(tNorm), "normalize-MB/s")
+				b.ReportMetric(mbs(tCut), "cut-MB/s")
+				b.ReportMetric(mbs(tAnalyze), "analyze-MB/s")
+				if tGosimhash > 0 && be == segment.BackendJieba {
+					b.ReportMetric(mbs(tGosimhash), "gosimhash-MB/s")
+					b.ReportMetric(float64(tGosimhash)/float64(tAnalyze), "x-gosimhash")
+				}
+				b.ReportMetric(0, "ns/op")
+			})
+		}
 	}
 }

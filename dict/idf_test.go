@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -162,6 +163,51 @@ func TestIDFWriteTo(t *testing.T) {
 type errWriter struct{}
 
 func (errWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
+
+// Weight's hash table gives every word of the default table its own IDF,
+// and the median to words it lacks.
+func TestWeightTable(t *testing.T) {
+	tab, err := DefaultIDF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.slots) != 1<<19 {
+		t.Errorf("%d slots, want 2^19 for %d words", len(tab.slots), tab.Len())
+	}
+	for w, v := range tab.m {
+		if got := tab.Weight(w); got != v {
+			t.Fatalf("Weight(%q) = %v, want %v", w, got, v)
+		}
+		if got := tab.Weight(w + "x"); got != tab.Median() {
+			if _, ok := tab.m[w+"x"]; !ok {
+				t.Fatalf("Weight(%q) = %v, want the median", w+"x", got)
+			}
+		}
+	}
+}
+
+// Two words of a table with the same hash are looked up in the map.
+func TestWeightCollision(t *testing.T) {
+	tab, err := LoadIDF(strings.NewReader("a 1\nb 2\nc 4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pretend "b" collided with another word of the table.
+	h := slotHash("b")
+	mask := uint64(len(tab.slots) - 1)
+	i := h & mask
+	for tab.slots[i].hash != h {
+		i = (i + 1) & mask
+	}
+	tab.slots[i].idf = math.NaN()
+	tab.m["b"] = 3
+	if got := tab.Weight("b"); got != 3 {
+		t.Errorf("Weight(b) after a collision = %v, want 3 from the map", got)
+	}
+	if got := tab.Weight("a"); got != 1 {
+		t.Errorf("Weight(a) = %v, want 1", got)
+	}
+}
 
 func TestDefaultIDF(t *testing.T) {
 	tab, err := DefaultIDF()

@@ -1,7 +1,6 @@
 package tfidf
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 // Weigher gives a word's inverse document frequency; *dict.IDF is one.
 // Unknown words must get a neutral weight (dict.IDF uses the median).
+// Weights must be finite and not negative.
 type Weigher interface {
 	Weight(word string) float64
 }
@@ -55,11 +55,19 @@ const (
 // (digits with separators such as "3.14" or "2,000"). One-rune tokens are
 // dropped, as jieba does: a single CJK character carries little topic.
 func Candidate(tok string) bool {
-	if utf8.RuneCountInString(tok) < 2 {
+	if len(tok) < 2 {
 		return false
 	}
+	n, letter := 0, false
 	for _, r := range tok {
-		if unicode.IsLetter(r) {
+		n++
+		if !letter {
+			// CJK Unified Ideographs and ASCII letters first: unicode.IsLetter
+			// searches a table.
+			letter = (0x4e00 <= r && r <= 0x9fff) || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') ||
+				(r >= utf8.RuneSelf && unicode.IsLetter(r))
+		}
+		if n >= 2 && letter {
 			return true
 		}
 	}
@@ -71,29 +79,31 @@ func Candidate(tok string) bool {
 // first; ties go to the word whose bytes sort first. It returns at most
 // TopN keywords (AdaptiveN when TopN is 0).
 func (e *Extractor) Extract(tokens []string) []Keyword {
-	// counts holds -1 for rejected tokens so each distinct token is
-	// classified once.
-	counts := make(map[string]int, len(tokens)/2)
-	kept := 0
+	// Count first, then classify each distinct token once. One-rune
+	// tokens (in Chinese text, 40% of all tokens: 的, 在, 了...) can never
+	// be candidates and are skipped before they reach the map.
+	counts := make(map[string]int32, len(tokens)/3)
 	for _, t := range tokens {
-		if c, ok := counts[t]; ok {
-			if c > 0 {
-				counts[t] = c + 1
+		if len(t) < 2 {
+			continue
+		}
+		if len(t) <= utf8.UTFMax && t[0] >= utf8.RuneSelf {
+			if _, size := utf8.DecodeRuneInString(t); size == len(t) {
+				continue
 			}
-			continue
 		}
-		if !Candidate(t) || (e.Stop != nil && e.Stop(t)) {
-			counts[t] = -1
-			continue
-		}
-		counts[t] = 1
-		kept++
+		counts[t]++
 	}
-	kw := make([]Keyword, 0, kept)
+	kw := make([]Keyword, 0, len(counts))
 	for w, c := range counts {
-		if c > 0 {
-			kw = append(kw, Keyword{Word: w, Weight: (1 + math.Log(float64(c))) * e.IDF.Weight(w)})
+		if !Candidate(w) || (e.Stop != nil && e.Stop(w)) {
+			continue
 		}
+		weight := e.IDF.Weight(w)
+		if c > 1 {
+			weight *= 1 + math.Log(float64(c))
+		}
+		kw = append(kw, Keyword{Word: w, Weight: weight})
 	}
 	SortKeywords(kw)
 	n := e.TopN
@@ -109,8 +119,12 @@ func (e *Extractor) Extract(tokens []string) []Keyword {
 // SortKeywords sorts by weight descending, then word bytes ascending.
 func SortKeywords(kw []Keyword) {
 	slices.SortFunc(kw, func(a, b Keyword) int {
-		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
-			return c
+		// Weights are finite (see Weigher): no NaN to order.
+		switch {
+		case a.Weight > b.Weight:
+			return -1
+		case a.Weight < b.Weight:
+			return 1
 		}
 		return strings.Compare(a.Word, b.Word)
 	})
