@@ -86,9 +86,10 @@ type Analyzer struct {
 }
 
 // FormatVersion changes whenever the analysis changes in a way that moves
-// fingerprints (normalisation, candidate rules, AdaptiveN, hash, sketch).
+// fingerprints or sketches (normalisation, candidate rules, AdaptiveN,
+// hashes). Version 2: the sketch hashes shingles with ShingleHash.
 // It is part of every analyzer ID.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // NewAnalyzer loads the dictionaries and the segmenter. Loading the
 // embedded dictionaries takes about a second; reuse one Analyzer.

@@ -156,7 +156,7 @@ func TestAnalyzerID(t *testing.T) {
 			t.Errorf("%s and %s share ID %s", name, other, id)
 		}
 		seen[id] = name
-		if !strings.HasPrefix(id, "nd1-") {
+		if !strings.HasPrefix(id, "nd2-") {
 			t.Errorf("%s: ID %q lacks the format prefix", name, id)
 		}
 	}

@@ -17,23 +17,23 @@ import (
 )
 
 // Sketches computed by an independent Python implementation of the
-// algorithm documented on Sketch (with its own XXH64).
+// algorithm documented on Sketch and ShingleHash.
 var sketchVectors = []struct {
 	text string
 	want string // the 64 values in hex
 }{
-	{"我来到北京清华大学", "b34d 3771 1184 8ea0 3b7f 1e5a 4c3f 8f89 6fdd ab4b 2127 1597 ae7d ea19 0265 d9d2 " +
-		"43b8 f8b5 9a13 70cf d5c7 d6ee 9ea3 7bf8 945f 2a4b 6f13 fde1 f873 a875 0cc3 c4d2 " +
-		"4e96 db3e 7568 6911 eb86 18fc d0f8 54ed 8904 bada 1142 38de 9e77 3323 ac43 6084 " +
-		"f239 9cd8 18bc 7087 1b8d 366e 99f9 4e25 ffc2 8487 c1f9 c144 739a 4291 a539 7eb8"},
-	{"abc", "9773 e75f 06cc 4fee 726b 7450 25ee 4480 7bac 1fb4 636d 0212 58c1 4a1a 1445 869e " +
-		"1e84 0999 c7de e84f c9e7 d1e0 ac3d a13f 91d9 2401 9c36 35a6 97e6 8961 e8c5 2bd6 " +
-		"c6ad ef7f ad2f 629c b8f8 50a0 408f c510 e6fb cc88 cca1 7b33 1286 9535 2cbf 4a73 " +
-		"5fd1 a8c9 73e7 d036 d887 1953 71c1 a90a e456 a661 e7c5 9b17 0de8 8ec0 7d3c 9687"},
-	{"The quick brown fox jumps over the lazy dog.", "e395 8768 31cf 71ca 213a d0ba 93ac bf3f fa73 d98d 609b dc93 0375 e754 6195 e8b9 " +
-		"1286 b765 6ad3 cad4 a9b0 d946 4b5d d54d c5b2 c801 5294 bc8a ad88 cf21 c522 bfd1 " +
-		"a70d 52e3 2b09 bd30 fccb 15d8 9a6d a2d3 c5c0 771e 4293 ca2a 2fa9 2b94 b483 ce70 " +
-		"cf3e 4429 0904 6998 d8a5 ae1e 1406 31b1 fa75 6dba 282c a7a1 c683 3e39 0201 f6f2"},
+	{"我来到北京清华大学", "8bf7 ec50 4f23 91af 3844 d2df 7591 826f 8333 e009 49c2 6726 52e6 4c9a 4056 c308 " +
+		"6dc6 f952 1588 ce7b 3dd0 7352 5625 2f2f 923d 8826 24f2 9747 5bca db09 fedb bf5f " +
+		"c6dc 31f0 d6f6 b5d5 4721 9a6c bb77 e71a cbb3 31fd cb1f 9d09 cdd1 6a9b 98be 3346 " +
+		"6f5a 6e66 8ead e5c7 ceef 32d0 1374 51d6 2a42 6fb4 6182 7f14 7a01 5ef5 660a a10e"},
+	{"abc", "6c50 e23b 8ebf 9994 95a9 8a35 06ba cd08 8016 ee9e b622 4e2b a05c 2f14 4338 a9b7 " +
+		"1fb1 9e6f 0ba2 f4f3 2e7b 6b39 c8a3 1a89 4fa6 627b 341a a7ff 3daa ff34 f0a5 923e " +
+		"9164 078a e28b f7a9 064b af26 48a3 6417 c82c 145e a4be dfd5 1e5e 78ca 2854 e0cd " +
+		"ee97 e8e5 e9d3 7103 106d c4f5 fe7c b3af dbfa d45a c23b c161 3a87 c92b 1fa2 243a"},
+	{"The quick brown fox jumps over the lazy dog.", "ae24 a626 110f b971 f18d e367 8a66 87d0 5acb 4d47 5575 9c3e e066 05b3 8fd6 220d " +
+		"9157 08eb 3c17 97c7 6359 5daa b79b ecf2 d2f0 d2e0 59a2 538c 4ca7 47c3 1fe0 a86c " +
+		"ddcf ed9e cc04 4e8a 8109 86d8 7641 3618 d1ad 5f07 4a30 f6e4 7528 7d0f 0fd1 60ab " +
+		"18f7 c7b1 2815 be95 77fb e650 ee71 23bc ed96 dc45 2f50 a496 c166 c4d8 3b37 9d54"},
 }
 
 func sketchHex(s Sketch) string {
@@ -52,6 +52,21 @@ func TestNewSketchVectors(t *testing.T) {
 		if got := sketchHex(NewSketch(tt.text)); got != tt.want {
 			t.Errorf("NewSketch(%q) =\n%s\nwant\n%s", tt.text, got, tt.want)
 		}
+	}
+}
+
+// A byte that is not UTF-8 is a rune of its own, apart from U+FFFD and
+// from other such bytes; ShingleHash is the hash of NewSketch's shingles.
+func TestSketchRunes(t *testing.T) {
+	if NewSketch("abcd\xff") == NewSketch("abcd\ufffd") || NewSketch("abcd\xff") == NewSketch("abcd\xfe") {
+		t.Errorf("an invalid byte hashes like U+FFFD or like another invalid byte")
+	}
+	h := ShingleHash([]rune("北京清华大"))
+	if got := NewSketch("北京清华大"); got[h>>58] != max(uint16(h), 1) {
+		t.Errorf("bucket %d of NewSketch = %04x, ShingleHash gives %04x", h>>58, got[h>>58], uint16(h))
+	}
+	if ShingleHash([]rune("abc")) == ShingleHash([]rune("\x00\x00abc")) {
+		t.Errorf("a 3-rune text hashes like the 5-rune shingle that ends with it")
 	}
 }
 
@@ -412,9 +427,9 @@ func TestSketchBinary(t *testing.T) {
 	if len(b) != SketchBytes {
 		t.Fatalf("MarshalBinary: %d bytes, want %d", len(b), SketchBytes)
 	}
-	// Little-endian: first value 0xb34d, last 0x7eb8.
-	if b[0] != 0x4d || b[1] != 0xb3 || b[126] != 0xb8 || b[127] != 0x7e {
-		t.Errorf("MarshalBinary = % x..., want 4d b3 ... b8 7e", b[:4])
+	// Little-endian: first value 0x8bf7, last 0xa10e.
+	if b[0] != 0xf7 || b[1] != 0x8b || b[126] != 0x0e || b[127] != 0xa1 {
+		t.Errorf("MarshalBinary = % x..., want f7 8b ... 0e a1", b[:4])
 	}
 	prefix := []byte("key:")
 	ab, err := s.AppendBinary(prefix)

@@ -514,7 +514,7 @@ func TestMaxDistanceIndexLayout(t *testing.T) {
 func TestVersionAndHelp(t *testing.T) {
 	t.Parallel()
 	r := runBin(t, "--version")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "neardup ") || !strings.Contains(r.stdout, "analyzer format:    v1") ||
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "neardup ") || !strings.Contains(r.stdout, "analyzer format:    v2") ||
 		!strings.Contains(r.stdout, "max distance:       3 bits of 64") {
 		t.Errorf("--version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -667,7 +667,7 @@ func TestRobustIndexMismatch(t *testing.T) {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n and --compat)\n"
-	mismatch := regexp.MustCompile(`^neardup: index: idx: index options do not match the index: the index was built with analyzer "nd1-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd1-(jieba|gse)-[0-9a-f]{16}"\n`)
+	mismatch := regexp.MustCompile(`^neardup: index: idx: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-[0-9a-f]{16}"\n`)
 	args := [][]string{{"add", "--index", "idx", "--top-n", "5", "b.txt"}, {"check", "--index", "idx", "--top-n", "5", "b.txt"},
 		{"dedup", "--index", "idx", "--top-n", "5", "b.txt"}}
 	if haveCgo {
