@@ -130,6 +130,27 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		idh.Write(b)
 	}
 
+	// The segmenter loads (cppjieba takes about 0.3 s) while the tables
+	// below are parsed. Only compat mode extracts keywords with cppjieba.
+	type segResult struct {
+		seg segment.Segmenter
+		err error
+	}
+	segmenter := make(chan segResult, 1)
+	go func() {
+		seg, err := segment.New(backend, &segment.Options{UserDict: o.UserDictFile, CacheDir: o.CacheDir, CutOnly: !o.Compat})
+		segmenter <- segResult{seg, err}
+	}()
+	// fail waits for the segmenter and frees it, for an early return.
+	fail := func(err error) (*Analyzer, error) {
+		if r := <-segmenter; r.err == nil {
+			if c, ok := r.seg.(io.Closer); ok {
+				c.Close()
+			}
+		}
+		return nil, err
+	}
+
 	a := &Analyzer{backend: backend, compat: o.Compat, topN: o.TopN}
 	if o.Compat {
 		// cppjieba's extractor reads its own IDF and stop-word files.
@@ -138,20 +159,20 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 	} else {
 		idf, err := loadIDF(o.IDFFile, idh)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		stop, err := loadStopWords(o.StopWordsFile, idh)
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		a.ex = tfidf.Extractor{IDF: idf, Stop: stop.Has, TopN: o.TopN}
 	}
 
-	sopts := &segment.Options{UserDict: o.UserDictFile, CacheDir: o.CacheDir}
-	seg, err := segment.New(backend, sopts)
-	if err != nil {
-		return nil, err
+	res := <-segmenter
+	if res.err != nil {
+		return nil, res.err
 	}
+	seg := res.seg
 	a.seg = seg
 	if c, ok := seg.(io.Closer); ok {
 		a.closer = c

@@ -15,8 +15,11 @@ import (
 
 // JiebaPaths are the paths of the files gojieba.NewJieba reads, in the order
 // it takes them: dictionary, HMM model, user dictionary, IDF table, stop
-// words.
-type JiebaPaths struct{ Dict, HMM, User, IDF, StopWords string }
+// words. StubIDF and StubStopWords are one-word stand-ins for IDF and
+// StopWords, for a gojieba that only cuts: cppjieba always loads its
+// keyword extractor's tables, which takes a fifth of a second and tens of
+// megabytes, and refuses empty ones.
+type JiebaPaths struct{ Dict, HMM, User, IDF, StopWords, StubIDF, StubStopWords string }
 
 // File names inside a materialised directory.
 const (
@@ -25,6 +28,15 @@ const (
 	userFile      = "user.dict.utf8"
 	idfFile       = "idf.utf8"
 	stopWordsFile = "stop_words.utf8"
+	stubIDFFile   = "stub_idf.utf8"
+	stubStopFile  = "stub_stop_words.utf8"
+)
+
+// The stub tables: cppjieba asserts that its IDF table has a line and a
+// positive mean, and that its stop list has a word.
+const (
+	stubIDF       = "的 1\n"
+	stubStopWords = "的\n"
 )
 
 // MaterializeJieba writes the embedded Chinese dictionary files (and an
@@ -41,7 +53,7 @@ func MaterializeJieba(cacheDir string) (JiebaPaths, error) {
 // this function does not check it.
 //
 // The files go to <cacheDir>/jieba-<h>/, where h is the first 16 hex digits
-// of a SHA-256 over the names and contents of the five files, so a new
+// of a SHA-256 over the names and contents of the seven files, so a new
 // dictionary never overwrites an old one in use. cacheDir "" means
 // os.UserCacheDir()/neardup; if that is unknown (HOME and XDG_CACHE_HOME
 // unset) or cannot be created, os.TempDir()/neardup-<uid>, which must then be
@@ -65,6 +77,8 @@ func MaterializeJiebaUser(cacheDir string, user []byte) (JiebaPaths, error) {
 		{userFile, ""},
 		{idfFile, zhIDF},
 		{stopWordsFile, zhStopWords},
+		{stubIDFFile, stubIDF},
+		{stubStopFile, stubStopWords},
 	}
 	h := sha256.New()
 	var n [8]byte
@@ -87,11 +101,13 @@ func MaterializeJiebaUser(cacheDir string, user []byte) (JiebaPaths, error) {
 		}
 	}
 	p := JiebaPaths{
-		Dict:      filepath.Join(dir, dictFile),
-		HMM:       filepath.Join(dir, hmmFile),
-		User:      filepath.Join(dir, userFile),
-		IDF:       filepath.Join(dir, idfFile),
-		StopWords: filepath.Join(dir, stopWordsFile),
+		Dict:          filepath.Join(dir, dictFile),
+		HMM:           filepath.Join(dir, hmmFile),
+		User:          filepath.Join(dir, userFile),
+		IDF:           filepath.Join(dir, idfFile),
+		StopWords:     filepath.Join(dir, stopWordsFile),
+		StubIDF:       filepath.Join(dir, stubIDFFile),
+		StubStopWords: filepath.Join(dir, stubStopFile),
 	}
 	if len(user) > 0 {
 		sum := sha256.Sum256(user)

@@ -12,11 +12,12 @@ import (
 	"testing"
 )
 
-// checkFiles fails unless the five files of p hold the embedded data and
+// checkFiles fails unless the seven files of p hold the embedded data and
 // the directory holds nothing else (no temporary files left behind).
 func checkFiles(t *testing.T, p JiebaPaths, extra ...string) {
 	t.Helper()
-	want := map[string]string{p.Dict: jiebaDict, p.HMM: hmmModel, p.IDF: zhIDF, p.StopWords: zhStopWords}
+	want := map[string]string{p.Dict: jiebaDict, p.HMM: hmmModel, p.IDF: zhIDF, p.StopWords: zhStopWords,
+		p.StubIDF: "的 1\n", p.StubStopWords: "的\n"}
 	if filepath.Base(p.User) == userFile {
 		want[p.User] = ""
 	}
@@ -37,7 +38,7 @@ func checkFiles(t *testing.T, p JiebaPaths, extra ...string) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	wantNames := append([]string{dictFile, hmmFile, idfFile, stopWordsFile, userFile}, extra...)
+	wantNames := append([]string{dictFile, hmmFile, idfFile, stopWordsFile, stubIDFFile, stubStopFile, userFile}, extra...)
 	slices.Sort(wantNames)
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("directory holds %q, want %q", names, wantNames)

@@ -32,10 +32,11 @@ const jiebaAvailable = true
 // construction). Close frees the C++ object; Cut after Close returns only the
 // non-Han words of the text.
 type Jieba struct {
-	mu     sync.RWMutex // write-locked by Close, read-locked by every C call
-	x      *gojieba.Jieba
-	paths  dict.JiebaPaths
-	closed bool
+	mu      sync.RWMutex // write-locked by Close, read-locked by every C call
+	x       *gojieba.Jieba
+	paths   dict.JiebaPaths
+	cutOnly bool // loaded with the stub extractor tables
+	closed  bool
 }
 
 // NewJieba builds the jieba backend: it materialises the embedded
@@ -60,11 +61,14 @@ func NewJieba(opts *Options) (*Jieba, error) {
 	if err != nil {
 		return nil, fmt.Errorf("segment: jieba: %w", err)
 	}
+	if opts.CutOnly {
+		paths.IDF, paths.StopWords = paths.StubIDF, paths.StubStopWords
+	}
 	x, err := newGojieba(paths)
 	if err != nil {
 		return nil, err
 	}
-	return &Jieba{x: x, paths: paths}, nil
+	return &Jieba{x: x, paths: paths, cutOnly: opts.CutOnly}, nil
 }
 
 // newGojieba calls gojieba.NewJieba, turning its panic (on a missing file)
@@ -105,9 +109,10 @@ func (j *Jieba) cutHan(s string) []string {
 // choice). Ties are in cppjieba's order. text is passed through unnormalised
 // (callers that want gosimhash's exact output pass the raw text), except
 // that invalid UTF-8 becomes U+FFFD and the text ends at a NUL byte, as a C
-// string does. n <= 0, or a closed Jieba, gives no keywords.
+// string does. n <= 0, a closed Jieba or one made with Options.CutOnly
+// gives no keywords.
 func (j *Jieba) ExtractWithWeight(text string, n int) (words []string, weights []float64) {
-	if n <= 0 {
+	if n <= 0 || j.cutOnly {
 		return nil, nil
 	}
 	if i := strings.IndexByte(text, 0); i >= 0 {

@@ -72,6 +72,30 @@ func TestJiebaExtractWithWeight(t *testing.T) {
 	}
 }
 
+// A CutOnly Jieba cuts exactly as a full one and extracts nothing.
+func TestJiebaCutOnly(t *testing.T) {
+	full, err := newJieba()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := NewJieba(&Options{CacheDir: jiebaCache(), CutOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	checkGolden(t, j, jiebaGolden)
+	text := Normalize("我是蓝翔技工拖拉机学院手扶拖拉机专业的。不用多久，我就会升职加薪，当上总经理，出任CEO，迎娶白富美。")
+	if a, b := j.Cut(text), full.Cut(text); !slices.Equal(a, b) {
+		t.Errorf("CutOnly: Cut = %q, full Jieba %q", a, b)
+	}
+	if p := j.Paths(); filepath.Base(p.IDF) != "stub_idf.utf8" || filepath.Base(p.StopWords) != "stub_stop_words.utf8" {
+		t.Errorf("CutOnly loaded %s and %s", p.IDF, p.StopWords)
+	}
+	if w, ww := j.ExtractWithWeight(text, 5); w != nil || ww != nil {
+		t.Errorf("CutOnly: ExtractWithWeight = %q %v, want nothing", w, ww)
+	}
+}
+
 func TestJiebaUserDict(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "user.txt")
 	if err := os.WriteFile(path, []byte("清华 100000000 nt\n韩玉鉴赏 nz\n云计算\nApple手机 5\n"), 0o644); err != nil {

@@ -60,6 +60,12 @@ type Options struct {
 	// gojieba reads (see dict.MaterializeJieba); "" means the user's cache
 	// directory. The gse backend does not use it.
 	CacheDir string
+	// CutOnly, for the jieba backend, leaves out cppjieba's keyword
+	// extractor tables (its IDF table and stop words), which only
+	// (*Jieba).ExtractWithWeight uses: that saves about 0.2 s of start-up
+	// and the memory of a 259,000-word table. ExtractWithWeight then
+	// returns no keywords. Cut is the same either way.
+	CutOnly bool
 }
 
 // ErrUnavailable is returned by NewJieba (and by New for "jieba") in builds
