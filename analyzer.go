@@ -288,7 +288,11 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	r.Words = len(toks)
 	r.Keywords = a.ex.Extract(toks)
 	if len(r.Keywords) < MinKeywords {
-		return nil, fmt.Errorf("%w: %d keywords, need %d", ErrTooShort, len(r.Keywords), MinKeywords)
+		noun := "keywords"
+		if len(r.Keywords) == 1 {
+			noun = "keyword"
+		}
+		return nil, fmt.Errorf("%w: %d %s, need %d", ErrTooShort, len(r.Keywords), noun, MinKeywords)
 	}
 	var buf [tfidf.MaxN]simhash.Feature
 	feats := buf[:0]

@@ -66,7 +66,7 @@ func TestDedup(t *testing.T) {
 		{ID: "zh1", Verdict: "unique"},
 		{ID: "en2", Verdict: "duplicate", Match: "en1", Exact: true},
 		{ID: "zh2", Verdict: "duplicate", Match: "zh1"},
-		{ID: "short", Verdict: "too-short", Err: "too few keywords to fingerprint: 1 keywords, need 4"},
+		{ID: "short", Verdict: "too-short", Err: "too few keywords to fingerprint: 1 keyword, need 4"},
 		{Verdict: "rejected", Err: `stdin:6: field "text": not a string (number)`},
 		{ID: "en1", Verdict: "rejected", Err: `stdin:7: field "id": duplicate id "en1": an earlier article has it (record 1 of this input)`},
 	}

@@ -176,7 +176,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		"in/c-blank.txt: no text",
 		"in/d-punct.txt: too few keywords to fingerprint: 0 keywords, need 4",
 		"in/e-stop.txt: too few keywords to fingerprint: 0 keywords, need 4",
-		"in/f-three.txt: too few keywords to fingerprint: 1 keywords, need 4",
+		"in/f-three.txt: too few keywords to fingerprint: 1 keyword, need 4",
 		"in/g-image.png: binary data (PNG image)",
 		"in/h-archive.zip: binary data (ZIP archive)",
 		"in/i-latin1.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 3",

@@ -1,0 +1,78 @@
+// Command bareseg is the baseline bench/run.sh sets `neardup dedup`
+// against: it does only what any deduplication of a corpus must do
+// besides the work of finding duplicates, namely start up with the
+// segmenter loaded, read and decode the input (with the same reader as
+// dedup), and normalise and cut every text, in parallel. It prints the
+// number of records, bytes of text and tokens.
+//
+//	go run ./bench/bareseg -workers 2 ../shared/corpora/zh_news.jsonl.gz
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/segment"
+)
+
+func main() {
+	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines that cut")
+	backend := flag.String("segmenter", "", "segmenter backend (default: "+segment.DefaultBackend+")")
+	flag.Parse()
+	if err := run(*workers, *backend, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "bareseg:", err)
+		os.Exit(2)
+	}
+}
+
+func run(workers int, backend string, paths []string) error {
+	seg, err := segment.New(backend, &segment.Options{CutOnly: true})
+	if err != nil {
+		return err
+	}
+	if c, ok := seg.(io.Closer); ok {
+		defer c.Close()
+	}
+	r := neardup.NewReader(paths, os.Stdin, nil)
+	texts := make(chan string, 64*workers)
+	var records, bytes, tokens atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range texts {
+				tokens.Add(int64(len(seg.Cut(segment.Normalize(t)))))
+			}
+		}()
+	}
+	var readErr error
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		var re *neardup.RecordError
+		if errors.As(err, &re) {
+			continue
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		records.Add(1)
+		bytes.Add(int64(len(rec.Text)))
+		texts <- rec.Text
+	}
+	close(texts)
+	wg.Wait()
+	fmt.Printf("%d records, %d bytes of text, %d tokens\n", records.Load(), bytes.Load(), tokens.Load())
+	return readErr
+}
