@@ -18,15 +18,27 @@ import (
 // median weight, which stands in for words the table does not know.
 // An IDF is never modified after construction and is safe for concurrent
 // use.
+//
+// The table holds no pointers but its three arrays and its text, so the
+// garbage collector does not walk its 300,000 words on every cycle: word
+// i is text[pos[i].off:][:pos[i].n] and its IDF idfs[i], and an
+// open-addressing hash table (slots, with entries alongside) finds a word
+// by its hash.
 type IDF struct {
-	m      map[string]float64
-	slots  []idfSlot // Weight's table; see buildSlots
-	median float64
+	text    string
+	pos     []wordPos
+	idfs    []float64
+	slots   []idfSlot
+	entries []int32 // entries[i] is the word of slots[i]
+	median  float64
 }
 
-// idfSlot is one slot of Weight's open-addressing table: a word's hash
-// (slotHash; 0 marks an empty slot) and its IDF, or NaN when two words of
-// the table share the hash and Weight must ask the map.
+// wordPos is where a word is in IDF.text.
+type wordPos struct{ off, n uint32 }
+
+// idfSlot is one slot of the hash table: a word's hash (slotHash; 0 marks
+// an empty slot) and its IDF, or NaN when two words of the table share the
+// hash and Weight must compare the words.
 type idfSlot struct {
 	hash uint64
 	idf  float64
@@ -41,32 +53,87 @@ func slotHash(word string) uint64 {
 	return 1
 }
 
-// buildSlots builds Weight's table for m: linear probing over a power of
-// two at most three-quarters full, 16 bytes a slot, so that a lookup
-// usually reads one cache line where the map reads three (its control
-// word, the key's header and the key's bytes). The 292,184 words of the
-// default table take 2^19 slots (56% full), 8 MiB.
-func buildSlots(m map[string]float64) []idfSlot {
-	n := 16
-	for 3*n < 4*len(m) {
-		n <<= 1
+// word returns the word of entry e.
+func (t *IDF) word(e int32) string {
+	p := t.pos[e]
+	return t.text[p.off : p.off+p.n]
+}
+
+// idfBuilder makes an IDF: linear probing over a power of two at most
+// three-quarters full, 16 bytes a slot, so that Weight usually reads one
+// cache line where a map reads three (its control word, the key's header
+// and the key's bytes). The 292,184 words of the default table take 2^19
+// slots (56% full), 8 MiB.
+type idfBuilder struct {
+	text    []byte
+	pos     []wordPos
+	idfs    []float64
+	slots   []idfSlot
+	entries []int32
+}
+
+// newIDFBuilder returns a builder for at most n words.
+func newIDFBuilder(n int) *idfBuilder {
+	size := 16
+	for 3*size < 4*n {
+		size <<= 1
 	}
-	slots := make([]idfSlot, n)
-	mask := uint64(n - 1)
-	for w, v := range m {
-		h := slotHash(w)
-		for i := h & mask; ; i = (i + 1) & mask {
-			if slots[i].hash == 0 {
-				slots[i] = idfSlot{h, v}
-				break
-			}
-			if slots[i].hash == h {
-				slots[i].idf = math.NaN() // a collision: ask the map
-				break
-			}
+	return &idfBuilder{slots: make([]idfSlot, size), entries: make([]int32, size)}
+}
+
+// put sets the IDF of word. An entry for word made before the entry
+// number from is replaced; one made since is a duplicate, reported as
+// dup without changing anything.
+func (b *idfBuilder) put(word string, idf float64, from int) (dup bool) {
+	return b.putHash(word, slotHash(word), idf, from)
+}
+
+// putHash is put with the word's hash given.
+func (b *idfBuilder) putHash(word string, h uint64, idf float64, from int) (dup bool) {
+	mask := uint64(len(b.slots) - 1)
+	collided := false
+	i := h & mask
+	for ; b.slots[i].hash != 0; i = (i + 1) & mask {
+		if b.slots[i].hash != h {
+			continue
 		}
+		e := b.entries[i]
+		p := b.pos[e]
+		if string(b.text[p.off:p.off+p.n]) != word {
+			b.slots[i].idf = math.NaN() // two words, one hash
+			collided = true
+			continue
+		}
+		if int(e) >= from {
+			return true
+		}
+		b.idfs[e] = idf
+		if !collided && b.slots[i].idf == b.slots[i].idf {
+			b.slots[i].idf = idf
+		}
+		return false
 	}
-	return slots
+	e := int32(len(b.idfs))
+	b.pos = append(b.pos, wordPos{uint32(len(b.text)), uint32(len(word))})
+	b.text = append(b.text, word...)
+	b.idfs = append(b.idfs, idf)
+	b.slots[i], b.entries[i] = idfSlot{h, idf}, e
+	if collided {
+		b.slots[i].idf = math.NaN()
+	}
+	return false
+}
+
+// table finishes the IDF.
+func (b *idfBuilder) table() *IDF {
+	return &IDF{
+		text:    string(b.text),
+		pos:     slices.Clip(b.pos),
+		idfs:    slices.Clip(b.idfs),
+		slots:   b.slots,
+		entries: b.entries,
+		median:  median(slices.Clone(b.idfs)),
+	}
 }
 
 // ErrEmptyTable is returned (wrapped) when an IDF table has no entries.
@@ -91,27 +158,22 @@ func LoadIDF(r io.Reader) (*IDF, error) {
 	return t, nil
 }
 
-// parseIDF parses a jieba IDF table. Map keys are substrings of data: for
-// the embedded tables that costs no copy at all.
+// parseIDF parses a jieba IDF table.
 func parseIDF(data string) (*IDF, error) {
-	m := make(map[string]float64, strings.Count(data, "\n")+1)
-	if err := parseIDFInto(m, data); err != nil {
+	b := newIDFBuilder(strings.Count(data, "\n") + 1)
+	if err := b.parse(data); err != nil {
 		return nil, err
 	}
-	if len(m) == 0 {
+	if len(b.idfs) == 0 {
 		return nil, ErrEmptyTable
 	}
-	return newIDF(m), nil
+	return b.table(), nil
 }
 
-// parseIDFInto adds the entries of a jieba IDF table to m, replacing
-// entries m already has; a word twice in data is an error.
-func parseIDFInto(m map[string]float64, data string) error {
-	seen := len(m) > 0
-	var mine map[string]bool // words of data, when m is not empty
-	if seen {
-		mine = make(map[string]bool)
-	}
+// parse adds the entries of a jieba IDF table, replacing entries the
+// builder already has; a word twice in data is an error.
+func (b *idfBuilder) parse(data string) error {
+	from := len(b.idfs)
 	data = strings.TrimPrefix(data, "\uFEFF")
 	for n := 1; data != ""; n++ {
 		line := data
@@ -124,20 +186,9 @@ func parseIDFInto(m map[string]float64, data string) error {
 		if err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
-		if !ok {
-			continue
-		}
-		dup := false
-		if seen {
-			dup = mine[word]
-			mine[word] = true
-		} else {
-			_, dup = m[word]
-		}
-		if dup {
+		if ok && b.put(word, idf, from) {
 			return fmt.Errorf("line %d: duplicate word %q", n, word)
 		}
-		m[word] = idf
 	}
 	return nil
 }
@@ -199,13 +250,13 @@ func truncate(s string) string {
 	return s[:cut] + "…"
 }
 
-// newIDF wraps m and computes its median.
+// newIDF makes a table of the entries of m.
 func newIDF(m map[string]float64) *IDF {
-	vals := make([]float64, 0, len(m))
-	for _, v := range m {
-		vals = append(vals, v)
+	b := newIDFBuilder(len(m))
+	for w, v := range m {
+		b.put(w, v, 0)
 	}
-	return &IDF{m: m, slots: buildSlots(m), median: median(vals)}
+	return b.table()
 }
 
 // median returns the median of vals (sorting vals): the middle value of an
@@ -232,21 +283,31 @@ func median(vals []float64) float64 {
 // Each call parses the embedded text (about 100 ms); call it once and
 // share the table.
 func DefaultIDF() (*IDF, error) {
-	m := make(map[string]float64, strings.Count(zhIDF, "\n")+strings.Count(enIDF, "\n"))
-	if err := parseIDFInto(m, zhIDF); err != nil {
+	b := newIDFBuilder(strings.Count(zhIDF, "\n") + strings.Count(enIDF, "\n") + 2)
+	if err := b.parse(zhIDF); err != nil {
 		return nil, fmt.Errorf("dict: embedded idf.utf8: %w", err)
 	}
 	// The same as zh.Merge(en), without building the two tables first.
-	if err := parseIDFInto(m, enIDF); err != nil {
+	if err := b.parse(enIDF); err != nil {
 		return nil, fmt.Errorf("dict: embedded en_idf.utf8: %w", err)
 	}
-	return newIDF(m), nil
+	return b.table(), nil
 }
 
 // Lookup returns the IDF of word and whether the table has it.
 func (t *IDF) Lookup(word string) (idf float64, ok bool) {
-	idf, ok = t.m[word]
-	return idf, ok
+	return t.lookup(word, slotHash(word))
+}
+
+// lookup is Lookup with the word's hash given.
+func (t *IDF) lookup(word string, h uint64) (idf float64, ok bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; t.slots[i].hash != 0; i = (i + 1) & mask {
+		if t.slots[i].hash == h && t.word(t.entries[i]) == word {
+			return t.idfs[t.entries[i]], true
+		}
+	}
+	return 0, false
 }
 
 // Weight returns the IDF of word, or Median() if the table does not have
@@ -254,9 +315,13 @@ func (t *IDF) Lookup(word string) (idf float64, ok bool) {
 // so a word the table lacks gets a table word's IDF instead of the median
 // if the two hashes are equal: with the default table, a chance of about
 // 1 in 6×10^13 per lookup. (Words of the table that share a hash are
-// detected when the table is built and looked up exactly.)
+// detected when the table is built and compared.)
 func (t *IDF) Weight(word string) float64 {
-	h := slotHash(word)
+	return t.weight(word, slotHash(word))
+}
+
+// weight is Weight with the word's hash given.
+func (t *IDF) weight(word string, h uint64) float64 {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		switch s := t.slots[i]; s.hash {
@@ -264,7 +329,7 @@ func (t *IDF) Weight(word string) float64 {
 			if s.idf == s.idf { // not NaN
 				return s.idf
 			}
-			if idf, ok := t.m[word]; ok {
+			if idf, ok := t.lookup(word, h); ok {
 				return idf
 			}
 			return t.median
@@ -280,7 +345,7 @@ func (t *IDF) Weight(word string) float64 {
 func (t *IDF) Median() float64 { return t.median }
 
 // Len returns the number of words in the table.
-func (t *IDF) Len() int { return len(t.m) }
+func (t *IDF) Len() int { return len(t.idfs) }
 
 // Merge returns a new table with the entries of t and other; where both
 // have a word, other's IDF wins. The median is recomputed over the merged
@@ -289,27 +354,34 @@ func (t *IDF) Merge(other *IDF) *IDF {
 	if other == nil {
 		return t
 	}
-	m := make(map[string]float64, len(t.m)+len(other.m))
-	for w, v := range t.m {
-		m[w] = v
+	b := newIDFBuilder(t.Len() + other.Len())
+	for e := range t.idfs {
+		b.put(t.word(int32(e)), t.idfs[e], 0)
 	}
-	for w, v := range other.m {
-		m[w] = v
+	from := len(b.idfs)
+	for e := range other.idfs {
+		b.put(other.word(int32(e)), other.idfs[e], from)
 	}
-	return newIDF(m)
+	return b.table()
 }
 
 // WriteTo writes the table in the format LoadIDF reads: "word idf" lines
 // sorted by word (byte order), each idf in the shortest form that parses
 // back to the same float64. It implements io.WriterTo.
 func (t *IDF) WriteTo(w io.Writer) (int64, error) {
-	words := make([]string, 0, len(t.m))
-	for word := range t.m {
-		words = append(words, word)
+	order := make([]int32, len(t.idfs))
+	for e := range order {
+		order[e] = int32(e)
 	}
-	slices.Sort(words)
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(t.word(a), t.word(b)) })
+	words := make([]string, len(order))
+	idf := make(map[string]float64, len(order))
+	for i, e := range order {
+		words[i] = t.word(e)
+		idf[words[i]] = t.idfs[e]
+	}
 	return writeTable(w, words, func(buf []byte, word string) []byte {
-		return strconv.AppendFloat(buf, t.m[word], 'g', -1, 64)
+		return strconv.AppendFloat(buf, idf[word], 'g', -1, 64)
 	})
 }
 

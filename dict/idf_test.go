@@ -6,14 +6,19 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"strings"
 	"testing"
 	"testing/iotest"
 )
 
 // entries returns the table as a map, for comparisons.
-func entries(t *IDF) map[string]float64 { return maps.Clone(t.m) }
+func entries(t *IDF) map[string]float64 {
+	m := make(map[string]float64, t.Len())
+	for e, v := range t.idfs {
+		m[t.word(int32(e))] = v
+	}
+	return m
+}
 
 func TestLoadIDF(t *testing.T) {
 	tests := []struct {
@@ -174,38 +179,54 @@ func TestWeightTable(t *testing.T) {
 	if len(tab.slots) != 1<<19 {
 		t.Errorf("%d slots, want 2^19 for %d words", len(tab.slots), tab.Len())
 	}
-	for w, v := range tab.m {
+	all := entries(tab)
+	for w, v := range all {
 		if got := tab.Weight(w); got != v {
 			t.Fatalf("Weight(%q) = %v, want %v", w, got, v)
 		}
 		if got := tab.Weight(w + "x"); got != tab.Median() {
-			if _, ok := tab.m[w+"x"]; !ok {
+			if _, ok := all[w+"x"]; !ok {
 				t.Fatalf("Weight(%q) = %v, want the median", w+"x", got)
 			}
 		}
 	}
 }
 
-// Two words of a table with the same hash are looked up in the map.
+// Words that share a hash are told apart by their bytes, whatever order
+// they come in; a word absent from the table with the same hash gets the
+// median.
 func TestWeightCollision(t *testing.T) {
-	tab, err := LoadIDF(strings.NewReader("a 1\nb 2\nc 4\n"))
-	if err != nil {
-		t.Fatal(err)
+	const h = 42 // every word below hashes to 42
+	b := newIDFBuilder(8)
+	for i, w := range []string{"x", "y", "z"} {
+		if b.putHash(w, h, float64(i+1), 0) {
+			t.Fatalf("put(%q): duplicate", w)
+		}
 	}
-	// Pretend "b" collided with another word of the table.
-	h := slotHash("b")
-	mask := uint64(len(tab.slots) - 1)
-	i := h & mask
-	for tab.slots[i].hash != h {
-		i = (i + 1) & mask
+	if !b.putHash("y", h, 9, 0) {
+		t.Errorf("put(y) again: not a duplicate")
 	}
-	tab.slots[i].idf = math.NaN()
-	tab.m["b"] = 3
-	if got := tab.Weight("b"); got != 3 {
-		t.Errorf("Weight(b) after a collision = %v, want 3 from the map", got)
+	b.putHash("w", slotHash("w"), 4, 0)
+	tab := b.table()
+	for _, tt := range []struct {
+		word   string
+		weight float64
+		ok     bool
+	}{{"x", 1, true}, {"y", 2, true}, {"z", 3, true}, {"v", 2.5, false}} {
+		if got := tab.weight(tt.word, h); got != tt.weight {
+			t.Errorf("weight(%q) = %v, want %v", tt.word, got, tt.weight)
+		}
+		if got, ok := tab.lookup(tt.word, h); ok != tt.ok || (ok && got != tt.weight) {
+			t.Errorf("lookup(%q) = %v, %v", tt.word, got, ok)
+		}
 	}
-	if got := tab.Weight("a"); got != 1 {
-		t.Errorf("Weight(a) = %v, want 1", got)
+	if tab.Weight("w") != 4 || tab.Median() != 2.5 {
+		t.Errorf("Weight(w) = %v, Median = %v; want 4 and 2.5", tab.Weight("w"), tab.Median())
+	}
+	// A later source replaces an earlier one's word with the same hash.
+	b.putHash("y", h, 7, 4)
+	if got := b.table().weight("y", h); got != 7 {
+		t.Errorf("replaced y: weight %v, want 7", got)
 	}
 }
 
@@ -309,7 +330,7 @@ func FuzzLoadIDF(f *testing.F) {
 		if !maps.Equal(entries(tab), entries(back)) || tab.Median() != back.Median() {
 			t.Fatalf("round trip changed the table: %v → %v", entries(tab), entries(back))
 		}
-		for w, v := range tab.m {
+		for w, v := range entries(tab) {
 			if got, ok := back.Lookup(w); !ok || got != v {
 				t.Fatalf("Lookup(%q) after round trip = %v, %v", w, got, ok)
 			}
