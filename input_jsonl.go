@@ -113,6 +113,9 @@ func (in *jsonlInput) next() (Record, error) {
 			return Record{}, &RecordError{Source: in.source, Line: in.line,
 				Reason: fmt.Sprintf("line too long: more than %d bytes", in.opts.MaxLine)}
 		}
+		// A byte-order mark starting a later line comes from files joined
+		// with cat; the first line's was skipped when the input opened.
+		line = bytes.TrimPrefix(line, utf8BOM)
 		if isBlankLine(line) {
 			continue
 		}

@@ -178,6 +178,16 @@ func TestReaderJSONL(t *testing.T) {
 			want: []inputResult{{Rec: Record{ID: "a", Text: "x", Source: "data.jsonl", Line: 1, Raw: []byte(`{"id":"a","text":"x"}`), Offset: 3}}},
 		},
 		{
+			// Files concatenated with cat: the second one's byte-order mark
+			// starts a line.
+			name: "UTF-8 BOM on a later line",
+			in:   "{\"id\":\"a\",\"text\":\"x\"}\n\xEF\xBB\xBF{\"id\":\"b\",\"text\":\"y\"}\n",
+			want: []inputResult{
+				{Rec: Record{ID: "a", Text: "x", Source: "data.jsonl", Line: 1, Raw: []byte(`{"id":"a","text":"x"}`)}},
+				{Rec: Record{ID: "b", Text: "y", Source: "data.jsonl", Line: 2, Raw: []byte(`{"id":"b","text":"y"}`), Offset: 22}},
+			},
+		},
+		{
 			name: "escapes",
 			in:   `{"id":"\u0041\"","text":"a\nb\t\u4e2d\ud83d\ude00\ud800x\/\\","ti\u0074le":"t"}`,
 			want: []inputResult{{Rec: Record{ID: `A"`, Title: "t", Text: "a\nb\t中😀\uFFFDx/\\", Source: "data.jsonl", Line: 1,
