@@ -165,7 +165,7 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		if err != nil {
 			return fail(err)
 		}
-		a.ex = tfidf.Extractor{IDF: idf, Stop: newStopSet(stop).Has, TopN: o.TopN}
+		a.ex = tfidf.Extractor{IDF: idf, Stop: stop.Matcher().Has, TopN: o.TopN}
 	}
 
 	res := <-segmenter

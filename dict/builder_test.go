@@ -209,3 +209,34 @@ func ExampleStopWords() {
 	fmt.Println(s.Has("的"), s.Has("北京"))
 	// Output: true false
 }
+
+// A Matcher answers exactly as the list it was made from.
+func TestStopMatcher(t *testing.T) {
+	list, err := DefaultStopWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := list.Matcher()
+	if len(m.hashes) != 4096 {
+		t.Errorf("%d slots for %d words, want 4096", len(m.hashes), len(list))
+	}
+	for w := range list {
+		if !m.Has(w) {
+			t.Errorf("Has(%q) = false", w)
+		}
+		if m.Has(w+"x") != list.Has(w+"x") || m.Has("x"+w) != list.Has("x"+w) {
+			t.Errorf("Has(%q or %q) differs from the list", w+"x", "x"+w)
+		}
+	}
+	for _, tt := range []struct {
+		word string
+		want bool
+	}{{"的", true}, {"我们", true}, {"the", true}, {"北京", false}, {"", false}, {"iphone", false}} {
+		if got := m.Has(tt.word); got != tt.want {
+			t.Errorf("Has(%q) = %v, want %v", tt.word, got, tt.want)
+		}
+	}
+	if empty := (StopWords{}).Matcher(); empty.Has("的") || empty.Has("") {
+		t.Errorf("the empty set has a word")
+	}
+}

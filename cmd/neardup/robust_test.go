@@ -365,7 +365,7 @@ func TestRobustJSONL(t *testing.T) {
 		{robustLine("a/b/../c", robustEN3), ""},
 		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `in.jsonl:13: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
 		{robustGBK(t, robustLine("gbk", robustZH)), ""}, // exact duplicate of line\nbreak
-		{"\ufeff" + robustLine("bom2", robustZH2), ""}, // a BOM starts a later line: files joined with cat
+		{"\ufeff" + robustLine("bom2", robustZH2), ""},  // a BOM starts a later line: files joined with cat
 		{robustLine("short", "abc def"), ""},
 		{robustLine(longID, robustZH2+" 第二版。"), `in.jsonl:17: field "id": `},
 		{robustLine("last", robustZH2), ""},
