@@ -89,7 +89,7 @@ func runAdd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeAnalyzer(c, a)
 	x, err := openIndex(dir, a.ID(), k, 0, false)
 	if err != nil {
 		return err

@@ -114,7 +114,7 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeAnalyzer(c, a)
 	add := c.Bool("add")
 	x, err := openIndex(dir, a.ID(), k, minJ, !add)
 	if err != nil {

@@ -104,7 +104,7 @@ func runCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeAnalyzer(c, a)
 	var recs [2]neardup.Record
 	var ans [2]*neardup.Analysis
 	for i := range recs {

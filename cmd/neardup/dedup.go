@@ -186,7 +186,7 @@ func runDedup(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeAnalyzer(c, a)
 
 	opts := &neardup.DedupOptions{MaxDistance: k, Workers: nw, Strict: c.Bool("strict")}
 	var store neardup.Store

@@ -106,7 +106,7 @@ func runEval(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeAnalyzer(c, a)
 
 	start := time.Now()
 	r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)

@@ -59,7 +59,7 @@ func runFingerprint(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeAnalyzer(c, a)
 	asJSON, nkw := c.Bool("json"), c.Int("keywords")
 	w := c.App.Writer
 	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)

@@ -45,7 +45,7 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := runContext(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	code := runContext(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, true)
 	stop()
 	os.Exit(code)
 }
@@ -53,11 +53,14 @@ func main() {
 // run runs the command line args (args[0] is the program name) and
 // returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runContext(context.Background(), args, stdin, stdout, stderr)
+	return runContext(context.Background(), args, stdin, stdout, stderr, false)
 }
 
-func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runContext runs the command line; exiting says the process exits when
+// it returns (see closeAnalyzer).
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, exiting bool) int {
 	app := newApp(stdin, stdout, stderr)
+	app.Metadata = map[string]any{metaExiting: exiting}
 	err := app.RunContext(ctx, interspersed(app.Commands, args))
 	return exitCode(err, stderr)
 }
