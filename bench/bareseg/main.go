@@ -33,12 +33,11 @@ func main() {
 }
 
 func run(workers int, backend string, paths []string) error {
+	// Not closed, as neardup does not close its analyzer before exiting:
+	// freeing cppjieba's dictionary only delays the exit.
 	seg, err := segment.New(backend, &segment.Options{CutOnly: true})
 	if err != nil {
 		return err
-	}
-	if c, ok := seg.(io.Closer); ok {
-		defer c.Close()
 	}
 	r := neardup.NewReader(paths, os.Stdin, nil)
 	texts := make(chan string, 64*workers)
