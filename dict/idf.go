@@ -186,6 +186,9 @@ func (b *idfBuilder) parse(data string) error {
 		if err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
+		if ok && len(b.text)+len(word) > math.MaxUint32 {
+			return fmt.Errorf("line %d: more than 4 GiB of words", n)
+		}
 		if ok && b.put(word, idf, from) {
 			return fmt.Errorf("line %d: duplicate word %q", n, word)
 		}
