@@ -24,30 +24,42 @@ const minBloomCapacity = 1024
 //
 // countingBloom is not safe for concurrent use; Index guards it.
 type countingBloom struct {
+	bloomShape
 	cells     []byte
-	m         uint64  // counters
-	k         int     // hashes per key
-	capacity  int64   // keys the filter is sized for
-	fpRate    float64 // target false-positive rate at capacity
-	saturated int64   // counters at counterMax
-	stuck     int64   // decrements skipped at saturated counters since the filter was built
+	saturated int64 // counters at counterMax
+	stuck     int64 // decrements skipped at saturated counters since the filter was built
 }
 
-// newCountingBloom sizes a filter for capacity keys at false-positive
-// rate p: m = -n·ln p / ln²2 counters and k = m/n·ln 2 hashes.
-func newCountingBloom(capacity int64, p float64) *countingBloom {
+// bloomShape is the size of a Bloom filter and where a key goes in it.
+type bloomShape struct {
+	m        uint64  // counters (or bits)
+	k        int     // hashes per key
+	capacity int64   // keys the filter is sized for
+	fpRate   float64 // target false-positive rate at capacity
+}
+
+// newBloomShape sizes a filter for capacity keys at false-positive rate
+// p: m = -n·ln p / ln²2 positions (even) and k = m/n·ln 2 hashes.
+func newBloomShape(capacity int64, p float64) bloomShape {
 	if capacity < minBloomCapacity {
 		capacity = minBloomCapacity
 	}
 	m := uint64(math.Ceil(-float64(capacity) * math.Log(p) / (math.Ln2 * math.Ln2)))
-	m += m & 1 // whole bytes
+	m += m & 1 // whole bytes of counters
 	k := int(math.Round(float64(m) / float64(capacity) * math.Ln2))
 	k = max(1, min(k, 32))
-	return &countingBloom{cells: make([]byte, m/2), m: m, k: k, capacity: capacity, fpRate: p}
+	return bloomShape{m: m, k: k, capacity: capacity, fpRate: p}
 }
 
-// positions calls f with the k counter positions of h.
-func (b *countingBloom) positions(h uint64, f func(uint64)) {
+// newCountingBloom sizes a counting filter for capacity keys at
+// false-positive rate p.
+func newCountingBloom(capacity int64, p float64) *countingBloom {
+	s := newBloomShape(capacity, p)
+	return &countingBloom{bloomShape: s, cells: make([]byte, s.m/2)}
+}
+
+// positions calls f with the k positions of h.
+func (b *bloomShape) positions(h uint64, f func(uint64)) {
 	h1 := h
 	h2 := mix64(h) | 1
 	for i := 0; i < b.k; i++ {
@@ -117,3 +129,34 @@ func (b *countingBloom) mayContain(h uint64) bool {
 
 // bytes returns the memory the counters take.
 func (b *countingBloom) bytes() int64 { return int64(len(b.cells)) }
+
+// idFilter is a plain Bloom filter over document IDs (their XXH64),
+// with the same sizing and positions as countingBloom but one bit per
+// position. Add consults it before reading an ID's old record: an ID
+// the filter has never seen is new, and a batch of new documents needs
+// no reads. Deletes leave their bits set, which can only cause a
+// needless read. idFilter is not safe for concurrent use; Index guards
+// it with wmu.
+type idFilter struct {
+	bloomShape
+	bits []uint64
+}
+
+func newIDFilter(capacity int64, p float64) *idFilter {
+	s := newBloomShape(capacity, p)
+	return &idFilter{bloomShape: s, bits: make([]uint64, (s.m+63)/64)}
+}
+
+func (f *idFilter) add(h uint64) {
+	f.positions(h, func(i uint64) { f.bits[i/64] |= 1 << (i % 64) })
+}
+
+func (f *idFilter) mayContain(h uint64) bool {
+	in := true
+	f.positions(h, func(i uint64) {
+		if in && f.bits[i/64]&(1<<(i%64)) == 0 {
+			in = false
+		}
+	})
+	return in
+}

@@ -169,3 +169,32 @@ func BenchmarkBloomMayContain(b *testing.B) {
 		f.mayContain(uint64(i))
 	}
 }
+
+// The ID filter has no false negatives and about its target rate of
+// false positives.
+func TestIDFilter(t *testing.T) {
+	f := newIDFilter(10000, 0.01)
+	if f.m != 95852 || f.k != 7 || len(f.bits) != 1498 {
+		t.Fatalf("newIDFilter(10000, 0.01): m=%d k=%d words=%d, want 95852 7 1498", f.m, f.k, len(f.bits))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	added := make([]uint64, 10000)
+	for i := range added {
+		added[i] = r.Uint64()
+		f.add(added[i])
+	}
+	for _, h := range added {
+		if !f.mayContain(h) {
+			t.Fatalf("added %#x, mayContain says no", h)
+		}
+	}
+	fp := 0
+	for i := 0; i < 100000; i++ {
+		if f.mayContain(r.Uint64()) {
+			fp++
+		}
+	}
+	if fp < 500 || fp > 1500 {
+		t.Errorf("%d false positives in 100000 lookups at capacity, want about 1000", fp)
+	}
+}

@@ -121,6 +121,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/skl"
@@ -150,6 +151,10 @@ const (
 	DefaultMinContent    = 0.7
 	DefaultFalsePositive = 0.01
 )
+
+// idFalsePositive is the false-positive rate of the ID filter: the
+// share of new IDs for which Add reads a record that is not there.
+const idFalsePositive = 0.01
 
 // formatVersion is stored under 'm' "format".
 const formatVersion = 1
@@ -309,6 +314,7 @@ type Index struct {
 
 	bmu   sync.RWMutex // guards bloom
 	bloom *countingBloom
+	ids   *idFilter // guarded by wmu
 
 	lookups, saved, done, falseHits, rebuilds atomic.Int64
 }
@@ -605,20 +611,23 @@ func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
 	return item.ValueCopy(nil)
 }
 
-// rebuildBloom rebuilds the filter from the content-hash keys, for at
-// least capacity documents and 1.5 times those stored. Callers other
-// than Open hold wmu.
+// rebuildBloom rebuilds the content-hash filter and the ID filter from
+// the content-hash keys (which end in the ID), for at least capacity
+// documents and 1.5 times those stored. Callers other than Open hold
+// wmu.
 func (x *Index) rebuildBloom(capacity int64) error {
-	var hashes []uint64
+	var hashes, ids []uint64
 	err := x.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{kindContent}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			h, _, err := parseContentKey(it.Item().Key())
+			key := it.Item().Key()
+			h, _, err := parseContentKey(key)
 			if err != nil {
 				return err
 			}
 			hashes = append(hashes, h)
+			ids = append(ids, xxhash.Sum64(key[9:]))
 		}
 		return nil
 	})
@@ -630,9 +639,14 @@ func (x *Index) rebuildBloom(capacity int64) error {
 	for _, h := range hashes {
 		b.add(h)
 	}
+	f := newIDFilter(b.capacity, idFalsePositive)
+	for _, h := range ids {
+		f.add(h)
+	}
 	x.bmu.Lock()
 	x.bloom = b
 	x.bmu.Unlock()
+	x.ids = f
 	x.docs.Store(n)
 	x.rebuilds.Add(1)
 	return nil
@@ -678,6 +692,11 @@ func checkDocs(docs []Doc) error {
 // once the documents are durably stored. IDs must be 1 to MaxIDLen
 // bytes; if one is not, nothing is added. If several docs share an ID,
 // the last wins.
+//
+// Add writes in transactions of up to txnDocs documents (see the
+// package doc) and keeps two of them going: while Badger writes one to
+// its log and memtable, Add fills the next. If a transaction fails, the
+// ones before it stay written and Add returns the error.
 func (x *Index) Add(docs ...Doc) error {
 	if err := checkDocs(docs); err != nil {
 		return err
@@ -691,22 +710,93 @@ func (x *Index) Add(docs ...Doc) error {
 	}
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
+	docs = lastByID(docs)
+
+	// The old records of re-added IDs are read from one snapshot taken
+	// before this call writes anything; writers are serialised, so it
+	// holds every record these IDs have.
+	view := x.db.NewTransaction(false)
+	defer view.Discard()
+
+	type commit struct {
+		done    chan error
+		id      string // the first document, for errors
+		added   int64
+		removed []uint64
+	}
+	var inflight []*commit
+	var failed error
+	txn := x.db.NewTransaction(true)
 	limit := txnDocs
 	for len(docs) > 0 {
-		n, err := x.addTxn(docs, limit)
+		n, added, removed, err := x.fillTxn(txn, view, docs, limit)
 		switch {
 		case errors.Is(err, badger.ErrTxnTooBig) && limit > 1:
 			// The budget should prevent this; split further.
+			txn.Discard()
+			txn = x.db.NewTransaction(true)
 			limit = max(1, min(limit, len(docs))/2)
 			continue
 		case errors.Is(err, badger.ErrTxnTooBig):
-			return fmt.Errorf("index: %s: add %q: the document alone is too big for a transaction: %w", x.dir, docs[0].ID, err)
-		case err != nil:
-			return err
+			err = fmt.Errorf("index: %s: add %q: the document alone is too big for a transaction: %w", x.dir, docs[0].ID, err)
 		}
+		if err != nil {
+			failed = err
+			break
+		}
+		// The next transaction is begun before this one is committed:
+		// Badger starts a transaction only once every commit before it
+		// is written, so beginning it later would wait for this one.
+		next := x.db.NewTransaction(true)
+		c := &commit{done: make(chan error, 1), id: docs[0].ID, added: added, removed: removed}
+		// Counted before the commit is written, so that a rebuild of
+		// the filters (which waits for the commit) counts it too.
+		x.docs.Add(added)
+		txn.CommitWith(func(err error) { c.done <- err })
+		inflight = append(inflight, c)
+		txn = next
 		docs = docs[n:]
 	}
-	return nil
+	txn.Discard()
+	recount := false
+	for _, c := range inflight {
+		if err := <-c.done; err != nil {
+			recount = true
+			if failed == nil {
+				failed = x.writeErr("add", c.id, err)
+			}
+			continue
+		}
+		if !recount {
+			x.forget(c.removed)
+		}
+	}
+	if recount {
+		// A commit failed: its documents were counted and are in the
+		// filters. Rebuilding both from the store makes them exact
+		// again; if that fails too, they only hold too much.
+		_ = x.rebuildBloom(x.bloomCapacity())
+	}
+	return failed
+}
+
+// lastByID returns docs without the earlier of two documents with the
+// same ID, keeping the order of the others.
+func lastByID(docs []Doc) []Doc {
+	last := make(map[string]int, len(docs))
+	for i := range docs {
+		last[docs[i].ID] = i
+	}
+	if len(last) == len(docs) {
+		return docs
+	}
+	out := make([]Doc, 0, len(last))
+	for i := range docs {
+		if last[docs[i].ID] == i {
+			out = append(out, docs[i])
+		}
+	}
+	return out
 }
 
 // txnBudget mirrors Badger's estimate of a transaction's size, so that
@@ -761,24 +851,28 @@ func (x *Index) keysSize(d *Doc, recLen int) (int64, int64) {
 	return n, size
 }
 
-// addTxn adds up to limit of docs in one transaction, as many as fit,
-// and returns how many it added.
-func (x *Index) addTxn(docs []Doc, limit int) (int, error) {
-	txn := x.db.NewTransaction(true)
-	defer txn.Discard()
+// fillTxn writes up to limit of docs into txn, as many as fit, reading
+// their old records from view, and returns how many it wrote, how many
+// of those are new IDs and the content hashes of the records they
+// replace. The documents' content hashes and IDs go into the filters
+// before the commit, so that a reader that sees a document also finds
+// it there; if the commit fails, the filters only hold too much.
+func (x *Index) fillTxn(txn, view *badger.Txn, docs []Doc, limit int) (n int, added int64, removed []uint64, err error) {
 	budget := newTxnBudget()
-	var removed []uint64 // content hashes of replaced records
-	added := int64(0)
-	var key []byte
-	n := 0
+	var key, rec []byte
 	for ; n < len(docs) && n < limit; n++ {
 		d := &docs[n]
-		old, err := x.getDoc(txn, d.ID)
-		found := err == nil
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return 0, err
+		idHash := xxhash.Sum64String(d.ID)
+		var old Doc
+		found := false
+		if x.ids.mayContain(idHash) {
+			old, err = x.getDoc(view, d.ID)
+			found = err == nil
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return 0, 0, nil, err
+			}
 		}
-		rec := encodeDoc(nil, d)
+		rec = encodeDoc(rec[:0], d)
 		count, size := x.keysSize(d, len(rec))
 		if found {
 			c, s := x.keysSize(&old, 0)
@@ -789,7 +883,7 @@ func (x *Index) addTxn(docs []Doc, limit int) (int, error) {
 		}
 		if found {
 			if err := x.deleteKeys(txn, &old); err != nil {
-				return 0, x.writeErr("add", d.ID, err)
+				return 0, 0, nil, x.writeErr("add", d.ID, err)
 			}
 			removed = append(removed, old.ContentHash)
 		} else {
@@ -798,29 +892,26 @@ func (x *Index) addTxn(docs []Doc, limit int) (int, error) {
 		for t := range x.layout.tables {
 			key = x.layout.appendTableKey(key[:0], t, d.Fingerprint, d.ID)
 			if err := txn.Set(append([]byte(nil), key...), nil); err != nil {
-				return 0, x.writeErr("add", d.ID, err)
+				return 0, 0, nil, x.writeErr("add", d.ID, err)
 			}
 		}
 		if err := txn.Set(contentKey(d.ContentHash, d.ID), nil); err != nil {
-			return 0, x.writeErr("add", d.ID, err)
+			return 0, 0, nil, x.writeErr("add", d.ID, err)
 		}
 		if !d.Sketch.IsZero() {
 			for b := 0; b < Bands; b++ {
 				if err := txn.Set(appendBandKey(nil, b, bandValue(&d.Sketch, b), d.ID), nil); err != nil {
-					return 0, x.writeErr("add", d.ID, err)
+					return 0, 0, nil, x.writeErr("add", d.ID, err)
 				}
 			}
 		}
-		if err := txn.Set(docKey(d.ID), rec); err != nil {
-			return 0, x.writeErr("add", d.ID, err)
+		if err := txn.Set(docKey(d.ID), append([]byte(nil), rec...)); err != nil {
+			return 0, 0, nil, x.writeErr("add", d.ID, err)
 		}
 	}
-	// Count the new content hashes before committing, so that a reader
-	// that sees the documents also sees them in the filter. If the
-	// commit fails the counts stay too high, which is harmless.
 	if need := x.docs.Load() + added; need > x.bloomCapacity() {
 		if err := x.rebuildBloom(2 * need); err != nil {
-			return 0, err
+			return 0, 0, nil, err
 		}
 	}
 	x.bmu.Lock()
@@ -828,12 +919,10 @@ func (x *Index) addTxn(docs []Doc, limit int) (int, error) {
 		x.bloom.add(docs[i].ContentHash)
 	}
 	x.bmu.Unlock()
-	if err := txn.Commit(); err != nil {
-		return 0, x.writeErr("add", docs[0].ID, err)
+	for i := range docs[:n] {
+		x.ids.add(xxhash.Sum64String(docs[i].ID))
 	}
-	x.docs.Add(added)
-	x.forget(removed)
-	return n, nil
+	return n, added, removed, nil
 }
 
 // writeErr wraps a Badger write error, keeping ErrTxnTooBig visible to

@@ -367,6 +367,70 @@ func TestDuplicateIDsInOneAdd(t *testing.T) {
 	}
 }
 
+// An Add of several transactions' worth of documents, re-adding IDs
+// from an earlier Add before and after a reopen (when the ID filter is
+// rebuilt from the store) and repeating IDs within one call, leaves
+// exactly one set of keys per document.
+func TestAddAcrossTransactions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("adds 55000 documents")
+	}
+	dir := filepath.Join(t.TempDir(), "idx")
+	x, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(from, to int, gen uint64) []Doc {
+		var docs []Doc
+		for i := from; i < to; i++ {
+			docs = append(docs, Doc{ID: fmt.Sprintf("doc%06d", i), Fingerprint: simhash.Fingerprint(uint64(i)*0x9e3779b97f4a7c15 ^ gen), ContentHash: uint64(i) + gen})
+		}
+		return docs
+	}
+	if err := x.Add(mk(0, 25000, 0)...); err != nil {
+		t.Fatal(err)
+	}
+	// 15000 re-added with new fingerprints, 5000 new, one ID three times.
+	batch := append(mk(10000, 30000, 1<<40), mk(29999, 30000, 2<<40)...)
+	batch = append(mk(29999, 30000, 3<<40), batch...)
+	if err := x.Add(batch...); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, docs int, gens map[int]uint64) {
+		t.Helper()
+		if s, _ := x.Stats(); s.Docs != int64(docs) {
+			t.Errorf("%s: Stats: %d docs, want %d", when, s.Docs, docs)
+		}
+		for kind, want := range map[byte]int{kindTable: 4 * docs, kindContent: docs, kindDoc: docs} {
+			if n := countKeys(t, x, kind); n != want {
+				t.Errorf("%s: %d %c keys, want %d", when, n, kind, want)
+			}
+		}
+		for i, gen := range gens {
+			d, err := x.Get(fmt.Sprintf("doc%06d", i))
+			if want := simhash.Fingerprint(uint64(i)*0x9e3779b97f4a7c15 ^ gen); err != nil || d.Fingerprint != want {
+				t.Errorf("%s: Get(doc%06d) = %v, %v; want %v", when, i, d.Fingerprint, err, want)
+			}
+			ms, err := x.Near(d.Fingerprint, 0)
+			if err != nil || len(ms) != 1 || ms[0].ID != d.ID {
+				t.Errorf("%s: Near(%v, 0) = %v, %v; want %s only", when, d.Fingerprint, ms, err, d.ID)
+			}
+		}
+	}
+	check("after two adds", 30000, map[int]uint64{0: 0, 9999: 0, 10000: 1 << 40, 24999: 1 << 40, 25000: 1 << 40, 29999: 2 << 40})
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if x, err = Open(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Add(mk(0, 25000, 4<<40)...); err != nil {
+		t.Fatal(err)
+	}
+	check("after reopening and re-adding", 30000, map[int]uint64{0: 4 << 40, 24999: 4 << 40, 25000: 1 << 40, 29999: 2 << 40})
+}
+
 func TestReopen(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
 	x, err := Open(dir, &Options{Blocks: 5, MaxDistance: 3, AnalyzerID: "jieba/v1"})
