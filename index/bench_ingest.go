@@ -7,6 +7,7 @@
 // takes minutes to build.
 //
 //	go run bench_ingest.go -n 1000000 -memory
+//	go run bench_ingest.go -n 1000000 -load -sketch=false
 //	go run bench_ingest.go -n 10000000 -dir /work/tmp/idx10m
 package main
 
@@ -39,9 +40,14 @@ var (
 	sketch   = flag.Bool("sketch", true, "give documents a MinHash sketch (and so 16 band keys each); false measures the fingerprint tables alone")
 	cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the query phase to this file")
 	reuse    = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
+	load     = flag.Bool("load", false, "fill the index with Index.Load (the bulk path) instead of Add in batches")
+	bare     = flag.Bool("bare", false, "documents of an ID and a fingerprint only, as add --fingerprints makes (no title, keywords, content hash or sketch)")
 )
 
 func doc(r *rand.Rand, i int) index.Doc {
+	if *bare {
+		return index.Doc{ID: fmt.Sprintf("doc-%09d", i), Fingerprint: simhash.Fingerprint(r.Uint64()), Added: time.Unix(1.7e9, 0)}
+	}
 	d := index.Doc{
 		ID:          fmt.Sprintf("doc-%09d", i),
 		Fingerprint: simhash.Fingerprint(r.Uint64()),
@@ -93,27 +99,45 @@ func main() {
 	}
 	var addTime time.Duration
 	start := time.Now()
-	docs := make([]index.Doc, 0, *batch)
-	for i := 0; i < *n; i++ {
-		dd := doc(r, i)
-		fps = append(fps, dd.Fingerprint)
-		if *reuse {
-			continue
+	switch {
+	case *reuse:
+		for i := 0; i < *n; i++ {
+			fps = append(fps, doc(r, i).Fingerprint)
 		}
-		docs = append(docs, dd)
-		if len(docs) == *batch || i == *n-1 {
-			t := time.Now()
-			if err := x.Add(docs...); err != nil {
-				log.Fatal(err)
+	case *load:
+		got, err := x.Load(func(yield func(index.Doc) bool) {
+			for i := 0; i < *n; i++ {
+				dd := doc(r, i)
+				fps = append(fps, dd.Fingerprint)
+				if !yield(dd) {
+					return
+				}
 			}
-			addTime += time.Since(t)
-			docs = docs[:0]
+		})
+		if err != nil {
+			log.Fatal(err)
 		}
-		if (i+1)%1_000_000 == 0 {
-			fmt.Printf("  %d added, %.0f/s in Add, wall %v, peak RSS %s\n", i+1, float64(i+1)/addTime.Seconds(), time.Since(start).Round(time.Second), peakRSS())
+		addTime = time.Since(start)
+		fmt.Printf("load: %d fingerprints in %v: %.0f fingerprints/s, peak RSS %s\n",
+			got, addTime.Round(time.Millisecond), float64(got)/addTime.Seconds(), peakRSS())
+	default:
+		docs := make([]index.Doc, 0, *batch)
+		for i := 0; i < *n; i++ {
+			dd := doc(r, i)
+			fps = append(fps, dd.Fingerprint)
+			docs = append(docs, dd)
+			if len(docs) == *batch || i == *n-1 {
+				t := time.Now()
+				if err := x.Add(docs...); err != nil {
+					log.Fatal(err)
+				}
+				addTime += time.Since(t)
+				docs = docs[:0]
+			}
+			if (i+1)%1_000_000 == 0 {
+				fmt.Printf("  %d added, %.0f/s in Add, wall %v, peak RSS %s\n", i+1, float64(i+1)/addTime.Seconds(), time.Since(start).Round(time.Second), peakRSS())
+			}
 		}
-	}
-	if !*reuse {
 		fmt.Printf("ingest: %d fingerprints in %v of Add calls (%v wall): %.0f fingerprints/s\n",
 			*n, addTime.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), float64(*n)/addTime.Seconds())
 	}

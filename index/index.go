@@ -98,8 +98,10 @@
 // # Exact duplicates
 //
 // Exact consults a counting Bloom filter over the content hashes, kept in
-// memory and built at Open by scanning the 'c' keys, before reading the
-// store: when the filter says no, no read is done (Stats counts these).
+// memory, before reading the store: when the filter says no, no read is
+// done (Stats counts these). Open builds it by scanning the 'c' keys, or
+// loads it from the file the last Close saved it to when nothing was
+// written since (see filters.go).
 // The filter has 4-bit saturating counters and is sized for 1.5 times the
 // number of documents at Open (at least 1024) at Options.FalsePositive;
 // when the documents outgrow it, it is rebuilt from the store for twice
@@ -308,9 +310,10 @@ type Index struct {
 	life   sync.RWMutex // shared by every operation, exclusive in Close
 	closed bool
 
-	wmu      sync.Mutex // serialises Add and Delete
-	docs     atomic.Int64
-	maxStuck int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
+	wmu       sync.Mutex // serialises Add and Delete
+	docs      atomic.Int64
+	maxStuck  int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
+	loadChunk int   // documents Load sorts at a time; 0 means LoadChunk
 
 	bmu   sync.RWMutex // guards bloom
 	bloom *countingBloom
@@ -342,6 +345,12 @@ func Open(dir string, opts *Options) (*Index, error) {
 	} else if free := freeSpace(dir); free >= 0 && free < MinFreeSpace {
 		return nil, fmt.Errorf("index: %s: %w: %d bytes free, need at least %d", dir, ErrNoSpace, free, int64(MinFreeSpace))
 	}
+	if !o.ReadOnly {
+		// Run files of a Load that did not finish.
+		if err := os.RemoveAll(filepath.Join(dir, loadTmp)); err != nil {
+			return nil, fmt.Errorf("index: open %s: %w", dir, err)
+		}
+	}
 	db, err := openBadger(dir, o)
 	if err != nil {
 		return nil, err
@@ -351,9 +360,13 @@ func Open(dir string, opts *Options) (*Index, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := x.rebuildBloom(0); err != nil {
-		db.Close()
-		return nil, err
+	// The filters saved by the last Close, if nothing was written since;
+	// else rebuilt from the store.
+	if err := x.loadFilters(db.MaxVersion()); err != nil {
+		if err := x.rebuildBloom(0); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	x.rebuilds.Store(0)
 	return x, nil
@@ -1335,6 +1348,11 @@ func (x *Index) Close() error {
 		return nil
 	}
 	x.closed = true
+	if !x.readOnly {
+		// The filters, for the next Open. If they cannot be saved, the
+		// next Open rebuilds them.
+		_ = x.saveFilters(x.db.MaxVersion())
+	}
 	if err := x.db.Close(); err != nil {
 		return fmt.Errorf("index: close %s: %w", x.dir, err)
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 
@@ -143,6 +144,41 @@ func (m *Memory) Add(docs ...Doc) error {
 		m.resize(min(m.bucketBits+2, maxBucketBits))
 	}
 	return nil
+}
+
+// Load adds docs to an empty Memory, as Index.Load does to an empty
+// index; for a Memory it is Add a batch at a time. It returns the number
+// of distinct documents loaded, and ErrNotEmpty if m holds documents.
+func (m *Memory) Load(docs iter.Seq[Doc]) (int, error) {
+	m.mu.Lock()
+	n, closed := len(m.docs), m.closed
+	m.mu.Unlock()
+	switch {
+	case closed:
+		return 0, errMemoryClosed
+	case n != 0:
+		return 0, fmt.Errorf("index: load: %w: it holds %d documents", ErrNotEmpty, n)
+	}
+	batch := make([]Doc, 0, 1024)
+	seen := 0
+	for d := range docs {
+		if err := checkID(d.ID); err != nil {
+			return 0, fmt.Errorf("index: load: document %d: %w", seen, err)
+		}
+		seen++
+		if batch = append(batch, d); len(batch) == cap(batch) {
+			if err := m.Add(batch...); err != nil {
+				return 0, err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := m.Add(batch...); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.docs), nil
 }
 
 // remove deletes d's entries. m.mu is held.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"sync"
 	"time"
@@ -30,7 +31,9 @@ for that.
 
 --fingerprints FILE (- for standard input) bulk-loads lines "id<TAB>fingerprint" (16 hex digits)
 made by the same analyzer settings, without texts: such documents have no keywords or content sketch,
-so their matches cannot be confirmed by content.
+so their matches cannot be confirmed by content. Into an index that holds no documents they are
+loaded in sorted passes that write the index's tables directly (several times faster than adding
+them one batch at a time; an interrupted load is completed by running the same command again).
 
 Articles that cannot be added (bad records, or too short to fingerprint) and bad fingerprint lines
 are reported on stderr with their file and line; the others are added, and the exit status is 2.`,
@@ -261,7 +264,9 @@ func (ad *adder) addArticles(c *cli.Context, r *neardup.Reader, a *neardup.Analy
 	return flush()
 }
 
-// addFingerprints bulk-loads "id<TAB>hex" lines from path ("-": stdin).
+// addFingerprints bulk-loads "id<TAB>hex" lines from path ("-": stdin):
+// with index.Load into an index that holds no documents, in batches of
+// fingerprintBatch with Add otherwise.
 func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 	var in io.Reader = c.App.Reader
 	name := "stdin"
@@ -273,42 +278,83 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 		defer f.Close()
 		in, name = f, path
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), index.MaxIDLen+64)
-	docs := make([]index.Doc, 0, fingerprintBatch)
-	added := ad.now().UTC()
-	line := 0
-	for sc.Scan() {
-		line++
-		if line%fingerprintBatch == 0 {
-			if err := c.Context.Err(); err != nil {
-				return err
+	docs, readErr := ad.fingerprintDocs(c, in, name)
+	st, err := ad.x.Stats()
+	if err != nil {
+		return err
+	}
+	if st.Docs == 0 {
+		var read int64
+		n, err := ad.x.Load(func(yield func(index.Doc) bool) {
+			for d := range docs {
+				read++
+				if !yield(d) {
+					return
+				}
 			}
-		}
-		b := sc.Bytes()
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
-		id, fp, err := parseFingerprintLine(b)
+		})
 		if err != nil {
-			ad.fail("%s:%d: %v", name, line, err)
-			continue
+			return err
 		}
-		docs = append(docs, index.Doc{ID: id, Fingerprint: fp, Added: added})
-		if len(docs) == fingerprintBatch {
-			if err := ad.add(docs); err != nil {
+		ad.added += read
+		ad.replaced += read - int64(n)
+		return readErr()
+	}
+	batch := make([]index.Doc, 0, fingerprintBatch)
+	for d := range docs {
+		batch = append(batch, d)
+		if len(batch) == fingerprintBatch {
+			if err := ad.add(batch); err != nil {
 				return err
 			}
-			docs = docs[:0]
+			batch = batch[:0]
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", name, line+1, err)
+	if err := readErr(); err != nil {
+		return err
 	}
-	if len(docs) > 0 {
-		return ad.add(docs)
+	if len(batch) > 0 {
+		return ad.add(batch)
 	}
 	return nil
+}
+
+// fingerprintDocs returns the documents of the "id<TAB>hex" lines of in,
+// reporting bad lines as it goes, and a function that returns the error
+// that ended the sequence early, if any (a read error or an interrupt).
+func (ad *adder) fingerprintDocs(c *cli.Context, in io.Reader, name string) (iter.Seq[index.Doc], func() error) {
+	var readErr error
+	seq := func(yield func(index.Doc) bool) {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), index.MaxIDLen+64)
+		added := ad.now().UTC()
+		line := 0
+		for sc.Scan() {
+			line++
+			if line%fingerprintBatch == 0 {
+				if err := c.Context.Err(); err != nil {
+					readErr = err
+					return
+				}
+			}
+			b := sc.Bytes()
+			if len(bytes.TrimSpace(b)) == 0 {
+				continue
+			}
+			id, fp, err := parseFingerprintLine(b)
+			if err != nil {
+				ad.fail("%s:%d: %v", name, line, err)
+				continue
+			}
+			if !yield(index.Doc{ID: id, Fingerprint: fp, Added: added}) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			readErr = fmt.Errorf("%s:%d: %w", name, line+1, err)
+		}
+	}
+	return seq, func() error { return readErr }
 }
 
 // parseFingerprintLine parses "id<TAB>fingerprint": the id is everything

@@ -452,7 +452,8 @@ func TestAddFingerprints(t *testing.T) {
 		"no tab here\n" +
 		"doc-3\tnot-hex\n" +
 		"id\twith tab\t7f33f9b9ecb4aa73\n" +
-		"\td6114e778fe93131\n"
+		"\td6114e778fe93131\n" +
+		"doc-2\t0837b550cb4e850a\n" // a repeat: the index keeps one
 	if err := os.WriteFile(fps, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -465,12 +466,13 @@ func TestAddFingerprints(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
-	if !strings.Contains(r.stdout, "added 3 documents to "+idx+"; the index holds 3 documents") {
+	// Into the new index they are loaded with index.Load.
+	if !strings.Contains(r.stdout, "added 4 documents to "+idx+" (1 replaced a document with the same id); the index holds 3 documents") {
 		t.Errorf("stdout: %s", r.stdout)
 	}
-	// Adding them again replaces them.
+	// Adding them again (with Add: the index is not empty) replaces them.
 	r = runBin(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps)
-	if !strings.Contains(r.stdout, "added 3 documents to "+idx+" (3 replaced a document with the same id); the index holds 3 documents") {
+	if !strings.Contains(r.stdout, "added 4 documents to "+idx+" (4 replaced a document with the same id); the index holds 3 documents") {
 		t.Errorf("second add: %s", r.stdout)
 	}
 	r = runBin(t, "check", "--index", idx, "--json", "--fingerprint", "d6114e778fe93132")

@@ -1,0 +1,133 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// The filters file.
+//
+// The content-hash filter and the ID filter are built at Open by reading
+// every content-hash key: about 2 µs a document, 20 s for 10 million,
+// which every `neardup check` against a large archive would pay. So
+// Close saves both filters to a file in the index directory, stamped
+// with the database's version (Badger's highest commit timestamp, which
+// every write raises), and Open loads them when the stamp equals the
+// database's version, that is when nothing was written since they were
+// saved; otherwise (a writer that did not close, a damaged or missing
+// file, another false-positive rate) it rebuilds them from the store.
+//
+// The file, all integers little-endian:
+//
+//	magic        8 bytes "NDFILT01"
+//	stamp        8 bytes, the database version the filters describe
+//	docs         8 bytes, the number of documents
+//	fpRate       8 bytes, float64 bits, the target false-positive rate
+//	capacity     8 bytes, the documents the filters are sized for
+//	saturated    8 bytes, counting-filter counters at 15
+//	stuck        8 bytes, decrements skipped at saturated counters
+//	cells        the counting filter's m/2 bytes (m from capacity and fpRate)
+//	bits         the ID filter's bit words, 8 bytes each
+//	checksum     8 bytes, XXH64 of everything before it
+const (
+	filtersFile  = "neardup-filters"
+	filtersMagic = "NDFILT01"
+)
+
+// errFilters marks a filters file that cannot be used.
+var errFilters = errors.New("unusable filters file")
+
+// saveFilters writes the filters file for the database version stamp,
+// atomically (a temporary file renamed over the old one).
+func (x *Index) saveFilters(stamp uint64) error {
+	x.bmu.RLock()
+	b := x.bloom
+	var buf bytes.Buffer
+	buf.Grow(len(filtersMagic) + 7*8 + len(b.cells) + 8*len(x.ids.bits) + 8)
+	buf.WriteString(filtersMagic)
+	for _, v := range []uint64{stamp, uint64(x.docs.Load()), math.Float64bits(b.fpRate), uint64(b.capacity), uint64(b.saturated), uint64(b.stuck)} {
+		buf.Write(binary.LittleEndian.AppendUint64(nil, v))
+	}
+	buf.Write(b.cells)
+	x.bmu.RUnlock()
+	var w [8]byte
+	for _, v := range x.ids.bits {
+		binary.LittleEndian.PutUint64(w[:], v)
+		buf.Write(w[:])
+	}
+	buf.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(buf.Bytes())))
+
+	path := filepath.Join(x.dir, filtersFile)
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(buf.Bytes())
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// loadFilters installs the filters of the filters file if it describes
+// database version stamp at false-positive rate x.fpRate, and returns an
+// error wrapping errFilters (or the file's read error) if it does not.
+func (x *Index) loadFilters(stamp uint64) error {
+	data, err := os.ReadFile(filepath.Join(x.dir, filtersFile))
+	if err != nil {
+		return err
+	}
+	const head = len(filtersMagic) + 6*8
+	if len(data) < head+8 || string(data[:len(filtersMagic)]) != filtersMagic {
+		return fmt.Errorf("%w: no header", errFilters)
+	}
+	body := data[:len(data)-8]
+	if xxhash.Sum64(body) != binary.LittleEndian.Uint64(data[len(data)-8:]) {
+		return fmt.Errorf("%w: bad checksum", errFilters)
+	}
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(data[len(filtersMagic)+8*i:]) }
+	if u(0) != stamp {
+		return fmt.Errorf("%w: made for database version %d, the database is at %d", errFilters, u(0), stamp)
+	}
+	docs, fpRate, capacity := int64(u(1)), math.Float64frombits(u(2)), int64(u(3))
+	if fpRate != x.fpRate {
+		return fmt.Errorf("%w: false-positive rate %v, want %v", errFilters, fpRate, x.fpRate)
+	}
+	if docs < 0 || capacity < minBloomCapacity || capacity > 1<<40 {
+		return fmt.Errorf("%w: %d documents, capacity %d", errFilters, docs, capacity)
+	}
+	b := &countingBloom{bloomShape: newBloomShape(capacity, fpRate), saturated: int64(u(4)), stuck: int64(u(5))}
+	ids := newIDFilter(capacity, idFalsePositive)
+	rest := body[head:]
+	if len(rest) != int(b.m/2)+8*len(ids.bits) {
+		return fmt.Errorf("%w: %d bytes of filters, want %d", errFilters, len(rest), int(b.m/2)+8*len(ids.bits))
+	}
+	b.cells = rest[:b.m/2:b.m/2]
+	rest = rest[b.m/2:]
+	for i := range ids.bits {
+		ids.bits[i] = binary.LittleEndian.Uint64(rest[8*i:])
+	}
+	x.bmu.Lock()
+	x.bloom = b
+	x.bmu.Unlock()
+	x.ids = ids
+	x.docs.Store(docs)
+	return nil
+}

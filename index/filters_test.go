@@ -1,0 +1,135 @@
+package index
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Open uses the filters file only when it describes the database as it
+// is: a stale file (writes after it was saved, as after a writer that
+// was killed), a damaged one or one for another false-positive rate is
+// rebuilt, and never answers "no" for a stored content hash.
+func TestFiltersFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	add := func(opts *Options, from, to int) {
+		t.Helper()
+		x, err := Open(dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := from; i < to; i++ {
+			if err := x.Add(Doc{ID: fmt.Sprint("d", i), ContentHash: mix64(uint64(i))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// check opens the index and checks that the filter knows every
+	// document and whether it was loaded from the file.
+	check := func(what string, opts *Options, docs int, fromFile bool) {
+		t.Helper()
+		x, err := Open(dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		if err := x.loadFilters(x.db.MaxVersion()); (err == nil) != fromFile {
+			t.Errorf("%s: loadFilters: %v, want success %v", what, err, fromFile)
+		}
+		s, _ := x.Stats()
+		if s.Docs != int64(docs) {
+			t.Errorf("%s: %d docs, want %d", what, s.Docs, docs)
+		}
+		for i := 0; i < docs; i++ {
+			if ids, err := x.Exact(mix64(uint64(i))); err != nil || len(ids) != 1 {
+				t.Fatalf("%s: Exact of document %d = %q, %v", what, i, ids, err)
+			}
+		}
+	}
+	path := filepath.Join(dir, filtersFile)
+	add(nil, 0, 100)
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after Close", nil, 100, true)
+
+	// Documents added after the file was saved, the file put back: as
+	// if the writer had been killed before its Close.
+	add(nil, 100, 150)
+	if err := os.WriteFile(path, saved, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("stale file", nil, 150, false)
+
+	// A read-only open neither uses nor writes a stale file; the next
+	// writer's Close saves a good one.
+	x, err := Open(dir, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	check("after a writer's Close", nil, 150, true)
+	x, err = Open(dir, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.loadFilters(x.db.MaxVersion()); err != nil {
+		t.Errorf("read-only open of a good file: %v", err)
+	}
+	x.Close()
+
+	// One flipped byte.
+	good, _ := os.ReadFile(path)
+	bad := append([]byte(nil), good...)
+	bad[len(bad)/2] ^= 0x40
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("damaged file", nil, 150, false)
+
+	// Truncated; then another false-positive rate.
+	if err := os.WriteFile(path, good[:len(good)-9], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("truncated file", nil, 150, false)
+	check("another rate", &Options{FalsePositive: 0.001}, 150, false)
+}
+
+// loadFilters never panics on a damaged file and installs only what
+// passes its checks.
+func FuzzLoadFilters(f *testing.F) {
+	x, dir := openTemp(f, nil)
+	if err := x.Add(Doc{ID: "a", ContentHash: 1}, Doc{ID: "b", ContentHash: 2}); err != nil {
+		f.Fatal(err)
+	}
+	stamp := x.db.MaxVersion()
+	if err := x.saveFilters(stamp); err != nil {
+		f.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, filtersFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:60])
+	f.Add([]byte(filtersMagic))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, filtersFile), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.loadFilters(stamp); err == nil {
+			// Whatever loaded must know the two documents.
+			for _, h := range []uint64{1, 2} {
+				if !x.mayContain(h) {
+					t.Fatalf("loaded filter lacks content hash %d", h)
+				}
+			}
+		}
+	})
+}

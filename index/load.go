@@ -1,0 +1,577 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/pb"
+	"github.com/dgraph-io/ristretto/v2/z"
+
+	"github.com/neardup/neardup/simhash"
+)
+
+// Bulk loading.
+//
+// Add goes through Badger's write path: every key is appended to the
+// write-ahead log and inserted into the memtable, a skiplist, in the
+// random order of its fingerprint blocks; on a 2-core machine that
+// costs about 2.5 µs a key, 6 or more keys a document, and caps Add at
+// about 30,000 documents a second (see the README). Load instead sorts
+// the keys itself and has Badger's StreamWriter write them straight into
+// sorted tables of the bottom level, which is several times faster and
+// leaves nothing to compact. It is for filling a new index from an
+// archive of fingerprints.
+//
+// Load reads the documents a chunk of LoadChunk at a time, sorts each
+// kind of key of the chunk (the band keys, the content-hash keys, the
+// records and each table's keys: one stream each) and writes every
+// sorted stream to a run file in a temporary directory inside the index
+// directory. At the end it merges each stream's runs into the
+// StreamWriter, the metadata stream first, so that an interrupted Load
+// still leaves a database recognised as an index. The streams cover
+// disjoint key ranges ('b' < 'c' < 'd' < 'm' < 't' 0 < 't' 1 …), as
+// the StreamWriter requires. When an ID occurs in several documents the
+// last one wins: within a chunk before sorting, across chunks while the
+// records are merged, which also lists the losing documents so that the
+// merges of the other streams skip their keys.
+
+// LoadChunk is the most documents Load sorts in memory at a time.
+const LoadChunk = 1 << 21
+
+// loadTmp is the directory, inside the index directory, where Load keeps
+// its run files. Open removes one left by a Load that did not finish.
+const loadTmp = "neardup-load.tmp"
+
+// ErrNotEmpty is returned by Load for an index that holds documents.
+var ErrNotEmpty = errors.New("index is not empty")
+
+// Load adds docs to an index that holds no documents, writing Badger's
+// tables directly instead of going through its log and memtable (see
+// above). For large numbers of documents it is several times faster than
+// Add, and the index it leaves needs no compaction. An index that
+// already holds documents gets ErrNotEmpty (use Add). If several docs
+// share an ID, the last wins. Load returns the number of distinct
+// documents loaded. docs is read once; Load needs memory for LoadChunk
+// documents and temporary disk space, in the index directory, about the
+// size of the index.
+//
+// Load excludes every other method of x while it runs, and its writes
+// are durable when it returns. If it fails, or the process dies, while
+// it writes the tables, the index holds part of docs, possibly a
+// document without all of its keys; adding the same documents again
+// with Add (the index is no longer empty) replaces them whole.
+func (x *Index) Load(docs iter.Seq[Doc]) (int, error) {
+	x.life.Lock()
+	defer x.life.Unlock()
+	if x.closed {
+		return 0, fmt.Errorf("index: %s: %w", x.dir, ErrClosed)
+	}
+	if x.readOnly {
+		return 0, fmt.Errorf("index: %s: load: %w", x.dir, ErrReadOnly)
+	}
+	if n := x.docs.Load(); n != 0 {
+		return 0, fmt.Errorf("index: %s: load: %w: it holds %d documents", x.dir, ErrNotEmpty, n)
+	}
+	tmp := filepath.Join(x.dir, loadTmp)
+	if err := os.RemoveAll(tmp); err != nil {
+		return 0, fmt.Errorf("index: %s: load: %w", x.dir, err)
+	}
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return 0, fmt.Errorf("index: %s: load: %w", x.dir, err)
+	}
+	defer os.RemoveAll(tmp)
+	l := &loader{x: x, tmp: tmp, streams: streamTable0 + len(x.layout.tables)}
+	seen := 0
+	for d := range docs {
+		if err := checkID(d.ID); err != nil {
+			return 0, fmt.Errorf("index: load: document %d: %w", seen, err)
+		}
+		seen++
+		l.add(&d)
+		if len(l.docs) == x.loadChunkSize() {
+			if err := l.sortChunk(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if err := l.sortChunk(); err != nil {
+		return 0, err
+	}
+	if err := l.write(); err != nil {
+		return 0, err
+	}
+	return int(x.docs.Load()), nil
+}
+
+// loadChunkSize is LoadChunk, or the smaller chunk a test sets.
+func (x *Index) loadChunkSize() int {
+	if x.loadChunk > 0 {
+		return x.loadChunk
+	}
+	return LoadChunk
+}
+
+// Streams: the index of a key kind's runs in loader.runs, and its
+// StreamWriter stream ID minus one. Table t is streamTable0+t.
+const (
+	streamBand = iota
+	streamContent
+	streamDoc
+	streamTable0
+	streamMeta = 1 << 16 // a stream ID of its own, written first
+)
+
+// loader is the state of one Load.
+type loader struct {
+	x       *Index
+	tmp     string
+	streams int
+	chunks  int
+	docs    []loadDoc // the current chunk
+	recs    []byte    // its records, back to back
+}
+
+// loadDoc is what Load keeps of a document of the current chunk.
+type loadDoc struct {
+	id          string
+	fp          uint64
+	contentHash uint64
+	rec         [2]int // the record is loader.recs[rec[0]:rec[1]]
+	bands       *[Bands]uint64
+}
+
+// sortKey is a key to sort: two integers, then the document ID, which
+// sort the same way as the key's bytes.
+type sortKey struct {
+	a, b uint64
+	id   string
+}
+
+func (l *loader) add(d *Doc) {
+	from := len(l.recs)
+	l.recs = encodeDoc(l.recs, d)
+	ld := loadDoc{id: d.ID, fp: uint64(d.Fingerprint), contentHash: d.ContentHash, rec: [2]int{from, len(l.recs)}}
+	if !d.Sketch.IsZero() {
+		var b [Bands]uint64
+		for i := range b {
+			b[i] = bandValue(&d.Sketch, i)
+		}
+		ld.bands = &b
+	}
+	l.docs = append(l.docs, ld)
+}
+
+// runPath is the run file of a stream of a chunk.
+func (l *loader) runPath(stream, chunk int) string {
+	return filepath.Join(l.tmp, fmt.Sprintf("%d.%d", stream, chunk))
+}
+
+// sortChunk writes the current chunk's keys, stream by stream and
+// sorted, to run files, and empties the chunk.
+func (l *loader) sortChunk() error {
+	if len(l.docs) == 0 {
+		return nil
+	}
+	// Within the chunk the last document of an ID wins.
+	slices.SortStableFunc(l.docs, func(a, b loadDoc) int { return strings.Compare(a.id, b.id) })
+	docs := l.docs[:0]
+	for i := range l.docs {
+		if i+1 < len(l.docs) && l.docs[i+1].id == l.docs[i].id {
+			continue
+		}
+		docs = append(docs, l.docs[i])
+	}
+	chunk := l.chunks
+	// Each stream is sorted and written by one of GOMAXPROCS workers.
+	// keys builds a stream's sort keys, appendKey makes the key bytes.
+	type task struct {
+		stream    int
+		keys      func(dst []sortKey) []sortKey
+		appendKey func(dst []byte, k *sortKey) []byte
+	}
+	tasks := []task{{
+		stream: streamBand,
+		keys: func(dst []sortKey) []sortKey {
+			for i := range docs {
+				if d := &docs[i]; d.bands != nil {
+					for b, v := range d.bands {
+						dst = append(dst, sortKey{uint64(b), v, d.id})
+					}
+				}
+			}
+			return dst
+		},
+		appendKey: func(dst []byte, k *sortKey) []byte { return appendBandKey(dst, int(k.a), k.b, k.id) },
+	}, {
+		stream: streamContent,
+		keys: func(dst []sortKey) []sortKey {
+			for i := range docs {
+				dst = append(dst, sortKey{docs[i].contentHash, 0, docs[i].id})
+			}
+			return dst
+		},
+		appendKey: func(dst []byte, k *sortKey) []byte {
+			return append(binary.BigEndian.AppendUint64(append(dst, kindContent), k.a), k.id...)
+		},
+	}}
+	for t := range l.x.layout.tables {
+		shift := 64 - uint(l.x.layout.tables[t].bits)
+		tasks = append(tasks, task{
+			stream: streamTable0 + t,
+			keys: func(dst []sortKey) []sortKey {
+				for i := range docs {
+					fp := simhash.Fingerprint(docs[i].fp)
+					dst = append(dst, sortKey{l.x.layout.tableKey(t, fp) << shift, docs[i].fp, docs[i].id})
+				}
+				return dst
+			},
+			appendKey: func(dst []byte, k *sortKey) []byte {
+				return l.x.layout.appendTableKey(dst, t, simhash.Fingerprint(k.b), k.id)
+			},
+		})
+	}
+	err := parallel(len(tasks), func(i int, keys []sortKey) ([]sortKey, error) {
+		tk := &tasks[i]
+		keys = tk.keys(keys[:0])
+		slices.SortFunc(keys, func(p, q sortKey) int {
+			switch {
+			case p.a != q.a:
+				return cmpUint64(p.a, q.a)
+			case p.b != q.b:
+				return cmpUint64(p.b, q.b)
+			}
+			return strings.Compare(p.id, q.id)
+		})
+		var kb []byte
+		return keys, l.writeRun(tk.stream, chunk, len(keys), func(i int, dst []byte) ([]byte, []byte) {
+			kb = tk.appendKey(kb[:0], &keys[i])
+			return kb, nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	// The records, sorted by ID already.
+	err = l.writeRun(streamDoc, chunk, len(docs), func(i int, dst []byte) ([]byte, []byte) {
+		d := &docs[i]
+		return append(append(dst, kindDoc), d.id...), l.recs[d.rec[0]:d.rec[1]]
+	})
+	if err != nil {
+		return err
+	}
+	l.chunks++
+	l.docs, l.recs = l.docs[:0], l.recs[:0]
+	return nil
+}
+
+// parallel runs f(0) … f(n−1) on GOMAXPROCS goroutines, each with a
+// scratch value it passes from one call to the next, and returns the
+// first error.
+func parallel[T any](n int, f func(i int, scratch T) (T, error)) error {
+	next := make(chan int)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var scratch T
+			for i := range next {
+				var err error
+				scratch, err = f(i, scratch)
+				errs <- err
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRun writes n key-value pairs, each a uvarint key length, the key,
+// a uvarint value length and the value, to the run file of a stream of
+// a chunk.
+func (l *loader) writeRun(stream, chunk, n int, kv func(i int, dst []byte) (key, value []byte)) error {
+	f, err := os.Create(l.runPath(stream, chunk))
+	if err != nil {
+		return fmt.Errorf("index: load: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var lb [2 * binary.MaxVarintLen64]byte
+	var kb []byte
+	for i := 0; i < n; i++ {
+		var v []byte
+		kb, v = kv(i, kb[:0])
+		m := binary.PutUvarint(lb[:], uint64(len(kb)))
+		w.Write(lb[:m])
+		w.Write(kb)
+		m = binary.PutUvarint(lb[:], uint64(len(v)))
+		w.Write(lb[:m])
+		w.Write(v)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("index: load: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("index: load: %w", err)
+	}
+	return nil
+}
+
+// write merges the runs into the database, replacing its empty contents,
+// and builds the filters.
+func (l *loader) write() error {
+	x := l.x
+	sw := x.db.NewStreamWriter()
+	defer sw.Cancel()
+	if err := sw.Prepare(); err != nil {
+		return fmt.Errorf("index: %s: load: %w", x.dir, err)
+	}
+	w := &streamBuf{sw: sw, buf: z.NewBuffer(16<<20, "neardup.Load"), version: x.db.MaxVersion() + 1}
+	defer w.buf.Release()
+	lay := []byte{byte(x.layout.blocks), byte(x.layout.maxDist)}
+	for _, kv := range []struct {
+		name  string
+		value []byte
+	}{{metaAnalyzer, []byte(x.analyzer)}, {metaFormat, []byte{formatVersion}}, {metaLayout, lay}} {
+		if err := w.put(streamMeta, metaKey(kv.name), kv.value); err != nil {
+			return err
+		}
+	}
+	if err := w.done(streamMeta); err != nil {
+		return err
+	}
+
+	// The records first: where an ID has records from several chunks the
+	// last chunk's wins, and the others' keys are skipped in every
+	// stream.
+	losers := map[loser]bool{}
+	var docs int64
+	err := l.merge(streamDoc, func(key, value []byte, chunk int, next *mergeItem) error {
+		if next != nil && bytes.Equal(next.key, key) {
+			losers[loser{chunk, string(key[1:])}] = true
+			return nil
+		}
+		docs++
+		return w.put(streamDoc+1, key, value)
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.done(streamDoc + 1); err != nil {
+		return err
+	}
+	bloom := newCountingBloom(docs+docs/2, x.fpRate)
+	ids := newIDFilter(bloom.capacity, idFalsePositive)
+	// The other streams, in parallel (StreamWriter.Write is safe for
+	// concurrent use), each with a buffer of its own.
+	var others []int
+	for s := 0; s < l.streams; s++ {
+		if s != streamDoc {
+			others = append(others, s)
+		}
+	}
+	err = parallel(len(others), func(i int, _ struct{}) (struct{}, error) {
+		s := others[i]
+		var idAt int // where the ID starts in the stream's keys
+		switch s {
+		case streamBand:
+			idAt = bandPrefixLen
+		case streamContent:
+			idAt = 1 + 8
+		default:
+			idAt = 2 + x.layout.tables[s-streamTable0].bytes + 8
+		}
+		w := &streamBuf{sw: sw, buf: z.NewBuffer(16<<20, "neardup.Load"), version: w.version}
+		defer w.buf.Release()
+		err := l.merge(s, func(key, _ []byte, chunk int, _ *mergeItem) error {
+			if len(losers) > 0 && losers[loser{chunk, string(key[idAt:])}] {
+				return nil
+			}
+			if s == streamContent {
+				bloom.add(binary.BigEndian.Uint64(key[1:9]))
+				ids.add(xxhash.Sum64(key[idAt:]))
+			}
+			return w.put(uint32(s+1), key, nil)
+		})
+		if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, w.done(uint32(s + 1))
+	})
+	if err != nil {
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		return fmt.Errorf("index: %s: load: %w", x.dir, err)
+	}
+	x.bmu.Lock()
+	x.bloom = bloom
+	x.bmu.Unlock()
+	x.ids = ids
+	x.docs.Store(docs)
+	return nil
+}
+
+// loser is a document that a later one with the same ID replaces.
+type loser struct {
+	chunk int
+	id    string
+}
+
+// merge reads the runs of a stream in key order, calling f with each
+// key, its value, its chunk and the item that comes next (nil at the
+// end); equal keys come in chunk order.
+func (l *loader) merge(stream int, f func(key, value []byte, chunk int, next *mergeItem) error) error {
+	var h mergeHeap
+	for c := 0; c < l.chunks; c++ {
+		file, err := os.Open(l.runPath(stream, c))
+		if err != nil {
+			return fmt.Errorf("index: load: %w", err)
+		}
+		defer file.Close()
+		it := &mergeItem{r: bufio.NewReaderSize(file, 1<<20), chunk: c}
+		ok, err := it.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h = append(h, it)
+		}
+	}
+	heap.Init(&h)
+	var key, value []byte
+	for len(h) > 0 {
+		it := h[0]
+		key, value = append(key[:0], it.key...), append(value[:0], it.value...)
+		chunk := it.chunk
+		ok, err := it.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+		var next *mergeItem
+		if len(h) > 0 {
+			next = h[0]
+		}
+		if err := f(key, value, chunk, next); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeItem is a run being merged and its current key and value.
+type mergeItem struct {
+	r          *bufio.Reader
+	chunk      int
+	key, value []byte
+}
+
+// next reads the next key and value, reporting false at the end.
+func (it *mergeItem) next() (bool, error) {
+	n, err := binary.ReadUvarint(it.r)
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("index: load: reading a run: %w", err)
+	}
+	it.key = slices.Grow(it.key[:0], int(n))[:n]
+	if _, err := io.ReadFull(it.r, it.key); err != nil {
+		return false, fmt.Errorf("index: load: reading a run: %w", err)
+	}
+	if n, err = binary.ReadUvarint(it.r); err != nil {
+		return false, fmt.Errorf("index: load: reading a run: %w", err)
+	}
+	it.value = slices.Grow(it.value[:0], int(n))[:n]
+	if _, err := io.ReadFull(it.r, it.value); err != nil {
+		return false, fmt.Errorf("index: load: reading a run: %w", err)
+	}
+	return true, nil
+}
+
+// mergeHeap orders runs by key, then chunk.
+type mergeHeap []*mergeItem
+
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h[i].key, h[j].key); c != 0 {
+		return c < 0
+	}
+	return h[i].chunk < h[j].chunk
+}
+func (h mergeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)   { *h = append(*h, x.(*mergeItem)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
+}
+
+func cmpUint64(a, b uint64) int {
+	if a < b {
+		return -1
+	}
+	return 1
+}
+
+// streamBuf batches key-value pairs for a StreamWriter.
+type streamBuf struct {
+	sw      *badger.StreamWriter
+	buf     *z.Buffer
+	version uint64
+}
+
+// put adds a key-value pair to stream id, writing the buffer out when it
+// is large.
+func (w *streamBuf) put(id uint32, key, value []byte) error {
+	badger.KVToBuffer(&pb.KV{Key: key, Value: value, Version: w.version, StreamId: id}, w.buf)
+	if w.buf.LenNoPadding() >= 8<<20 {
+		return w.write()
+	}
+	return nil
+}
+
+// done ends stream id: its last table is written.
+func (w *streamBuf) done(id uint32) error {
+	badger.KVToBuffer(&pb.KV{StreamId: id, StreamDone: true}, w.buf)
+	return w.write()
+}
+
+func (w *streamBuf) write() error {
+	if err := w.sw.Write(w.buf); err != nil {
+		return fmt.Errorf("index: load: %w", err)
+	}
+	w.buf.Reset()
+	return nil
+}
