@@ -165,7 +165,7 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		if err != nil {
 			return fail(err)
 		}
-		a.ex = tfidf.Extractor{IDF: idf, Stop: stop.Matcher().Has, TopN: o.TopN}
+		a.ex = tfidf.Extractor{Lookup: dict.NewLexicon(idf, stop).Lookup, TopN: o.TopN}
 	}
 
 	res := <-segmenter

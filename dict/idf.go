@@ -425,3 +425,89 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// A Lexicon is an IDF table and a stop-word list in one hash table, so
+// that a keyword extractor learns a word's weight and whether it is a
+// stop word with one lookup where the two lists take two (measured in
+// the whole analysis of zh_news: the stop-word check cost 3% of it). A
+// stop word's entry carries its IDF (the table's median when the table
+// lacks it) with the sign bit set. A Lexicon is read-only and safe for
+// concurrent use.
+type Lexicon struct {
+	t *IDF
+}
+
+// NewLexicon merges idf and stop into a Lexicon. Its Median is idf's.
+func NewLexicon(idf *IDF, stop StopWords) *Lexicon {
+	b := newIDFBuilder(idf.Len() + len(stop))
+	for e := range idf.idfs {
+		b.put(idf.word(int32(e)), idf.idfs[e], 0)
+	}
+	words := make([]string, 0, len(stop))
+	for w := range stop {
+		words = append(words, w)
+	}
+	slices.Sort(words) // the same table whatever the map's order
+	for _, w := range words {
+		if _, ok := idf.Lookup(w); !ok {
+			b.put(w, idf.median, 0)
+		}
+	}
+	for _, w := range words {
+		b.markStop(w, slotHash(w))
+	}
+	t := b.table()
+	t.median = idf.median
+	return &Lexicon{t}
+}
+
+// markStop sets the sign bit of the IDF of word, whose hash is h, in its
+// entry and its slot.
+func (b *idfBuilder) markStop(word string, h uint64) {
+	mask := uint64(len(b.slots) - 1)
+	for i := h & mask; b.slots[i].hash != 0; i = (i + 1) & mask {
+		if b.slots[i].hash != h {
+			continue
+		}
+		e := b.entries[i]
+		p := b.pos[e]
+		if string(b.text[p.off:p.off+p.n]) != word {
+			continue
+		}
+		b.idfs[e] = -math.Abs(b.idfs[e])
+		if s := &b.slots[i]; s.idf == s.idf { // not NaN: no shared hash
+			s.idf = b.idfs[e]
+		}
+		return
+	}
+}
+
+// Lookup returns word's IDF (the median for a word the table lacks) and
+// whether it is a stop word. Like IDF.Weight, it finds word by its hash.
+func (l *Lexicon) Lookup(word string) (idf float64, stop bool) {
+	return l.lookup(word, slotHash(word))
+}
+
+// lookup is Lookup with the word's hash given.
+func (l *Lexicon) lookup(word string, h uint64) (idf float64, stop bool) {
+	t := l.t
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s := t.slots[i]; s.hash {
+		case h:
+			v := s.idf
+			if v != v { // NaN: words share the hash
+				var ok bool
+				if v, ok = t.lookup(word, h); !ok {
+					return t.median, false
+				}
+			}
+			return math.Abs(v), math.Signbit(v)
+		case 0:
+			return t.median, false
+		}
+	}
+}
+
+// Median returns the weight of a word the lexicon lacks.
+func (l *Lexicon) Median() float64 { return l.t.median }

@@ -386,3 +386,82 @@ func BenchmarkWeight(b *testing.B) {
 		}
 	}
 }
+
+func TestLexicon(t *testing.T) {
+	idf, err := LoadIDF(strings.NewReader("a 1\nb 2\nc 3\nz0 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex := NewLexicon(idf, StopWords{"b": {}, "zz": {}, "z0": {}})
+	for _, tt := range []struct {
+		word string
+		idf  float64
+		stop bool
+	}{
+		{"a", 1, false},
+		{"b", 2, true},    // a stop word of the table keeps its IDF
+		{"c", 3, false},   //
+		{"zz", 1.5, true}, // a stop word the table lacks: the median
+		{"z0", 0, true},   // IDF 0 and a stop word
+		{"unknown", 1.5, false},
+	} {
+		if idf, stop := lex.Lookup(tt.word); idf != tt.idf || stop != tt.stop {
+			t.Errorf("Lookup(%q) = %v, %v; want %v, %v", tt.word, idf, stop, tt.idf, tt.stop)
+		}
+	}
+	if lex.Median() != 1.5 || idf.Median() != 1.5 {
+		t.Errorf("Median: lexicon %v, table %v; want 1.5 for both", lex.Median(), idf.Median())
+	}
+	if w := idf.Weight("b"); w != 2 {
+		t.Errorf("the table is changed: Weight(b) = %v", w)
+	}
+}
+
+// Words of a lexicon that share a hash are told apart, stop marks
+// included.
+func TestLexiconCollision(t *testing.T) {
+	const h = 42
+	b := newIDFBuilder(8)
+	for i, w := range []string{"x", "y", "z"} {
+		b.putHash(w, h, float64(i+1), 0)
+	}
+	b.markStop("y", h)
+	tab := b.table()
+	tab.median = 2 // as NewLexicon sets it: the median of the table without the marks
+	lex := &Lexicon{tab}
+	for _, tt := range []struct {
+		word string
+		idf  float64
+		stop bool
+	}{{"x", 1, false}, {"y", 2, true}, {"z", 3, false}, {"v", 2, false}} {
+		if idf, stop := lex.lookup(tt.word, h); idf != tt.idf || stop != tt.stop {
+			t.Errorf("lookup(%q) = %v, %v; want %v, %v", tt.word, idf, stop, tt.idf, tt.stop)
+		}
+	}
+}
+
+// The default lexicon answers exactly what the default table and stop
+// words answer, for every word of either.
+func TestDefaultLexicon(t *testing.T) {
+	idf, err := DefaultIDF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := DefaultStopWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex := NewLexicon(idf, stop)
+	words := entries(idf)
+	for w := range stop {
+		words[w] = 0
+	}
+	for w := range words {
+		for _, w := range []string{w, w + "x"} {
+			got, isStop := lex.Lookup(w)
+			if want := idf.Weight(w); got != want || isStop != stop.Has(w) {
+				t.Fatalf("Lookup(%q) = %v, %v; want %v, %v", w, got, isStop, want, stop.Has(w))
+			}
+		}
+	}
+}

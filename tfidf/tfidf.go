@@ -21,6 +21,9 @@ type Extractor struct {
 	IDF Weigher
 	// Stop reports whether a word is a stop word; nil means none are.
 	Stop func(word string) bool
+	// Lookup, if not nil, replaces IDF and Stop: it gives a word's IDF
+	// and whether it is a stop word in one lookup (dict.Lexicon.Lookup).
+	Lookup func(word string) (idf float64, stop bool)
 	// TopN is how many keywords to keep; 0 chooses AdaptiveN.
 	TopN int
 }
@@ -95,18 +98,35 @@ func (e *Extractor) Extract(tokens []string) []Keyword {
 		counts[t]++
 	}
 	kw := make([]Keyword, 0, len(counts))
-	for w, c := range counts {
-		if Candidate(w) && (e.Stop == nil || !e.Stop(w)) {
-			kw = append(kw, Keyword{Word: w, Weight: float64(c)})
+	if e.Lookup != nil {
+		for w, c := range counts {
+			if !Candidate(w) {
+				continue
+			}
+			idf, stop := e.Lookup(w)
+			if stop {
+				continue
+			}
+			if c > 1 {
+				idf *= 1 + math.Log(float64(c))
+			}
+			kw = append(kw, Keyword{Word: w, Weight: idf})
 		}
-	}
-	// The IDF lookups in a loop of their own: most miss the CPU caches,
-	// and with nothing else in the loop the processor overlaps them.
-	for i := range kw {
-		c := kw[i].Weight
-		kw[i].Weight = e.IDF.Weight(kw[i].Word)
-		if c > 1 {
-			kw[i].Weight *= 1 + math.Log(c)
+	} else {
+		for w, c := range counts {
+			if Candidate(w) && (e.Stop == nil || !e.Stop(w)) {
+				kw = append(kw, Keyword{Word: w, Weight: float64(c)})
+			}
+		}
+		// The IDF lookups in a loop of their own: most miss the CPU
+		// caches, and with nothing else in the loop the processor
+		// overlaps them.
+		for i := range kw {
+			c := kw[i].Weight
+			kw[i].Weight = e.IDF.Weight(kw[i].Word)
+			if c > 1 {
+				kw[i].Weight *= 1 + math.Log(c)
+			}
 		}
 	}
 	SortKeywords(kw)

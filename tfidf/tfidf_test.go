@@ -68,6 +68,11 @@ func TestExtract(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Extract = %v, want %v", got, want)
 	}
+	// One Lookup in place of IDF and Stop gives the same keywords.
+	lookup := Extractor{TopN: 4, Lookup: func(w string) (float64, bool) { return idf.Weight(w), stop(w) }}
+	if got := lookup.Extract(toks); !reflect.DeepEqual(got, want) {
+		t.Errorf("Extract with Lookup = %v, want %v", got, want)
+	}
 	e.TopN = 0 // adaptive: fewer candidates than MinN, so all are kept
 	if got := e.Extract(toks); len(got) != 5 || got[4] != (Keyword{"大学", 4}) {
 		t.Errorf("adaptive Extract = %v, want all 5 keywords ending in 大学 4", got)
