@@ -157,15 +157,11 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		idh.Write(dict.ZhIDF())
 		idh.Write(dict.ZhStopWords())
 	} else {
-		idf, err := loadIDF(o.IDFFile, idh)
+		lex, err := loadLexicon(o.IDFFile, o.StopWordsFile, idh)
 		if err != nil {
 			return fail(err)
 		}
-		stop, err := loadStopWords(o.StopWordsFile, idh)
-		if err != nil {
-			return fail(err)
-		}
-		a.ex = tfidf.Extractor{Lookup: dict.NewLexicon(idf, stop).Lookup, TopN: o.TopN}
+		a.ex = tfidf.Extractor{Lookup: lex.Lookup, TopN: o.TopN}
 	}
 
 	res := <-segmenter
@@ -192,23 +188,34 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 	return a, nil
 }
 
-func loadIDF(path string, idh io.Writer) (*dict.IDF, error) {
-	if path == "" {
+// loadLexicon loads the IDF table and the stop words (the embedded ones
+// for empty paths) into one lexicon, hashing their contents into idh.
+func loadLexicon(idfPath, stopPath string, idh io.Writer) (*dict.Lexicon, error) {
+	var idfData []byte
+	if idfPath == "" {
 		idh.Write(dict.ZhIDF())
 		idh.Write(dict.EnIDF())
-		return dict.DefaultIDF()
+	} else {
+		b, err := os.ReadFile(idfPath)
+		if err != nil {
+			return nil, fmt.Errorf("IDF table: %w", err)
+		}
+		fmt.Fprintf(idh, "idf %d\n", len(b))
+		idh.Write(b)
+		idfData = b
 	}
-	b, err := os.ReadFile(path)
+	stop, err := loadStopWords(stopPath, idh)
 	if err != nil {
-		return nil, fmt.Errorf("IDF table: %w", err)
+		return nil, err
 	}
-	fmt.Fprintf(idh, "idf %d\n", len(b))
-	idh.Write(b)
-	t, err := dict.LoadIDF(bytes.NewReader(b))
+	if idfPath == "" {
+		return dict.DefaultLexicon(stop)
+	}
+	t, err := dict.LoadIDF(bytes.NewReader(idfData))
 	if err != nil {
-		return nil, fmt.Errorf("IDF table %s: %w", path, err)
+		return nil, fmt.Errorf("IDF table %s: %w", idfPath, err)
 	}
-	return t, nil
+	return dict.NewLexicon(t, stop), nil
 }
 
 func loadStopWords(path string, idh io.Writer) (dict.StopWords, error) {

@@ -286,7 +286,17 @@ func median(vals []float64) float64 {
 // Each call parses the embedded text (about 100 ms); call it once and
 // share the table.
 func DefaultIDF() (*IDF, error) {
-	b := newIDFBuilder(strings.Count(zhIDF, "\n") + strings.Count(enIDF, "\n") + 2)
+	b, err := defaultIDFBuilder(0)
+	if err != nil {
+		return nil, err
+	}
+	return b.table(), nil
+}
+
+// defaultIDFBuilder parses the embedded tables into a builder with room
+// for extra more words.
+func defaultIDFBuilder(extra int) (*idfBuilder, error) {
+	b := newIDFBuilder(strings.Count(zhIDF, "\n") + strings.Count(enIDF, "\n") + 2 + extra)
 	if err := b.parse(zhIDF); err != nil {
 		return nil, fmt.Errorf("dict: embedded idf.utf8: %w", err)
 	}
@@ -294,7 +304,7 @@ func DefaultIDF() (*IDF, error) {
 	if err := b.parse(enIDF); err != nil {
 		return nil, fmt.Errorf("dict: embedded en_idf.utf8: %w", err)
 	}
-	return b.table(), nil
+	return b, nil
 }
 
 // Lookup returns the IDF of word and whether the table has it.
@@ -443,22 +453,52 @@ func NewLexicon(idf *IDF, stop StopWords) *Lexicon {
 	for e := range idf.idfs {
 		b.put(idf.word(int32(e)), idf.idfs[e], 0)
 	}
+	return b.lexicon(idf.median, stop)
+}
+
+// DefaultLexicon returns the lexicon of DefaultIDF and stop, without
+// building DefaultIDF first.
+func DefaultLexicon(stop StopWords) (*Lexicon, error) {
+	b, err := defaultIDFBuilder(len(stop))
+	if err != nil {
+		return nil, err
+	}
+	return b.lexicon(median(slices.Clone(b.idfs)), stop), nil
+}
+
+// lexicon adds the stop words to the table being built, with IDF med
+// where it lacks them, marks them, and returns the lexicon with median
+// med.
+func (b *idfBuilder) lexicon(med float64, stop StopWords) *Lexicon {
 	words := make([]string, 0, len(stop))
 	for w := range stop {
 		words = append(words, w)
 	}
 	slices.Sort(words) // the same table whatever the map's order
 	for _, w := range words {
-		if _, ok := idf.Lookup(w); !ok {
-			b.put(w, idf.median, 0)
-		}
+		b.putIfAbsent(w, med)
 	}
 	for _, w := range words {
 		b.markStop(w, slotHash(w))
 	}
 	t := b.table()
-	t.median = idf.median
+	t.median = med
 	return &Lexicon{t}
+}
+
+// putIfAbsent adds word with the given IDF unless the builder has it.
+func (b *idfBuilder) putIfAbsent(word string, idf float64) {
+	h := slotHash(word)
+	mask := uint64(len(b.slots) - 1)
+	for i := h & mask; b.slots[i].hash != 0; i = (i + 1) & mask {
+		if b.slots[i].hash == h {
+			p := b.pos[b.entries[i]]
+			if string(b.text[p.off:p.off+p.n]) == word {
+				return
+			}
+		}
+	}
+	b.putHash(word, h, idf, len(b.idfs))
 }
 
 // markStop sets the sign bit of the IDF of word, whose hash is h, in its

@@ -451,16 +451,24 @@ func TestDefaultLexicon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lex := NewLexicon(idf, stop)
+	def, err := DefaultLexicon(stop)
+	if err != nil {
+		t.Fatal(err)
+	}
 	words := entries(idf)
 	for w := range stop {
 		words[w] = 0
 	}
-	for w := range words {
-		for _, w := range []string{w, w + "x"} {
-			got, isStop := lex.Lookup(w)
-			if want := idf.Weight(w); got != want || isStop != stop.Has(w) {
-				t.Fatalf("Lookup(%q) = %v, %v; want %v, %v", w, got, isStop, want, stop.Has(w))
+	for name, lex := range map[string]*Lexicon{"NewLexicon": NewLexicon(idf, stop), "DefaultLexicon": def} {
+		if lex.Median() != idf.Median() {
+			t.Errorf("%s: Median %v, want %v", name, lex.Median(), idf.Median())
+		}
+		for w := range words {
+			for _, w := range []string{w, w + "x"} {
+				got, isStop := lex.Lookup(w)
+				if want := idf.Weight(w); got != want || isStop != stop.Has(w) {
+					t.Fatalf("%s: Lookup(%q) = %v, %v; want %v, %v", name, w, got, isStop, want, stop.Has(w))
+				}
 			}
 		}
 	}
