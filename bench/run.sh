@@ -14,7 +14,9 @@
 #      bench/bareseg (start up with the segmenter, read the same input,
 #      normalise and cut every text with as many goroutines): median wall
 #      times of 3 alternating runs and their ratio;
-#   3. index ingest and query (Badger and memory) at 1M fingerprints.
+#   3. index ingest (Add in batches, and Load) and query (Badger and
+#      memory) at 1M fingerprints; index/bench_ingest.go -n 10000000
+#      does the same at 10M (about 15 minutes).
 # Needs ../shared/corpora (or NEARDUP_CORPORA). Takes about 10 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,4 +66,7 @@ for corpus in zh_news en_reuters; do
 done
 echo
 echo "## 3. Index: ingest and Near at 1M fingerprints"
-go test -run '^$' -bench 'BenchmarkAdd|BenchmarkNear' -benchtime 1x ./index | grep -E '^Benchmark' || true
+echo "### Add in batches of 1000 (records with title and keywords, no sketch); Near on Badger and in memory"
+(cd index && go run bench_ingest.go -n 1000000 -sketch=false -memory -queries 10000)
+echo "### Load of bare fingerprints (add --fingerprints into a new index); Near"
+(cd index && go run bench_ingest.go -n 1000000 -bare -load -queries 10000)

@@ -35,29 +35,78 @@ func benchDoc(r *rand.Rand, i int) Doc {
 	return d
 }
 
+// bareDoc returns a document as add --fingerprints makes one: an ID and
+// a fingerprint.
+func bareDoc(r *rand.Rand, i int) Doc {
+	return Doc{ID: fmt.Sprintf("doc-%09d", i), Fingerprint: simhash.Fingerprint(r.Uint64()), Added: time.Unix(1.7e9, 0)}
+}
+
+// BenchmarkAdd adds documents in batches of 1000 to one index: bare
+// fingerprints, and documents with a realistic record and a sketch (16
+// band keys more).
 func BenchmarkAdd(b *testing.B) {
-	x, _ := openTemp(b, nil)
-	r := rand.New(rand.NewPCG(1, 1))
-	const batch = 1000
-	docs := make([]Doc, batch)
-	var bytes int64
-	for i := range docs {
-		docs[i] = benchDoc(r, i)
-		bytes += int64(len(encodeDoc(nil, &docs[i])))
+	for _, kind := range []struct {
+		name string
+		doc  func(*rand.Rand, int) Doc
+	}{{"bare", bareDoc}, {"sketch", benchDoc}} {
+		b.Run(kind.name, func(b *testing.B) {
+			x, _ := openTemp(b, nil)
+			r := rand.New(rand.NewPCG(1, 1))
+			const batch = 1000
+			docs := make([]Doc, batch)
+			var bytes int64
+			for i := range docs {
+				docs[i] = kind.doc(r, i)
+				bytes += int64(len(encodeDoc(nil, &docs[i])))
+			}
+			b.SetBytes(bytes)
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				for i := range docs {
+					docs[i].ID = fmt.Sprintf("doc-%09d", n*batch+i)
+					docs[i].Fingerprint = simhash.Fingerprint(r.Uint64())
+					docs[i].ContentHash = r.Uint64()
+				}
+				if err := x.Add(docs...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "fingerprints/s")
+		})
 	}
-	b.SetBytes(bytes)
-	b.ResetTimer()
-	for n := 0; n < b.N; n++ {
-		for i := range docs {
-			docs[i].ID = fmt.Sprintf("doc-%09d", n*batch+i)
-			docs[i].Fingerprint = simhash.Fingerprint(r.Uint64())
-			docs[i].ContentHash = r.Uint64()
-		}
-		if err := x.Add(docs...); err != nil {
-			b.Fatal(err)
-		}
+}
+
+// BenchmarkLoad fills a new index with -index.n documents by Load, bare
+// and with sketches as in BenchmarkAdd; each iteration is one Load.
+func BenchmarkLoad(b *testing.B) {
+	for _, kind := range []struct {
+		name string
+		doc  func(*rand.Rand, int) Doc
+	}{{"bare", bareDoc}, {"sketch", benchDoc}} {
+		b.Run(kind.name, func(b *testing.B) {
+			n := *benchN
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				x, _ := openTemp(b, nil)
+				r := rand.New(rand.NewPCG(1, uint64(i)))
+				b.StartTimer()
+				got, err := x.Load(func(yield func(Doc) bool) {
+					for j := 0; j < n; j++ {
+						if !yield(kind.doc(r, j)) {
+							return
+						}
+					}
+				})
+				if err != nil || got != n {
+					b.Fatalf("Load: %d documents, %v", got, err)
+				}
+				b.StopTimer()
+				x.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "fingerprints/s")
+		})
 	}
-	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "fingerprints/s")
 }
 
 // nearQueries returns fingerprints each within 0 to 3 bits of one in
