@@ -8,12 +8,14 @@
 //
 //	go run bench_ingest.go -n 1000000 -memory
 //	go run bench_ingest.go -n 1000000 -load -sketch=false
+//	go run bench_ingest.go -n 1000000 -real ../../shared/corpora
 //	go run bench_ingest.go -n 10000000 -dir /work/tmp/idx10m
 package main
 
 import (
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"math/rand/v2"
 	"os"
@@ -21,10 +23,12 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
@@ -42,7 +46,69 @@ var (
 	reuse    = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
 	load     = flag.Bool("load", false, "fill the index with Index.Load (the bulk path) instead of Add in batches")
 	bare     = flag.Bool("bare", false, "documents of an ID and a fingerprint only, as add --fingerprints makes (no title, keywords, content hash or sketch)")
+	realDir  = flag.String("real", "", "also index the fingerprints of every article of the corpora (*.jsonl.gz) in `DIR`, made by the default analyzer, and query those instead of random ones")
 )
+
+// realFP is the fingerprint of a real article.
+type realFP struct {
+	id string
+	fp simhash.Fingerprint
+}
+
+// realFingerprints fingerprints every article of the corpora in dir.
+func realFingerprints(dir string) ([]realFP, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+	if err != nil {
+		return nil, err
+	}
+	paths = slices.DeleteFunc(paths, func(p string) bool { return strings.HasSuffix(p, ".pairs.jsonl.gz") })
+	a, err := neardup.NewAnalyzer(nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []realFP
+	for _, p := range paths {
+		r := neardup.NewReader([]string{p}, nil, nil)
+		corpus := strings.TrimSuffix(filepath.Base(p), ".jsonl.gz")
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			an, err := a.Analyze(rec.Text)
+			if err != nil {
+				continue // too short
+			}
+			out = append(out, realFP{"real-" + corpus + "/" + rec.ID, an.Fingerprint})
+		}
+		r.Close()
+	}
+	return out, nil
+}
+
+// blockSkew prints, for each 16-bit block, how many of fps share the
+// most common value, and the mean number of others that share a
+// fingerprint's block value, against what uniform random fingerprints
+// would give.
+func blockSkew(fps []realFP) {
+	n := len(fps)
+	for b := 0; b < 4; b++ {
+		counts := map[uint64]int{}
+		for _, f := range fps {
+			counts[uint64(f.fp)>>(48-16*b)&0xffff]++
+		}
+		maxc, sumsq := 0, 0
+		for _, c := range counts {
+			maxc = max(maxc, c)
+			sumsq += c * c
+		}
+		fmt.Printf("  block %d: %d distinct values, the most common shared by %d; a fingerprint shares its value with %.2f others (uniform: %.2f)\n",
+			b, len(counts), maxc, float64(sumsq)/float64(n)-1, float64(n-1)/65536)
+	}
+}
 
 func doc(r *rand.Rand, i int) index.Doc {
 	if *bare {
@@ -86,6 +152,20 @@ func main() {
 	}
 	fmt.Printf("n=%d batch=%d sketch=%v dir=%s GOMAXPROCS=%d\n", *n, *batch, *sketch, d, runtime.GOMAXPROCS(0))
 
+	var reals []realFP
+	if *realDir != "" {
+		t := time.Now()
+		var err error
+		if reals, err = realFingerprints(*realDir); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("real fingerprints: %d articles of %s in %v\n", len(reals), *realDir, time.Since(t).Round(time.Millisecond))
+		blockSkew(reals)
+	}
+	realDoc := func(i int) index.Doc {
+		return index.Doc{ID: reals[i].id, Fingerprint: reals[i].fp, Added: time.Unix(1.7e9, 0)}
+	}
+
 	// The fingerprints are regenerated from the same seed, so -reuse
 	// knows them without storing them.
 	r := rand.New(rand.NewPCG(42, 42))
@@ -110,6 +190,11 @@ func main() {
 				dd := doc(r, i)
 				fps = append(fps, dd.Fingerprint)
 				if !yield(dd) {
+					return
+				}
+			}
+			for i := range reals {
+				if !yield(realDoc(i)) {
 					return
 				}
 			}
@@ -138,6 +223,15 @@ func main() {
 				fmt.Printf("  %d added, %.0f/s in Add, wall %v, peak RSS %s\n", i+1, float64(i+1)/addTime.Seconds(), time.Since(start).Round(time.Second), peakRSS())
 			}
 		}
+		for i := 0; i < len(reals); i += *batch {
+			var docs []index.Doc
+			for j := i; j < min(i+*batch, len(reals)); j++ {
+				docs = append(docs, realDoc(j))
+			}
+			if err := x.Add(docs...); err != nil {
+				log.Fatal(err)
+			}
+		}
 		fmt.Printf("ingest: %d fingerprints in %v of Add calls (%v wall): %.0f fingerprints/s\n",
 			*n, addTime.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), float64(*n)/addTime.Seconds())
 	}
@@ -159,21 +253,28 @@ func main() {
 
 	qr := rand.New(rand.NewPCG(7, 7))
 	type query struct {
-		fp  simhash.Fingerprint
-		src int
+		fp   simhash.Fingerprint
+		want string // the planted neighbour's ID
 	}
 	qs := make([]query, *queries)
 	for i := range qs {
-		src := qr.IntN(len(fps))
-		fp := fps[src]
+		var fp simhash.Fingerprint
+		var want string
+		if len(reals) > 0 {
+			src := qr.IntN(len(reals))
+			fp, want = reals[src].fp, reals[src].id
+		} else {
+			src := qr.IntN(len(fps))
+			fp, want = fps[src], fmt.Sprintf("doc-%09d", src)
+		}
 		for _, b := range qr.Perm(64)[:i%4] {
 			fp ^= 1 << uint(b)
 		}
-		qs[i] = query{fp, src}
+		qs[i] = query{fp, want}
 	}
 	measure := func(name string, near func(simhash.Fingerprint, int) ([]index.Match, error)) {
 		lat := make([]time.Duration, len(qs))
-		found := 0
+		found, matches := 0, 0
 		for i, q := range qs {
 			t := time.Now()
 			ms, err := near(q.fp, 3)
@@ -181,8 +282,8 @@ func main() {
 			if err != nil {
 				log.Fatal(err)
 			}
-			want := fmt.Sprintf("doc-%09d", q.src)
-			if slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == want }) {
+			matches += len(ms)
+			if slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == q.want }) {
 				found++
 			}
 		}
@@ -191,9 +292,9 @@ func main() {
 		for _, l := range lat {
 			sum += l
 		}
-		fmt.Printf("%s Near(k=3), %d queries: p50 %v p99 %v max %v mean %v (%.0f queries/s, 1 goroutine); planted neighbour found %d/%d\n",
+		fmt.Printf("%s Near(k=3), %d queries: p50 %v p99 %v max %v mean %v (%.0f queries/s, 1 goroutine); planted neighbour found %d/%d, %.1f matches a query\n",
 			name, len(qs), lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1], sum/time.Duration(len(lat)),
-			float64(len(lat))/sum.Seconds(), found, len(qs))
+			float64(len(lat))/sum.Seconds(), found, len(qs), float64(matches)/float64(len(qs)))
 		for _, g := range []int{2} {
 			t := time.Now()
 			var wg sync.WaitGroup
@@ -239,6 +340,9 @@ func main() {
 				m.Add(docs...)
 				docs = docs[:0]
 			}
+		}
+		for i := range reals {
+			m.Add(realDoc(i))
 		}
 		fmt.Printf("memory: built in %v\n", time.Since(t).Round(time.Millisecond))
 		measure("memory", m.Near)

@@ -119,7 +119,7 @@ func (x *Index) loadFilters(stamp uint64) error {
 	if len(rest) != int(b.m/2)+8*len(ids.bits) {
 		return fmt.Errorf("%w: %d bytes of filters, want %d", errFilters, len(rest), int(b.m/2)+8*len(ids.bits))
 	}
-	b.cells = rest[:b.m/2:b.m/2]
+	b.cells = rest[: b.m/2 : b.m/2]
 	rest = rest[b.m/2:]
 	for i := range ids.bits {
 		ids.bits[i] = binary.LittleEndian.Uint64(rest[8*i:])
