@@ -165,3 +165,111 @@ func TestOpenAfterKillDuringLogCreation(t *testing.T) {
 		crashCheckAcked(t, dir, &Options{ReadOnly: readOnly}, acked)
 	}
 }
+
+// Documents of the Load kill test: loadKillDocs of killDoc, sorted in
+// chunks of loadKillChunk, so that the write phase has many runs.
+const (
+	loadKillDocs  = 20000
+	loadKillChunk = 2000
+)
+
+// helperLoad loads the kill-test documents into the index in
+// NEARDUP_INDEX_DIR and prints "loaded", unless killed first.
+func helperLoad() {
+	x, err := Open(os.Getenv("NEARDUP_INDEX_DIR"), nil)
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	x.loadChunk = loadKillChunk
+	_, err = x.Load(func(yield func(Doc) bool) {
+		for i := range loadKillDocs {
+			if !yield(killDoc(i)) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	if err := x.Close(); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Println("loaded")
+	os.Exit(0)
+}
+
+// TestKillDuringLoad kills a process with SIGKILL at random moments of
+// a Load into a new index, 20 times. After each kill the index must
+// open, and doing what `neardup add --fingerprints` does again (Load if
+// the index is still empty, Add otherwise) must leave exactly the keys
+// of an index built by Add.
+func TestKillDuringLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 20 child processes")
+	}
+	var docs []Doc
+	for i := range loadKillDocs {
+		docs = append(docs, killDoc(i))
+	}
+	ref, _ := openTemp(t, nil)
+	if err := ref.Add(docs...); err != nil {
+		t.Fatal(err)
+	}
+	want := dumpKeys(t, ref)
+
+	// How long a whole Load takes here, to spread the kills over it.
+	dir := filepath.Join(t.TempDir(), "idx")
+	start := time.Now()
+	if out, err := helperCmd(t, "load", dir).CombinedOutput(); err != nil || string(out) != "loaded\n" {
+		t.Fatalf("load: %v: %s", err, out)
+	}
+	took := time.Since(start)
+	rng := rand.New(rand.NewPCG(7, 11))
+	killedEmpty, killedPartial, finished := 0, 0, 0
+	for round := 0; round < 20; round++ {
+		dir := filepath.Join(t.TempDir(), fmt.Sprint("idx", round))
+		cmd := helperCmd(t, "load", dir)
+		var out strings.Builder
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Mostly in the second half, where the tables are written.
+		timer := time.AfterFunc(took*2/5+time.Duration(rng.Int64N(int64(took*3/5))), func() { cmd.Process.Kill() })
+		cmd.Wait()
+		timer.Stop()
+		x, err := Open(dir, nil)
+		if err != nil {
+			t.Fatalf("round %d: Open after the kill: %v", round, err)
+		}
+		s, err := x.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case out.String() == "loaded\n":
+			finished++
+		case s.Docs == 0:
+			killedEmpty++
+			if _, err := x.Load(slices.Values(docs)); err != nil {
+				t.Fatalf("round %d: Load again: %v", round, err)
+			}
+		default:
+			killedPartial++
+			if err := x.Add(docs...); err != nil {
+				t.Fatalf("round %d: Add after a partial Load: %v", round, err)
+			}
+		}
+		if got := dumpKeys(t, x); !slices.Equal(got, want) {
+			t.Fatalf("round %d: %d keys after recovering, want %d (first difference at %d)", round, len(got), len(want), firstDiff(got, want))
+		}
+		if s, _ := x.Stats(); s.Docs != loadKillDocs {
+			t.Fatalf("round %d: %d docs after recovering, want %d", round, s.Docs, loadKillDocs)
+		}
+		x.Close()
+	}
+	t.Logf("a Load takes %v; of 20 kills, %d left an empty index, %d a partial one, %d came after the end", took, killedEmpty, killedPartial, finished)
+}

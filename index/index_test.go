@@ -50,6 +50,8 @@ func TestMain(m *testing.M) {
 		helperAdd()
 	case "open":
 		helperOpen()
+	case "load":
+		helperLoad()
 	}
 	os.Exit(2)
 }
