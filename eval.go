@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -572,6 +573,72 @@ type EvalReport struct {
 	// with each of EvalOptions.Sweep as MinContent.
 	Current DetectorResult   `json:"current"`
 	Sweep   []DetectorResult `json:"sweep,omitempty"`
+	// Distances are the distributions of the fingerprints' Hamming
+	// distance over the duplicate pairs and over a sample of the
+	// distinct ones.
+	Distances Distances `json:"distances"`
+}
+
+// Distances are histograms of Hamming distances: Duplicate[d] duplicate
+// pairs and Distinct[d] sampled distinct pairs lie at distance d (0 …
+// 64). Pairs with a too-short article are left out. The distinct pairs
+// are a random sample (fixed seed) of DistinctSampleSize pairs, drawn
+// from all pairs of the corpus that are not labelled duplicate or
+// ignored when the labels are reference Jaccard values, else from the
+// listed distinct pairs.
+type Distances struct {
+	Duplicate []int `json:"duplicate"`
+	Distinct  []int `json:"distinct"`
+}
+
+// DistinctSampleSize is the most distinct pairs Distances samples.
+const DistinctSampleSize = 10000
+
+// distances tabulates the distance histograms.
+func (s *evalSet) distances(listedDistinct []LabeledPair) Distances {
+	h := Distances{Duplicate: make([]int, 65), Distinct: make([]int, 65)}
+	dist := func(a, b string) (int, bool) {
+		i, j := s.ids[a], s.ids[b]
+		if i < 0 || j < 0 {
+			return 0, false
+		}
+		return bits.OnesCount64(uint64(s.docs[i].Fingerprint ^ s.docs[j].Fingerprint)), true
+	}
+	for _, p := range s.positives {
+		if d, ok := dist(p.A, p.B); ok {
+			h.Duplicate[d]++
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	if !s.reference {
+		for _, k := range r.Perm(len(listedDistinct))[:min(len(listedDistinct), DistinctSampleSize)] {
+			if d, ok := dist(listedDistinct[k].A, listedDistinct[k].B); ok {
+				h.Distinct[d]++
+			}
+		}
+		return h
+	}
+	n := len(s.docs)
+	if n < 2 {
+		return h
+	}
+	seen := make(map[pairKey]bool)
+	for tries := 0; len(seen) < DistinctSampleSize && tries < 4*DistinctSampleSize; tries++ {
+		i, j := r.IntN(n), r.IntN(n)
+		if i == j {
+			continue
+		}
+		key := keyOf(s.docs[i].ID, s.docs[j].ID)
+		if seen[key] {
+			continue
+		}
+		if p, _ := s.label(s.docs[i].ID, s.docs[j].ID); p.Label != LabelDistinct {
+			continue
+		}
+		seen[key] = true
+		h.Distinct[bits.OnesCount64(uint64(s.docs[i].Fingerprint^s.docs[j].Fingerprint))]++
+	}
+	return h
 }
 
 // evalSet is a corpus with its labels resolved to document numbers.
@@ -647,6 +714,7 @@ func Evaluate(c *Corpus, l *Labels, opts *EvalOptions) (*EvalReport, error) {
 		Reference: l.Reference, MinContent: minContent}
 	missing := make(map[string]bool)
 	var listedDistinct int64
+	var distinct []LabeledPair
 	for _, p := range l.Pairs {
 		_, okA := s.ids[p.A]
 		_, okB := s.ids[p.B]
@@ -675,6 +743,7 @@ func Evaluate(c *Corpus, l *Labels, opts *EvalOptions) (*EvalReport, error) {
 			rep.IgnoredPairs++
 		case LabelDistinct:
 			listedDistinct++
+			distinct = append(distinct, p)
 		}
 	}
 	rep.Positives = len(s.positives)
@@ -690,6 +759,7 @@ func Evaluate(c *Corpus, l *Labels, opts *EvalOptions) (*EvalReport, error) {
 	rep.MissingIDs = rep.MissingIDs[:min(len(rep.MissingIDs), 10)]
 
 	rep.Thresholds = s.screen(o.MaxThreshold, minContent)
+	rep.Distances = s.distances(distinct)
 
 	var err error
 	if rep.Current, err = s.detect(o.Index, o.Workers, true); err != nil {
@@ -909,9 +979,59 @@ func (d PairDetail) String() string {
 	return b.String()
 }
 
+// distanceBuckets are the columns of the distance histograms: the
+// distances 0 … 10 one by one, then ranges.
+var distanceBuckets = [][2]int{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}, {9, 9}, {10, 10},
+	{11, 15}, {16, 20}, {21, 25}, {26, 31}, {32, 64}}
+
+// write writes the histograms as two rows of counts, the distinct
+// pairs' with their median.
+func (h *Distances) write(b *strings.Builder) {
+	b.WriteString("fingerprint distances   ")
+	for _, bk := range distanceBuckets {
+		label := strconv.Itoa(bk[0])
+		if bk[1] != bk[0] {
+			label += "-" + strconv.Itoa(bk[1])
+		}
+		fmt.Fprintf(b, " %6s", label)
+	}
+	b.WriteString("\n")
+	row := func(name string, counts []int) {
+		fmt.Fprintf(b, "%-24s", name)
+		for _, bk := range distanceBuckets {
+			n := 0
+			for d := bk[0]; d <= bk[1]; d++ {
+				n += counts[d]
+			}
+			fmt.Fprintf(b, " %6d", n)
+		}
+		b.WriteString("\n")
+	}
+	sum := func(counts []int) (n int) {
+		for _, c := range counts {
+			n += c
+		}
+		return n
+	}
+	row(fmt.Sprintf("  duplicate pairs %d", sum(h.Duplicate)), h.Duplicate)
+	nd := sum(h.Distinct)
+	row(fmt.Sprintf("  distinct sample %d", nd), h.Distinct)
+	if nd > 0 {
+		med, seen := 0, 0
+		for d, c := range h.Distinct {
+			if seen += c; 2*seen >= nd {
+				med = d
+				break
+			}
+		}
+		fmt.Fprintf(b, "  (distinct pairs: median distance %d)\n", med)
+	}
+}
+
 // WriteTable writes the report as a text table: the corpus and labels,
 // the SimHash screen at each distance without and with content
-// verification, the detector at the current settings and the sweep.
+// verification, the distance histograms, the detector at the current
+// settings and the sweep.
 func (r *EvalReport) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "records   %d fingerprinted, %d too short, %d rejected\n", r.Docs, r.TooShort, r.Rejected)
@@ -938,6 +1058,10 @@ func (r *EvalReport) WriteTable(w io.Writer) error {
 		c := d.Confusion
 		fmt.Fprintf(&b, "P %.4f  R %.4f  F1 %.4f  TP %d  FP %d  FN %d  (%d pairs found, %d ignored)\n",
 			c.Precision, c.Recall, c.F1, c.TP, c.FP, c.FN, d.Pairs, c.Ignored)
+	}
+	if r.Distances.Duplicate != nil {
+		b.WriteString("\n")
+		r.Distances.write(&b)
 	}
 	fmt.Fprintf(&b, "\ncurrent settings (%d blocks, k=%d, content >= %.2f): ", r.Current.Blocks, r.Current.MaxDistance, r.Current.MinContent)
 	det(&r.Current)

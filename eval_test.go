@@ -150,6 +150,24 @@ func TestEvaluateReference(t *testing.T) {
 	if rep.Sweep[0].Missed != nil {
 		t.Errorf("sweep has details: %+v", rep.Sweep[0].Missed)
 	}
+	// Distances: a–b 1 bit, d1–d2 32, e1–e2 64 (a–s has a too-short
+	// article); every one of the 24 distinct pairs is in the sample:
+	// a–c 2, b–c 3, a–f 6, b–f 7, the others 16 or more.
+	dup := make([]int, 65)
+	dup[1], dup[32], dup[64] = 1, 1, 1
+	if !reflect.DeepEqual(rep.Distances.Duplicate, dup) {
+		t.Errorf("duplicate distances %v, want %v", rep.Distances.Duplicate, dup)
+	}
+	n := 0
+	for d, c := range rep.Distances.Distinct {
+		n += c
+		if want := map[int]int{2: 1, 3: 1, 6: 1, 7: 1}[d]; d < 16 && c != want {
+			t.Errorf("%d distinct pairs at distance %d, want %d", c, d, want)
+		}
+	}
+	if n != 24 {
+		t.Errorf("%d distinct pairs sampled, want all 24", n)
+	}
 }
 
 func TestEvaluateLabels(t *testing.T) {
@@ -254,6 +272,11 @@ missing   1 labelled pairs name ids not in the corpus, e.g. "zz"
   1  1.0000 0.5000 0.6667     2       0     2      1.0000 0.5000 0.6667     2       0     2
   2  0.6667 0.5000 0.5714     2       1     2      1.0000 0.5000 0.6667     2       0     2
   3  0.5000 0.5000 0.5000     2       2     2      1.0000 0.5000 0.6667     2       0     2
+
+fingerprint distances         0      1      2      3      4      5      6      7      8      9     10  11-15  16-20  21-25  26-31  32-64
+  duplicate pairs 3           0      1      0      0      0      0      0      0      0      0      0      0      0      0      0      2
+  distinct sample 24          0      0      1      1      0      0      1      1      0      0      0      0      6      2      3      9
+  (distinct pairs: median distance 22)
 
 current settings (4 blocks, k=3, content >= 0.70): P 1.0000  R 0.7500  F1 0.8571  TP 3  FP 0  FN 1  (3 pairs found, 0 ignored)
   with content >= 0.50: P 1.0000  R 0.7500  F1 0.8571  TP 3  FP 0  FN 1  (3 pairs found, 0 ignored)
