@@ -5,6 +5,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/simhash"
@@ -44,6 +45,45 @@ func ExampleOpen() {
 	// a distance 0 similarity 1.000
 	// b distance 1 similarity 0.984
 	// 3 documents, 4 tables, analyzer example/v1
+}
+
+// Load fills a new index with an archive of fingerprints, such as
+// "id<TAB>hex" lines made by another SimHash tool.
+func ExampleIndex_Load() {
+	dir, err := os.MkdirTemp("", "neardup-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	x, err := index.Open(filepath.Join(dir, "idx"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer x.Close()
+
+	archive := []string{"2019/0001\tfeb6372a8750eb1d", "2019/0002\tfeb6372a8750eb1c", "2019/0003\t0000ffff0000ffff"}
+	n, err := x.Load(func(yield func(index.Doc) bool) {
+		for _, line := range archive {
+			id, hex, _ := strings.Cut(line, "\t")
+			fp, err := simhash.Parse(hex)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if !yield(index.Doc{ID: id, Fingerprint: fp}) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ms, err := x.Near(0xfeb6372a8750eb1d, 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n, "loaded;", len(ms), "within 3 bits of 2019/0001:", ms[0].ID, ms[1].ID)
+	// Output:
+	// 3 loaded; 2 within 3 bits of 2019/0001: 2019/0001 2019/0002
 }
 
 func ExampleMemory_Similar() {

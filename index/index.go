@@ -89,6 +89,11 @@
 // crash. (A kill alone would be survived even without the sync, since
 // the log is a shared memory map; the sync covers power loss.)
 //
+// Load fills an index that holds no documents much faster than Add: it
+// sorts the keys itself and has Badger's StreamWriter write them into
+// tables directly (see load.go). It excludes every other method while it
+// runs; its writes are durable when it returns.
+//
 // Index and Memory are safe for concurrent use. Writers (Add, Delete) run
 // one at a time; readers run in parallel with them and with each other,
 // each Near or Similar reading one consistent snapshot. Badger locks the
