@@ -527,3 +527,36 @@ func TestVersionAndHelp(t *testing.T) {
 		}
 	}
 }
+
+// dedup --index reports what the exact-duplicate filter saved: on the
+// first run every content hash is new to the index (the duplicates are
+// found among the originals not yet written); on the second every
+// original is there and only the 68 near duplicates' hashes are not.
+func TestDedupIndexFilterSummary(t *testing.T) {
+	t.Parallel()
+	idx := filepath.Join(t.TempDir(), "idx")
+	sample, err := filepath.Abs(samplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ lookups, saved int }{{318, 318}, {318, 68}} {
+		r := runBin(t, "dedup", "--index", idx, "--json", sample)
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i+1, r.code, r.stderr)
+		}
+		var sum struct {
+			Lookups int `json:"filter_lookups"`
+			Saved   int `json:"filter_reads_saved"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+			t.Fatalf("run %d: %v: %s", i+1, err, r.stdout)
+		}
+		if sum.Lookups != want.lookups || sum.Saved != want.saved {
+			t.Errorf("run %d: filter %d lookups, %d saved; want %d, %d", i+1, sum.Lookups, sum.Saved, want.lookups, want.saved)
+		}
+		line := fmt.Sprintf("exact-duplicate filter: %d content-hash lookups, %d (", want.lookups, want.saved)
+		if !strings.Contains(r.stderr, line) {
+			t.Errorf("run %d: stderr lacks %q:\n%s", i+1, line, r.stderr)
+		}
+	}
+}

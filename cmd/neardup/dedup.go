@@ -101,18 +101,22 @@ type uniqueJSON struct {
 
 // summaryJSON is dedup's --json summary.
 type summaryJSON struct {
-	Records     int64   `json:"records"`
-	Unique      int64   `json:"unique"`
-	Exact       int64   `json:"exact"`
-	Near        int64   `json:"near"`
-	TooShort    int64   `json:"too_short"`
-	Rejected    int64   `json:"rejected"`
-	InputErrors int64   `json:"input_errors"`
-	Resumed     int64   `json:"resumed"`
-	Bytes       int64   `json:"bytes"`
-	Seconds     float64 `json:"seconds"`
-	MBPerSecond float64 `json:"mb_per_s"`
-	Workers     int     `json:"workers"`
+	Records     int64 `json:"records"`
+	Unique      int64 `json:"unique"`
+	Exact       int64 `json:"exact"`
+	Near        int64 `json:"near"`
+	TooShort    int64 `json:"too_short"`
+	Rejected    int64 `json:"rejected"`
+	InputErrors int64 `json:"input_errors"`
+	Resumed     int64 `json:"resumed"`
+	// With --index: the exact-duplicate filter's content-hash lookups
+	// and how many it answered without reading the index.
+	FilterLookups    int64   `json:"filter_lookups,omitempty"`
+	FilterReadsSaved int64   `json:"filter_reads_saved,omitempty"`
+	Bytes            int64   `json:"bytes"`
+	Seconds          float64 `json:"seconds"`
+	MBPerSecond      float64 `json:"mb_per_s"`
+	Workers          int     `json:"workers"`
 }
 
 // cluster collects the duplicates of one original.
@@ -134,6 +138,7 @@ type deduper struct {
 	wantClusters           bool
 	clusters               map[string]*cluster
 	store                  neardup.Store
+	idx                    *index.Index     // with --index
 	recent, older          map[string]int64 // positions of the latest originals (see remember)
 	ew                     io.Writer
 	prog                   *progress
@@ -190,6 +195,7 @@ func runDedup(c *cli.Context) (err error) {
 
 	opts := &neardup.DedupOptions{MaxDistance: k, Workers: nw, Strict: c.Bool("strict")}
 	var store neardup.Store
+	var idx *index.Index
 	if dir := c.String("index"); dir != "" {
 		x, err := openIndex(dir, a.ID(), k, minJ, false)
 		if err != nil {
@@ -200,7 +206,7 @@ func runDedup(c *cli.Context) (err error) {
 				err = cerr
 			}
 		}()
-		store = x
+		store, idx = x, x
 		opts.Job = jobDigest(a.ID(), c.Args().Slice(), inOpts, k, minJ)
 		if k > 0 {
 			// Write the originals in batches. (Dedup keeps a batch in a
@@ -220,7 +226,7 @@ func runDedup(c *cli.Context) (err error) {
 		store = fixedDistance{Store: store, k: 0}
 	}
 
-	d := &deduper{job: opts.Job, store: store, ew: c.App.ErrWriter, wantClusters: c.String("clusters") != "", clusters: make(map[string]*cluster)}
+	d := &deduper{job: opts.Job, store: store, idx: idx, ew: c.App.ErrWriter, wantClusters: c.String("clusters") != "", clusters: make(map[string]*cluster)}
 	outs := &outputs{c: c}
 	open := outs.open
 	defer outs.abort()
@@ -447,6 +453,18 @@ func (d *deduper) report(c *cli.Context, s neardup.Summary, nw int) error {
 	if d.resumed > 0 {
 		fmt.Fprintf(ew, "neardup dedup: resumed an interrupted run: %s already in the index\n", plural(d.resumed, "original was", "originals were"))
 	}
+	var filter index.BloomStats
+	if d.idx != nil {
+		st, err := d.idx.Stats()
+		if err != nil {
+			return err
+		}
+		if filter = st.Bloom; filter.Lookups > 0 {
+			fmt.Fprintf(ew, "neardup dedup: exact-duplicate filter: %s, %s (%.1f%%) answered without reading the index\n",
+				plural(filter.Lookups, "content-hash lookup", "content-hash lookups"), formatCount(filter.ReadsSaved),
+				100*float64(filter.ReadsSaved)/float64(filter.Lookups))
+		}
+	}
 	if s.Rejected+s.InputErrors > 0 {
 		if d.rejects != nil {
 			fmt.Fprintf(ew, "neardup dedup: %s written to %s\n", plural(s.Rejected+s.InputErrors, "bad record or input", "bad records or inputs"), d.rejects.path)
@@ -460,6 +478,7 @@ func (d *deduper) report(c *cli.Context, s neardup.Summary, nw int) error {
 	return writeJSON(c.App.Writer, summaryJSON{
 		Records: s.Records, Unique: s.Unique, Exact: s.Exact, Near: s.Near, TooShort: s.TooShort, Rejected: s.Rejected,
 		InputErrors: s.InputErrors, Resumed: d.resumed, Bytes: s.Bytes, Seconds: secs, MBPerSecond: rate, Workers: nw,
+		FilterLookups: filter.Lookups, FilterReadsSaved: filter.ReadsSaved,
 	})
 }
 
