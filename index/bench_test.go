@@ -41,14 +41,17 @@ func bareDoc(r *rand.Rand, i int) Doc {
 	return Doc{ID: fmt.Sprintf("doc-%09d", i), Fingerprint: simhash.Fingerprint(r.Uint64()), Added: time.Unix(1.7e9, 0)}
 }
 
-// BenchmarkAdd adds documents in batches of 1000 to one index: bare
-// fingerprints, and documents with a realistic record and a sketch (16
-// band keys more).
+// benchKinds are the documents BenchmarkAdd and BenchmarkLoad write:
+// bare fingerprints, and documents with a realistic record and a sketch
+// (16 band keys more).
+var benchKinds = []struct {
+	name string
+	doc  func(*rand.Rand, int) Doc
+}{{"bare", bareDoc}, {"sketch", benchDoc}}
+
+// BenchmarkAdd adds documents in batches of 1000 to one index.
 func BenchmarkAdd(b *testing.B) {
-	for _, kind := range []struct {
-		name string
-		doc  func(*rand.Rand, int) Doc
-	}{{"bare", bareDoc}, {"sketch", benchDoc}} {
+	for _, kind := range benchKinds {
 		b.Run(kind.name, func(b *testing.B) {
 			x, _ := openTemp(b, nil)
 			r := rand.New(rand.NewPCG(1, 1))
@@ -76,13 +79,10 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad fills a new index with -index.n documents by Load, bare
-// and with sketches as in BenchmarkAdd; each iteration is one Load.
+// BenchmarkLoad fills a new index with -index.n documents by Load; each
+// iteration is one Load.
 func BenchmarkLoad(b *testing.B) {
-	for _, kind := range []struct {
-		name string
-		doc  func(*rand.Rand, int) Doc
-	}{{"bare", bareDoc}, {"sketch", benchDoc}} {
+	for _, kind := range benchKinds {
 		b.Run(kind.name, func(b *testing.B) {
 			n := *benchN
 			for i := 0; i < b.N; i++ {

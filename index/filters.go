@@ -124,10 +124,16 @@ func (x *Index) loadFilters(stamp uint64) error {
 	for i := range ids.bits {
 		ids.bits[i] = binary.LittleEndian.Uint64(rest[8*i:])
 	}
+	x.setFilters(b, ids, docs)
+	return nil
+}
+
+// setFilters installs a content-hash filter and an ID filter for docs
+// documents. Callers other than Open and Load hold wmu.
+func (x *Index) setFilters(b *countingBloom, ids *idFilter, docs int64) {
 	x.bmu.Lock()
 	x.bloom = b
 	x.bmu.Unlock()
 	x.ids = ids
 	x.docs.Store(docs)
-	return nil
 }

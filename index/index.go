@@ -661,11 +661,7 @@ func (x *Index) rebuildBloom(capacity int64) error {
 	for _, h := range ids {
 		f.add(h)
 	}
-	x.bmu.Lock()
-	x.bloom = b
-	x.bmu.Unlock()
-	x.ids = f
-	x.docs.Store(n)
+	x.setFilters(b, f, n)
 	x.rebuilds.Add(1)
 	return nil
 }

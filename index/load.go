@@ -429,11 +429,7 @@ func (l *loader) write() error {
 	if err := sw.Flush(); err != nil {
 		return fmt.Errorf("index: %s: load: %w", x.dir, err)
 	}
-	x.bmu.Lock()
-	x.bloom = bloom
-	x.bmu.Unlock()
-	x.ids = ids
-	x.docs.Store(docs)
+	x.setFilters(bloom, ids, docs)
 	return nil
 }
 
