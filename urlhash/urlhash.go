@@ -60,6 +60,16 @@
 //     38,892 pairs at 0.80, 2,341 of them root with root, and in 22 of
 //     53,584 at 0.90, all root with root (none at 0.95).
 //
+// Judged by eye on a second list gathered the same way (21,214 URLs,
+// TestClusterURLs and neardup url dedup), few of the pairs each
+// threshold joins are the same page: of random samples of 10, 2 at 0.95
+// (both differing in the fragment alone) and none at 0.90 or 0.80; by
+// which parts differ, at most 12%, 7% and 2% of the duplicates are the
+// same page. The rest are other pages of one site (other commits, bugs,
+// list messages, repositories of github.com), some at distance 0: with
+// the host weighing 4 of 10, deep paths that differ in several segments
+// can leave every bit as the host sets it.
+//
 // For "same page", compare the normalised URLs (Parts.Equal or
 // Parts.String); the fingerprint is for grouping and for finding
 // candidates with simhash block indexes.

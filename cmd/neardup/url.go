@@ -109,8 +109,12 @@ originals only.
                       except bare site roots (https://a.org/, https://b.net/): in the list
                       measured, 2,341 of 38,892 pairs at 80% were roots of different sites
 (measured on 21,544 real URLs; see the documentation of the Go package
-github.com/neardup/neardup/urlhash). "exact" in the outputs marks pairs whose normalised URLs are
-equal: the same page as far as the URL tells (see "neardup url --help" for the normalisation).
+github.com/neardup/neardup/urlhash). The host weighs most, so a duplicate is seldom the same page:
+judged on samples of a list of 21,214 real URLs, about 10% of the duplicates at 95, 6% at 90 and
+2% at 80 were the same page (nearly all of them differing in the fragment alone), the rest other
+pages of the same site. "exact" in the outputs marks pairs whose normalised URLs are equal: the
+same page as far as the URL tells (see "neardup url --help" for the normalisation); to skip
+fetching a page twice, skip the exact duplicates, and use the similarity to group URLs.
 P goes from 50 (fingerprints of unrelated URLs are 32 bits apart on average) to 100.
 
 Above 84.375 (distance ≤ 9) the kept URLs are looked up in an in-memory block index (pigeonhole:
