@@ -65,9 +65,9 @@ var ErrNotEmpty = errors.New("index is not empty")
 // Add, and the index it leaves needs no compaction. An index that
 // already holds documents gets ErrNotEmpty (use Add). If several docs
 // share an ID, the last wins. Load returns the number of distinct
-// documents loaded. docs is read once; Load needs memory for LoadChunk
-// documents and temporary disk space, in the index directory, about the
-// size of the index.
+// documents loaded (after an error, the number the index holds). docs
+// is read once; Load needs memory for LoadChunk documents and temporary
+// disk space, in the index directory, about the size of the index.
 //
 // Load excludes every other method of x while it runs, and its writes
 // are durable when it returns. If it fails, or the process dies, while
@@ -111,8 +111,16 @@ func (x *Index) Load(docs iter.Seq[Doc]) (int, error) {
 	if err := l.sortChunk(); err != nil {
 		return 0, err
 	}
+	if l.chunks == 0 {
+		return 0, nil // nothing to load: the index is left as it was
+	}
 	if err := l.write(); err != nil {
-		return 0, err
+		// Part of docs may be in the store: count what is there, so
+		// that the filters have no false negatives and Stats is right.
+		if rerr := x.rebuildBloom(0); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return int(x.docs.Load()), err
 	}
 	return int(x.docs.Load()), nil
 }

@@ -207,3 +207,19 @@ func TestLoadNewDirectory(t *testing.T) {
 		t.Errorf("Near after Load and reopen = %v, %v", got, err)
 	}
 }
+
+// Loading nothing leaves the index as it was, metadata included.
+func TestLoadNothing(t *testing.T) {
+	x, dir := openTemp(t, &Options{AnalyzerID: "an"})
+	before := dumpKeys(t, x)
+	n, err := x.Load(slices.Values([]Doc(nil)))
+	if n != 0 || err != nil {
+		t.Fatalf("Load of nothing: %d, %v", n, err)
+	}
+	if after := dumpKeys(t, x); !slices.Equal(after, before) {
+		t.Errorf("keys after loading nothing: %q, want %q", after, before)
+	}
+	if _, err := os.Stat(filepath.Join(dir, loadTmp)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left behind: %v", loadTmp, err)
+	}
+}
