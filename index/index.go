@@ -876,14 +876,14 @@ func (x *Index) fillTxn(txn, view *badger.Txn, docs []Doc, limit int) (n int, ad
 	var key, rec []byte
 	for ; n < len(docs) && n < limit; n++ {
 		d := &docs[n]
-		idHash := xxhash.Sum64String(d.ID)
 		var old Doc
 		found := false
-		if x.ids.mayContain(idHash) {
-			old, err = x.getDoc(view, d.ID)
-			found = err == nil
-			if err != nil && !errors.Is(err, ErrNotFound) {
-				return 0, 0, nil, err
+		if x.ids.mayContain(xxhash.Sum64String(d.ID)) {
+			var gerr error
+			old, gerr = x.getDoc(view, d.ID)
+			found = gerr == nil
+			if gerr != nil && !errors.Is(gerr, ErrNotFound) {
+				return 0, 0, nil, gerr
 			}
 		}
 		rec = encodeDoc(rec[:0], d)

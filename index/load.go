@@ -133,7 +133,7 @@ func (x *Index) loadChunkSize() int {
 	return LoadChunk
 }
 
-// Streams: the index of a key kind's runs in loader.runs, and its
+// Streams: a key kind's number in its run files' names, and its
 // StreamWriter stream ID minus one. Table t is streamTable0+t.
 const (
 	streamBand = iota

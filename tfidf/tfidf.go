@@ -97,37 +97,28 @@ func (e *Extractor) Extract(tokens []string) []Keyword {
 		}
 		counts[t]++
 	}
+	lookup := e.Lookup
+	if lookup == nil {
+		lookup = func(w string) (float64, bool) {
+			if e.Stop != nil && e.Stop(w) {
+				return 0, true
+			}
+			return e.IDF.Weight(w), false
+		}
+	}
 	kw := make([]Keyword, 0, len(counts))
-	if e.Lookup != nil {
-		for w, c := range counts {
-			if !Candidate(w) {
-				continue
-			}
-			idf, stop := e.Lookup(w)
-			if stop {
-				continue
-			}
-			if c > 1 {
-				idf *= 1 + math.Log(float64(c))
-			}
-			kw = append(kw, Keyword{Word: w, Weight: idf})
+	for w, c := range counts {
+		if !Candidate(w) {
+			continue
 		}
-	} else {
-		for w, c := range counts {
-			if Candidate(w) && (e.Stop == nil || !e.Stop(w)) {
-				kw = append(kw, Keyword{Word: w, Weight: float64(c)})
-			}
+		idf, stop := lookup(w)
+		if stop {
+			continue
 		}
-		// The IDF lookups in a loop of their own: most miss the CPU
-		// caches, and with nothing else in the loop the processor
-		// overlaps them.
-		for i := range kw {
-			c := kw[i].Weight
-			kw[i].Weight = e.IDF.Weight(kw[i].Word)
-			if c > 1 {
-				kw[i].Weight *= 1 + math.Log(c)
-			}
+		if c > 1 {
+			idf *= 1 + math.Log(float64(c))
 		}
+		kw = append(kw, Keyword{Word: w, Weight: idf})
 	}
 	SortKeywords(kw)
 	n := e.TopN

@@ -47,7 +47,8 @@ stderr is a terminal.
 With --index DIR the originals are kept in (and checked against) a persistent index instead of
 memory: articles are also compared with what earlier runs stored there, and re-running an
 interrupted run with the same inputs and settings resumes it, with the output an uninterrupted run
-would have given.
+would have given. The summary then also says how many content-hash lookups the index's
+exact-duplicate filter (a counting Bloom filter) answered without reading the index.
 
 Exit status: 0 on success, also when some records were rejected (they are counted in the summary and
 listed in --rejects, or on stderr); 2 on an error, when an input could not be read to its end (the

@@ -40,6 +40,9 @@ duplicate pairs), F1 and the counts for
                     --max-distance, candidates from the fingerprints and from MinHash bands of the
                     content, confirmed by --min-content
 
+It also prints how far apart the fingerprints are: a histogram of the distances of the duplicate
+pairs and of a random sample of 10,000 distinct pairs.
+
 Pairs naming ids that are not in the corpus are counted and otherwise left out; articles too short
 to fingerprint are never found. --compat --top-n N measures the gosimhash-compatible fingerprints
 the same way (their simhash rows are the baseline). Output does not depend on --workers.`,
