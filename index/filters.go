@@ -1,10 +1,11 @@
 package index
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,32 +46,37 @@ const (
 var errFilters = errors.New("unusable filters file")
 
 // saveFilters writes the filters file for the database version stamp,
-// atomically (a temporary file renamed over the old one).
+// atomically (a temporary file renamed over the old one), streaming it
+// through the checksum rather than building it in memory.
 func (x *Index) saveFilters(stamp uint64) error {
-	x.bmu.RLock()
-	b := x.bloom
-	var buf bytes.Buffer
-	buf.Grow(len(filtersMagic) + 7*8 + len(b.cells) + 8*len(x.ids.bits) + 8)
-	buf.WriteString(filtersMagic)
-	for _, v := range []uint64{stamp, uint64(x.docs.Load()), math.Float64bits(b.fpRate), uint64(b.capacity), uint64(b.saturated), uint64(b.stuck)} {
-		buf.Write(binary.LittleEndian.AppendUint64(nil, v))
-	}
-	buf.Write(b.cells)
-	x.bmu.RUnlock()
-	var w [8]byte
-	for _, v := range x.ids.bits {
-		binary.LittleEndian.PutUint64(w[:], v)
-		buf.Write(w[:])
-	}
-	buf.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(buf.Bytes())))
-
 	path := filepath.Join(x.dir, filtersFile)
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(buf.Bytes())
+	sum := xxhash.New()
+	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<20)
+	var word [8]byte
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(word[:], v)
+		w.Write(word[:])
+	}
+	w.WriteString(filtersMagic)
+	x.bmu.RLock()
+	b := x.bloom
+	for _, v := range []uint64{stamp, uint64(x.docs.Load()), math.Float64bits(b.fpRate), uint64(b.capacity), uint64(b.saturated), uint64(b.stuck)} {
+		put(v)
+	}
+	w.Write(b.cells)
+	x.bmu.RUnlock()
+	for _, v := range x.ids.bits {
+		put(v)
+	}
+	err = w.Flush()
+	if err == nil {
+		_, err = f.Write(binary.LittleEndian.AppendUint64(nil, sum.Sum64()))
+	}
 	if err == nil {
 		err = f.Sync()
 	}
