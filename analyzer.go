@@ -161,7 +161,7 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		if err != nil {
 			return fail(err)
 		}
-		a.ex = tfidf.Extractor{Lookup: lex.Lookup, TopN: o.TopN}
+		a.ex = tfidf.Extractor{Lookup: lex.LookupAll, TopN: o.TopN}
 	}
 
 	res := <-segmenter

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -143,7 +144,11 @@ func BenchmarkCorpusSegment(b *testing.B) {
 // lookup3, SimHash). Alternating them, rather than running one benchmark
 // after another, keeps the drift of a shared machine out of the ratios;
 // whole passes, rather than article by article, keep one stage from
-// warming the caches for the next. It reports:
+// warming the caches for the next. Every iteration gives one ratio of
+// each kind, from stages timed within a second of each other; the
+// benchmark reports the median over the iterations (run it with
+// -benchtime 15x or more), so that a burst of load on the machine
+// during a few passes does not move it:
 //
 //   - post-cut-%: the share of Analyze's time spent after cutting
 //     (Analyze − normalise − cut)/Analyze: keywords, hashes, SimHash,
@@ -151,7 +156,12 @@ func BenchmarkCorpusSegment(b *testing.B) {
 //   - post-seg-%: the same with normalising counted as post-segmentation
 //     work too, (Analyze − cut)/Analyze;
 //   - x-gosimhash: gosimhash-style time / Analyze time (speed-up per core);
-//   - MB/s of each stage.
+//   - MB/s of each stage, from its median pass;
+//   - post-cut-cpu-% and x-gosimhash-cpu: the first and third ratio
+//     from the CPU time the process used in each stage (getrusage, on
+//     Unix) rather than wall time, which leaves out the time the
+//     machine's other tenants took from it but counts the garbage
+//     collector's work on the other core.
 func BenchmarkInterleaved(b *testing.B) {
 	for _, be := range segment.Backends() {
 		a := testAnalyzer(b, be)
@@ -160,47 +170,70 @@ func BenchmarkInterleaved(b *testing.B) {
 			texts, size := benchArticles(b, c.corpus, 300)
 			seg := a.Segmenter()
 			b.Run(be+"/"+c.name, func(b *testing.B) {
-				var tNorm, tCut, tAnalyze, tGosimhash time.Duration
+				var tNorm, tCut, tAnalyze, tGosimhash []float64
+				var postCut, postSeg, xGosimhash, postCutCPU, xGosimhashCPU []float64
 				norm := make([]string, len(texts))
 				for n := 0; n < b.N; n++ {
-					t0 := time.Now()
+					c0, t0 := cpuTime(), time.Now()
 					for i, text := range texts {
 						norm[i] = segment.Normalize(text)
 					}
-					t1 := time.Now()
+					c1, t1 := cpuTime(), time.Now()
 					for _, text := range norm {
 						seg.Cut(text)
 					}
-					t2 := time.Now()
+					c2, t2 := cpuTime(), time.Now()
 					for _, text := range texts {
 						if _, err := a.Analyze(text); err != nil && !errors.Is(err, ErrTooShort) {
 							b.Fatal(err)
 						}
 					}
-					t3 := time.Now()
+					c3, t3 := cpuTime(), time.Now()
 					if gosimhash != nil && be == segment.BackendJieba {
 						for _, text := range texts {
 							gosimhash(text)
 						}
 					}
-					t4 := time.Now()
-					tNorm += t1.Sub(t0)
-					tCut += t2.Sub(t1)
-					tAnalyze += t3.Sub(t2)
-					tGosimhash += t4.Sub(t3)
+					c4, t4 := cpuTime(), time.Now()
+					dn, dc, da, dg := t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), t4.Sub(t3).Seconds()
+					tNorm, tCut, tAnalyze, tGosimhash = append(tNorm, dn), append(tCut, dc), append(tAnalyze, da), append(tGosimhash, dg)
+					postCut = append(postCut, 100*(da-dn-dc)/da)
+					postSeg = append(postSeg, 100*(da-dc)/da)
+					xGosimhash = append(xGosimhash, dg/da)
+					if cn, cc, ca, cg := c1-c0, c2-c1, c3-c2, c4-c3; ca > 0 {
+						postCutCPU = append(postCutCPU, 100*float64(ca-cn-cc)/float64(ca))
+						xGosimhashCPU = append(xGosimhashCPU, float64(cg)/float64(ca))
+					}
 				}
-				mbs := func(d time.Duration) float64 { return float64(size) * float64(b.N) / d.Seconds() / 1e6 }
-				b.ReportMetric(100*float64(tAnalyze-tNorm-tCut)/float64(tAnalyze), "post-cut-%")
-				b.ReportMetric(100*float64(tAnalyze-tCut)/float64(tAnalyze), "post-seg-%")
+				mbs := func(d []float64) float64 { return float64(size) / median(d) / 1e6 }
+				b.ReportMetric(median(postCut), "post-cut-%")
+				b.ReportMetric(median(postSeg), "post-seg-%")
 				b.ReportMetric(mbs(tNorm), "normalize-MB/s")
 				b.ReportMetric(mbs(tCut), "cut-MB/s")
 				b.ReportMetric(mbs(tAnalyze), "analyze-MB/s")
-				if tGosimhash > 0 && be == segment.BackendJieba {
+				if gosimhash != nil && be == segment.BackendJieba {
 					b.ReportMetric(mbs(tGosimhash), "gosimhash-MB/s")
-					b.ReportMetric(float64(tGosimhash)/float64(tAnalyze), "x-gosimhash")
+					b.ReportMetric(median(xGosimhash), "x-gosimhash")
+				}
+				if len(postCutCPU) > 0 {
+					b.ReportMetric(median(postCutCPU), "post-cut-cpu-%")
+					if be == segment.BackendJieba {
+						b.ReportMetric(median(xGosimhashCPU), "x-gosimhash-cpu")
+					}
 				}
 				b.ReportMetric(0, "ns/op")
 			})
 		}
 	}
+}
+
+// median returns the median of xs (the mean of the middle two for an
+// even count), sorting xs.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }

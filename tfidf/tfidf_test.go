@@ -69,7 +69,11 @@ func TestExtract(t *testing.T) {
 		t.Errorf("Extract = %v, want %v", got, want)
 	}
 	// One Lookup in place of IDF and Stop gives the same keywords.
-	lookup := Extractor{TopN: 4, Lookup: func(w string) (float64, bool) { return idf.Weight(w), stop(w) }}
+	lookup := Extractor{TopN: 4, Lookup: func(words []string, idfs []float64, stops []bool) {
+		for i, w := range words {
+			idfs[i], stops[i] = idf.Weight(w), stop(w)
+		}
+	}}
 	if got := lookup.Extract(toks); !reflect.DeepEqual(got, want) {
 		t.Errorf("Extract with Lookup = %v, want %v", got, want)
 	}
@@ -116,5 +120,23 @@ func BenchmarkExtract(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		e.Extract(toks)
+	}
+}
+
+func TestSortKeywordsTies(t *testing.T) {
+	// Ties, -0, and weights a float64 apart.
+	near := math.Nextafter(3, 4) // 3 + 2^-51
+	kw := []Keyword{
+		{"k", 1}, {"b", 3}, {"j", near}, {"a", 3}, {"z", 0}, {"y", math.Copysign(0, -1)},
+		{"m", 2}, {"c", 3}, {"l", 1}, {"x", 0.5}, {"d", 7}, {"e", 2.5}, {"n", 2},
+	}
+	SortKeywords(kw)
+	var got []string
+	for _, k := range kw {
+		got = append(got, k.Word)
+	}
+	want := []string{"d", "j", "a", "b", "c", "e", "m", "n", "k", "l", "x", "y", "z"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SortKeywords order = %v, want %v", got, want)
 	}
 }
