@@ -23,14 +23,49 @@ type Memory struct {
 	docs       map[string]*Doc
 	bucketBits uint          // table key bits that pick a bucket, at most; grows with the documents
 	tables     [][]memBucket // per table, 2^min(bucketBits, table key bits) buckets
-	content    map[uint64][]string
-	bands      map[bandKey][]string // MinHash band → IDs
+	content    map[uint64]idList
+	bands      [Bands]map[uint64]idList // per band: packed band value → IDs
 }
 
-// bandKey is one band of a sketch: its number and packed value.
-type bandKey struct {
-	band  uint8
-	value uint64
+// idList is the IDs under one content hash or band value: nearly always
+// one, which is kept without a slice of its own (a document's 16 bands
+// and content hash would otherwise cost 17 small allocations). Their
+// order does not matter.
+type idList struct {
+	first string
+	rest  []string
+}
+
+func (l *idList) add(id string) {
+	if l.first == "" {
+		l.first = id
+	} else {
+		l.rest = append(l.rest, id)
+	}
+}
+
+// remove deletes id, if present, and reports whether the list is empty.
+func (l *idList) remove(id string) (empty bool) {
+	if l.first == id {
+		l.first = ""
+		if n := len(l.rest); n > 0 {
+			l.first, l.rest[n-1] = l.rest[n-1], ""
+			l.rest = l.rest[:n-1]
+		}
+	} else if i := slices.Index(l.rest, id); i >= 0 {
+		n := len(l.rest)
+		l.rest[i], l.rest[n-1] = l.rest[n-1], ""
+		l.rest = l.rest[:n-1]
+	}
+	return l.first == ""
+}
+
+// appendTo appends the IDs to ids.
+func (l *idList) appendTo(ids []string) []string {
+	if l.first == "" {
+		return ids
+	}
+	return append(append(ids, l.first), l.rest...)
 }
 
 // memBucket holds the fingerprints whose table keys begin with the
@@ -70,8 +105,10 @@ func NewMemory(opts *Options) (*Memory, error) {
 		analyzer:   o.AnalyzerID,
 		minContent: o.MinContent,
 		docs:       make(map[string]*Doc),
-		content:    make(map[uint64][]string),
-		bands:      make(map[bandKey][]string),
+		content:    make(map[uint64]idList),
+	}
+	for b := range m.bands {
+		m.bands[b] = make(map[uint64]idList)
 	}
 	m.resize(minBucketBits)
 	return m, nil
@@ -132,11 +169,10 @@ func (m *Memory) Add(docs ...Doc) error {
 		}
 		m.docs[d.ID] = d
 		m.insert(d)
-		m.content[d.ContentHash] = append(m.content[d.ContentHash], d.ID)
+		addID(m.content, d.ContentHash, d.ID)
 		if !d.Sketch.IsZero() {
-			for b := 0; b < Bands; b++ {
-				k := bandKey{uint8(b), bandValue(&d.Sketch, b)}
-				m.bands[k] = append(m.bands[k], d.ID)
+			for b := range m.bands {
+				addID(m.bands[b], bandValue(&d.Sketch, b), d.ID)
 			}
 		}
 	}
@@ -181,6 +217,26 @@ func (m *Memory) Load(docs iter.Seq[Doc]) (int, error) {
 	return len(m.docs), nil
 }
 
+// addID adds id to the list under key k of lists.
+func addID(lists map[uint64]idList, k uint64, id string) {
+	l := lists[k]
+	l.add(id)
+	lists[k] = l
+}
+
+// removeID deletes id from the list under key k of lists.
+func removeID(lists map[uint64]idList, k uint64, id string) {
+	l, ok := lists[k]
+	if !ok {
+		return
+	}
+	if l.remove(id) {
+		delete(lists, k)
+	} else {
+		lists[k] = l
+	}
+}
+
 // remove deletes d's entries. m.mu is held.
 func (m *Memory) remove(d *Doc) {
 	for t := range m.tables {
@@ -192,27 +248,10 @@ func (m *Memory) remove(d *Doc) {
 			b.fps, b.ids = b.fps[:last], b.ids[:last]
 		}
 	}
-	ids := m.content[d.ContentHash]
-	if i := slices.Index(ids, d.ID); i >= 0 {
-		ids = slices.Delete(ids, i, i+1)
-	}
-	if len(ids) == 0 {
-		delete(m.content, d.ContentHash)
-	} else {
-		m.content[d.ContentHash] = ids
-	}
+	removeID(m.content, d.ContentHash, d.ID)
 	if !d.Sketch.IsZero() {
-		for b := 0; b < Bands; b++ {
-			k := bandKey{uint8(b), bandValue(&d.Sketch, b)}
-			ids := m.bands[k]
-			if i := slices.Index(ids, d.ID); i >= 0 {
-				ids = slices.Delete(ids, i, i+1)
-			}
-			if len(ids) == 0 {
-				delete(m.bands, k)
-			} else {
-				m.bands[k] = ids
-			}
+		for b := range m.bands {
+			removeID(m.bands[b], bandValue(&d.Sketch, b), d.ID)
 		}
 	}
 	delete(m.docs, d.ID)
@@ -224,8 +263,9 @@ func (m *Memory) banded(s *simhash.Sketch) []string {
 		return nil
 	}
 	var ids []string
-	for b := 0; b < Bands; b++ {
-		ids = append(ids, m.bands[bandKey{uint8(b), bandValue(s, b)}]...)
+	for b := range m.bands {
+		l := m.bands[b][bandValue(s, b)]
+		ids = l.appendTo(ids)
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
@@ -312,7 +352,8 @@ func (m *Memory) Exact(contentHash uint64) ([]string, error) {
 }
 
 func (m *Memory) exact(h uint64) []string {
-	ids := slices.Clone(m.content[h])
+	l := m.content[h]
+	ids := l.appendTo(nil)
 	slices.Sort(ids)
 	return ids
 }
@@ -360,6 +401,6 @@ func (m *Memory) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
-	m.docs, m.tables, m.content = nil, nil, nil
+	m.docs, m.tables, m.content, m.bands = nil, nil, nil, [Bands]map[uint64]idList{}
 	return nil
 }
