@@ -2,14 +2,18 @@
 # bench/run.sh: neardup's speed on the shared news corpora, every number
 # next to a baseline measured in the same run.
 #
-#   bench/run.sh [COUNT]        (COUNT benchmark repetitions, default 5)
+#   bench/run.sh [COUNT [SECTIONS]]
+#
+# COUNT is the number of benchmark repetitions (default 5); SECTIONS the
+# sections to run, as digits (default 123: all).
 #
 # Prints, for zh_news and en_reuters:
 #   1. BenchmarkInterleaved: normalising, cutting, the whole analysis and
 #      gosimhash-style extraction (gojieba ExtractWithWeight + lookup3)
 #      timed in alternating passes over the same articles; MB/s, the share
 #      of the analysis spent after cutting, and the speed-up over
-#      gosimhash, medians over COUNT runs;
+#      gosimhash (each the median of 15 passes, from wall time and from
+#      CPU time), medians over COUNT runs;
 #   2. `neardup dedup` end to end with 1 and 2 workers against
 #      bench/bareseg (start up with the segmenter, read the same input,
 #      normalise and cut every text with as many goroutines): median wall
@@ -21,15 +25,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
+sections=${2:-123}
 corpora=${NEARDUP_CORPORA:-$(cd .. && pwd)/shared/corpora}
 export NEARDUP_CORPORA=$corpora
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 echo "# machine: $(nproc) cores, $(go version | cut -d' ' -f3-)"
+if [[ $sections == *1* ]]; then
 echo
 echo "## 1. Analysis: stage by stage, in alternating passes over 300 articles per corpus (median of $count)"
-go test -run '^$' -bench 'BenchmarkInterleaved' -benchtime 5x -count "$count" . > "$out/interleaved.txt"
+go test -run '^$' -bench 'BenchmarkInterleaved' -benchtime 15x -count "$count" . > "$out/interleaved.txt"
 # Median of every metric per benchmark.
 awk '/^BenchmarkInterleaved/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkInterleaved\//, "", n)
 	for (i=3;i<NF;i+=2) print n, $(i+1), $i }' "$out/interleaved.txt" |
@@ -37,12 +43,14 @@ awk '/^BenchmarkInterleaved/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkInte
 	awk '{ k=$1" "$2; v[k]=v[k]" "$3; c[k]++ }
 	END { for (k in v) { split(v[k], a, " "); print k, a[int((c[k]+1)/2)] } }' |
 	sort > "$out/medians.txt"
-printf "%-10s %10s %10s %12s %12s %10s %10s %12s\n" "backend/corpus" "normalize" "cut" "analyze" "gosimhash" "post-cut" "post-seg" "x gosimhash"
+printf "%-10s %10s %10s %12s %12s %10s %10s %12s %12s %12s\n" "backend/corpus" "normalize" "cut" "analyze" "gosimhash" "post-cut" "post-seg" "x gosimhash" "post-cut cpu" "x gos. cpu"
 for n in $(cut -d' ' -f1 "$out/medians.txt" | sort -u); do
 	m() { awk -v n="$n" -v k="$1" '$1==n && $2==k {print $3}' "$out/medians.txt"; }
-	printf "%-14s %6s MB/s %6s MB/s %8s MB/s %8s MB/s %9s%% %9s%% %11s\n" "$n" "$(m normalize-MB/s)" "$(m cut-MB/s)" "$(m analyze-MB/s)" "$(m gosimhash-MB/s)" "$(m post-cut-%)" "$(m post-seg-%)" "$(m x-gosimhash)"
+	printf "%-14s %6s MB/s %6s MB/s %8s MB/s %8s MB/s %9s%% %9s%% %11s %11s%% %11s\n" "$n" "$(m normalize-MB/s)" "$(m cut-MB/s)" "$(m analyze-MB/s)" "$(m gosimhash-MB/s)" "$(m post-cut-%)" "$(m post-seg-%)" "$(m x-gosimhash)" "$(m post-cut-cpu-%)" "$(m x-gosimhash-cpu)"
 done
+fi
 
+if [[ $sections == *2* ]]; then
 echo
 echo "## 2. neardup dedup end to end against bare segmentation (median wall time of 3 alternating runs)"
 go build -o "$out/neardup" ./cmd/neardup
@@ -64,9 +72,13 @@ for corpus in zh_news en_reuters; do
 		printf "%-12s %-8s %10.2f %10.2f %12.2f %.2fx\n" "$corpus" "$w" "$dmed" "$(echo "$mb / $dmed" | bc -l)" "$bmed" "$(echo "$dmed / $bmed" | bc -l)"
 	done
 done
+fi
+
+if [[ $sections == *3* ]]; then
 echo
 echo "## 3. Index: ingest and Near at 1M fingerprints"
 echo "### Add in batches of 1000 (records with title and keywords, no sketch); Near on Badger and in memory"
 (cd index && go run bench_ingest.go -n 1000000 -sketch=false -memory -queries 10000)
 echo "### Load of bare fingerprints (add --fingerprints into a new index); Near"
 (cd index && go run bench_ingest.go -n 1000000 -bare -load -queries 10000)
+fi
