@@ -141,17 +141,16 @@ func (e *Extractor) Extract(tokens []string) []Keyword {
 // Chinese text, 40% of all tokens: 的, 在, 了...) can never be candidates
 // and are skipped. The tokens are counted in an open-addressing table
 // of indexes into the result (a slot is the upper half of the token's
-// hash and its index + 1), which makes one small allocation with no
-// pointers where a map makes several: 1.5× faster than a map on 600
-// tokens of 300 distinct words.
+// hash, which also places it, and its index + 1), at most three-quarters
+// full: pointer-free, sized for half the tokens and grown by doubling,
+// it is 1.5× faster than a map on 600 tokens of 300 distinct words.
 func count(tokens []string) []Keyword {
 	size := 16
-	for size < 2*len(tokens) {
+	for size < len(tokens)/2 {
 		size <<= 1
 	}
-	mask := uint64(size - 1)
 	slots := make([]uint64, size)
-	kw := make([]Keyword, 0, len(tokens)*2/3)
+	kw := make([]Keyword, 0, len(tokens)/2)
 	seed := maphash.MakeSeed() // the order of kw does not depend on it
 tokens:
 	for _, t := range tokens {
@@ -163,15 +162,19 @@ tokens:
 				continue
 			}
 		}
-		h := maphash.String(seed, t)
-		for i := h & mask; ; i = (i + 1) & mask {
+		tag := maphash.String(seed, t) >> 32
+		mask := uint64(len(slots) - 1)
+		for i := tag & mask; ; i = (i + 1) & mask {
 			s := slots[i]
 			if s == 0 {
-				slots[i] = h&^0xffffffff | uint64(len(kw)+1)
+				slots[i] = tag<<32 | uint64(len(kw)+1)
 				kw = append(kw, Keyword{Word: t, Weight: 1})
+				if 4*len(kw) > 3*len(slots) {
+					slots = grow(slots)
+				}
 				continue tokens
 			}
-			if s>>32 == h>>32 {
+			if s>>32 == tag {
 				if k := &kw[uint32(s)-1]; k.Word == t {
 					k.Weight++
 					continue tokens
@@ -180,6 +183,23 @@ tokens:
 		}
 	}
 	return kw
+}
+
+// grow returns count's table with twice the slots.
+func grow(slots []uint64) []uint64 {
+	bigger := make([]uint64, 2*len(slots))
+	mask := uint64(len(bigger) - 1)
+	for _, s := range slots {
+		if s == 0 {
+			continue
+		}
+		i := s >> 32 & mask
+		for bigger[i] != 0 {
+			i = (i + 1) & mask
+		}
+		bigger[i] = s
+	}
+	return bigger
 }
 
 // SortKeywords sorts by weight descending, then word bytes ascending.

@@ -140,3 +140,30 @@ func TestSortKeywordsTies(t *testing.T) {
 		t.Errorf("SortKeywords order = %v, want %v", got, want)
 	}
 }
+
+// count keeps first-occurrence order and exact counts while its table
+// grows: 1,000 distinct words in 1,003 tokens outgrow the 512 slots it
+// starts with twice.
+func TestCountGrows(t *testing.T) {
+	var toks []string
+	for i := range 1000 {
+		toks = append(toks, fmt.Sprintf("w%d", i))
+	}
+	toks = append(toks, "w999", "w0", "w0", "的") // a one-rune token is skipped
+	kw := count(toks)
+	if len(kw) != 1000 {
+		t.Fatalf("count: %d distinct words, want 1000", len(kw))
+	}
+	for i, k := range kw {
+		want := 1.0
+		switch i {
+		case 0:
+			want = 3
+		case 999:
+			want = 2
+		}
+		if k.Word != fmt.Sprintf("w%d", i) || k.Weight != want {
+			t.Fatalf("count: entry %d = %v, want w%d %v", i, k, i, want)
+		}
+	}
+}
