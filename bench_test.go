@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/segment"
+	"github.com/neardup/neardup/simhash"
 )
 
 // corpusDir is where the shared corpora live: $NEARDUP_CORPORA, or
@@ -155,6 +156,11 @@ func BenchmarkCorpusSegment(b *testing.B) {
 //     sketch;
 //   - post-seg-%: the same with normalising counted as post-segmentation
 //     work too, (Analyze − cut)/Analyze;
+//   - sketch-%: the time of a separate pass making the MinHash sketches
+//     of the normalised texts, as a share of Analyze's (the sketch
+//     serves content verification, not the fingerprint);
+//   - keywords-%: post-cut-% without the sketch's share: keyword
+//     extraction, hashing, SimHash and the content hash;
 //   - x-gosimhash: gosimhash-style time / Analyze time (speed-up per core);
 //   - MB/s of each stage, from its median pass;
 //   - post-cut-cpu-% and x-gosimhash-cpu: the first and third ratio
@@ -171,7 +177,7 @@ func BenchmarkInterleaved(b *testing.B) {
 			seg := a.Segmenter()
 			b.Run(be+"/"+c.name, func(b *testing.B) {
 				var tNorm, tCut, tAnalyze, tGosimhash []float64
-				var postCut, postSeg, xGosimhash, postCutCPU, xGosimhashCPU []float64
+				var postCut, postSeg, xGosimhash, postCutCPU, xGosimhashCPU, sketch, keywords []float64
 				norm := make([]string, len(texts))
 				for n := 0; n < b.N; n++ {
 					c0, t0 := cpuTime(), time.Now()
@@ -195,9 +201,16 @@ func BenchmarkInterleaved(b *testing.B) {
 						}
 					}
 					c4, t4 := cpuTime(), time.Now()
+					for _, text := range norm {
+						simhash.NewSketch(text)
+					}
+					t5 := time.Now()
+					ds := t5.Sub(t4).Seconds()
 					dn, dc, da, dg := t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), t4.Sub(t3).Seconds()
 					tNorm, tCut, tAnalyze, tGosimhash = append(tNorm, dn), append(tCut, dc), append(tAnalyze, da), append(tGosimhash, dg)
 					postCut = append(postCut, 100*(da-dn-dc)/da)
+					keywords = append(keywords, 100*(da-dn-dc-ds)/da)
+					sketch = append(sketch, 100*ds/da)
 					postSeg = append(postSeg, 100*(da-dc)/da)
 					xGosimhash = append(xGosimhash, dg/da)
 					if cn, cc, ca, cg := c1-c0, c2-c1, c3-c2, c4-c3; ca > 0 {
@@ -208,6 +221,8 @@ func BenchmarkInterleaved(b *testing.B) {
 				mbs := func(d []float64) float64 { return float64(size) / median(d) / 1e6 }
 				b.ReportMetric(median(postCut), "post-cut-%")
 				b.ReportMetric(median(postSeg), "post-seg-%")
+				b.ReportMetric(median(sketch), "sketch-%")
+				b.ReportMetric(median(keywords), "keywords-%")
 				b.ReportMetric(mbs(tNorm), "normalize-MB/s")
 				b.ReportMetric(mbs(tCut), "cut-MB/s")
 				b.ReportMetric(mbs(tAnalyze), "analyze-MB/s")

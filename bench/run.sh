@@ -43,10 +43,10 @@ awk '/^BenchmarkInterleaved/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkInte
 	awk '{ k=$1" "$2; v[k]=v[k]" "$3; c[k]++ }
 	END { for (k in v) { split(v[k], a, " "); print k, a[int((c[k]+1)/2)] } }' |
 	sort > "$out/medians.txt"
-printf "%-10s %10s %10s %12s %12s %10s %10s %12s %12s %12s\n" "backend/corpus" "normalize" "cut" "analyze" "gosimhash" "post-cut" "post-seg" "x gosimhash" "post-cut cpu" "x gos. cpu"
+printf "%-10s %10s %10s %12s %12s %10s %10s %10s %12s %12s %12s\n" "backend/corpus" "normalize" "cut" "analyze" "gosimhash" "post-cut" "sketch" "keywords" "x gosimhash" "post-cut cpu" "x gos. cpu"
 for n in $(cut -d' ' -f1 "$out/medians.txt" | sort -u); do
 	m() { awk -v n="$n" -v k="$1" '$1==n && $2==k {print $3}' "$out/medians.txt"; }
-	printf "%-14s %6s MB/s %6s MB/s %8s MB/s %8s MB/s %9s%% %9s%% %11s %11s%% %11s\n" "$n" "$(m normalize-MB/s)" "$(m cut-MB/s)" "$(m analyze-MB/s)" "$(m gosimhash-MB/s)" "$(m post-cut-%)" "$(m post-seg-%)" "$(m x-gosimhash)" "$(m post-cut-cpu-%)" "$(m x-gosimhash-cpu)"
+	printf "%-14s %6s MB/s %6s MB/s %8s MB/s %8s MB/s %9s%% %9s%% %9s%% %11s %11s%% %11s\n" "$n" "$(m normalize-MB/s)" "$(m cut-MB/s)" "$(m analyze-MB/s)" "$(m gosimhash-MB/s)" "$(m post-cut-%)" "$(m sketch-%)" "$(m keywords-%)" "$(m x-gosimhash)" "$(m post-cut-cpu-%)" "$(m x-gosimhash-cpu)"
 done
 fi
 
