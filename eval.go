@@ -602,7 +602,7 @@ func (s *evalSet) distances(listedDistinct []LabeledPair) Distances {
 		if i < 0 || j < 0 {
 			return 0, false
 		}
-		return bits.OnesCount64(uint64(s.docs[i].Fingerprint ^ s.docs[j].Fingerprint)), true
+		return s.docs[i].Fingerprint.Distance(s.docs[j].Fingerprint), true
 	}
 	for _, p := range s.positives {
 		if d, ok := dist(p.A, p.B); ok {
@@ -636,7 +636,7 @@ func (s *evalSet) distances(listedDistinct []LabeledPair) Distances {
 			continue
 		}
 		seen[key] = true
-		h.Distinct[bits.OnesCount64(uint64(s.docs[i].Fingerprint^s.docs[j].Fingerprint))]++
+		h.Distinct[s.docs[i].Fingerprint.Distance(s.docs[j].Fingerprint)]++
 	}
 	return h
 }

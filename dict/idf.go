@@ -476,49 +476,43 @@ func (b *idfBuilder) lexicon(med float64, stop StopWords) *Lexicon {
 	}
 	slices.Sort(words) // the same table whatever the map's order
 	for _, w := range words {
-		b.putIfAbsent(w, med)
-	}
-	for _, w := range words {
-		b.markStop(w, slotHash(w))
+		h := slotHash(w)
+		if b.slotOf(w, h) < 0 {
+			b.putHash(w, h, med, len(b.idfs))
+		}
+		b.markStop(w, h)
 	}
 	t := b.table()
 	t.median = med
 	return &Lexicon{t}
 }
 
-// putIfAbsent adds word with the given IDF unless the builder has it.
-func (b *idfBuilder) putIfAbsent(word string, idf float64) {
-	h := slotHash(word)
+// slotOf returns the slot of word, whose hash is h, or -1 if the
+// builder does not have it.
+func (b *idfBuilder) slotOf(word string, h uint64) int {
 	mask := uint64(len(b.slots) - 1)
 	for i := h & mask; b.slots[i].hash != 0; i = (i + 1) & mask {
 		if b.slots[i].hash == h {
 			p := b.pos[b.entries[i]]
 			if string(b.text[p.off:p.off+p.n]) == word {
-				return
+				return int(i)
 			}
 		}
 	}
-	b.putHash(word, h, idf, len(b.idfs))
+	return -1
 }
 
 // markStop sets the sign bit of the IDF of word, whose hash is h, in its
 // entry and its slot.
 func (b *idfBuilder) markStop(word string, h uint64) {
-	mask := uint64(len(b.slots) - 1)
-	for i := h & mask; b.slots[i].hash != 0; i = (i + 1) & mask {
-		if b.slots[i].hash != h {
-			continue
-		}
-		e := b.entries[i]
-		p := b.pos[e]
-		if string(b.text[p.off:p.off+p.n]) != word {
-			continue
-		}
-		b.idfs[e] = -math.Abs(b.idfs[e])
-		if s := &b.slots[i]; s.idf == s.idf { // not NaN: no shared hash
-			s.idf = b.idfs[e]
-		}
+	i := b.slotOf(word, h)
+	if i < 0 {
 		return
+	}
+	e := b.entries[i]
+	b.idfs[e] = -math.Abs(b.idfs[e])
+	if s := &b.slots[i]; s.idf == s.idf { // not NaN: no shared hash
+		s.idf = b.idfs[e]
 	}
 }
 

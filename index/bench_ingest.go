@@ -96,9 +96,9 @@ func realFingerprints(dir string) ([]realFP, error) {
 func blockSkew(fps []realFP) {
 	n := len(fps)
 	for b := 0; b < 4; b++ {
-		counts := map[uint64]int{}
+		counts := map[uint16]int{}
 		for _, f := range fps {
-			counts[uint64(f.fp)>>(48-16*b)&0xffff]++
+			counts[f.fp.Blocks()[b]]++
 		}
 		maxc, sumsq := 0, 0
 		for _, c := range counts {

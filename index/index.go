@@ -645,7 +645,7 @@ func (x *Index) rebuildBloom(capacity int64) error {
 				return err
 			}
 			hashes = append(hashes, h)
-			ids = append(ids, xxhash.Sum64(key[9:]))
+			ids = append(ids, xxhash.Sum64(key[contentPrefixLen:])) // the ID, without a copy
 		}
 		return nil
 	})
@@ -1247,7 +1247,7 @@ func (x *Index) exact(txn *badger.Txn, h uint64) ([]string, error) {
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: contentPrefix(h)})
 	defer it.Close()
 	for it.Rewind(); it.Valid(); it.Next() {
-		ids = append(ids, string(it.Item().Key()[9:]))
+		ids = append(ids, string(it.Item().Key()[contentPrefixLen:]))
 	}
 	if len(ids) == 0 {
 		x.falseHits.Add(1)

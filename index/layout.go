@@ -265,6 +265,9 @@ func docKey(id string) []byte {
 	return append([]byte{kindDoc}, id...)
 }
 
+// contentPrefixLen is the length of a content-hash key before the id.
+const contentPrefixLen = 1 + 8
+
 // contentPrefix returns 'c' + the 8-byte content hash.
 func contentPrefix(h uint64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{kindContent}, h)
@@ -277,10 +280,10 @@ func contentKey(h uint64, id string) []byte {
 
 // parseContentKey splits a content-hash key into hash and id.
 func parseContentKey(key []byte) (uint64, string, error) {
-	if len(key) < 9 || key[0] != kindContent {
+	if len(key) < contentPrefixLen || key[0] != kindContent {
 		return 0, "", fmt.Errorf("%w: content key %q: want 'c' and an 8-byte hash", ErrCorrupt, key)
 	}
-	return binary.BigEndian.Uint64(key[1:9]), string(key[9:]), nil
+	return binary.BigEndian.Uint64(key[1:contentPrefixLen]), string(key[contentPrefixLen:]), nil
 }
 
 // metaKey returns 'm' + name.

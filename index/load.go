@@ -3,6 +3,7 @@ package index
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"errors"
@@ -258,9 +259,9 @@ func (l *loader) sortChunk() error {
 		slices.SortFunc(keys, func(p, q sortKey) int {
 			switch {
 			case p.a != q.a:
-				return cmpUint64(p.a, q.a)
+				return cmp.Compare(p.a, q.a)
 			case p.b != q.b:
-				return cmpUint64(p.b, q.b)
+				return cmp.Compare(p.b, q.b)
 			}
 			return strings.Compare(p.id, q.id)
 		})
@@ -410,7 +411,7 @@ func (l *loader) write() error {
 		case streamBand:
 			idAt = bandPrefixLen
 		case streamContent:
-			idAt = 1 + 8
+			idAt = contentPrefixLen
 		default:
 			idAt = 2 + x.layout.tables[s-streamTable0].bytes + 8
 		}
@@ -421,7 +422,7 @@ func (l *loader) write() error {
 				return nil
 			}
 			if s == streamContent {
-				bloom.add(binary.BigEndian.Uint64(key[1:9]))
+				bloom.add(binary.BigEndian.Uint64(key[1:contentPrefixLen]))
 				ids.add(xxhash.Sum64(key[idAt:]))
 			}
 			return w.put(uint32(s+1), key, nil)
@@ -540,13 +541,6 @@ func (h *mergeHeap) Pop() any {
 	it := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return it
-}
-
-func cmpUint64(a, b uint64) int {
-	if a < b {
-		return -1
-	}
-	return 1
 }
 
 // streamBuf batches key-value pairs for a StreamWriter.
