@@ -4,13 +4,14 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
 // BenchmarkReadJSONL reads a real gzipped news corpus; the bytes are those
 // of the decompressed JSONL.
 func BenchmarkReadJSONL(b *testing.B) {
-	const corpus = "/work/shared/corpora/zh_news.jsonl.gz"
+	corpus := filepath.Join(corpusDir(), "zh_news.jsonl.gz")
 	if _, err := os.Stat(corpus); err != nil {
 		b.Skipf("corpus not available: %v", err)
 	}
@@ -34,7 +35,7 @@ func BenchmarkReadJSONL(b *testing.B) {
 // BenchmarkParseJSONL parses lines already in memory: the cost of reading
 // without decompression.
 func BenchmarkParseJSONL(b *testing.B) {
-	const corpus = "/work/shared/corpora/zh_news.jsonl.gz"
+	corpus := filepath.Join(corpusDir(), "zh_news.jsonl.gz")
 	if _, err := os.Stat(corpus); err != nil {
 		b.Skipf("corpus not available: %v", err)
 	}

@@ -58,19 +58,26 @@ func NewSketch(text string) Sketch {
 	var g [ShingleRunes]uint64
 	n := 0
 	for off := 0; off < len(text); {
-		var r uint32
-		if c := text[off]; c < utf8.RuneSelf {
-			r = uint32(c)
+		var h uint64
+		switch c := text[off]; {
+		case c < utf8.RuneSelf:
+			h = asciiHash[c]
 			off++
-		} else {
+		case 0xe1 <= c && c <= 0xec && off+2 < len(text) && text[off+1]&0xc0 == 0x80 && text[off+2]&0xc0 == 0x80:
+			// Three bytes, U+1000 to U+CFFF (all CJK ideographs): after
+			// these lead bytes every continuation byte is valid.
+			h = runeHash(uint32(c&0x0f)<<12 | uint32(text[off+1]&0x3f)<<6 | uint32(text[off+2]&0x3f))
+			off += 3
+		default:
 			rr, w := utf8.DecodeRuneInString(text[off:])
-			r = uint32(rr)
+			r := uint32(rr)
 			if rr == utf8.RuneError && w == 1 {
 				r = invalidByte + uint32(c)
 			}
+			h = runeHash(r)
 			off += w
 		}
-		g[0], g[1], g[2], g[3], g[4] = g[1], g[2], g[3], g[4], runeHash(r)
+		g[0], g[1], g[2], g[3], g[4] = g[1], g[2], g[3], g[4], h
 		n++
 		if n >= ShingleRunes {
 			add(&mins, combine(&g))
@@ -122,6 +129,16 @@ const invalidByte = 0x110000
 func runeHash(r uint32) uint64 {
 	return mix64(uint64(r)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019)
 }
+
+// asciiHash[c] is runeHash(c), looked up rather than mixed for ASCII. It
+// is filled once, when the package is initialised, and only read after
+// that.
+var asciiHash = func() (t [utf8.RuneSelf]uint64) {
+	for c := range t {
+		t[c] = runeHash(uint32(c))
+	}
+	return t
+}()
 
 // combine is a shingle's hash from its runes' hashes, oldest first.
 func combine(g *[ShingleRunes]uint64) uint64 {

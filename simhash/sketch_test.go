@@ -70,6 +70,65 @@ func TestSketchRunes(t *testing.T) {
 	}
 }
 
+// sketchReference is NewSketch written plainly: the text's runes (a byte
+// that is not UTF-8 standing for invalidByte + itself), every window of
+// ShingleRunes of them hashed by ShingleHash, the minima densified.
+func sketchReference(text string) Sketch {
+	if text == "" {
+		return Sketch{}
+	}
+	var rs []rune
+	for off := 0; off < len(text); {
+		r, w := utf8.DecodeRuneInString(text[off:])
+		if r == utf8.RuneError && w == 1 {
+			r = rune(invalidByte + uint32(text[off]))
+		}
+		rs = append(rs, r)
+		off += w
+	}
+	var mins [SketchSize]uint64
+	for i := range mins {
+		mins[i] = math.MaxUint64
+	}
+	if len(rs) < ShingleRunes {
+		add(&mins, ShingleHash(rs))
+	}
+	for i := 0; i+ShingleRunes <= len(rs); i++ {
+		add(&mins, ShingleHash(rs[i:i+ShingleRunes]))
+	}
+	return densify(&mins)
+}
+
+// decodeCases are texts around NewSketch's decoding shortcuts: ASCII,
+// three-byte sequences with every kind of lead byte, sequences cut short
+// at the end or by a byte that does not continue them, surrogates,
+// overlong forms and four-byte runes.
+var decodeCases = []string{
+	"hello, world",
+	"\u1000\u4e00\u9fff\ucfff\ud7ff\ue000\uffff\u0800\u0fff abc",
+	"abcd\xe4\xb8",                 // cut short at the end
+	"abcd\xe4\xb8\xadx\xe4",        // one valid, one cut short
+	"abcd\xe4(\xad\xe4\xb8(",       // a lead byte not continued
+	"abcd\xed\xa0\x80\xed\x9f\xbf", // a surrogate, then U+D7FF
+	"abcd\xe0\x80\x80\xe0\xa0\x80", // overlong, then U+0800
+	"abcd\xef\xbf\xbf\xef\xbf\xbd", // U+FFFF, U+FFFD
+	"abcd😀𝄞\xf0\x9f\x98",
+	"新华社北京10月30日电 金庸（原名查良镛）30日在香港逝世，享年94岁。",
+}
+
+func TestNewSketchReference(t *testing.T) {
+	for _, text := range decodeCases {
+		if got, want := NewSketch(text), sketchReference(text); got != want {
+			t.Errorf("NewSketch(%q) =\n%s\nthe reference gives\n%s", text, sketchHex(got), sketchHex(want))
+		}
+	}
+	for c := range utf8.RuneSelf {
+		if got, want := asciiHash[c], runeHash(uint32(c)); got != want {
+			t.Errorf("asciiHash[%#x] = %#x, runeHash gives %#x", c, got, want)
+		}
+	}
+}
+
 func TestSketchZero(t *testing.T) {
 	z := NewSketch("")
 	if !z.IsZero() || z != (Sketch{}) {
@@ -253,6 +312,15 @@ type corpusDoc struct {
 	ID, Text string
 }
 
+// corpusDir is where the shared corpora are, with a trailing slash:
+// $NEARDUP_CORPORA, or shared/corpora beside the repository.
+func corpusDir() string {
+	if d := os.Getenv("NEARDUP_CORPORA"); d != "" {
+		return d + "/"
+	}
+	return "../../shared/corpora/"
+}
+
 func readCorpus(t testing.TB, path string) map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -290,7 +358,7 @@ func normalizeLikeReference(s string) string {
 }
 
 // TestSketchCorpusPairs checks estimates against the reference Jaccard
-// similarities of the pairs listed in /work/shared/corpora (J >= 0.5),
+// similarities of the pairs listed in the shared corpora (J >= 0.5),
 // and that random other pairs (J < 0.5) get low estimates.
 func TestSketchCorpusPairs(t *testing.T) {
 	if testing.Short() {
@@ -303,7 +371,7 @@ func TestSketchCorpusPairs(t *testing.T) {
 	}
 	for _, name := range []string{"zh_news", "en_docs"} {
 		t.Run(name, func(t *testing.T) {
-			dir := "/work/shared/corpora/"
+			dir := corpusDir()
 			f, err := os.Open(dir + name + ".pairs.jsonl.gz")
 			if errors.Is(err, os.ErrNotExist) {
 				t.Skipf("%s absent", name)
@@ -491,8 +559,14 @@ func FuzzNewSketch(f *testing.F) {
 	for _, s := range []string{"", "a", "abcde", "我来到北京清华大学", "\xff\xfe\xfd\xfc\xfb\xfa", "a\xe4\xb8b"} {
 		f.Add(s)
 	}
+	for _, s := range decodeCases {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		s := NewSketch(text)
+		if want := sketchReference(text); s != want {
+			t.Fatalf("NewSketch(%q) =\n%s\nthe reference gives\n%s", text, sketchHex(s), sketchHex(want))
+		}
 		if s.IsZero() != (text == "") {
 			t.Fatalf("NewSketch(%q).IsZero() = %v", text, s.IsZero())
 		}
@@ -515,7 +589,7 @@ func FuzzNewSketch(f *testing.F) {
 var sinkSketch Sketch
 
 func BenchmarkNewSketch(b *testing.B) {
-	docs := readCorpus(b, "/work/shared/corpora/zh_news.jsonl.gz")
+	docs := readCorpus(b, corpusDir()+"zh_news.jsonl.gz")
 	ids := make([]string, 0, len(docs))
 	for id := range docs {
 		ids = append(ids, id)
