@@ -142,7 +142,8 @@ func BenchmarkCorpusSegment(b *testing.B) {
 // whose ratios the analysis is judged by, each over the same 300 articles:
 // normalising, cutting the normalised text, the whole Analyze, and (with
 // cgo) gosimhash-style extraction (gojieba's ExtractWithWeight, top 20,
-// lookup3, SimHash). Alternating them, rather than running one benchmark
+// lookup3, SimHash), the sketches alone, and Analyze again with its cuts
+// timed. Alternating them, rather than running one benchmark
 // after another, keeps the drift of a shared machine out of the ratios;
 // whole passes, rather than article by article, keep one stage from
 // warming the caches for the next. Every iteration gives one ratio of
@@ -156,6 +157,16 @@ func BenchmarkCorpusSegment(b *testing.B) {
 //     sketch;
 //   - post-seg-%: the same with normalising counted as post-segmentation
 //     work too, (Analyze − cut)/Analyze;
+//   - post-cut-inside-%: post-cut-% with the cut timed where it runs,
+//     inside Analyze (through a segmenter that times its calls), rather
+//     than in a pass of its own: (Analyze − normalise − cut inside)/Analyze.
+//     Cut and the rest alternate every article here, so a burst of load
+//     moves both alike, where it can fall on one pass and not the other;
+//   - cut-slowdown-%: how much longer the cut takes inside Analyze than
+//     in its own pass, (cut inside − cut)/cut: the price of the caches
+//     the work around it takes from cppjieba's dictionary (and of load
+//     that fell on one pass only), which post-cut-% counts and
+//     post-cut-inside-% does not;
 //   - sketch-%: the time of a separate pass making the MinHash sketches
 //     of the normalised texts, as a share of Analyze's (the sketch
 //     serves content verification, not the fingerprint);
@@ -175,9 +186,13 @@ func BenchmarkInterleaved(b *testing.B) {
 		for _, c := range benchCorpora {
 			texts, size := benchArticles(b, c.corpus, 300)
 			seg := a.Segmenter()
+			// timed is a with its segmenter's calls timed.
+			ts := &timedSegmenter{seg: seg}
+			timed := &Analyzer{backend: a.backend, seg: ts, ex: a.ex, topN: a.topN}
 			b.Run(be+"/"+c.name, func(b *testing.B) {
 				var tNorm, tCut, tAnalyze, tGosimhash []float64
 				var postCut, postSeg, xGosimhash, postCutCPU, xGosimhashCPU, sketch, keywords []float64
+				var postCutInside, cutSlowdown []float64
 				norm := make([]string, len(texts))
 				for n := 0; n < b.N; n++ {
 					c0, t0 := cpuTime(), time.Now()
@@ -205,10 +220,20 @@ func BenchmarkInterleaved(b *testing.B) {
 						simhash.NewSketch(text)
 					}
 					t5 := time.Now()
+					ts.d = 0
+					for _, text := range texts {
+						if _, err := timed.Analyze(text); err != nil && !errors.Is(err, ErrTooShort) {
+							b.Fatal(err)
+						}
+					}
+					t6 := time.Now()
 					ds := t5.Sub(t4).Seconds()
+					dt, di := t6.Sub(t5).Seconds(), ts.d.Seconds()
 					dn, dc, da, dg := t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), t4.Sub(t3).Seconds()
 					tNorm, tCut, tAnalyze, tGosimhash = append(tNorm, dn), append(tCut, dc), append(tAnalyze, da), append(tGosimhash, dg)
 					postCut = append(postCut, 100*(da-dn-dc)/da)
+					postCutInside = append(postCutInside, 100*(dt-dn-di)/dt)
+					cutSlowdown = append(cutSlowdown, 100*(di-dc)/dc)
 					keywords = append(keywords, 100*(da-dn-dc-ds)/da)
 					sketch = append(sketch, 100*ds/da)
 					postSeg = append(postSeg, 100*(da-dc)/da)
@@ -220,6 +245,8 @@ func BenchmarkInterleaved(b *testing.B) {
 				}
 				mbs := func(d []float64) float64 { return float64(size) / median(d) / 1e6 }
 				b.ReportMetric(median(postCut), "post-cut-%")
+				b.ReportMetric(median(postCutInside), "post-cut-inside-%")
+				b.ReportMetric(median(cutSlowdown), "cut-slowdown-%")
 				b.ReportMetric(median(postSeg), "post-seg-%")
 				b.ReportMetric(median(sketch), "sketch-%")
 				b.ReportMetric(median(keywords), "keywords-%")
@@ -240,6 +267,20 @@ func BenchmarkInterleaved(b *testing.B) {
 			})
 		}
 	}
+}
+
+// timedSegmenter adds up the time its segmenter's Cut takes. It is not
+// safe for concurrent use.
+type timedSegmenter struct {
+	seg segment.Segmenter
+	d   time.Duration
+}
+
+func (t *timedSegmenter) Cut(text string) []string {
+	t0 := time.Now()
+	words := t.seg.Cut(text)
+	t.d += time.Since(t0)
+	return words
 }
 
 // median returns the median of xs (the mean of the middle two for an

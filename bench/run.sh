@@ -11,7 +11,9 @@
 #   1. BenchmarkInterleaved: normalising, cutting, the whole analysis and
 #      gosimhash-style extraction (gojieba ExtractWithWeight + lookup3)
 #      timed in alternating passes over the same articles; MB/s, the share
-#      of the analysis spent after cutting, and the speed-up over
+#      of the analysis spent after cutting (against a pass of bare cuts,
+#      and "inside": with the cuts timed within the analysis, next to how
+#      much slower they run there), and the speed-up over
 #      gosimhash (each the median of 15 passes, from wall time and from
 #      CPU time), medians over COUNT runs;
 #   2. `neardup dedup` end to end with 1 and 2 workers against
@@ -43,10 +45,10 @@ awk '/^BenchmarkInterleaved/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkInte
 	awk '{ k=$1" "$2; v[k]=v[k]" "$3; c[k]++ }
 	END { for (k in v) { split(v[k], a, " "); print k, a[int((c[k]+1)/2)] } }' |
 	sort > "$out/medians.txt"
-printf "%-10s %10s %10s %12s %12s %10s %10s %10s %12s %12s %12s\n" "backend/corpus" "normalize" "cut" "analyze" "gosimhash" "post-cut" "sketch" "keywords" "x gosimhash" "post-cut cpu" "x gos. cpu"
+printf "%-10s %10s %10s %12s %12s %10s %10s %10s %10s %10s %12s %12s %12s\n" "backend/corpus" "normalize" "cut" "analyze" "gosimhash" "post-cut" "sketch" "keywords" "inside" "cut slower" "x gosimhash" "post-cut cpu" "x gos. cpu"
 for n in $(cut -d' ' -f1 "$out/medians.txt" | sort -u); do
 	m() { awk -v n="$n" -v k="$1" '$1==n && $2==k {print $3}' "$out/medians.txt"; }
-	printf "%-14s %6s MB/s %6s MB/s %8s MB/s %8s MB/s %9s%% %9s%% %9s%% %11s %11s%% %11s\n" "$n" "$(m normalize-MB/s)" "$(m cut-MB/s)" "$(m analyze-MB/s)" "$(m gosimhash-MB/s)" "$(m post-cut-%)" "$(m sketch-%)" "$(m keywords-%)" "$(m x-gosimhash)" "$(m post-cut-cpu-%)" "$(m x-gosimhash-cpu)"
+	printf "%-14s %6s MB/s %6s MB/s %8s MB/s %8s MB/s %9s%% %9s%% %9s%% %9s%% %9s%% %11s %11s%% %11s\n" "$n" "$(m normalize-MB/s)" "$(m cut-MB/s)" "$(m analyze-MB/s)" "$(m gosimhash-MB/s)" "$(m post-cut-%)" "$(m sketch-%)" "$(m keywords-%)" "$(m post-cut-inside-%)" "$(m cut-slowdown-%)" "$(m x-gosimhash)" "$(m post-cut-cpu-%)" "$(m x-gosimhash-cpu)"
 done
 fi
 
