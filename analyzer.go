@@ -61,7 +61,9 @@ type Options struct {
 type Analysis struct {
 	Fingerprint simhash.Fingerprint
 	// Keywords are the weighted keywords the fingerprint was made of,
-	// heaviest first.
+	// heaviest first. Their words may be slices of the normalised text:
+	// to keep a few of them for long without keeping the whole text
+	// alive, copy them (strings.Clone), as index.Memory does.
 	Keywords []tfidf.Keyword
 	// ContentHash is XXH64 of the normalised text: equal for texts that
 	// differ only in width, case, zero-width characters or white space.
