@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
@@ -85,6 +86,7 @@ type Analyzer struct {
 	topN    int
 	closer  io.Closer
 	closed  atomic.Bool
+	scratch sync.Pool // of *tfidf.Scratch
 }
 
 // FormatVersion changes whenever the analysis changes in a way that moves
@@ -295,7 +297,12 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	}
 	toks := a.seg.Cut(norm)
 	r.Words = len(toks)
-	r.Keywords = a.ex.Extract(toks)
+	s, _ := a.scratch.Get().(*tfidf.Scratch)
+	if s == nil {
+		s = new(tfidf.Scratch)
+	}
+	r.Keywords = a.ex.ExtractScratch(toks, s)
+	a.scratch.Put(s)
 	if len(r.Keywords) < MinKeywords {
 		noun := "keywords"
 		if len(r.Keywords) == 1 {

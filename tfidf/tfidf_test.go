@@ -150,7 +150,9 @@ func TestCountGrows(t *testing.T) {
 		toks = append(toks, fmt.Sprintf("w%d", i))
 	}
 	toks = append(toks, "w999", "w0", "w0", "的") // a one-rune token is skipped
-	kw := count(toks)
+	var s Scratch
+	s.count([]string{"w5", "w5", "x"}) // the table a small text leaves is cleared
+	kw := s.count(toks)
 	if len(kw) != 1000 {
 		t.Fatalf("count: %d distinct words, want 1000", len(kw))
 	}
@@ -164,6 +166,43 @@ func TestCountGrows(t *testing.T) {
 		}
 		if k.Word != fmt.Sprintf("w%d", i) || k.Weight != want {
 			t.Fatalf("count: entry %d = %v, want w%d %v", i, k, i, want)
+		}
+	}
+}
+
+// One Scratch serves texts of every size in turn and gives what fresh
+// memory gives, and the keywords of one call are not changed by the next.
+func TestExtractScratch(t *testing.T) {
+	idf := table{"北京": 2, "清华大学": 8, "来到": 4, "大学": 4}
+	e := Extractor{IDF: idf, Stop: func(w string) bool { return w == "我们" }}
+	texts := [][]string{
+		{"我们", "来到", "北京", "，", "北京", "的", "清华大学", "16", "大学", "新词", "北京", "来到"},
+		{"北京", "大学"},
+		{},
+		{"我们", "的"},
+	}
+	var long []string
+	for i := range 700 {
+		long = append(long, fmt.Sprintf("词%d", i%350))
+	}
+	texts = append(texts, long, texts[0], texts[1])
+	var s Scratch
+	var kept [][]Keyword
+	for i, toks := range texts {
+		got := e.ExtractScratch(toks, &s)
+		if want := e.Extract(toks); !reflect.DeepEqual(got, want) {
+			t.Errorf("text %d: ExtractScratch = %v, Extract = %v", i, got, want)
+		}
+		kept = append(kept, got)
+	}
+	for i, toks := range texts {
+		if want := e.Extract(toks); !reflect.DeepEqual(kept[i], want) {
+			t.Errorf("text %d: keywords changed by later calls: %v, want %v", i, kept[i], want)
+		}
+	}
+	for i, k := range s.kw[:cap(s.kw)] {
+		if k.Word != "" {
+			t.Fatalf("the scratch keeps word %d, %q", i, k.Word)
 		}
 	}
 }
