@@ -120,61 +120,72 @@ func Backends() []string {
 // cutHan must return tokens that cover its input in order; "\n" is a
 // separator for both dictionary segmenters, so no token spans two runs.
 func cutRuns(text string, cutHan func(joined string) []string) []string {
-	type run struct {
-		s   string
-		han bool
-	}
+	// The runs in order, and which of them are Han. Text without Han
+	// (English) is cut once its runs are found: they are the result.
+	// The first 64 runs are kept on the stack, in small; a text with more
+	// moves them to big, allocated once for as many runs as the bytes of
+	// the runs so far predict for the whole text (an overestimate, as
+	// they leave out the separators), and so for the Han runs' indexes.
 	var (
-		runsBuf [64]run
-		runs    = runsBuf[:0]
-		hanLen  int
-		hanRuns int
+		small    [64]string
+		n        int
+		big      []string
+		hanBuf   [32]int32
+		han      = hanBuf[:0]
+		hanLen   int
+		runBytes int
 	)
-	SplitRuns(text, func(s string, han bool) {
-		runs = append(runs, run{s, han})
-		if han {
+	predict := func(k int) int { return k*len(text)/runBytes + 16 }
+	SplitRuns(text, func(s string, isHan bool) {
+		runBytes += len(s)
+		if isHan {
+			if len(han) == cap(han) && cap(han) == len(hanBuf) {
+				han = append(make([]int32, 0, predict(len(han))), han...)
+			}
+			han = append(han, int32(n))
 			hanLen += len(s)
-			hanRuns++
 		}
+		switch {
+		case n < len(small):
+			small[n] = s
+		case big == nil:
+			big = append(make([]string, 0, predict(n)), small[:]...)
+			fallthrough
+		default:
+			big = append(big, s)
+		}
+		n++
 	})
-	if hanRuns == 0 {
-		out := make([]string, len(runs))
-		for i, r := range runs {
-			out[i] = r.s
+	if len(han) == 0 {
+		if big != nil {
+			return big
 		}
-		return out
+		return slices.Clone(small[:n])
+	}
+	runs := big
+	if runs == nil {
+		runs = small[:n]
 	}
 	var joined string
-	if hanRuns == 1 {
-		for _, r := range runs {
-			if r.han {
-				joined = r.s
-			}
-		}
+	if len(han) == 1 {
+		joined = runs[han[0]]
 	} else {
 		var b strings.Builder
-		b.Grow(hanLen + hanRuns - 1)
-		for _, r := range runs {
-			if r.han {
-				if b.Len() > 0 {
-					b.WriteByte('\n')
-				}
-				b.WriteString(r.s)
+		b.Grow(hanLen + len(han) - 1)
+		for i, r := range han {
+			if i > 0 {
+				b.WriteByte('\n')
 			}
+			b.WriteString(runs[r])
 		}
 		joined = b.String()
 	}
 	toks := cutHan(joined)
-	out := make([]string, 0, len(runs)-hanRuns+len(toks))
-	ri := 0
-	// words emits the word runs before the next Han run and steps past it.
-	words := func() {
-		for ri < len(runs) && !runs[ri].han {
-			out = append(out, runs[ri].s)
-			ri++
-		}
-	}
-	words()
+	out := make([]string, 0, len(runs)-len(han)+len(toks))
+	// Tokens of Han run han[0] come first, after the word runs before it;
+	// each "\n" in a token marks the start of the next Han run.
+	out = append(out, runs[:han[0]]...)
+	h := 0
 	for _, tok := range toks {
 		for {
 			i := strings.IndexByte(tok, '\n')
@@ -187,12 +198,17 @@ func cutRuns(text string, cutHan func(joined string) []string) []string {
 			if i > 0 {
 				out = append(out, tok[:i])
 			}
-			ri++ // leave the Han run just finished
-			words()
+			if h+1 < len(han) { // a backend's extra "\n" is only a separator
+				out = append(out, runs[han[h]+1:han[h+1]]...) // the word runs between
+				h++
+			}
 			tok = tok[i+1:]
 		}
 	}
-	ri++
-	words()
+	end := len(runs)
+	if h+1 < len(han) { // a backend that lost a "\n"
+		end = int(han[h+1])
+	}
+	out = append(out, runs[han[h]+1:end]...)
 	return slices.Clip(out)
 }

@@ -75,6 +75,14 @@ func TestCutRuns(t *testing.T) {
 		{"x 北京 y 上海 z", glued, []string{"x", "北京", "y", "上海", "z"}},
 		{"北京 y", func(string) []string { return nil }, []string{"y"}},
 		{"北京 y 上海", func(string) []string { return []string{"", "北京\n", "", "上海"} }, []string{"北京", "y", "上海"}},
+		// A backend that invents or loses separators.
+		{"北京 y 上海 z", func(string) []string { return []string{"北京\n", "\n上海\n\n"} }, []string{"北京", "y", "上海", "z"}},
+		{"北京 y 上海 z", func(string) []string { return []string{"北京", "上海"} }, []string{"北京", "上海", "y"}},
+		// More runs than cutRuns keeps on the stack, with and without Han.
+		{strings.Repeat("ab 北京 ", 40) + "cd", glued, slices.Concat(slices.Repeat([]string{"ab", "北京"}, 40), []string{"cd"})},
+		{strings.Repeat("x1 ", 100), perRune, slices.Repeat([]string{"x1"}, 100)},
+		{strings.Repeat("x ", 64), perRune, slices.Repeat([]string{"x"}, 64)},
+		{strings.Repeat("x ", 65), perRune, slices.Repeat([]string{"x"}, 65)},
 	}
 	for _, tt := range tests {
 		got := cutRuns(tt.in, tt.cut)
