@@ -82,6 +82,43 @@ func normalizeFast(s string) (string, bool) {
 	b.Grow(len(s))
 	space := false // a space is pending
 	for i := 0; i < len(s); {
+		// Copy the longest run that stays as it is, in one piece: ASCII
+		// but for capitals, white space and controls (a single space
+		// inside the run excepted), and CJK Unified Ideographs (U+4E00 to
+		// U+9FFF: E4 B8..BF xx, E5..E9 xx xx).
+		j := i
+		for j < len(s) {
+			c := s[j]
+			if c < utf8.RuneSelf {
+				if c == ' ' && j > i && j+1 < len(s) {
+					// One space between two bytes of the run stays.
+					if d := s[j+1]; ' ' < d && d < 0x7f && !('A' <= d && d <= 'Z') {
+						j += 2
+						continue
+					}
+				}
+				if c <= ' ' || c == 0x7f || 'A' <= c && c <= 'Z' {
+					break
+				}
+				j++
+				continue
+			}
+			if j+2 < len(s) && (c == 0xe4 && s[j+1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) &&
+				s[j+1]&0xc0 == 0x80 && s[j+2]&0xc0 == 0x80 {
+				j += 3
+				continue
+			}
+			break
+		}
+		if j > i {
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			i++

@@ -113,6 +113,7 @@ func FuzzNormalize(f *testing.F) {
 		"e\u200d\u0301 ᴬ ﬁ ① \uf900",
 		"a\xffb\xc0\x00\r\n",
 		"\u0345\u0399 \u1e9e ǅ",
+		" a b  c\td e F g ", "中 文 字 a 中", "中\xe4\xb8", "x \xe4\xb8\xad \xe4\xb7\xbf", // the copied runs
 	} {
 		f.Add(s)
 	}
