@@ -31,13 +31,22 @@ func SplitRuns(text string, fn func(run string, han bool)) {
 	kind, start := kindSep, 0
 	for i := 0; i < len(text); {
 		c := text[i]
-		var r rune
-		size := 1
 		if c < utf8.RuneSelf {
-			r = rune(c)
-		} else {
-			r, size = utf8.DecodeRuneInString(text[i:])
+			// ASCII, most of English text: no decoding, no table.
+			k := kindSep
+			if 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' {
+				k = kindWord
+			}
+			if k != kind {
+				if kind != kindSep {
+					fn(text[start:i], kind == kindHan)
+				}
+				kind, start = k, i
+			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(text[i:])
 		k := classify(r, size)
 		if k == kindMark {
 			if kind != kindSep {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 type runT struct {
@@ -220,4 +221,15 @@ func concurrencyTexts() []string {
 		out = append(out, Normalize(s), Normalize(strings.Repeat(s, i+2)))
 	}
 	return out
+}
+
+// SplitRuns's ASCII path agrees with classify.
+func TestSplitRunsASCII(t *testing.T) {
+	for c := range utf8.RuneSelf {
+		var got []runT
+		SplitRuns(string(rune(c)), func(run string, han bool) { got = append(got, runT{run, han}) })
+		if word := classify(rune(c), 1) == kindWord; word != (len(got) == 1) {
+			t.Errorf("SplitRuns(%q) = %v; classify says word = %v", rune(c), got, word)
+		}
+	}
 }
