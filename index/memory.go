@@ -158,12 +158,31 @@ func copyDoc(d *Doc) *Doc {
 // it was decoded from), which a Memory that kept them would keep alive
 // in full. Deduplicating zh_news in memory, that was 40 MB of texts
 // beyond the 19 MB the index needs.
+//
+// The copies are cut from one new string, one allocation for them all.
 func ownDoc(d *Doc) *Doc {
 	c := copyDoc(d)
-	for i := range c.Keywords {
-		c.Keywords[i].Word = strings.Clone(c.Keywords[i].Word)
+	n := len(d.ID) + len(d.Title)
+	for _, k := range d.Keywords {
+		n += len(k.Word)
 	}
-	c.ID, c.Title = strings.Clone(d.ID), strings.Clone(d.Title)
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(d.ID)
+	b.WriteString(d.Title)
+	for _, k := range d.Keywords {
+		b.WriteString(k.Word)
+	}
+	all := b.String()
+	next := func(n int) string {
+		s := all[:n]
+		all = all[n:]
+		return s
+	}
+	c.ID, c.Title = next(len(d.ID)), next(len(d.Title))
+	for i := range c.Keywords {
+		c.Keywords[i].Word = next(len(c.Keywords[i].Word))
+	}
 	return c
 }
 
