@@ -146,7 +146,9 @@ func BenchmarkCorpusSegment(b *testing.B) {
 // timed. Alternating them, rather than running one benchmark
 // after another, keeps the drift of a shared machine out of the ratios;
 // whole passes, rather than article by article, keep one stage from
-// warming the caches for the next. Every iteration gives one ratio of
+// warming the caches for the next, and a garbage collection before each
+// pass keeps one from paying for the garbage of the last. Every iteration
+// gives one ratio of
 // each kind, from stages timed within a second of each other; the
 // benchmark reports the median over the iterations (run it with
 // -benchtime 15x or more), so that a burst of load on the machine
@@ -194,42 +196,51 @@ func BenchmarkInterleaved(b *testing.B) {
 				var postCut, postSeg, xGosimhash, postCutCPU, xGosimhashCPU, sketch, keywords []float64
 				var postCutInside, cutSlowdown []float64
 				norm := make([]string, len(texts))
-				for n := 0; n < b.N; n++ {
+				// stage times one pass, after a collection: every pass
+				// starts from the same heap and pays for its own garbage
+				// rather than for the pass before it.
+				stage := func(f func()) (wall float64, cpu time.Duration) {
+					runtime.GC()
 					c0, t0 := cpuTime(), time.Now()
-					for i, text := range texts {
-						norm[i] = segment.Normalize(text)
-					}
-					c1, t1 := cpuTime(), time.Now()
-					for _, text := range norm {
-						seg.Cut(text)
-					}
-					c2, t2 := cpuTime(), time.Now()
-					for _, text := range texts {
-						if _, err := a.Analyze(text); err != nil && !errors.Is(err, ErrTooShort) {
-							b.Fatal(err)
-						}
-					}
-					c3, t3 := cpuTime(), time.Now()
-					if gosimhash != nil && be == segment.BackendJieba {
+					f()
+					return time.Since(t0).Seconds(), cpuTime() - c0
+				}
+				analyze := func(a *Analyzer) func() {
+					return func() {
 						for _, text := range texts {
-							gosimhash(text)
+							if _, err := a.Analyze(text); err != nil && !errors.Is(err, ErrTooShort) {
+								b.Fatal(err)
+							}
 						}
 					}
-					c4, t4 := cpuTime(), time.Now()
-					for _, text := range norm {
-						simhash.NewSketch(text)
-					}
-					t5 := time.Now()
+				}
+				for n := 0; n < b.N; n++ {
+					dn, cn := stage(func() {
+						for i, text := range texts {
+							norm[i] = segment.Normalize(text)
+						}
+					})
+					dc, cc := stage(func() {
+						for _, text := range norm {
+							seg.Cut(text)
+						}
+					})
+					da, ca := stage(analyze(a))
+					dg, cg := stage(func() {
+						if gosimhash != nil && be == segment.BackendJieba {
+							for _, text := range texts {
+								gosimhash(text)
+							}
+						}
+					})
+					ds, _ := stage(func() {
+						for _, text := range norm {
+							simhash.NewSketch(text)
+						}
+					})
 					ts.d = 0
-					for _, text := range texts {
-						if _, err := timed.Analyze(text); err != nil && !errors.Is(err, ErrTooShort) {
-							b.Fatal(err)
-						}
-					}
-					t6 := time.Now()
-					ds := t5.Sub(t4).Seconds()
-					dt, di := t6.Sub(t5).Seconds(), ts.d.Seconds()
-					dn, dc, da, dg := t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds(), t4.Sub(t3).Seconds()
+					dt, _ := stage(analyze(timed))
+					di := ts.d.Seconds()
 					tNorm, tCut, tAnalyze, tGosimhash = append(tNorm, dn), append(tCut, dc), append(tAnalyze, da), append(tGosimhash, dg)
 					postCut = append(postCut, 100*(da-dn-dc)/da)
 					postCutInside = append(postCutInside, 100*(dt-dn-di)/dt)
@@ -238,7 +249,7 @@ func BenchmarkInterleaved(b *testing.B) {
 					sketch = append(sketch, 100*ds/da)
 					postSeg = append(postSeg, 100*(da-dc)/da)
 					xGosimhash = append(xGosimhash, dg/da)
-					if cn, cc, ca, cg := c1-c0, c2-c1, c3-c2, c4-c3; ca > 0 {
+					if ca > 0 {
 						postCutCPU = append(postCutCPU, 100*float64(ca-cn-cc)/float64(ca))
 						xGosimhashCPU = append(xGosimhashCPU, float64(cg)/float64(ca))
 					}
