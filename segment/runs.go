@@ -46,6 +46,19 @@ func SplitRuns(text string, fn func(run string, han bool)) {
 			i++
 			continue
 		}
+		if i+2 < len(text) && (c == 0xe4 && text[i+1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) &&
+			text[i+1]&0xc0 == 0x80 && text[i+2]&0xc0 == 0x80 {
+			// A CJK Unified Ideograph, U+4E00 to U+9FFF, most of
+			// Chinese text: Han, no decoding, no table.
+			if kind != kindHan {
+				if kind != kindSep {
+					fn(text[start:i], false)
+				}
+				kind, start = kindHan, i
+			}
+			i += 3
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(text[i:])
 		k := classify(r, size)
 		if k == kindMark {

@@ -223,13 +223,48 @@ func concurrencyTexts() []string {
 	return out
 }
 
-// SplitRuns's ASCII path agrees with classify.
-func TestSplitRunsASCII(t *testing.T) {
-	for c := range utf8.RuneSelf {
-		var got []runT
-		SplitRuns(string(rune(c)), func(run string, han bool) { got = append(got, runT{run, han}) })
-		if word := classify(rune(c), 1) == kindWord; word != (len(got) == 1) {
-			t.Errorf("SplitRuns(%q) = %v; classify says word = %v", rune(c), got, word)
+// splitRunsReference is SplitRuns without its shortcuts for ASCII and
+// CJK ideographs: every character decoded and classified.
+func splitRunsReference(text string) []runT {
+	var out []runT
+	kind, start := kindSep, 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		k := classify(r, size)
+		if k == kindMark {
+			if kind != kindSep {
+				i += size
+				continue
+			}
+			k = kindWord
+			if r == prolongedSoundMark {
+				k = kindKatakana
+			}
+		}
+		if k != kind {
+			if kind != kindSep {
+				out = append(out, runT{text[start:i], kind == kindHan})
+			}
+			kind, start = k, i
+		}
+		i += size
+	}
+	if kind != kindSep {
+		out = append(out, runT{text[start:], kind == kindHan})
+	}
+	return out
+}
+
+// SplitRuns's shortcuts agree with classify: every character of the
+// Basic Multilingual Plane alone, between letters, between ideographs,
+// and cut short.
+func TestSplitRunsShortcuts(t *testing.T) {
+	for r := rune(0); r < 0x10000; r++ {
+		c := string(r)
+		for _, text := range []string{c, "a" + c + "b", "中" + c + "文", c + c + " " + c, c[:len(c)-1], "中" + c[:len(c)-1]} {
+			if got, want := splitRuns(text), splitRunsReference(text); !slices.Equal(got, want) {
+				t.Fatalf("SplitRuns(%q) = %v, want %v", text, got, want)
+			}
 		}
 	}
 }
