@@ -118,11 +118,11 @@ func (e *Extractor) ExtractScratch(tokens []string, s *Scratch) []Keyword {
 		}
 	}
 	kw = kw[:n]
-	idf := grown(s.idf, n)
-	stop := grown(s.stop, n)
+	idf := resized(s.idf, n)
+	stop := resized(s.stop, n)
 	s.idf, s.stop = idf, stop
 	if e.Lookup != nil {
-		words := grown(s.words, n)
+		words := resized(s.words, n)
 		for i := range kw {
 			words[i] = kw[i].Word
 		}
@@ -149,20 +149,20 @@ func (e *Extractor) ExtractScratch(tokens []string, s *Scratch) []Keyword {
 		n++
 	}
 	kw = kw[:n]
+	if n == 0 {
+		return nil
+	}
 	SortKeywords(kw)
 	top := e.TopN
 	if top <= 0 {
-		top = AdaptiveN(len(kw))
+		top = AdaptiveN(n)
 	}
-	if len(kw) == 0 {
-		return nil
-	}
-	return slices.Clone(kw[:min(top, len(kw))])
+	return slices.Clone(kw[:min(top, n)])
 }
 
-// grown returns b resliced to n elements, reallocated if it is shorter.
+// resized returns b resliced to n elements, reallocated if it is shorter.
 // The elements' values are left as they were.
-func grown[T any](b []T, n int) []T {
+func resized[T any](b []T, n int) []T {
 	if cap(b) < n {
 		return make([]T, n)
 	}
@@ -183,7 +183,7 @@ func (s *Scratch) count(tokens []string) []Keyword {
 	for size < len(tokens)/2 {
 		size <<= 1
 	}
-	slots := grown(s.slots, size)
+	slots := resized(s.slots, size)
 	clear(slots)
 	kw := s.kw[:0]
 	if cap(kw) < len(tokens)/2 {
@@ -203,17 +203,17 @@ tokens:
 		tag := maphash.String(seed, t) >> 32
 		mask := uint64(len(slots) - 1)
 		for i := tag & mask; ; i = (i + 1) & mask {
-			s := slots[i]
-			if s == 0 {
+			slot := slots[i]
+			if slot == 0 {
 				slots[i] = tag<<32 | uint64(len(kw)+1)
 				kw = append(kw, Keyword{Word: t, Weight: 1})
 				if 4*len(kw) > 3*len(slots) {
-					slots = grow(slots)
+					slots = doubled(slots)
 				}
 				continue tokens
 			}
-			if s>>32 == tag {
-				if k := &kw[uint32(s)-1]; k.Word == t {
+			if slot>>32 == tag {
+				if k := &kw[uint32(slot)-1]; k.Word == t {
 					k.Weight++
 					continue tokens
 				}
@@ -224,19 +224,19 @@ tokens:
 	return kw
 }
 
-// grow returns count's table with twice the slots.
-func grow(slots []uint64) []uint64 {
+// doubled returns count's table with twice the slots.
+func doubled(slots []uint64) []uint64 {
 	bigger := make([]uint64, 2*len(slots))
 	mask := uint64(len(bigger) - 1)
-	for _, s := range slots {
-		if s == 0 {
+	for _, slot := range slots {
+		if slot == 0 {
 			continue
 		}
-		i := s >> 32 & mask
+		i := slot >> 32 & mask
 		for bigger[i] != 0 {
 			i = (i + 1) & mask
 		}
-		bigger[i] = s
+		bigger[i] = slot
 	}
 	return bigger
 }
