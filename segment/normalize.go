@@ -84,8 +84,7 @@ func normalizeFast(s string) (string, bool) {
 	for i := 0; i < len(s); {
 		// Copy the longest run that stays as it is, in one piece: ASCII
 		// but for capitals, white space and controls (a single space
-		// inside the run excepted), and CJK Unified Ideographs (U+4E00 to
-		// U+9FFF: E4 B8..BF xx, E5..E9 xx xx).
+		// inside the run excepted), and CJK Unified Ideographs.
 		j := i
 		for j < len(s) {
 			c := s[j]
@@ -103,12 +102,10 @@ func normalizeFast(s string) (string, bool) {
 				j++
 				continue
 			}
-			if j+2 < len(s) && (c == 0xe4 && s[j+1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) &&
-				s[j+1]&0xc0 == 0x80 && s[j+2]&0xc0 == 0x80 {
-				j += 3
-				continue
+			if !ideographAt(s, j) {
+				break
 			}
-			break
+			j += 3
 		}
 		if j > i {
 			if space {
@@ -127,15 +124,7 @@ func normalizeFast(s string) (string, bool) {
 			if size == 1 {
 				return "", false // invalid UTF-8
 			}
-			i += size
-			if 0x4e00 <= r && r <= 0x9fff { // CJK Unified Ideographs
-				if space {
-					b.WriteByte(' ')
-					space = false
-				}
-				b.WriteString(s[i-size : i])
-				continue
-			}
+			i += size // not a CJK ideograph: those are copied above
 			out, ascii := fastRune(r)
 			switch {
 			case ascii != 0:

@@ -30,45 +30,29 @@ import (
 func SplitRuns(text string, fn func(run string, han bool)) {
 	kind, start := kindSep, 0
 	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			// ASCII, most of English text: no decoding, no table.
-			k := kindSep
+		// ASCII (most of English text) and CJK ideographs (most of
+		// Chinese text) are classified without decoding or tables.
+		var k, size int
+		switch c := text[i]; {
+		case c < utf8.RuneSelf:
+			k, size = kindSep, 1
 			if 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' {
 				k = kindWord
 			}
-			if k != kind {
+		case ideographAt(text, i):
+			k, size = kindHan, 3
+		default:
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if k = classify(r, size); k == kindMark {
 				if kind != kindSep {
-					fn(text[start:i], kind == kindHan)
+					i += size
+					continue
 				}
-				kind, start = k, i
-			}
-			i++
-			continue
-		}
-		if i+2 < len(text) && (c == 0xe4 && text[i+1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) &&
-			text[i+1]&0xc0 == 0x80 && text[i+2]&0xc0 == 0x80 {
-			// A CJK Unified Ideograph, U+4E00 to U+9FFF, most of
-			// Chinese text: Han, no decoding, no table.
-			if kind != kindHan {
-				if kind != kindSep {
-					fn(text[start:i], false)
+				k = kindWord
+				if r == prolongedSoundMark {
+					k = kindKatakana
 				}
-				kind, start = kindHan, i
-			}
-			i += 3
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		k := classify(r, size)
-		if k == kindMark {
-			if kind != kindSep {
-				i += size
-				continue
-			}
-			k = kindWord
-			if r == prolongedSoundMark {
-				k = kindKatakana
 			}
 		}
 		if k != kind {
@@ -97,6 +81,14 @@ const (
 
 // prolongedSoundMark is "ー" (U+30FC), which lengthens the kana before it.
 const prolongedSoundMark = '\u30fc'
+
+// ideographAt reports whether s[i:] begins with a CJK Unified Ideograph,
+// U+4E00 to U+9FFF: three bytes, E4 B8..BF xx or E5..E9 xx xx.
+func ideographAt(s string, i int) bool {
+	c := s[i]
+	return i+2 < len(s) && (c == 0xe4 && s[i+1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) &&
+		s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80
+}
 
 // classify sorts one rune for SplitRuns. size is its encoded length (1 for
 // an invalid byte decoded as RuneError).
