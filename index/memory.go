@@ -152,8 +152,9 @@ func copyDoc(d *Doc) *Doc {
 	return &c
 }
 
-// ownDoc returns a copy of d that shares no memory with it, strings
-// included: a caller's strings are often slices of something much larger
+// ownDoc returns a copy of d whose ID, title and keywords share no memory
+// with d's (Job, one string for a whole run, is kept as it is): a
+// caller's strings are often slices of something much larger
 // (a keyword of the article's normalised text, a title of the input line
 // it was decoded from), which a Memory that kept them would keep alive
 // in full. Deduplicating zh_news in memory, that was 40 MB of texts
