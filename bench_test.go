@@ -147,12 +147,11 @@ func BenchmarkCorpusSegment(b *testing.B) {
 // after another, keeps the drift of a shared machine out of the ratios;
 // whole passes, rather than article by article, keep one stage from
 // warming the caches for the next, and a garbage collection before each
-// pass keeps one from paying for the garbage of the last. Every iteration
-// gives one ratio of
-// each kind, from stages timed within a second of each other; the
-// benchmark reports the median over the iterations (run it with
-// -benchtime 15x or more), so that a burst of load on the machine
-// during a few passes does not move it:
+// pass keeps one from paying for the garbage of the last. Every
+// iteration gives one ratio of each kind, from stages timed within a
+// second of each other; the benchmark reports the median over the
+// iterations (run it with -benchtime 15x or more), so that a burst of
+// load on the machine during a few passes does not move it:
 //
 //   - post-cut-%: the share of Analyze's time spent after cutting
 //     (Analyze − normalise − cut)/Analyze: keywords, hashes, SimHash,
@@ -176,7 +175,7 @@ func BenchmarkCorpusSegment(b *testing.B) {
 //     extraction, hashing, SimHash and the content hash;
 //   - x-gosimhash: gosimhash-style time / Analyze time (speed-up per core);
 //   - MB/s of each stage, from its median pass;
-//   - post-cut-cpu-% and x-gosimhash-cpu: the first and third ratio
+//   - post-cut-cpu-% and x-gosimhash-cpu: post-cut-% and x-gosimhash
 //     from the CPU time the process used in each stage (getrusage, on
 //     Unix) rather than wall time, which leaves out the time the
 //     machine's other tenants took from it but counts the garbage
@@ -197,8 +196,8 @@ func BenchmarkInterleaved(b *testing.B) {
 				var postCutInside, cutSlowdown []float64
 				norm := make([]string, len(texts))
 				// stage times one pass, after a collection: every pass
-				// starts from the same heap and pays for its own garbage
-				// rather than for the pass before it.
+				// starts from the same collected heap, and none runs while
+				// the garbage of the one before it is being collected.
 				stage := func(f func()) (wall float64, cpu time.Duration) {
 					runtime.GC()
 					c0, t0 := cpuTime(), time.Now()
@@ -226,13 +225,15 @@ func BenchmarkInterleaved(b *testing.B) {
 						}
 					})
 					da, ca := stage(analyze(a))
-					dg, cg := stage(func() {
-						if gosimhash != nil && be == segment.BackendJieba {
+					var dg float64
+					var cg time.Duration
+					if gosimhash != nil && be == segment.BackendJieba {
+						dg, cg = stage(func() {
 							for _, text := range texts {
 								gosimhash(text)
 							}
-						}
-					})
+						})
+					}
 					ds, _ := stage(func() {
 						for _, text := range norm {
 							simhash.NewSketch(text)
