@@ -1,8 +1,11 @@
 package tfidf
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"iter"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -99,6 +102,10 @@ type Scratch struct {
 	words []string
 	idf   []float64
 	stop  []bool
+	// sortKeywords'
+	keys    []uint64
+	tieKeys []uint64
+	sorted  []Keyword
 }
 
 // ExtractScratch is Extract with its working memory taken from s (nil
@@ -152,7 +159,7 @@ func (e *Extractor) ExtractScratch(tokens []string, s *Scratch) []Keyword {
 	if n == 0 {
 		return nil
 	}
-	SortKeywords(kw)
+	sortKeywords(kw, s)
 	top := e.TopN
 	if top <= 0 {
 		top = AdaptiveN(n)
@@ -242,15 +249,109 @@ func doubled(slots []uint64) []uint64 {
 }
 
 // SortKeywords sorts by weight descending, then word bytes ascending.
-func SortKeywords(kw []Keyword) {
-	slices.SortFunc(kw, func(a, b Keyword) int {
-		// Weights are finite (see Weigher): no NaN to order.
-		switch {
-		case a.Weight > b.Weight:
-			return -1
-		case a.Weight < b.Weight:
-			return 1
+func SortKeywords(kw []Keyword) { sortKeywords(kw, new(Scratch)) }
+
+// compareKeywords is SortKeywords' order.
+func compareKeywords(a, b Keyword) int {
+	// Weights are finite (see Weigher): no NaN to order.
+	switch {
+	case a.Weight > b.Weight:
+		return -1
+	case a.Weight < b.Weight:
+		return 1
+	}
+	return strings.Compare(a.Word, b.Word)
+}
+
+// sortKeywords is SortKeywords with working memory from s.
+//
+// A comparison sort through compareKeywords spends most of its time
+// calling it: 18 µs for the 256 keywords of a Chinese article, 4% of its
+// whole analysis. Instead the keywords are sorted by integer keys, each
+// with the keyword's index in its lowest b bits (n ≤ 2^b), so that the
+// keys are distinct and the sorted keys say where each keyword goes:
+//
+//   - first by their weights' bits, complemented (heaviest first), as the
+//     bits of a float64 that is not negative order as its value does;
+//   - then each run of keywords whose weight keys agree (equal weights,
+//     or weights within 2^(b-52) of each other), if their weights are all
+//     equal, by the first bytes of their words, big-endian; otherwise by
+//     compareKeywords;
+//   - and last each run of those that agree on the first bytes too, by
+//     compareKeywords.
+//
+// The result is compareKeywords' order exactly. A short slice, or one
+// with a negative or NaN weight, is sorted by compareKeywords directly.
+func sortKeywords(kw []Keyword, s *Scratch) {
+	n := len(kw)
+	b := uint(bits.Len(uint(n - 1)))
+	if n < 16 || b > 16 {
+		slices.SortFunc(kw, compareKeywords)
+		return
+	}
+	for _, k := range kw {
+		if !(k.Weight >= 0) {
+			slices.SortFunc(kw, compareKeywords)
+			return
 		}
-		return strings.Compare(a.Word, b.Word)
-	})
+	}
+	keys := resized(s.keys, n)
+	s.keys = keys
+	for i, k := range kw {
+		var wb uint64
+		if k.Weight != 0 { // -0 sorts as 0
+			wb = math.Float64bits(k.Weight)
+		}
+		keys[i] = ^wb>>b<<b | uint64(i)
+	}
+	s.permute(kw, keys, b)
+	for i, j := range runs(keys, b) {
+		tie := kw[i:j]
+		if slices.ContainsFunc(tie, func(k Keyword) bool { return k.Weight != tie[0].Weight }) {
+			slices.SortFunc(tie, compareKeywords)
+			continue
+		}
+		tb := uint(bits.Len(uint(len(tie) - 1)))
+		tkeys := resized(s.tieKeys, len(tie))
+		s.tieKeys = tkeys
+		for i, k := range tie {
+			var p [8]byte
+			copy(p[:], k.Word)
+			tkeys[i] = binary.BigEndian.Uint64(p[:])>>tb<<tb | uint64(i)
+		}
+		s.permute(tie, tkeys, tb)
+		for i, j := range runs(tkeys, tb) {
+			slices.SortFunc(tie[i:j], compareKeywords)
+		}
+	}
+}
+
+// permute sorts keys, whose lowest b bits are indexes into kw, and puts
+// kw in their order.
+func (s *Scratch) permute(kw []Keyword, keys []uint64, b uint) {
+	slices.Sort(keys)
+	orig := append(s.sorted[:0], kw...)
+	mask := uint64(1)<<b - 1
+	for i, key := range keys {
+		kw[i] = orig[key&mask]
+	}
+	clear(orig) // s keeps no words alive
+	s.sorted = orig[:0]
+}
+
+// runs yields the bounds [i, j) of every run of two or more sorted keys
+// that agree above their lowest b bits.
+func runs(keys []uint64, b uint) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i < len(keys); {
+			j := i + 1
+			for j < len(keys) && keys[j]>>b == keys[i]>>b {
+				j++
+			}
+			if j-i > 1 && !yield(i, j) {
+				return
+			}
+			i = j
+		}
+	}
 }

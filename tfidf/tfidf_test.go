@@ -3,7 +3,9 @@ package tfidf
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -205,4 +207,70 @@ func TestExtractScratch(t *testing.T) {
 			t.Fatalf("the scratch keeps word %d, %q", i, k.Word)
 		}
 	}
+}
+
+// sortKeywords sorts as compareKeywords does, on slices short and long,
+// with many equal weights, weights a float64 apart (which share a key but
+// for the index bits), zeros of both signs, and a negative weight (which
+// takes the plain sort). One Scratch serves every size in turn.
+func TestSortKeywordsKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	weights := []float64{0, math.Copysign(0, -1), 1, 2.5, 3, math.Nextafter(3, 4), math.Nextafter(3, 2), 5.93, 1e-300, 1e300}
+	var s Scratch
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 64, 255, 256, 257, 1000, 1 << 16, 1<<16 + 1} {
+		for trial := range 3 {
+			kw := make([]Keyword, n)
+			for i := range kw {
+				w := weights[rng.IntN(len(weights))]
+				if trial == 1 {
+					w = float64(rng.IntN(4)) * (1 + math.Log(float64(1+rng.IntN(3)))) // ties, as counts × IDF give
+				}
+				kw[i] = Keyword{Word: fmt.Sprintf("w%d", rng.IntN(2*n+1)), Weight: w}
+			}
+			if trial == 2 && n > 0 {
+				kw[rng.IntN(n)].Weight = -1
+			}
+			want := slices.Clone(kw)
+			slices.SortStableFunc(want, compareKeywords)
+			got := slices.Clone(kw)
+			sortKeywords(got, &s)
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d trial %d: sortKeywords differs from compareKeywords' order", n, trial)
+			}
+		}
+	}
+	for i, k := range s.sorted[:cap(s.sorted)] {
+		if k.Word != "" {
+			t.Fatalf("the scratch keeps word %d, %q", i, k.Word)
+		}
+	}
+}
+
+// BenchmarkSortKeywords sorts the keywords of an article (256 words, a
+// third of them sharing the median IDF as unknown words do), against a
+// comparison sort through compareKeywords.
+func BenchmarkSortKeywords(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	kw := make([]Keyword, 256)
+	for i := range kw {
+		idf := 5.93
+		if rng.IntN(3) > 0 {
+			idf = 2 + 10*rng.Float64()
+		}
+		kw[i] = Keyword{Word: fmt.Sprintf("词%d", i), Weight: idf * (1 + math.Log(float64(1+rng.IntN(2))))}
+	}
+	work := make([]Keyword, len(kw))
+	b.Run("keys", func(b *testing.B) {
+		var s Scratch
+		for b.Loop() {
+			copy(work, kw)
+			sortKeywords(work, &s)
+		}
+	})
+	b.Run("compare", func(b *testing.B) {
+		for b.Loop() {
+			copy(work, kw)
+			slices.SortFunc(work, compareKeywords)
+		}
+	})
 }
