@@ -182,12 +182,15 @@ func resized[T any](b []T, n int) []T {
 // and are skipped. The tokens are counted in an open-addressing table
 // of indexes into the result (a slot is the upper half of the token's
 // hash, which also places it, and its index + 1), at most three-quarters
-// full: pointer-free, sized for half the tokens and grown by doubling,
-// it is 1.5× faster than a map on 600 tokens of 300 distinct words. The
-// table and the result are s's, reused.
+// full: pointer-free, it is 1.5× faster than a map on 600 tokens of 300
+// distinct words. It has a slot for every token and grows by doubling
+// only when more than three-quarters of the tokens are distinct: sized
+// for half the tokens, it grew for most articles of en_reuters, whose
+// 170 tokens hold 110 distinct words. The table and the result are s's,
+// reused.
 func (s *Scratch) count(tokens []string) []Keyword {
 	size := 16
-	for size < len(tokens)/2 {
+	for size < len(tokens) {
 		size <<= 1
 	}
 	slots := resized(s.slots, size)
