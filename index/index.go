@@ -997,11 +997,24 @@ func (x *Index) deleteKeys(txn *badger.Txn, d *Doc) error {
 	return txn.Delete(docKey(d.ID))
 }
 
+// docNotFound is the error of a Get that finds no document, "index:
+// WHERE: document "ID": not found", wrapping ErrNotFound. It is formatted
+// only when printed: Dedup asks for the ID of every new original, and
+// formatting them took 1% of the CPU time of deduplicating en_reuters in
+// memory.
+type docNotFound struct{ where, id string }
+
+func (e *docNotFound) Error() string {
+	return fmt.Sprintf("index: %s: document %q: %v", e.where, e.id, ErrNotFound)
+}
+
+func (e *docNotFound) Unwrap() error { return ErrNotFound }
+
 // getDoc reads and decodes the record of id.
 func (x *Index) getDoc(txn *badger.Txn, id string) (Doc, error) {
 	item, err := txn.Get(docKey(id))
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return Doc{}, fmt.Errorf("index: %s: document %q: %w", x.dir, id, ErrNotFound)
+		return Doc{}, &docNotFound{x.dir, id}
 	}
 	if err != nil {
 		return Doc{}, fmt.Errorf("index: %s: reading document %q: %w", x.dir, id, err)

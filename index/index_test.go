@@ -323,8 +323,13 @@ func TestReAddAndDelete(t *testing.T) {
 				}
 			}
 		}
-		if _, err := x.Get("nope"); !errors.Is(err, ErrNotFound) {
-			t.Errorf("%s: Get(nope): %v", name, err)
+		where := "memory"
+		if xi, ok := x.(*Index); ok {
+			where = xi.dir
+		}
+		want := fmt.Sprintf(`index: %s: document "nope": not found`, where)
+		if _, err := x.Get("nope"); !errors.Is(err, ErrNotFound) || err.Error() != want {
+			t.Errorf("%s: Get(nope): %v, want %s", name, err, want)
 		}
 	}
 }

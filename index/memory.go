@@ -317,7 +317,7 @@ func (m *Memory) Get(id string) (Doc, error) {
 	}
 	d, ok := m.docs[id]
 	if !ok {
-		return Doc{}, fmt.Errorf("index: memory: document %q: %w", id, ErrNotFound)
+		return Doc{}, &docNotFound{"memory", id}
 	}
 	return *copyDoc(d), nil
 }
@@ -407,7 +407,7 @@ func (m *Memory) Similar(d *Doc, k int) ([]Match, error) {
 	get := func(id string) (Doc, error) {
 		r, ok := m.docs[id]
 		if !ok {
-			return Doc{}, fmt.Errorf("index: memory: document %q: %w", id, ErrNotFound)
+			return Doc{}, &docNotFound{"memory", id}
 		}
 		return *copyDoc(r), nil
 	}
