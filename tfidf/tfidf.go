@@ -269,10 +269,11 @@ func compareKeywords(a, b Keyword) int {
 // sortKeywords is SortKeywords with working memory from s.
 //
 // A comparison sort through compareKeywords spends most of its time
-// calling it: 18 µs for the 256 keywords of a Chinese article, 4% of its
-// whole analysis. Instead the keywords are sorted by integer keys, each
-// with the keyword's index in its lowest b bits (n ≤ 2^b), so that the
-// keys are distinct and the sorted keys say where each keyword goes:
+// calling it: 18 µs an article of zh_news (up to 256 keywords), 4% of
+// its whole analysis in a CPU profile. Sorted as below it takes 2.9%
+// (BenchmarkSortKeywords: 1.5× faster): by integer keys, each with the
+// keyword's index in its lowest b bits (n ≤ 2^b), so that the keys are
+// distinct and the sorted keys say where each keyword goes:
 //
 //   - first by their weights' bits, complemented (heaviest first), as the
 //     bits of a float64 that is not negative order as its value does;
