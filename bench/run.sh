@@ -19,7 +19,9 @@
 #   2. `neardup dedup` end to end with 1 and 2 workers against
 #      bench/bareseg (start up with the segmenter, read the same input,
 #      normalise and cut every text with as many goroutines): median wall
-#      times of 3 alternating runs and their ratio;
+#      times of 3 alternating runs and their ratio; and against
+#      `bareseg -gojieba`, the same with gojieba's own Cut, which sends
+#      English through cppjieba too;
 #   3. index ingest (Add in batches, and Load) and query (Badger and
 #      memory) at 1M fingerprints; index/bench_ingest.go -n 10000000
 #      does the same at 10M (about 15 minutes).
@@ -57,21 +59,24 @@ echo
 echo "## 2. neardup dedup end to end against bare segmentation (median wall time of 3 alternating runs)"
 go build -o "$out/neardup" ./cmd/neardup
 go build -o "$out/bareseg" ./bench/bareseg
-printf "%-12s %-8s %10s %10s %12s %s\n" corpus workers "dedup s" "MB/s" "bareseg s" "dedup/bareseg"
+printf "%-12s %-8s %10s %10s %12s %14s %16s %s\n" corpus workers "dedup s" "MB/s" "bareseg s" "dedup/bareseg" "gojieba cut s" "dedup/gojieba"
 for corpus in zh_news en_reuters; do
 	in="$corpora/$corpus.jsonl.gz"
 	mb=$(zcat "$in" | python3 -c 'import sys,json; print(sum(len(json.loads(l)["text"].encode()) for l in sys.stdin)/1e6)')
 	for w in 1 2; do
-		dd=(); bs=()
+		dd=(); bs=(); gj=()
 		for r in 1 2 3; do
 			s=$(date +%s.%N); "$out/bareseg" -workers "$w" "$in" >/dev/null; e=$(date +%s.%N)
 			bs+=("$(echo "$e - $s" | bc)")
 			s=$(date +%s.%N); "$out/neardup" dedup --workers "$w" --pairs "$out/pairs.jsonl" "$in" 2>/dev/null; e=$(date +%s.%N)
 			dd+=("$(echo "$e - $s" | bc)")
+			s=$(date +%s.%N); "$out/bareseg" -gojieba -workers "$w" "$in" >/dev/null; e=$(date +%s.%N)
+			gj+=("$(echo "$e - $s" | bc)")
 		done
 		dmed=$(printf '%s\n' "${dd[@]}" | sort -n | sed -n 2p)
 		bmed=$(printf '%s\n' "${bs[@]}" | sort -n | sed -n 2p)
-		printf "%-12s %-8s %10.2f %10.2f %12.2f %.2fx\n" "$corpus" "$w" "$dmed" "$(echo "$mb / $dmed" | bc -l)" "$bmed" "$(echo "$dmed / $bmed" | bc -l)"
+		gmed=$(printf '%s\n' "${gj[@]}" | sort -n | sed -n 2p)
+		printf "%-12s %-8s %10.2f %10.2f %12.2f %13.2fx %16.2f %.2fx\n" "$corpus" "$w" "$dmed" "$(echo "$mb / $dmed" | bc -l)" "$bmed" "$(echo "$dmed / $bmed" | bc -l)" "$gmed" "$(echo "$dmed / $gmed" | bc -l)"
 	done
 done
 fi

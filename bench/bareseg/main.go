@@ -5,6 +5,11 @@
 // dedup), and normalise and cut every text, in parallel. It prints the
 // number of records, bytes of text and tokens.
 //
+// With -gojieba it cuts with gojieba's own Cut instead (HMM on, the whole
+// normalised text through cppjieba, English too), as a tool built on
+// gojieba alone would: a second baseline, for English above all, which
+// neardup's segmenter splits on letters and digits without cppjieba.
+//
 //	go run ./bench/bareseg -workers 2 ../shared/corpora/zh_news.jsonl.gz
 package main
 
@@ -25,19 +30,30 @@ import (
 func main() {
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines that cut")
 	backend := flag.String("segmenter", "", "segmenter backend (default: "+segment.DefaultBackend+")")
+	raw := flag.Bool("gojieba", false, "cut with gojieba's own Cut, HMM on, instead of neardup's segmenter")
 	flag.Parse()
-	if err := run(*workers, *backend, flag.Args()); err != nil {
+	if err := run(*workers, *backend, *raw, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "bareseg:", err)
 		os.Exit(2)
 	}
 }
 
-func run(workers int, backend string, paths []string) error {
+func run(workers int, backend string, raw bool, paths []string) error {
 	// Not closed, as neardup does not close its analyzer before exiting:
 	// freeing cppjieba's dictionary only delays the exit.
-	seg, err := segment.New(backend, &segment.Options{CutOnly: true})
-	if err != nil {
-		return err
+	var cut func(string) []string
+	if raw {
+		c, err := newGojiebaCut()
+		if err != nil {
+			return err
+		}
+		cut = c
+	} else {
+		seg, err := segment.New(backend, &segment.Options{CutOnly: true})
+		if err != nil {
+			return err
+		}
+		cut = seg.Cut
 	}
 	r := neardup.NewReader(paths, os.Stdin, nil)
 	texts := make(chan string, 64*workers)
@@ -48,7 +64,7 @@ func run(workers int, backend string, paths []string) error {
 		go func() {
 			defer wg.Done()
 			for t := range texts {
-				tokens.Add(int64(len(seg.Cut(segment.Normalize(t)))))
+				tokens.Add(int64(len(cut(segment.Normalize(t)))))
 			}
 		}()
 	}
