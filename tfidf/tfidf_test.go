@@ -1,11 +1,13 @@
 package tfidf
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -271,6 +273,39 @@ func BenchmarkSortKeywords(b *testing.B) {
 		for b.Loop() {
 			copy(work, kw)
 			slices.SortFunc(work, compareKeywords)
+		}
+	})
+}
+
+// FuzzSortKeywords checks sortKeywords against compareKeywords' order on
+// keywords made from the input, three bytes each: the weight (a small
+// multiple of 1/4, or a zero of either sign, or 3 and its neighbours),
+// and a word of up to 15 copies of one byte, so that many words share
+// their first 8 bytes.
+func FuzzSortKeywords(f *testing.F) {
+	f.Add([]byte("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+	f.Add(bytes.Repeat([]byte{7, 'a', 9, 7, 'a', 10, 7, 'b', 9}, 8))
+	specials := []float64{0, math.Copysign(0, -1), 3, math.Nextafter(3, 4), math.Nextafter(3, 2)}
+	var s Scratch
+	f.Fuzz(func(t *testing.T, data []byte) {
+		seen := map[string]bool{}
+		var kw []Keyword
+		for ; len(data) >= 3; data = data[3:] {
+			w := float64(data[0]%32) / 4
+			if data[0] >= 224 {
+				w = specials[int(data[0]-224)%len(specials)]
+			}
+			word := strings.Repeat(string(data[1:2]), 1+int(data[2]%15))
+			if !seen[word] { // an article's keywords are distinct words
+				seen[word] = true
+				kw = append(kw, Keyword{word, w})
+			}
+		}
+		want := slices.Clone(kw)
+		slices.SortFunc(want, compareKeywords)
+		sortKeywords(kw, &s)
+		if !slices.Equal(kw, want) {
+			t.Fatalf("sortKeywords = %v, want %v", kw, want)
 		}
 	})
 }
