@@ -293,15 +293,13 @@ func sortKeywords(kw []Keyword, s *Scratch) {
 		slices.SortFunc(kw, compareKeywords)
 		return
 	}
-	for _, k := range kw {
+	keys := resized(s.keys, n)
+	s.keys = keys
+	for i, k := range kw {
 		if !(k.Weight >= 0) {
 			slices.SortFunc(kw, compareKeywords)
 			return
 		}
-	}
-	keys := resized(s.keys, n)
-	s.keys = keys
-	for i, k := range kw {
 		var wb uint64
 		if k.Weight != 0 { // -0 sorts as 0
 			wb = math.Float64bits(k.Weight)
