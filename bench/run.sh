@@ -59,6 +59,16 @@ echo
 echo "## 2. neardup dedup end to end against bare segmentation (median wall time of 3 alternating runs)"
 go build -o "$out/neardup" ./cmd/neardup
 go build -o "$out/bareseg" ./bench/bareseg
+# seconds CMD...: the wall time of CMD, its output discarded (its
+# errors shown if it fails, which stops the script).
+seconds() {
+	local s
+	s=$(date +%s.%N)
+	"$@" >/dev/null 2>"$out/stderr" || { cat "$out/stderr" >&2; return 1; }
+	echo "$(date +%s.%N) - $s" | bc
+}
+# median of three values.
+median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 printf "%-12s %-8s %10s %10s %12s %14s %16s %s\n" corpus workers "dedup s" "MB/s" "bareseg s" "dedup/bareseg" "gojieba cut s" "dedup/gojieba"
 for corpus in zh_news en_reuters; do
 	in="$corpora/$corpus.jsonl.gz"
@@ -66,16 +76,13 @@ for corpus in zh_news en_reuters; do
 	for w in 1 2; do
 		dd=(); bs=(); gj=()
 		for r in 1 2 3; do
-			s=$(date +%s.%N); "$out/bareseg" -workers "$w" "$in" >/dev/null; e=$(date +%s.%N)
-			bs+=("$(echo "$e - $s" | bc)")
-			s=$(date +%s.%N); "$out/neardup" dedup --workers "$w" --pairs "$out/pairs.jsonl" "$in" 2>/dev/null; e=$(date +%s.%N)
-			dd+=("$(echo "$e - $s" | bc)")
-			s=$(date +%s.%N); "$out/bareseg" -gojieba -workers "$w" "$in" >/dev/null; e=$(date +%s.%N)
-			gj+=("$(echo "$e - $s" | bc)")
+			bs+=("$(seconds "$out/bareseg" -workers "$w" "$in")")
+			dd+=("$(seconds "$out/neardup" dedup --workers "$w" --pairs "$out/pairs.jsonl" "$in")")
+			gj+=("$(seconds "$out/bareseg" -gojieba -workers "$w" "$in")")
 		done
-		dmed=$(printf '%s\n' "${dd[@]}" | sort -n | sed -n 2p)
-		bmed=$(printf '%s\n' "${bs[@]}" | sort -n | sed -n 2p)
-		gmed=$(printf '%s\n' "${gj[@]}" | sort -n | sed -n 2p)
+		dmed=$(median "${dd[@]}")
+		bmed=$(median "${bs[@]}")
+		gmed=$(median "${gj[@]}")
 		printf "%-12s %-8s %10.2f %10.2f %12.2f %13.2fx %16.2f %.2fx\n" "$corpus" "$w" "$dmed" "$(echo "$mb / $dmed" | bc -l)" "$bmed" "$(echo "$dmed / $bmed" | bc -l)" "$gmed" "$(echo "$dmed / $gmed" | bc -l)"
 	done
 done
