@@ -1,13 +1,6 @@
 package index
 
-import (
-	"encoding/binary"
-	"slices"
-
-	"github.com/dgraph-io/badger/v4"
-
-	"github.com/neardup/neardup/simhash"
-)
+import "github.com/neardup/neardup/simhash"
 
 // MinHash bands: the third way Similar finds candidates.
 //
@@ -37,34 +30,4 @@ func bandValue(s *simhash.Sketch, b int) uint64 {
 		v = v<<16 | uint64(x)
 	}
 	return v
-}
-
-// appendBandKey appends the key 'b' band value id.
-func appendBandKey(dst []byte, b int, v uint64, id string) []byte {
-	dst = append(dst, kindBand, byte(b))
-	dst = binary.BigEndian.AppendUint64(dst, v)
-	return append(dst, id...)
-}
-
-// bandPrefixLen is the length of a band key before the id.
-const bandPrefixLen = 2 + 8
-
-// banded returns the IDs of documents that share a band with s, sorted,
-// reading the 'b' keys only.
-func (x *Index) banded(txn *badger.Txn, s *simhash.Sketch) []string {
-	if s.IsZero() {
-		return nil
-	}
-	var ids []string
-	var prefix []byte
-	for b := 0; b < Bands; b++ {
-		prefix = appendBandKey(prefix[:0], b, bandValue(s, b), "")
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		for it.Rewind(); it.Valid(); it.Next() {
-			ids = append(ids, string(it.Item().Key()[bandPrefixLen:]))
-		}
-		it.Close()
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
 }

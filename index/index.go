@@ -1,6 +1,10 @@
-// Package index stores SimHash fingerprints of documents and finds those
-// within a small Hamming distance of a query, in an embedded Badger
-// database (one directory) or, with the same methods, in memory.
+// Package index finds, among archived documents, those whose SimHash
+// fingerprints lie within a small Hamming distance of a query, or whose
+// MinHash sketches share a band with it, and confirms them against their
+// content. It owns the layout (which keys a document is filed under),
+// candidate generation, confirmation and the record format; where the
+// keys and records are kept is a Store's business (subpackages
+// badgerstore and memstore; indextest is the suite every store passes).
 //
 // # Blocks, tables and the pigeonhole argument
 //
@@ -17,50 +21,38 @@
 // most d ≤ k blocks; they therefore agree exactly on at least b−k blocks,
 // and those blocks (or any b−k of them) form one of the tables, where the
 // two fingerprints have the same table key. So reading, in every table,
-// the entries whose table key equals the query's finds every fingerprint
-// within distance k (pigeonhole); each candidate's full fingerprint is
-// then checked. A query for d < k needs fewer tables: any set of tables
-// such that every d blocks miss at least one of them; the index picks
-// such a set greedily at Open (for d = 0, a single table).
+// the postings under the query's table key finds every fingerprint
+// within distance k (pigeonhole); each candidate's full fingerprint,
+// carried by its posting, is then checked. A query for d < k needs fewer
+// tables: any set of tables such that every d blocks miss at least one of
+// them; the index picks such a set greedily (for d = 0, a single table).
 //
-// The argument needs k < b, and every document is written once per
-// table, so Open rejects layouts with k ≥ b, b > 64, more than MaxTables
-// tables, or table keys shorter than MinKeyBits bits (which would select
-// too large a part of the index). The default is b=4, k=3: four tables of
+// The argument needs k < b, and every document is filed once per table,
+// so New rejects layouts with k ≥ b, b > 64, more than MaxTables tables,
+// or table keys shorter than MinKeyBits bits (which would select too
+// large a part of the archive). The default is b=4, k=3: four tables of
 // 16-bit keys.
 //
-// # Key layout
+// # Keys and records
 //
-// Every key starts with one kind byte. Integers are big-endian, so keys
-// sort by value.
+// A document is filed under these Keys (see Key), each a posting list
+// of document IDs:
 //
-//	't' table fingerprint-key fingerprint id → empty
-//	     table: 1 byte, the table number (0 … C(b,k)−1)
-//	     fingerprint-key: the table's blocks' bits concatenated, most
-//	     significant first, left-aligned and zero-padded to whole bytes
-//	     (16 bits → 2 bytes; 26 → 4)
-//	     fingerprint: the whole 8-byte fingerprint, so that a candidate's
-//	     distance is checked from the key alone
-//	     id: the document ID, the rest of the key
-//	'd' id → record (see below)
-//	'c' content-hash id → empty (8-byte content hash)
-//	'b' band value id → empty, for each of the 16 MinHash bands of the
-//	     document's sketch (band: 1 byte; value: the band's four 16-bit
-//	     sketch values, 8 bytes); absent when the document has no sketch
-//	'm' "format"   → 1 byte, the key and record format version (1)
-//	'm' "layout"   → 2 bytes, b and k
-//	'm' "analyzer" → the analyzer ID, as given at creation
+//	table t, the fingerprint's table key   (one per table; the posting carries the whole fingerprint)
+//	band  b, the sketch's band b values    (16, when the document has a sketch; see bands.go)
+//	content, the content hash              (one)
 //
-// For example, with b=4, k=3, fingerprint 0123456789abcdef and ID "a",
-// table 1 holds the key 't' 01 45 67 01 23 45 67 89 ab cd ef 'a'.
-// Near reads, for each table it needs, the keys with prefix
-// 't' table fingerprint-key (keys only, no values), decodes the 8-byte
-// fingerprint after the prefix and keeps it if it is close enough. Exact
-// reads the keys with prefix 'c' content-hash.
+// and its record, under its ID, holds the rest: fingerprint, content
+// hash, time added, title, keywords, sketch, job and sequence (see
+// encodeDoc; the format is versioned). Three named values recorded once
+// with Store.Claim describe the archive: "format" (the key and record
+// format, 1), "layout" (b and k, one byte each) and "analyzer" (the
+// analyzer ID the fingerprints came from). New refuses an archive whose
+// values differ from those asked for.
 //
-// A record is a version byte (1), the fingerprint and content hash
-// (8 bytes each), the time added, the title, the keywords and the
-// MinHash sketch; see encodeDoc.
+// With the default layout, a document is 21 postings and one record;
+// Similar reads the 21 posting lists of a query in one batch (Postings),
+// then the records of the candidates in one more (Records).
 //
 // # Content candidates and confirmation
 //
@@ -72,72 +64,32 @@
 // Every candidate but the exact ones is then confirmed by the estimated
 // Jaccard similarity of the two sketches, which must reach
 // Options.MinContent; a SimHash candidate without a sketch (loaded from
-// bare fingerprints) is kept unconfirmed. Near is the SimHash screen
-// alone.
+// bare fingerprints) is kept unconfirmed. A posting whose record is
+// missing (a store shared by several writers may show one for a moment)
+// is skipped. Near is the SimHash screen alone.
 //
-// # Writes, durability and concurrency
+// # Writes and concurrency
 //
-// Add and Delete write in Badger transactions of up to 10000 documents,
-// fewer when Badger's size limit (15% of the memtable, estimated the way
-// Badger does) comes first. A document's record, table, band and
-// content-hash keys always change in one transaction:
-// re-adding an ID deletes the old record's keys in the same transaction
-// that writes the new ones. The database is opened with SyncWrites, so
-// when Add or Delete returns, its transactions have been written to the
-// write-ahead log and synced (msync) to disk: a process killed right
-// after Add returns loses nothing, and neither does an operating-system
-// crash. (A kill alone would be survived even without the sync, since
-// the log is a shared memory map; the sync covers power loss.)
-//
-// Load fills an index that holds no documents much faster than Add: it
-// sorts the keys itself and has Badger's StreamWriter write them into
-// tables directly (see load.go). It excludes every other method while it
-// runs; its writes are durable when it returns.
-//
-// Index and Memory are safe for concurrent use. Writers (Add, Delete) run
-// one at a time; readers run in parallel with them and with each other,
-// each Near or Similar reading one consistent snapshot. Badger locks the
-// directory, so a second Open of the same directory, from this process
-// or another, fails with ErrInUse until the first is closed.
-//
-// # Exact duplicates
-//
-// Exact consults a counting Bloom filter over the content hashes, kept in
-// memory, before reading the store: when the filter says no, no read is
-// done (Stats counts these). Open builds it by scanning the 'c' keys, or
-// loads it from the file the last Close saved it to when nothing was
-// written since (see filters.go).
-// The filter has 4-bit saturating counters and is sized for 1.5 times the
-// number of documents at Open (at least 1024) at Options.FalsePositive;
-// when the documents outgrow it, it is rebuilt from the store for twice
-// as many. Delete decrements the counters, except saturated ones (15),
-// which stay at 15 because they may stand for more than 15 documents; a
-// stuck counter can only cause false positives. After more than
-// max(256, capacity/64) such skipped decrements the filter is rebuilt
-// from the store, which makes every counter exact again.
+// An Index is safe for concurrent use. Its writers (Add, Delete) run one
+// at a time: each reads the records it replaces, then hands the store
+// one Batch; readers run in parallel with them and with each other. How
+// durable and how atomic a Batch is, is the store's to say.
 package index
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
-
-	"github.com/cespare/xxhash/v2"
-	"github.com/dgraph-io/badger/v4"
-	"github.com/dgraph-io/badger/v4/options"
-	"github.com/dgraph-io/badger/v4/skl"
 
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
 
-// Errors wrapped by the errors of this package.
+// Errors wrapped by the errors of this package and of the stores.
 var (
 	ErrNotFound = errors.New("not found")
 	ErrInUse    = errors.New("index is in use by another process")
@@ -149,81 +101,54 @@ var (
 	ErrID       = errors.New("invalid document id")
 	ErrDistance = errors.New("distance out of range")
 	ErrNoSpace  = errors.New("not enough free disk space")
+	ErrNotEmpty = errors.New("index is not empty")
 )
 
 // Defaults for zero Options fields.
 const (
-	DefaultBlocks        = 4
-	DefaultMaxDistance   = 3
-	DefaultMinContent    = 0.7
-	DefaultFalsePositive = 0.01
+	DefaultBlocks      = 4
+	DefaultMaxDistance = 3
+	DefaultMinContent  = 0.7
 )
 
-// idFalsePositive is the false-positive rate of the ID filter: the
-// share of new IDs for which Add reads a record that is not there.
-const idFalsePositive = 0.01
+// FormatVersion is the key and record format, recorded as "format".
+const FormatVersion = 1
 
-// formatVersion is stored under 'm' "format".
-const formatVersion = 1
-
-// txnDocs is the most documents Add or Delete writes in one
-// transaction; fewer when Badger's size limit comes first.
-const txnDocs = 10000
-
-// MinFreeSpace is the free space Open requires before it writes to an
-// index: room for two of Badger's memory-mapped logs. Badger writes its
-// logs through memory maps, and a write to a map past the end of a full
-// disk kills the process (SIGBUS) instead of returning an error, so a
-// full disk is refused up front. A disk that fills up during a long run
-// can still end the process; every write acknowledged before is on disk
-// and the index opens afterwards once space is freed.
-const MinFreeSpace = 2*memTableSize + 16<<20
-
-// Badger settings that Add and Delete size their transactions by.
+// Names of the values New records with Store.Claim.
 const (
-	memTableSize   = 64 << 20
-	valueThreshold = 1 << 20
+	MetaFormat   = "format"
+	MetaLayout   = "layout"
+	MetaAnalyzer = "analyzer"
 )
 
-// Options configure Open and NewMemory. The zero value (or nil) means
-// the defaults.
+// writeChunk is the most documents Add hands a store in one Batch.
+const writeChunk = 10000
+
+// Options configure New. The zero value (or nil) means the defaults.
 type Options struct {
 	// Blocks is the number of blocks the 64 fingerprint bits are split
 	// into, and MaxDistance the largest Hamming distance Near and Similar
-	// accept. Zero means the stored value when Open finds an existing
-	// index, and DefaultBlocks or DefaultMaxDistance otherwise; a nonzero
-	// value that differs from the stored one is an error (ErrMismatch).
+	// accept. Zero means the recorded value when the store holds an
+	// archive, and DefaultBlocks or DefaultMaxDistance otherwise; a
+	// nonzero value that differs from the recorded one is an error
+	// (ErrMismatch).
 	Blocks      int
 	MaxDistance int
 
 	// AnalyzerID names the text analysis the fingerprints came from
-	// (segmenter, IDF table, keyword count, hash). It is stored at
-	// creation; opening an existing index with a different nonempty
-	// AnalyzerID fails with ErrMismatch, an empty one accepts the stored.
+	// (segmenter, IDF table, keyword count, hash). It is recorded at
+	// creation; an archive with a different one is refused with
+	// ErrMismatch, unless AnalyzerID is empty, which accepts the
+	// recorded one.
 	AnalyzerID string
 
 	// MinContent is the estimated content similarity (MinHash Jaccard)
-	// Similar requires to confirm a SimHash candidate, in (0, 1].
-	// Zero means DefaultMinContent.
+	// Similar requires to confirm a candidate, in (0, 1]. Zero means
+	// DefaultMinContent.
 	MinContent float64
-
-	// FalsePositive is the target false-positive rate of the Bloom
-	// filter in front of Exact, in (0, 0.5]. Zero means
-	// DefaultFalsePositive.
-	FalsePositive float64
-
-	// ReadOnly opens an existing index without writing to it; Add and
-	// Delete fail with ErrReadOnly. Several read-only opens may share a
-	// directory. Memory ignores it.
-	ReadOnly bool
-
-	// Logf, if not nil, receives Badger's warnings and errors. Badger's
-	// informational messages are dropped.
-	Logf func(format string, args ...any)
 }
 
-// resolve checks o and fills in defaults, except for Blocks and
-// MaxDistance, which depend on what is stored.
+// resolve checks o and fills in MinContent.
 func (o *Options) resolve() (Options, error) {
 	var r Options
 	if o != nil {
@@ -235,12 +160,6 @@ func (o *Options) resolve() (Options, error) {
 	case !(r.MinContent > 0 && r.MinContent <= 1):
 		return r, fmt.Errorf("index: MinContent %v: want a value in (0, 1]", r.MinContent)
 	}
-	switch {
-	case r.FalsePositive == 0:
-		r.FalsePositive = DefaultFalsePositive
-	case !(r.FalsePositive > 0 && r.FalsePositive <= 0.5):
-		return r, fmt.Errorf("index: FalsePositive %v: want a value in (0, 0.5]", r.FalsePositive)
-	}
 	if r.Blocks < 0 {
 		return r, fmt.Errorf("index: %w: Blocks %d: want at least 1", ErrLayout, r.Blocks)
 	}
@@ -248,17 +167,6 @@ func (o *Options) resolve() (Options, error) {
 		return r, fmt.Errorf("index: %w: MaxDistance %d: want at least 1", ErrLayout, r.MaxDistance)
 	}
 	return r, nil
-}
-
-// withDefaults fills zero Blocks and MaxDistance with the defaults.
-func (o Options) withDefaults() Options {
-	if o.Blocks == 0 {
-		o.Blocks = DefaultBlocks
-	}
-	if o.MaxDistance == 0 {
-		o.MaxDistance = DefaultMaxDistance
-	}
-	return o
 }
 
 // Match is a document found by Near or Similar.
@@ -282,389 +190,109 @@ type Stats struct {
 	Tables        int
 	AnalyzerID    string
 	FormatVersion int
-	DiskBytes     int64 // bytes the directory's files take on disk; 0 for Memory
-	Bloom         BloomStats
+	DiskBytes     int64      // bytes the store's files take on disk; 0 for stores without files
+	Bloom         BloomStats // zero for stores without a content filter
 }
 
-// BloomStats describe the counting Bloom filter in front of Exact. All
-// zero for Memory, which answers Exact from a map.
-type BloomStats struct {
-	Capacity      int64   // documents the filter is sized for
-	Counters      int64   // 4-bit counters
-	Hashes        int     // counters per content hash
-	MemoryBytes   int64   // bytes the counters take
-	FalsePositive float64 // target false-positive rate at Capacity
-	Saturated     int64   // counters at 15
-	Rebuilds      int64   // rebuilds since Open (growth or stuck counters)
-	Lookups       int64   // content hashes looked up since Open
-	ReadsSaved    int64   // lookups the filter answered without reading the store
-	ReadsDone     int64   // lookups that read the store
-	FalseHits     int64   // store reads that found nothing
-}
-
-// Index is a fingerprint index in a Badger database.
+// Index is an archive of documents over a Store.
 type Index struct {
-	dir        string
-	db         *badger.DB
+	store      Store
+	name       string // the store, in error messages
 	layout     *layout
 	analyzer   string
 	minContent float64
-	fpRate     float64
-	readOnly   bool
 
-	life   sync.RWMutex // shared by every operation, exclusive in Close
+	life   sync.RWMutex // shared by every operation, exclusive in Close and Load
 	closed bool
-
-	wmu       sync.Mutex // serialises Add and Delete
-	docs      atomic.Int64
-	maxStuck  int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
-	loadChunk int   // documents Load sorts at a time; 0 means LoadChunk
-
-	bmu   sync.RWMutex // guards bloom
-	bloom *countingBloom
-	ids   *idFilter // guarded by wmu
-
-	lookups, saved, done, falseHits, rebuilds atomic.Int64
+	wmu    sync.Mutex // serialises Add and Delete
 }
 
-// Open opens the index in directory dir, creating both if needed (unless
-// opts.ReadOnly). nil opts means the defaults.
-func Open(dir string, opts *Options) (*Index, error) {
+// New opens the archive in s, recording its format, layout and analyzer
+// when s holds none yet, and checking them against opts otherwise. nil
+// opts means the defaults. The Index owns s: Close closes it, and so
+// does New when it fails.
+func New(ctx context.Context, s Store, opts *Options) (*Index, error) {
+	x, err := newIndex(ctx, s, opts)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 	o, err := opts.resolve()
 	if err != nil {
 		return nil, err
 	}
-	if dir == "" {
-		return nil, errors.New("index: empty directory name")
-	}
-	if o.ReadOnly {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("index: open %s read-only: %w", dir, err)
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("index: open %s: not a directory", dir)
-		}
-	} else if err := checkWritable(dir); err != nil {
-		return nil, err
-	} else if free := freeSpace(dir); free >= 0 && free < MinFreeSpace {
-		return nil, fmt.Errorf("index: %s: %w: %d bytes free, need at least %d", dir, ErrNoSpace, free, int64(MinFreeSpace))
-	}
-	if !o.ReadOnly {
-		// Run files of a Load that did not finish.
-		if err := os.RemoveAll(filepath.Join(dir, loadTmp)); err != nil {
-			return nil, fmt.Errorf("index: open %s: %w", dir, err)
-		}
-	}
-	db, err := openBadger(dir, o)
+	x := &Index{store: s, name: storeName(s), minContent: o.MinContent}
+	format, err := s.Claim(ctx, MetaFormat, []byte{FormatVersion})
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{dir: dir, db: db, minContent: o.MinContent, fpRate: o.FalsePositive, readOnly: o.ReadOnly}
-	if err := x.loadMeta(o); err != nil {
-		db.Close()
+	if len(format) != 1 || format[0] != FormatVersion {
+		return nil, fmt.Errorf("index: %s: %w: format version %v, this program reads version %d", x.name, ErrMismatch, format, FormatVersion)
+	}
+	want := o
+	if want.Blocks == 0 {
+		want.Blocks = DefaultBlocks
+	}
+	if want.MaxDistance == 0 {
+		want.MaxDistance = DefaultMaxDistance
+	}
+	if _, err := newLayout(want.Blocks, want.MaxDistance); err != nil {
+		return nil, fmt.Errorf("index: %s: %w", x.name, err)
+	}
+	lay, err := s.Claim(ctx, MetaLayout, []byte{byte(want.Blocks), byte(want.MaxDistance)})
+	if err != nil {
 		return nil, err
-	}
-	// The filters saved by the last Close, if nothing was written since;
-	// else rebuilt from the store.
-	if err := x.loadFilters(db.MaxVersion()); err != nil {
-		if err := x.rebuildBloom(0); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
-	x.rebuilds.Store(0)
-	return x, nil
-}
-
-// openBadger opens the Badger database in dir.
-//
-// Badger's errors do not wrap their causes; its messages are the only way
-// to tell these cases apart (each is tested):
-//
-//   - another process (or another Open in this one) holds the directory
-//     lock: ErrInUse;
-//   - a read-only open of an empty directory: ErrNotFound;
-//   - a read-only open after a writer was killed: Badger must replay and
-//     truncate the write-ahead log first, which it refuses to do
-//     read-only ("Log truncate required"), so the log is recovered by a
-//     brief read-write open, closed, and the read-only open retried;
-//   - a failed read-write open (for instance a file size limit or a full
-//     disk while Badger preallocates a new log file): Badger leaves the
-//     log file it could not size behind, empty, and every later open
-//     would fail on it, so the empty .mem and .vlog files this attempt
-//     created are removed. They hold no writes.
-func openBadger(dir string, o Options) (*badger.DB, error) {
-	var before map[string]bool
-	if !o.ReadOnly {
-		// An empty memtable log left by a writer killed while Badger
-		// created it (before sizing it) holds no writes but fails every
-		// open. (A live writer's log is sized the moment it is created.)
-		removeEmptyMem(dir)
-		before = logFiles(dir)
-	}
-	db, err := badger.Open(badgerOptions(dir, o))
-	if err == nil {
-		return db, nil
-	}
-	switch msg := err.Error(); {
-	case strings.Contains(msg, "Cannot acquire directory lock"):
-		return nil, fmt.Errorf("%w: %s", ErrInUse, dir)
-	case o.ReadOnly && strings.Contains(msg, "no manifest found"):
-		return nil, fmt.Errorf("index: %s: %w: no index there to open read-only", dir, ErrNotFound)
-	case o.ReadOnly && (strings.Contains(msg, "Log truncate required") || hasEmptyMem(dir)):
-		rw := o
-		rw.ReadOnly = false
-		db, err := openBadger(dir, rw)
-		if err != nil {
-			return nil, fmt.Errorf("index: %s: recovering the log of a writer that did not close, before opening read-only: %w", dir, err)
-		}
-		if err := db.Close(); err != nil {
-			return nil, fmt.Errorf("index: %s: recovering the log of a writer that did not close: %w", dir, err)
-		}
-		db, err = badger.Open(badgerOptions(dir, o))
-		if err != nil {
-			return nil, fmt.Errorf("index: open %s read-only after recovering its log: %w", dir, err)
-		}
-		return db, nil
-	}
-	if !o.ReadOnly {
-		for name := range logFiles(dir) {
-			p := filepath.Join(dir, name)
-			if fi, err := os.Stat(p); err == nil && fi.Size() == 0 && !before[name] {
-				os.Remove(p)
-			}
-		}
-	}
-	return nil, fmt.Errorf("index: open %s: %w", dir, err)
-}
-
-// hasEmptyMem reports whether dir holds an empty .mem file. A log with
-// data starts with a header; an empty .vlog is harmless.
-func hasEmptyMem(dir string) bool {
-	for name := range logFiles(dir) {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Size() == 0 && strings.HasSuffix(name, ".mem") {
-			return true
-		}
-	}
-	return false
-}
-
-func removeEmptyMem(dir string) {
-	for name := range logFiles(dir) {
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Size() == 0 && strings.HasSuffix(name, ".mem") {
-			os.Remove(p)
-		}
-	}
-}
-
-// logFiles returns the names of Badger's log files (.mem, .vlog) in dir.
-func logFiles(dir string) map[string]bool {
-	m := map[string]bool{}
-	es, _ := os.ReadDir(dir)
-	for _, e := range es {
-		if n := e.Name(); strings.HasSuffix(n, ".mem") || strings.HasSuffix(n, ".vlog") {
-			m[n] = true
-		}
-	}
-	return m
-}
-
-// checkWritable creates dir if needed and checks that a file can be
-// created in it, so that permission and read-only file system errors
-// name the directory and keep the OS error.
-func checkWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("index: create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, ".neardup-probe-*")
-	if err != nil {
-		return fmt.Errorf("index: %s is not writable: %w", dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	if err := os.Remove(name); err != nil {
-		return fmt.Errorf("index: %s: %w", dir, err)
-	}
-	return nil
-}
-
-// badgerOptions returns the Badger options for dir. The values not left
-// at Badger's defaults:
-//
-//   - SyncWrites: acknowledged writes are durable (see the package doc).
-//     Each commit then syncs the memtable's log; Add commits up to
-//     txnDocs documents at a time, so the sync is paid once per batch.
-//   - DetectConflicts off: Index serialises its writers itself.
-//   - MemTableSize 64 MiB, the default, set explicitly because Add sizes
-//     its transactions by it (15% of it). 8, 16 and 32 MiB ingested no
-//     faster (BenchmarkAdd, 2-core machine).
-//   - ValueThreshold 1 MiB, the default, likewise: records are far
-//     smaller and live in the LSM tree next to their keys.
-//   - ValueLogFileSize 64 MiB (default 1 GiB): the value log holds only
-//     records over 1 MiB but is preallocated (sparse) all the same.
-//   - NumCompactors 2 (default 4), for small machines.
-//   - Compression off (default Snappy) and BlockCacheSize 0 (default
-//     256 MiB): keys and fingerprints are random and compress poorly;
-//     uncompressed blocks are read straight from the memory-mapped
-//     tables, which cut Near's p99 at 1M fingerprints from 4-5 ms to
-//     about 0.15-1.5 ms (noisy shared machine) for 20% more disk.
-//   - Metrics off; logging routed to Options.Logf, warnings and errors only.
-func badgerOptions(dir string, o Options) badger.Options {
-	return badger.DefaultOptions(dir).
-		WithLogger(badgerLogger{o.Logf}).
-		WithReadOnly(o.ReadOnly).
-		WithSyncWrites(true).
-		WithDetectConflicts(false).
-		WithNumVersionsToKeep(1).
-		WithMemTableSize(memTableSize).
-		WithValueThreshold(valueThreshold).
-		WithValueLogFileSize(64 << 20).
-		WithNumCompactors(2).
-		WithBlockCacheSize(0).
-		WithCompression(options.None).
-		WithMetricsEnabled(false)
-}
-
-// badgerLogger passes Badger's warnings and errors to logf.
-type badgerLogger struct{ logf func(string, ...any) }
-
-func (l badgerLogger) log(level, format string, args []any) {
-	if l.logf != nil {
-		l.logf("badger %s: %s", level, strings.TrimSpace(fmt.Sprintf(format, args...)))
-	}
-}
-
-func (l badgerLogger) Errorf(format string, args ...any)   { l.log("error", format, args) }
-func (l badgerLogger) Warningf(format string, args ...any) { l.log("warning", format, args) }
-func (badgerLogger) Infof(string, ...any)                  {}
-func (badgerLogger) Debugf(string, ...any)                 {}
-
-// loadMeta checks the stored format, layout and analyzer against o, or
-// stores them in a new index.
-func (x *Index) loadMeta(o Options) error {
-	var format, lay, analyzer []byte
-	var empty bool
-	err := x.db.View(func(txn *badger.Txn) error {
-		var err error
-		if format, err = getValue(txn, metaKey(metaFormat)); err != nil {
-			if !errors.Is(err, badger.ErrKeyNotFound) {
-				return err
-			}
-			it := txn.NewIterator(badger.IteratorOptions{})
-			defer it.Close()
-			it.Rewind()
-			empty = !it.Valid()
-			return nil
-		}
-		if lay, err = getValue(txn, metaKey(metaLayout)); err != nil {
-			return err
-		}
-		analyzer, err = getValue(txn, metaKey(metaAnalyzer))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("index: %s: reading metadata: %w", x.dir, err)
-	}
-	if format == nil {
-		switch {
-		case !empty:
-			return fmt.Errorf("index: %s holds a Badger database that is not a neardup index (no format metadata)", x.dir)
-		case o.ReadOnly:
-			return fmt.Errorf("index: %s: %w: no index there to open read-only", x.dir, ErrNotFound)
-		}
-		o = o.withDefaults()
-		l, err := newLayout(o.Blocks, o.MaxDistance)
-		if err != nil {
-			return fmt.Errorf("index: %s: %w", x.dir, err)
-		}
-		err = x.db.Update(func(txn *badger.Txn) error {
-			return errors.Join(
-				txn.Set(metaKey(metaFormat), []byte{formatVersion}),
-				txn.Set(metaKey(metaLayout), []byte{byte(o.Blocks), byte(o.MaxDistance)}),
-				txn.Set(metaKey(metaAnalyzer), []byte(o.AnalyzerID)))
-		})
-		if err != nil {
-			return fmt.Errorf("index: %s: writing metadata: %w", x.dir, err)
-		}
-		x.layout, x.analyzer = l, o.AnalyzerID
-		return nil
-	}
-	if len(format) != 1 || format[0] != formatVersion {
-		return fmt.Errorf("index: %s: %w: format version %v, this program reads version %d", x.dir, ErrMismatch, format, formatVersion)
 	}
 	if len(lay) != 2 {
-		return fmt.Errorf("index: %s: %w: layout metadata %q: want 2 bytes", x.dir, ErrCorrupt, lay)
+		return nil, fmt.Errorf("index: %s: %w: layout metadata %q: want 2 bytes", x.name, ErrCorrupt, lay)
 	}
 	l, err := newLayout(int(lay[0]), int(lay[1]))
 	if err != nil {
-		return fmt.Errorf("index: %s: %w: stored layout: %w", x.dir, ErrCorrupt, err)
+		return nil, fmt.Errorf("index: %s: %w: stored layout: %w", x.name, ErrCorrupt, err)
 	}
 	if (o.Blocks != 0 && o.Blocks != l.blocks) || (o.MaxDistance != 0 && o.MaxDistance != l.maxDist) {
-		want := o
-		if want.Blocks == 0 {
+		if o.Blocks == 0 {
 			want.Blocks = l.blocks
 		}
-		if want.MaxDistance == 0 {
+		if o.MaxDistance == 0 {
 			want.MaxDistance = l.maxDist
 		}
-		return fmt.Errorf("index: %s: %w: the index has %d blocks, max distance %d; the options ask for %d blocks, max distance %d",
-			x.dir, ErrMismatch, l.blocks, l.maxDist, want.Blocks, want.MaxDistance)
+		return nil, fmt.Errorf("index: %s: %w: the index has %d blocks, max distance %d; the options ask for %d blocks, max distance %d",
+			x.name, ErrMismatch, l.blocks, l.maxDist, want.Blocks, want.MaxDistance)
 	}
-	if o.AnalyzerID != "" && o.AnalyzerID != string(analyzer) {
-		return fmt.Errorf("index: %s: %w: the index was built with analyzer %q; the options ask for %q",
-			x.dir, ErrMismatch, analyzer, o.AnalyzerID)
-	}
-	x.layout, x.analyzer = l, string(analyzer)
-	return nil
-}
-
-// getValue returns a copy of the value of key.
-func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
-	item, err := txn.Get(key)
+	analyzer, err := s.Claim(ctx, MetaAnalyzer, []byte(o.AnalyzerID))
 	if err != nil {
 		return nil, err
 	}
-	return item.ValueCopy(nil)
+	if o.AnalyzerID != "" && o.AnalyzerID != string(analyzer) {
+		return nil, fmt.Errorf("index: %s: %w: the index was built with analyzer %q; the options ask for %q",
+			x.name, ErrMismatch, analyzer, o.AnalyzerID)
+	}
+	x.layout, x.analyzer = l, string(analyzer)
+	return x, nil
 }
 
-// rebuildBloom rebuilds the content-hash filter and the ID filter from
-// the content-hash keys (which end in the ID), for at least capacity
-// documents and 1.5 times those stored. Callers other than Open hold
-// wmu.
-func (x *Index) rebuildBloom(capacity int64) error {
-	var hashes, ids []uint64
-	err := x.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{kindContent}})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			key := it.Item().Key()
-			h, _, err := parseContentKey(key)
-			if err != nil {
-				return err
-			}
-			hashes = append(hashes, h)
-			ids = append(ids, xxhash.Sum64(key[contentPrefixLen:])) // the ID, without a copy
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("index: %s: building the content filter: %w", x.dir, err)
+// storeName names s in error messages: its String method's result (a
+// directory, an address), or its type.
+func storeName(s Store) string {
+	if n, ok := s.(fmt.Stringer); ok {
+		return n.String()
 	}
-	n := int64(len(hashes))
-	b := newCountingBloom(max(capacity, n+n/2), x.fpRate)
-	for _, h := range hashes {
-		b.add(h)
-	}
-	f := newIDFilter(b.capacity, idFalsePositive)
-	for _, h := range ids {
-		f.add(h)
-	}
-	x.setFilters(b, f, n)
-	x.rebuilds.Add(1)
-	return nil
+	return fmt.Sprintf("%T", s)
 }
+
+// Store returns the store x reads and writes.
+func (x *Index) Store() Store { return x.store }
+
+// AnalyzerID returns the analyzer ID the archive records.
+func (x *Index) AnalyzerID() string { return x.analyzer }
+
+// MaxDistance returns the largest distance Near and Similar answer.
+func (x *Index) MaxDistance() int { return x.layout.maxDist }
 
 // use takes the shared lifetime lock, failing if x is closed. The caller
 // must call x.life.RUnlock when use returns nil.
@@ -672,17 +300,14 @@ func (x *Index) use() error {
 	x.life.RLock()
 	if x.closed {
 		x.life.RUnlock()
-		return fmt.Errorf("index: %s: %w", x.dir, ErrClosed)
+		return fmt.Errorf("index: %s: %w", x.name, ErrClosed)
 	}
 	return nil
 }
 
-// checkID checks one document ID.
 // CheckID returns an error wrapping ErrID if id cannot be a document ID:
 // it is empty or longer than MaxIDLen bytes.
-func CheckID(id string) error { return checkID(id) }
-
-func checkID(id string) error {
+func CheckID(id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("%w: empty id", ErrID)
@@ -695,23 +320,34 @@ func checkID(id string) error {
 // checkDocs checks the IDs of docs, naming the first bad one.
 func checkDocs(docs []Doc) error {
 	for i := range docs {
-		if err := checkID(docs[i].ID); err != nil {
+		if err := CheckID(docs[i].ID); err != nil {
 			return fmt.Errorf("index: add: document %d: %w", i, err)
 		}
 	}
 	return nil
 }
 
-// Add adds docs, replacing any documents with the same IDs. It returns
-// once the documents are durably stored. IDs must be 1 to MaxIDLen
-// bytes; if one is not, nothing is added. If several docs share an ID,
-// the last wins.
-//
-// Add writes in transactions of up to txnDocs documents (see the
-// package doc) and keeps two of them going: while Badger writes one to
-// its log and memtable, Add fills the next. If a transaction fails, the
-// ones before it stay written and Add returns the error.
-func (x *Index) Add(docs ...Doc) error {
+// keys returns the keys d is filed under.
+func (x *Index) keys(dst []Key, d *Doc) []Key {
+	for t := range x.layout.tables {
+		dst = append(dst, x.layout.key(t, d.Fingerprint))
+	}
+	dst = append(dst, Key{Kind: KindContent, Value: d.ContentHash})
+	if !d.Sketch.IsZero() {
+		for b := 0; b < Bands; b++ {
+			dst = append(dst, Key{Kind: KindBand, Table: uint8(b), Value: bandValue(&d.Sketch, b)})
+		}
+	}
+	return dst
+}
+
+// Add adds docs, replacing any documents with the same IDs. IDs must be
+// 1 to MaxIDLen bytes; if one is not, nothing is added. If several docs
+// share an ID, the last wins. When Add returns, the documents are as
+// durable as the store makes a Batch (see its doc). Add hands the store
+// up to 10,000 documents a Batch; if one fails, the ones before it stay
+// written and Add returns the error.
+func (x *Index) Add(ctx context.Context, docs ...Doc) error {
 	if err := checkDocs(docs); err != nil {
 		return err
 	}
@@ -719,79 +355,51 @@ func (x *Index) Add(docs ...Doc) error {
 		return err
 	}
 	defer x.life.RUnlock()
-	if x.readOnly {
-		return fmt.Errorf("index: %s: add: %w", x.dir, ErrReadOnly)
-	}
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	docs = lastByID(docs)
-
-	// The old records of re-added IDs are read from one snapshot taken
-	// before this call writes anything; writers are serialised, so it
-	// holds every record these IDs have.
-	view := x.db.NewTransaction(false)
-	defer view.Discard()
-
-	type commit struct {
-		done    chan error
-		id      string // the first document, for errors
-		added   int64
-		removed []uint64
-	}
-	var inflight []*commit
-	var failed error
-	txn := x.db.NewTransaction(true)
-	limit := txnDocs
 	for len(docs) > 0 {
-		n, added, removed, err := x.fillTxn(txn, view, docs, limit)
-		switch {
-		case errors.Is(err, badger.ErrTxnTooBig) && limit > 1:
-			// The budget should prevent this; split further.
-			txn.Discard()
-			txn = x.db.NewTransaction(true)
-			limit = max(1, min(limit, len(docs))/2)
-			continue
-		case errors.Is(err, badger.ErrTxnTooBig):
-			err = fmt.Errorf("index: %s: add %q: the document alone is too big for a transaction: %w", x.dir, docs[0].ID, err)
+		n := min(len(docs), writeChunk)
+		if err := x.add(ctx, docs[:n]); err != nil {
+			return err
 		}
-		if err != nil {
-			failed = err
-			break
-		}
-		// The next transaction is begun before this one is committed:
-		// Badger starts a transaction only once every commit before it
-		// is written, so beginning it later would wait for this one.
-		next := x.db.NewTransaction(true)
-		c := &commit{done: make(chan error, 1), id: docs[0].ID, added: added, removed: removed}
-		// Counted before the commit is written, so that a rebuild of
-		// the filters (which waits for the commit) counts it too.
-		x.docs.Add(added)
-		txn.CommitWith(func(err error) { c.done <- err })
-		inflight = append(inflight, c)
-		txn = next
 		docs = docs[n:]
 	}
-	txn.Discard()
-	recount := false
-	for _, c := range inflight {
-		if err := <-c.done; err != nil {
-			recount = true
-			if failed == nil {
-				failed = x.writeErr("add", c.id, err)
+	return nil
+}
+
+// add writes docs, whose IDs are distinct, in one Batch. x.wmu is held.
+func (x *Index) add(ctx context.Context, docs []Doc) error {
+	ids := make([]string, len(docs))
+	for i := range docs {
+		ids[i] = docs[i].ID
+	}
+	old, err := x.store.Records(ctx, ids)
+	if err != nil {
+		return err
+	}
+	b := &Batch{Writes: make([]Write, len(docs))}
+	keys := make([]Key, 0, len(docs)*(len(x.layout.tables)+1+Bands))
+	var recs []byte
+	for i := range docs {
+		d := &docs[i]
+		w := &b.Writes[i]
+		start := len(recs)
+		recs = encodeDoc(recs, d)
+		w.ID, w.Fingerprint = d.ID, d.Fingerprint
+		w.Record = recs[start:len(recs):len(recs)]
+		k0 := len(keys)
+		keys = x.keys(keys, d)
+		w.Keys = keys[k0:len(keys):len(keys)]
+		if old[i] != nil {
+			od, err := x.decode(d.ID, old[i])
+			if err != nil {
+				return err
 			}
-			continue
-		}
-		if !recount {
-			x.forget(c.removed)
+			w.Replaces, w.OldFingerprint, w.OldKeys = true, od.Fingerprint, x.keys(nil, &od)
 		}
 	}
-	if recount {
-		// A commit failed: its documents were counted and are in the
-		// filters. Rebuilding both from the store makes them exact
-		// again; if that fails too, they only hold too much.
-		_ = x.rebuildBloom(x.bloomCapacity())
-	}
-	return failed
+	return x.store.Apply(ctx, b)
 }
 
 // lastByID returns docs without the earlier of two documents with the
@@ -813,190 +421,6 @@ func lastByID(docs []Doc) []Doc {
 	return out
 }
 
-// txnBudget mirrors Badger's estimate of a transaction's size, so that
-// Add and Delete commit before Badger would refuse the transaction with
-// ErrTxnTooBig: Badger allows 15% of the memtable size, counting for each
-// entry its key, its value (when stored in the LSM tree) and 12 bytes,
-// and as many entries as that size holds skiplist nodes.
-type txnBudget struct {
-	count, size       int64
-	maxCount, maxSize int64
-}
-
-func newTxnBudget() txnBudget {
-	size := int64(memTableSize * 15 / 100 * 9 / 10) // a 10% margin
-	return txnBudget{maxCount: size / int64(skl.MaxNodeSize), maxSize: size}
-}
-
-// entrySize is Badger's estimate for one entry.
-func entrySize(key, value int) int64 {
-	if value >= valueThreshold {
-		value = 12 // a value pointer
-	}
-	return int64(key + value + 12)
-}
-
-// take adds n entries of the given total size if they fit, or if the
-// transaction is empty, and reports whether it did.
-func (b *txnBudget) take(n, size int64) bool {
-	if b.count > 0 && (b.count+n >= b.maxCount || b.size+size >= b.maxSize) {
-		return false
-	}
-	b.count += n
-	b.size += size
-	return true
-}
-
-// keysSize returns the number and estimated size of d's table,
-// content-hash and record keys, with a record of recLen bytes (0 for
-// deletes).
-func (x *Index) keysSize(d *Doc, recLen int) (int64, int64) {
-	id := len(d.ID)
-	var size int64
-	for _, t := range x.layout.tables {
-		size += entrySize(2+t.bytes+8+id, 0)
-	}
-	size += entrySize(9+id, 0) + entrySize(1+id, recLen)
-	n := int64(len(x.layout.tables) + 2)
-	if !d.Sketch.IsZero() {
-		size += Bands * entrySize(bandPrefixLen+id, 0)
-		n += Bands
-	}
-	return n, size
-}
-
-// fillTxn writes up to limit of docs into txn, as many as fit, reading
-// their old records from view, and returns how many it wrote, how many
-// of those are new IDs and the content hashes of the records they
-// replace. The documents' content hashes and IDs go into the filters
-// before the commit, so that a reader that sees a document also finds
-// it there; if the commit fails, the filters only hold too much.
-func (x *Index) fillTxn(txn, view *badger.Txn, docs []Doc, limit int) (n int, added int64, removed []uint64, err error) {
-	budget := newTxnBudget()
-	var key, rec []byte
-	for ; n < len(docs) && n < limit; n++ {
-		d := &docs[n]
-		var old Doc
-		found := false
-		if x.ids.mayContain(xxhash.Sum64String(d.ID)) {
-			var gerr error
-			old, gerr = x.getDoc(view, d.ID)
-			found = gerr == nil
-			if gerr != nil && !errors.Is(gerr, ErrNotFound) {
-				return 0, 0, nil, gerr
-			}
-		}
-		rec = encodeDoc(rec[:0], d)
-		count, size := x.keysSize(d, len(rec))
-		if found {
-			c, s := x.keysSize(&old, 0)
-			count, size = count+c, size+s
-		}
-		if !budget.take(count, size) {
-			break
-		}
-		if found {
-			if err := x.deleteKeys(txn, &old); err != nil {
-				return 0, 0, nil, x.writeErr("add", d.ID, err)
-			}
-			removed = append(removed, old.ContentHash)
-		} else {
-			added++
-		}
-		for t := range x.layout.tables {
-			key = x.layout.appendTableKey(key[:0], t, d.Fingerprint, d.ID)
-			if err := txn.Set(append([]byte(nil), key...), nil); err != nil {
-				return 0, 0, nil, x.writeErr("add", d.ID, err)
-			}
-		}
-		if err := txn.Set(contentKey(d.ContentHash, d.ID), nil); err != nil {
-			return 0, 0, nil, x.writeErr("add", d.ID, err)
-		}
-		if !d.Sketch.IsZero() {
-			for b := 0; b < Bands; b++ {
-				if err := txn.Set(appendBandKey(nil, b, bandValue(&d.Sketch, b), d.ID), nil); err != nil {
-					return 0, 0, nil, x.writeErr("add", d.ID, err)
-				}
-			}
-		}
-		if err := txn.Set(docKey(d.ID), append([]byte(nil), rec...)); err != nil {
-			return 0, 0, nil, x.writeErr("add", d.ID, err)
-		}
-	}
-	if need := x.docs.Load() + added; need > x.bloomCapacity() {
-		if err := x.rebuildBloom(2 * need); err != nil {
-			return 0, 0, nil, err
-		}
-	}
-	x.bmu.Lock()
-	for i := range docs[:n] {
-		x.bloom.add(docs[i].ContentHash)
-	}
-	x.bmu.Unlock()
-	for i := range docs[:n] {
-		x.ids.add(xxhash.Sum64String(docs[i].ID))
-	}
-	return n, added, removed, nil
-}
-
-// writeErr wraps a Badger write error, keeping ErrTxnTooBig visible to
-// Add's retry loop.
-func (x *Index) writeErr(op, id string, err error) error {
-	if errors.Is(err, badger.ErrTxnTooBig) {
-		return err
-	}
-	return fmt.Errorf("index: %s: %s %q: %w", x.dir, op, id, err)
-}
-
-// bloomCapacity returns the capacity of the current filter.
-func (x *Index) bloomCapacity() int64 {
-	x.bmu.RLock()
-	defer x.bmu.RUnlock()
-	return x.bloom.capacity
-}
-
-// forget decrements the filter for removed content hashes, rebuilding it
-// when too many saturated counters were skipped. Errors rebuilding are
-// ignored: the old filter has no false negatives either.
-func (x *Index) forget(removed []uint64) {
-	if len(removed) == 0 {
-		return
-	}
-	x.bmu.Lock()
-	for _, h := range removed {
-		x.bloom.remove(h)
-	}
-	limit := x.maxStuck
-	if limit == 0 {
-		limit = max(256, x.bloom.capacity/64)
-	}
-	rebuild := x.bloom.stuck > limit
-	x.bmu.Unlock()
-	if rebuild {
-		_ = x.rebuildBloom(x.bloomCapacity())
-	}
-}
-
-// deleteKeys deletes the table, content-hash and record keys of d.
-func (x *Index) deleteKeys(txn *badger.Txn, d *Doc) error {
-	for t := range x.layout.tables {
-		if err := txn.Delete(x.layout.appendTableKey(nil, t, d.Fingerprint, d.ID)); err != nil {
-			return err
-		}
-	}
-	if err := txn.Delete(contentKey(d.ContentHash, d.ID)); err != nil {
-		return err
-	}
-	if !d.Sketch.IsZero() {
-		for b := 0; b < Bands; b++ {
-			if err := txn.Delete(appendBandKey(nil, b, bandValue(&d.Sketch, b), d.ID)); err != nil {
-				return err
-			}
-		}
-	}
-	return txn.Delete(docKey(d.ID))
-}
-
 // docNotFound is the error of a Get that finds no document, "index:
 // WHERE: document "ID": not found", wrapping ErrNotFound. It is formatted
 // only when printed: Dedup asks for the ID of every new original, and
@@ -1010,84 +434,70 @@ func (e *docNotFound) Error() string {
 
 func (e *docNotFound) Unwrap() error { return ErrNotFound }
 
-// getDoc reads and decodes the record of id.
-func (x *Index) getDoc(txn *badger.Txn, id string) (Doc, error) {
-	item, err := txn.Get(docKey(id))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return Doc{}, &docNotFound{x.dir, id}
-	}
+// decode decodes the record of id, naming it in the error.
+func (x *Index) decode(id string, rec []byte) (Doc, error) {
+	d, err := decodeDoc(rec, id)
 	if err != nil {
-		return Doc{}, fmt.Errorf("index: %s: reading document %q: %w", x.dir, id, err)
-	}
-	var d Doc
-	err = item.Value(func(v []byte) error {
-		var err error
-		d, err = decodeDoc(v, id)
-		return err
-	})
-	if err != nil {
-		return Doc{}, fmt.Errorf("index: %s: record key %q: %w: %w", x.dir, docKey(id), ErrCorrupt, err)
+		return Doc{}, fmt.Errorf("index: %s: record of %q: %w: %w", x.name, id, ErrCorrupt, err)
 	}
 	return d, nil
 }
 
 // Get returns the document with the given ID, or an error wrapping
 // ErrNotFound. Added is returned in UTC.
-func (x *Index) Get(id string) (Doc, error) {
+func (x *Index) Get(ctx context.Context, id string) (Doc, error) {
 	if err := x.use(); err != nil {
 		return Doc{}, err
 	}
 	defer x.life.RUnlock()
-	var d Doc
-	err := x.db.View(func(txn *badger.Txn) error {
-		var err error
-		d, err = x.getDoc(txn, id)
-		return err
-	})
-	return d, err
+	recs, err := x.store.Records(ctx, []string{id})
+	if err != nil {
+		return Doc{}, err
+	}
+	if recs[0] == nil {
+		return Doc{}, &docNotFound{x.name, id}
+	}
+	return x.decode(id, recs[0])
 }
 
 // Delete deletes the documents with the given IDs. If any ID is not in
 // the index, Delete deletes nothing and returns an error wrapping
 // ErrNotFound that names it. Repeated IDs count once.
-func (x *Index) Delete(ids ...string) error {
+func (x *Index) Delete(ctx context.Context, ids ...string) error {
 	if err := x.use(); err != nil {
 		return err
 	}
 	defer x.life.RUnlock()
-	if x.readOnly {
-		return fmt.Errorf("index: %s: delete: %w", x.dir, ErrReadOnly)
-	}
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	ids = uniq(ids)
-	err := x.db.View(func(txn *badger.Txn) error {
-		var missing []string
-		for _, id := range ids {
-			if _, err := txn.Get(docKey(id)); errors.Is(err, badger.ErrKeyNotFound) {
-				missing = append(missing, id)
-			} else if err != nil {
-				return fmt.Errorf("index: %s: reading document %q: %w", x.dir, id, err)
-			}
-		}
-		return missingErr(x.dir, missing)
-	})
+	recs, err := x.store.Records(ctx, ids)
 	if err != nil {
 		return err
 	}
-	limit := txnDocs
+	var missing []string
+	for i, r := range recs {
+		if r == nil {
+			missing = append(missing, ids[i])
+		}
+	}
+	if err := missingErr(x.name, missing); err != nil {
+		return err
+	}
 	for len(ids) > 0 {
-		n, err := x.deleteTxn(ids, limit)
-		switch {
-		case errors.Is(err, badger.ErrTxnTooBig) && limit > 1:
-			limit = max(1, min(limit, len(ids))/2)
-			continue
-		case errors.Is(err, badger.ErrTxnTooBig):
-			return fmt.Errorf("index: %s: delete %q: %w", x.dir, ids[0], err)
-		case err != nil:
+		n := min(len(ids), writeChunk)
+		b := &Batch{Writes: make([]Write, n)}
+		for i := range n {
+			d, err := x.decode(ids[i], recs[i])
+			if err != nil {
+				return err
+			}
+			b.Writes[i] = Write{ID: d.ID, Replaces: true, OldFingerprint: d.Fingerprint, OldKeys: x.keys(nil, &d)}
+		}
+		if err := x.store.Apply(ctx, b); err != nil {
 			return err
 		}
-		ids = ids[n:]
+		ids, recs = ids[n:], recs[n:]
 	}
 	return nil
 }
@@ -1116,35 +526,6 @@ func uniq(ids []string) []string {
 	return out
 }
 
-// deleteTxn deletes up to limit of ids, known to exist, in one
-// transaction, as many as fit, and returns how many it deleted.
-func (x *Index) deleteTxn(ids []string, limit int) (int, error) {
-	txn := x.db.NewTransaction(true)
-	defer txn.Discard()
-	budget := newTxnBudget()
-	var removed []uint64
-	n := 0
-	for ; n < len(ids) && n < limit; n++ {
-		d, err := x.getDoc(txn, ids[n])
-		if err != nil {
-			return 0, err
-		}
-		if !budget.take(x.keysSize(&d, 0)) {
-			break
-		}
-		if err := x.deleteKeys(txn, &d); err != nil {
-			return 0, x.writeErr("delete", d.ID, err)
-		}
-		removed = append(removed, d.ContentHash)
-	}
-	if err := txn.Commit(); err != nil {
-		return 0, x.writeErr("delete", ids[0], err)
-	}
-	x.docs.Add(-int64(n))
-	x.forget(removed)
-	return n, nil
-}
-
 // checkDistance checks a query distance against the layout.
 func checkDistance(l *layout, k int) error {
 	if k < 0 || k > l.maxDist {
@@ -1157,7 +538,7 @@ func checkDistance(l *layout, k int) error {
 // distance k of fp, sorted by distance, then ID. It fills in ID,
 // Distance and Similarity only. k must be between 0 and the index's
 // MaxDistance.
-func (x *Index) Near(fp simhash.Fingerprint, k int) ([]Match, error) {
+func (x *Index) Near(ctx context.Context, fp simhash.Fingerprint, k int) ([]Match, error) {
 	if err := x.use(); err != nil {
 		return nil, err
 	}
@@ -1165,38 +546,33 @@ func (x *Index) Near(fp simhash.Fingerprint, k int) ([]Match, error) {
 	if err := checkDistance(x.layout, k); err != nil {
 		return nil, err
 	}
-	var ms []Match
-	err := x.db.View(func(txn *badger.Txn) error {
-		var err error
-		ms, err = x.near(txn, fp, k)
-		return err
-	})
-	return ms, err
+	keys := x.tableKeys(nil, fp, k)
+	ps, err := x.store.Postings(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	return x.near(nil, ps, fp, k), nil
 }
 
-// near reads the candidates of fp from the tables distance k needs.
-func (x *Index) near(txn *badger.Txn, fp simhash.Fingerprint, k int) ([]Match, error) {
-	var ms []Match
-	var buf [10]byte
+// tableKeys appends the keys of fp in the tables distance k needs.
+func (x *Index) tableKeys(dst []Key, fp simhash.Fingerprint, k int) []Key {
 	for _, t := range x.layout.cover[k] {
-		prefix := x.layout.appendTablePrefix(buf[:0], t, fp)
-		n := len(prefix)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		for it.Rewind(); it.Valid(); it.Next() {
-			key := it.Item().Key()
-			if len(key) < n+8 {
-				it.Close()
-				return nil, fmt.Errorf("index: %s: table key %q: %w: %d bytes, want at least %d", x.dir, key, ErrCorrupt, len(key), n+8)
-			}
-			c := simhash.Fingerprint(uint64(key[n])<<56 | uint64(key[n+1])<<48 | uint64(key[n+2])<<40 | uint64(key[n+3])<<32 |
-				uint64(key[n+4])<<24 | uint64(key[n+5])<<16 | uint64(key[n+6])<<8 | uint64(key[n+7]))
-			if d := fp.Distance(c); d <= k {
-				ms = append(ms, Match{ID: string(key[n+8:]), Distance: d, Similarity: fp.Similarity(c)})
+		dst = append(dst, x.layout.key(t, fp))
+	}
+	return dst
+}
+
+// near appends to ms the table postings of ps within distance k of fp,
+// sorted by distance, then ID, without repeats.
+func (x *Index) near(ms []Match, ps [][]Posting, fp simhash.Fingerprint, k int) []Match {
+	for _, list := range ps {
+		for _, p := range list {
+			if d := fp.Distance(p.Fingerprint); d <= k {
+				ms = append(ms, Match{ID: p.ID, Distance: d, Similarity: fp.Similarity(p.Fingerprint)})
 			}
 		}
-		it.Close()
 	}
-	return sortUniq(ms, len(x.layout.cover[k]) > 1), nil
+	return sortUniq(ms, len(ps) > 1)
 }
 
 // sortUniq sorts matches by distance, then ID, and drops repeats, which
@@ -1220,61 +596,41 @@ func sortUniq(ms []Match, dups bool) []Match {
 	return out
 }
 
+// ids returns the IDs of the postings of lists, sorted, without repeats.
+func ids(lists ...[]Posting) []string {
+	var out []string
+	for _, l := range lists {
+		for _, p := range l {
+			out = append(out, p.ID)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Exact returns the IDs of the documents with the given content hash, in
-// byte order. It reads the store only when the Bloom filter says the
-// hash may be there.
-func (x *Index) Exact(contentHash uint64) ([]string, error) {
+// byte order.
+func (x *Index) Exact(ctx context.Context, contentHash uint64) ([]string, error) {
 	if err := x.use(); err != nil {
 		return nil, err
 	}
 	defer x.life.RUnlock()
-	if !x.mayContain(contentHash) {
-		return nil, nil
+	ps, err := x.store.Postings(ctx, []Key{{Kind: KindContent, Value: contentHash}})
+	if err != nil {
+		return nil, err
 	}
-	var ids []string
-	err := x.db.View(func(txn *badger.Txn) error {
-		var err error
-		ids, err = x.exact(txn, contentHash)
-		return err
-	})
-	return ids, err
-}
-
-// mayContain asks the filter about h and counts the answer.
-func (x *Index) mayContain(h uint64) bool {
-	x.lookups.Add(1)
-	x.bmu.RLock()
-	in := x.bloom.mayContain(h)
-	x.bmu.RUnlock()
-	if in {
-		x.done.Add(1)
-	} else {
-		x.saved.Add(1)
-	}
-	return in
-}
-
-// exact reads the IDs stored under content hash h.
-func (x *Index) exact(txn *badger.Txn, h uint64) ([]string, error) {
-	var ids []string
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: contentPrefix(h)})
-	defer it.Close()
-	for it.Rewind(); it.Valid(); it.Next() {
-		ids = append(ids, string(it.Item().Key()[contentPrefixLen:]))
-	}
-	if len(ids) == 0 {
-		x.falseHits.Add(1)
-	}
-	return ids, nil
+	return ids(ps[0]), nil
 }
 
 // Similar returns the documents similar to d: those with d's content
 // hash (Exact set, Content 1), and those within fingerprint distance k
-// whose MinHash sketch agrees with d's at least Options.MinContent (a
-// candidate is kept unconfirmed, with Content 0, when either sketch is
-// zero). The document with d's own ID is left out. Matches are sorted
-// exact first, then by distance, then by ID, with every field filled in.
-func (x *Index) Similar(d *Doc, k int) ([]Match, error) {
+// or sharing a sketch band whose MinHash sketch agrees with d's at least
+// Options.MinContent (a SimHash candidate is kept unconfirmed, with
+// Content 0, when either sketch is zero). The document with d's own ID
+// is left out. Matches are sorted exact first, then by distance, then by
+// ID, with every field filled in. Similar reads the store twice: the
+// posting lists of d's keys in one batch, then the candidates' records.
+func (x *Index) Similar(ctx context.Context, d *Doc, k int) ([]Match, error) {
 	if err := x.use(); err != nil {
 		return nil, err
 	}
@@ -1282,79 +638,164 @@ func (x *Index) Similar(d *Doc, k int) ([]Match, error) {
 	if err := checkDistance(x.layout, k); err != nil {
 		return nil, err
 	}
-	maybe := x.mayContain(d.ContentHash)
-	var ms []Match
-	err := x.db.View(func(txn *badger.Txn) error {
-		var exact []string
-		if maybe {
-			var err error
-			if exact, err = x.exact(txn, d.ContentHash); err != nil {
-				return err
-			}
+	var buf [1 + MaxTables + Bands]Key
+	keys := append(buf[:0], Key{Kind: KindContent, Value: d.ContentHash})
+	keys = x.tableKeys(keys, d.Fingerprint, k)
+	nt := len(keys) - 1
+	if !d.Sketch.IsZero() {
+		for b := 0; b < Bands; b++ {
+			keys = append(keys, Key{Kind: KindBand, Table: uint8(b), Value: bandValue(&d.Sketch, b)})
 		}
-		near, err := x.near(txn, d.Fingerprint, k)
+	}
+	ps, err := x.store.Postings(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	exact := ids(ps[0])
+	near := x.near(nil, ps[1:1+nt], d.Fingerprint, k)
+	banded := ids(ps[1+nt:]...)
+	want := make([]string, 0, len(exact)+len(near)+len(banded))
+	want = append(want, exact...)
+	for _, m := range near {
+		want = append(want, m.ID)
+	}
+	want = append(want, banded...)
+	slices.Sort(want)
+	want = slices.Compact(want)
+	if i, ok := slices.BinarySearch(want, d.ID); ok {
+		want = slices.Delete(want, i, i+1)
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	recs, err := x.store.Records(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	docs := make(map[string]*Doc, len(want))
+	for i, r := range recs {
+		if r == nil {
+			continue // a posting without its record: skipped
+		}
+		doc, err := x.decode(want[i], r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		banded := x.banded(txn, &d.Sketch)
-		ms, err = similar(d, exact, near, banded, func(id string) (Doc, error) { return x.getDoc(txn, id) }, x.minContent)
-		return err
-	})
-	return ms, err
+		docs[want[i]] = &doc
+	}
+	return similar(d, exact, near, banded, docs, x.minContent), nil
 }
 
-// Stats describes the index. DiskBytes sums the sizes of the files in
-// the directory.
-func (x *Index) Stats() (Stats, error) {
+// Stats describes the index.
+func (x *Index) Stats(ctx context.Context) (Stats, error) {
 	if err := x.use(); err != nil {
 		return Stats{}, err
 	}
 	defer x.life.RUnlock()
-	s := Stats{
-		Docs:          x.docs.Load(),
+	ss, err := x.store.Stats(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	return Stats{
+		Docs:          ss.Docs,
 		Blocks:        x.layout.blocks,
 		MaxDistance:   x.layout.maxDist,
 		Tables:        len(x.layout.tables),
 		AnalyzerID:    x.analyzer,
-		FormatVersion: formatVersion,
-	}
-	err := filepath.WalkDir(x.dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.Type().IsRegular() {
-			fi, err := e.Info()
-			if err != nil {
-				return err
-			}
-			s.DiskBytes += diskSize(fi)
-		}
-		return nil
-	})
-	if err != nil {
-		return Stats{}, fmt.Errorf("index: %s: %w", x.dir, err)
-	}
-	x.bmu.RLock()
-	b := x.bloom
-	s.Bloom = BloomStats{
-		Capacity:      b.capacity,
-		Counters:      int64(b.m),
-		Hashes:        b.k,
-		MemoryBytes:   b.bytes(),
-		FalsePositive: b.fpRate,
-		Saturated:     b.saturated,
-	}
-	x.bmu.RUnlock()
-	s.Bloom.Rebuilds = x.rebuilds.Load()
-	s.Bloom.Lookups = x.lookups.Load()
-	s.Bloom.ReadsSaved = x.saved.Load()
-	s.Bloom.ReadsDone = x.done.Load()
-	s.Bloom.FalseHits = x.falseHits.Load()
-	return s, nil
+		FormatVersion: FormatVersion,
+		DiskBytes:     ss.DiskBytes,
+		Bloom:         ss.Bloom,
+	}, nil
 }
 
-// Close closes the index, waiting for operations in progress. Later
-// calls of any method but Close fail with ErrClosed.
+// loadBatch is the number of documents Load hands Add at a time when the
+// store is no Loader.
+const loadBatch = 1024
+
+// Load adds docs to an index that holds no documents. A store that is a
+// Loader fills itself its own faster way (badgerstore writes its tables
+// directly); any other gets the documents through Add, a batch at a
+// time. An index that already holds documents gets ErrNotEmpty (use
+// Add). If several docs share an ID, the last wins. Load returns the
+// number of documents the index holds afterwards (after an error too).
+// It excludes every other method of x while it runs. docs is read once.
+func (x *Index) Load(ctx context.Context, docs iter.Seq[Doc]) (int, error) {
+	x.life.Lock()
+	defer x.life.Unlock()
+	if x.closed {
+		return 0, fmt.Errorf("index: %s: %w", x.name, ErrClosed)
+	}
+	ss, err := x.store.Stats(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if ss.Docs != 0 {
+		return 0, fmt.Errorf("index: %s: load: %w: it holds %d documents", x.name, ErrNotEmpty, ss.Docs)
+	}
+	var bad error
+	seen := 0
+	checked := func(yield func(*Doc) bool) {
+		for d := range docs {
+			if err := CheckID(d.ID); err != nil {
+				bad = fmt.Errorf("index: load: document %d: %w", seen, err)
+				return
+			}
+			seen++
+			if !yield(&d) {
+				return
+			}
+		}
+	}
+	if l, ok := x.store.(Loader); ok {
+		// A bad ID cancels the load before the store writes anything.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var keys []Key
+		var rec []byte
+		n, err := l.Load(ctx, func(yield func(*Write) bool) {
+			for d := range checked {
+				keys = x.keys(keys[:0], d)
+				rec = encodeDoc(rec[:0], d)
+				if !yield(&Write{ID: d.ID, Record: rec, Fingerprint: d.Fingerprint, Keys: keys}) {
+					return
+				}
+			}
+			if bad != nil {
+				cancel()
+			}
+		})
+		if bad != nil {
+			return 0, bad
+		}
+		return int(n), err
+	}
+	batch := make([]Doc, 0, loadBatch)
+	flush := func() error {
+		x.wmu.Lock()
+		defer x.wmu.Unlock()
+		err := x.add(ctx, lastByID(batch))
+		batch = batch[:0]
+		return err
+	}
+	for d := range checked {
+		if batch = append(batch, *d); len(batch) == cap(batch) {
+			if err = flush(); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil && bad == nil && len(batch) > 0 {
+		err = flush()
+	}
+	if bad != nil {
+		return 0, bad
+	}
+	ss, serr := x.store.Stats(ctx)
+	return int(ss.Docs), errors.Join(err, serr)
+}
+
+// Close closes the index and its store, waiting for operations in
+// progress. Later calls of any method but Close fail with ErrClosed.
 func (x *Index) Close() error {
 	x.life.Lock()
 	defer x.life.Unlock()
@@ -1362,13 +803,5 @@ func (x *Index) Close() error {
 		return nil
 	}
 	x.closed = true
-	if !x.readOnly {
-		// The filters, for the next Open. If they cannot be saved, the
-		// next Open rebuilds them.
-		_ = x.saveFilters(x.db.MaxVersion())
-	}
-	if err := x.db.Close(); err != nil {
-		return fmt.Errorf("index: close %s: %w", x.dir, err)
-	}
-	return nil
+	return x.store.Close()
 }

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/big"
 
@@ -19,24 +18,8 @@ const (
 	MinKeyBits = 8
 	// MaxIDLen is the longest document ID in bytes. Badger keys are at
 	// most 65000 bytes and a table key carries up to 18 bytes besides
-	// the ID.
+	// the ID (see badgerstore).
 	MaxIDLen = 64000
-)
-
-// Key kinds: the first byte of every key.
-const (
-	kindBand    = 'b' // 'b' + band + 8-byte band value + id → empty (see bands.go)
-	kindContent = 'c' // 'c' + 8-byte content hash + id → empty
-	kindDoc     = 'd' // 'd' + id → record
-	kindMeta    = 'm' // 'm' + name → value
-	kindTable   = 't' // 't' + table + table key + 8-byte fingerprint + id → empty
-)
-
-// Meta key names.
-const (
-	metaFormat   = "format"
-	metaLayout   = "layout"
-	metaAnalyzer = "analyzer"
 )
 
 // run is a contiguous range of fingerprint bits that one table key
@@ -219,76 +202,9 @@ func (l *layout) tableKey(t int, fp simhash.Fingerprint) uint64 {
 	return v
 }
 
-// appendTablePrefix appends 't', the table number and fp's table key,
-// left-aligned in the table's key bytes, to dst.
-func (l *layout) appendTablePrefix(dst []byte, t int, fp simhash.Fingerprint) []byte {
-	tb := &l.tables[t]
-	v := l.tableKey(t, fp) << (64 - uint(tb.bits))
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], v)
-	dst = append(dst, kindTable, byte(t))
-	return append(dst, b[:tb.bytes]...)
-}
-
-// appendTableKey appends the full table key of document id with
-// fingerprint fp in table t to dst.
-func (l *layout) appendTableKey(dst []byte, t int, fp simhash.Fingerprint, id string) []byte {
-	dst = l.appendTablePrefix(dst, t, fp)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(fp))
-	return append(dst, id...)
-}
-
-// parseTableKey splits a table key into its table, fingerprint and id,
-// checking that the packed table key agrees with the fingerprint.
-func (l *layout) parseTableKey(key []byte) (t int, fp simhash.Fingerprint, id string, err error) {
-	if len(key) < 2 || key[0] != kindTable {
-		return 0, 0, "", fmt.Errorf("%w: table key %q: wrong kind", ErrCorrupt, key)
-	}
-	t = int(key[1])
-	if t >= len(l.tables) {
-		return 0, 0, "", fmt.Errorf("%w: table key %q: table %d of %d", ErrCorrupt, key, t, len(l.tables))
-	}
-	n := 2 + l.tables[t].bytes
-	if len(key) < n+8 {
-		return 0, 0, "", fmt.Errorf("%w: table key %q: %d bytes, want at least %d", ErrCorrupt, key, len(key), n+8)
-	}
-	fp = simhash.Fingerprint(binary.BigEndian.Uint64(key[n:]))
-	var want [10]byte
-	if p := l.appendTablePrefix(want[:0], t, fp); string(p) != string(key[:n]) {
-		return 0, 0, "", fmt.Errorf("%w: table key %q: table key bits disagree with fingerprint %v", ErrCorrupt, key, fp)
-	}
-	return t, fp, string(key[n+8:]), nil
-}
-
-// docKey returns 'd' + id.
-func docKey(id string) []byte {
-	return append([]byte{kindDoc}, id...)
-}
-
-// contentPrefixLen is the length of a content-hash key before the id.
-const contentPrefixLen = 1 + 8
-
-// contentPrefix returns 'c' + the 8-byte content hash.
-func contentPrefix(h uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{kindContent}, h)
-}
-
-// contentKey returns 'c' + the 8-byte content hash + id.
-func contentKey(h uint64, id string) []byte {
-	return append(contentPrefix(h), id...)
-}
-
-// parseContentKey splits a content-hash key into hash and id.
-func parseContentKey(key []byte) (uint64, string, error) {
-	if len(key) < contentPrefixLen || key[0] != kindContent {
-		return 0, "", fmt.Errorf("%w: content key %q: want 'c' and an 8-byte hash", ErrCorrupt, key)
-	}
-	return binary.BigEndian.Uint64(key[1:contentPrefixLen]), string(key[contentPrefixLen:]), nil
-}
-
-// metaKey returns 'm' + name.
-func metaKey(name string) []byte {
-	return append([]byte{kindMeta}, name...)
+// key returns the Key of fp in table t.
+func (l *layout) key(t int, fp simhash.Fingerprint) Key {
+	return Key{Kind: KindTable, Table: uint8(t), Bits: uint8(l.tables[t].bits), Value: l.tableKey(t, fp)}
 }
 
 // String describes the layout the way error messages name it.

@@ -1,15 +1,13 @@
-package index
+package tfidf
 
 import (
 	"reflect"
 	"testing"
-
-	"github.com/neardup/neardup/tfidf"
 )
 
 func TestExplain(t *testing.T) {
-	a := []tfidf.Keyword{{Word: "b", Weight: 1}, {Word: "a", Weight: 1}, {Word: "x", Weight: 0.5}, {Word: "x", Weight: 0.25}, {Word: "p", Weight: 2}}
-	b := []tfidf.Keyword{{Word: "a", Weight: 1}, {Word: "b", Weight: 1}, {Word: "x", Weight: 3}, {Word: "q", Weight: 2}, {Word: "r", Weight: 2}}
+	a := []Keyword{{Word: "b", Weight: 1}, {Word: "a", Weight: 1}, {Word: "x", Weight: 0.5}, {Word: "x", Weight: 0.25}, {Word: "p", Weight: 2}}
+	b := []Keyword{{Word: "a", Weight: 1}, {Word: "b", Weight: 1}, {Word: "x", Weight: 3}, {Word: "q", Weight: 2}, {Word: "r", Weight: 2}}
 	got := Explain(a, b)
 	want := Explanation{
 		Shared: []SharedKeyword{
@@ -17,8 +15,8 @@ func TestExplain(t *testing.T) {
 			{Word: "a", WeightA: 1, WeightB: 1}, // ties broken by word
 			{Word: "b", WeightA: 1, WeightB: 1},
 		},
-		OnlyA: []tfidf.Keyword{{Word: "p", Weight: 2}},
-		OnlyB: []tfidf.Keyword{{Word: "q", Weight: 2}, {Word: "r", Weight: 2}},
+		OnlyA: []Keyword{{Word: "p", Weight: 2}},
+		OnlyB: []Keyword{{Word: "q", Weight: 2}, {Word: "r", Weight: 2}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Explain =\n%+v\nwant\n%+v", got, want)

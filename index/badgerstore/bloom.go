@@ -1,4 +1,4 @@
-package index
+package badgerstore
 
 import (
 	"math"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package index
+package badgerstore
 
 import (
 	"errors"

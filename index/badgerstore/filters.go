@@ -1,4 +1,4 @@
-package index
+package badgerstore
 
 import (
 	"bufio"
@@ -48,8 +48,8 @@ var errFilters = errors.New("unusable filters file")
 // saveFilters writes the filters file for the database version stamp,
 // atomically (a temporary file renamed over the old one), streaming it
 // through the checksum rather than building it in memory.
-func (x *Index) saveFilters(stamp uint64) error {
-	path := filepath.Join(x.dir, filtersFile)
+func (s *Store) saveFilters(stamp uint64) error {
+	path := filepath.Join(s.dir, filtersFile)
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -63,14 +63,14 @@ func (x *Index) saveFilters(stamp uint64) error {
 		w.Write(word[:])
 	}
 	w.WriteString(filtersMagic)
-	x.bmu.RLock()
-	b := x.bloom
-	for _, v := range []uint64{stamp, uint64(x.docs.Load()), math.Float64bits(b.fpRate), uint64(b.capacity), uint64(b.saturated), uint64(b.stuck)} {
+	s.bmu.RLock()
+	b := s.bloom
+	for _, v := range []uint64{stamp, uint64(s.docs.Load()), math.Float64bits(b.fpRate), uint64(b.capacity), uint64(b.saturated), uint64(b.stuck)} {
 		put(v)
 	}
 	w.Write(b.cells)
-	x.bmu.RUnlock()
-	for _, v := range x.ids.bits {
+	s.bmu.RUnlock()
+	for _, v := range s.ids.bits {
 		put(v)
 	}
 	err = w.Flush()
@@ -93,10 +93,10 @@ func (x *Index) saveFilters(stamp uint64) error {
 }
 
 // loadFilters installs the filters of the filters file if it describes
-// database version stamp at false-positive rate x.fpRate, and returns an
+// database version stamp at false-positive rate s.fpRate, and returns an
 // error wrapping errFilters (or the file's read error) if it does not.
-func (x *Index) loadFilters(stamp uint64) error {
-	data, err := os.ReadFile(filepath.Join(x.dir, filtersFile))
+func (s *Store) loadFilters(stamp uint64) error {
+	data, err := os.ReadFile(filepath.Join(s.dir, filtersFile))
 	if err != nil {
 		return err
 	}
@@ -113,8 +113,8 @@ func (x *Index) loadFilters(stamp uint64) error {
 		return fmt.Errorf("%w: made for database version %d, the database is at %d", errFilters, u(0), stamp)
 	}
 	docs, fpRate, capacity := int64(u(1)), math.Float64frombits(u(2)), int64(u(3))
-	if fpRate != x.fpRate {
-		return fmt.Errorf("%w: false-positive rate %v, want %v", errFilters, fpRate, x.fpRate)
+	if fpRate != s.fpRate {
+		return fmt.Errorf("%w: false-positive rate %v, want %v", errFilters, fpRate, s.fpRate)
 	}
 	if docs < 0 || capacity < minBloomCapacity || capacity > 1<<40 {
 		return fmt.Errorf("%w: %d documents, capacity %d", errFilters, docs, capacity)
@@ -130,16 +130,16 @@ func (x *Index) loadFilters(stamp uint64) error {
 	for i := range ids.bits {
 		ids.bits[i] = binary.LittleEndian.Uint64(rest[8*i:])
 	}
-	x.setFilters(b, ids, docs)
+	s.setFilters(b, ids, docs)
 	return nil
 }
 
 // setFilters installs a content-hash filter and an ID filter for docs
 // documents. Callers other than Open and Load hold wmu.
-func (x *Index) setFilters(b *countingBloom, ids *idFilter, docs int64) {
-	x.bmu.Lock()
-	x.bloom = b
-	x.bmu.Unlock()
-	x.ids = ids
-	x.docs.Store(docs)
+func (s *Store) setFilters(b *countingBloom, ids *idFilter, docs int64) {
+	s.bmu.Lock()
+	s.bloom = b
+	s.bmu.Unlock()
+	s.ids = ids
+	s.docs.Store(docs)
 }

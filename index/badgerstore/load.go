@@ -1,10 +1,11 @@
-package index
+package badgerstore
 
 import (
 	"bufio"
 	"bytes"
 	"cmp"
 	"container/heap"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/ristretto/v2/z"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -51,85 +53,84 @@ import (
 // merges of the other streams skip their keys.
 
 // LoadChunk is the most documents Load sorts in memory at a time.
-const LoadChunk = 1 << 21
+const LoadChunk = 1 << 20
 
-// loadTmp is the directory, inside the index directory, where Load keeps
+// loadTmp is the directory, inside the store directory, where Load keeps
 // its run files. Open removes one left by a Load that did not finish.
 const loadTmp = "neardup-load.tmp"
 
-// ErrNotEmpty is returned by Load for an index that holds documents.
-var ErrNotEmpty = errors.New("index is not empty")
-
-// Load adds docs to an index that holds no documents, writing Badger's
-// tables directly instead of going through its log and memtable (see
-// above). For large numbers of documents it is several times faster than
-// Add, and the index it leaves needs no compaction. An index that
-// already holds documents gets ErrNotEmpty (use Add). If several docs
-// share an ID, the last wins. Load returns the number of distinct
-// documents loaded (after an error, the number the index holds). docs
-// is read once; Load needs memory for LoadChunk documents and temporary
-// disk space, in the index directory, about the size of the index.
+// Load implements index.Loader: it fills a store that holds no
+// documents, writing Badger's tables directly instead of going through
+// its log and memtable (see above). For large numbers of documents it is
+// several times faster than Apply, and the store it leaves needs no
+// compaction. A store that already holds documents gets
+// index.ErrNotEmpty. If several writes share an ID, the last wins. Load
+// returns the number of documents stored (after an error, the number the
+// store holds). It needs memory for LoadChunk documents and temporary
+// disk space, in the store directory, about the size of the index.
 //
-// Load excludes every other method of x while it runs, and its writes
+// Load excludes every other method of s while it runs, and its writes
 // are durable when it returns. If it fails, or the process dies, while
-// it writes the tables, the index holds part of docs, possibly a
-// document without all of its keys; adding the same documents again
-// with Add (the index is no longer empty) replaces them whole.
-func (x *Index) Load(docs iter.Seq[Doc]) (int, error) {
-	x.life.Lock()
-	defer x.life.Unlock()
-	if x.closed {
-		return 0, fmt.Errorf("index: %s: %w", x.dir, ErrClosed)
+// it writes the tables, the store holds part of the documents, possibly
+// a document without all of its keys; adding the same documents again
+// (the store is no longer empty) replaces them whole.
+func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64, error) {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed {
+		return 0, fmt.Errorf("index: %s: %w", s.dir, ErrClosed)
 	}
-	if x.readOnly {
-		return 0, fmt.Errorf("index: %s: load: %w", x.dir, ErrReadOnly)
+	if s.readOnly {
+		return 0, fmt.Errorf("index: %s: load: %w", s.dir, ErrReadOnly)
 	}
-	if n := x.docs.Load(); n != 0 {
-		return 0, fmt.Errorf("index: %s: load: %w: it holds %d documents", x.dir, ErrNotEmpty, n)
+	if n := s.docs.Load(); n != 0 {
+		return 0, fmt.Errorf("index: %s: load: %w: it holds %d documents", s.dir, ErrNotEmpty, n)
 	}
-	tmp := filepath.Join(x.dir, loadTmp)
+	tmp := filepath.Join(s.dir, loadTmp)
 	if err := os.RemoveAll(tmp); err != nil {
-		return 0, fmt.Errorf("index: %s: load: %w", x.dir, err)
+		return 0, fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
 	if err := os.Mkdir(tmp, 0o755); err != nil {
-		return 0, fmt.Errorf("index: %s: load: %w", x.dir, err)
+		return 0, fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
 	defer os.RemoveAll(tmp)
-	l := &loader{x: x, tmp: tmp, streams: streamTable0 + len(x.layout.tables)}
-	seen := 0
-	for d := range docs {
-		if err := checkID(d.ID); err != nil {
-			return 0, fmt.Errorf("index: load: document %d: %w", seen, err)
+	l := &loader{s: s, tmp: tmp}
+	for w := range writes {
+		if err := index.CheckID(w.ID); err != nil {
+			return 0, fmt.Errorf("index: %s: load %q: %w", s.dir, w.ID, err)
 		}
-		seen++
-		l.add(&d)
-		if len(l.docs) == x.loadChunkSize() {
+		l.add(w)
+		if len(l.docs) == s.loadChunkSize() {
 			if err := l.sortChunk(); err != nil {
 				return 0, err
 			}
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	if err := l.sortChunk(); err != nil {
 		return 0, err
 	}
 	if l.chunks == 0 {
-		return 0, nil // nothing to load: the index is left as it was
+		return 0, nil // nothing to load: the store is left as it was
 	}
 	if err := l.write(); err != nil {
-		// Part of docs may be in the store: count what is there, so
-		// that the filters have no false negatives and Stats is right.
-		if rerr := x.rebuildBloom(0); rerr != nil {
+		// Part of the documents may be in the store: count what is
+		// there, so that the filters have no false negatives and Stats
+		// is right.
+		if rerr := s.rebuildBloom(0); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		return int(x.docs.Load()), err
+		return s.docs.Load(), err
 	}
-	return int(x.docs.Load()), nil
+	return s.docs.Load(), nil
 }
 
 // loadChunkSize is LoadChunk, or the smaller chunk a test sets.
-func (x *Index) loadChunkSize() int {
-	if x.loadChunk > 0 {
-		return x.loadChunk
+func (s *Store) loadChunkSize() int {
+	if s.loadChunk > 0 {
+		return s.loadChunk
 	}
 	return LoadChunk
 }
@@ -146,21 +147,22 @@ const (
 
 // loader is the state of one Load.
 type loader struct {
-	x       *Index
-	tmp     string
-	streams int
-	chunks  int
-	docs    []loadDoc // the current chunk
-	recs    []byte    // its records, back to back
+	s      *Store
+	tmp    string
+	tables int     // tables seen: the streams are streamTable0+tables
+	bits   []uint8 // bits[t]: the key bits of table t
+	chunks int
+	docs   []loadDoc   // the current chunk
+	recs   []byte      // its records, back to back
+	keys   []index.Key // its keys, back to back
 }
 
 // loadDoc is what Load keeps of a document of the current chunk.
 type loadDoc struct {
-	id          string
-	fp          uint64
-	contentHash uint64
-	rec         [2]int // the record is loader.recs[rec[0]:rec[1]]
-	bands       *[Bands]uint64
+	id   string
+	fp   uint64
+	rec  [2]int // the record is loader.recs[rec[0]:rec[1]]
+	keys [2]int // its keys are loader.keys[keys[0]:keys[1]]
 }
 
 // sortKey is a key to sort: two integers, then the document ID, which
@@ -170,18 +172,19 @@ type sortKey struct {
 	id   string
 }
 
-func (l *loader) add(d *Doc) {
-	from := len(l.recs)
-	l.recs = encodeDoc(l.recs, d)
-	ld := loadDoc{id: d.ID, fp: uint64(d.Fingerprint), contentHash: d.ContentHash, rec: [2]int{from, len(l.recs)}}
-	if !d.Sketch.IsZero() {
-		var b [Bands]uint64
-		for i := range b {
-			b[i] = bandValue(&d.Sketch, i)
+func (l *loader) add(w *index.Write) {
+	from, k0 := len(l.recs), len(l.keys)
+	l.recs = append(l.recs, w.Record...)
+	l.keys = append(l.keys, w.Keys...)
+	for _, k := range w.Keys {
+		if k.Kind == index.KindTable {
+			for int(k.Table) >= len(l.bits) {
+				l.bits = append(l.bits, 0)
+			}
+			l.tables, l.bits[k.Table] = len(l.bits), k.Bits
 		}
-		ld.bands = &b
 	}
-	l.docs = append(l.docs, ld)
+	l.docs = append(l.docs, loadDoc{id: w.ID, fp: uint64(w.Fingerprint), rec: [2]int{from, len(l.recs)}, keys: [2]int{k0, len(l.keys)}})
 }
 
 // runPath is the run file of a stream of a chunk.
@@ -212,44 +215,44 @@ func (l *loader) sortChunk() error {
 		keys      func(dst []sortKey) []sortKey
 		appendKey func(dst []byte, k *sortKey) []byte
 	}
+	// Every key of the chunk, by stream.
+	keysOf := func(stream int, dst []sortKey) []sortKey {
+		for i := range docs {
+			d := &docs[i]
+			for _, k := range l.keys[d.keys[0]:d.keys[1]] {
+				switch {
+				case stream == streamBand && k.Kind == index.KindBand:
+					dst = append(dst, sortKey{uint64(k.Table), k.Value, d.id})
+				case stream == streamContent && k.Kind == index.KindContent:
+					dst = append(dst, sortKey{k.Value, 0, d.id})
+				case stream >= streamTable0 && k.Kind == index.KindTable && int(k.Table) == stream-streamTable0:
+					dst = append(dst, sortKey{k.Value << (64 - uint(k.Bits)), d.fp, d.id})
+				}
+			}
+		}
+		return dst
+	}
+	bits := l.bits
 	tasks := []task{{
 		stream: streamBand,
-		keys: func(dst []sortKey) []sortKey {
-			for i := range docs {
-				if d := &docs[i]; d.bands != nil {
-					for b, v := range d.bands {
-						dst = append(dst, sortKey{uint64(b), v, d.id})
-					}
-				}
-			}
-			return dst
+		keys:   func(dst []sortKey) []sortKey { return keysOf(streamBand, dst) },
+		appendKey: func(dst []byte, k *sortKey) []byte {
+			return appendPostingKey(dst, index.Key{Kind: index.KindBand, Table: uint8(k.a), Value: k.b}, 0, k.id)
 		},
-		appendKey: func(dst []byte, k *sortKey) []byte { return appendBandKey(dst, int(k.a), k.b, k.id) },
 	}, {
 		stream: streamContent,
-		keys: func(dst []sortKey) []sortKey {
-			for i := range docs {
-				dst = append(dst, sortKey{docs[i].contentHash, 0, docs[i].id})
-			}
-			return dst
-		},
+		keys:   func(dst []sortKey) []sortKey { return keysOf(streamContent, dst) },
 		appendKey: func(dst []byte, k *sortKey) []byte {
-			return append(binary.BigEndian.AppendUint64(append(dst, kindContent), k.a), k.id...)
+			return appendPostingKey(dst, index.Key{Kind: index.KindContent, Value: k.a}, 0, k.id)
 		},
 	}}
-	for t := range l.x.layout.tables {
-		shift := 64 - uint(l.x.layout.tables[t].bits)
+	for t := range l.tables {
 		tasks = append(tasks, task{
 			stream: streamTable0 + t,
-			keys: func(dst []sortKey) []sortKey {
-				for i := range docs {
-					fp := simhash.Fingerprint(docs[i].fp)
-					dst = append(dst, sortKey{l.x.layout.tableKey(t, fp) << shift, docs[i].fp, docs[i].id})
-				}
-				return dst
-			},
+			keys:   func(dst []sortKey) []sortKey { return keysOf(streamTable0+t, dst) },
 			appendKey: func(dst []byte, k *sortKey) []byte {
-				return l.x.layout.appendTableKey(dst, t, simhash.Fingerprint(k.b), k.id)
+				key := index.Key{Kind: index.KindTable, Table: uint8(t), Bits: bits[t], Value: k.a >> (64 - uint(bits[t]))}
+				return appendPostingKey(dst, key, simhash.Fingerprint(k.b), k.id)
 			},
 		})
 	}
@@ -283,7 +286,7 @@ func (l *loader) sortChunk() error {
 		return err
 	}
 	l.chunks++
-	l.docs, l.recs = l.docs[:0], l.recs[:0]
+	l.docs, l.recs, l.keys = l.docs[:0], l.recs[:0], l.keys[:0]
 	return nil
 }
 
@@ -354,20 +357,21 @@ func (l *loader) writeRun(stream, chunk, n int, kv func(i int, dst []byte) (key,
 // write merges the runs into the database, replacing its empty contents,
 // and builds the filters.
 func (l *loader) write() error {
-	x := l.x
-	sw := x.db.NewStreamWriter()
+	s := l.s
+	sw := s.db.NewStreamWriter()
 	defer sw.Cancel()
 	if err := sw.Prepare(); err != nil {
-		return fmt.Errorf("index: %s: load: %w", x.dir, err)
+		return fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
-	w := &streamBuf{sw: sw, buf: z.NewBuffer(16<<20, "neardup.Load"), version: x.db.MaxVersion() + 1}
+	w := &streamBuf{sw: sw, buf: z.NewBuffer(16<<20, "neardup.Load"), version: s.db.MaxVersion() + 1}
 	defer w.buf.Release()
-	lay := []byte{byte(x.layout.blocks), byte(x.layout.maxDist)}
-	for _, kv := range []struct {
-		name  string
-		value []byte
-	}{{metaAnalyzer, []byte(x.analyzer)}, {metaFormat, []byte{formatVersion}}, {metaLayout, lay}} {
-		if err := w.put(streamMeta, metaKey(kv.name), kv.value); err != nil {
+	// The metadata, read before the StreamWriter drops everything.
+	meta, err := s.readMeta()
+	if err != nil {
+		return err
+	}
+	for _, kv := range meta {
+		if err := w.put(streamMeta, kv[0], kv[1]); err != nil {
 			return err
 		}
 	}
@@ -380,7 +384,7 @@ func (l *loader) write() error {
 	// stream.
 	losers := map[loser]bool{}
 	var docs int64
-	err := l.merge(streamDoc, func(key, value []byte, chunk int, next *mergeItem) error {
+	err = l.merge(streamDoc, func(key, value []byte, chunk int, next *mergeItem) error {
 		if next != nil && bytes.Equal(next.key, key) {
 			losers[loser{chunk, string(key[1:])}] = true
 			return nil
@@ -394,52 +398,73 @@ func (l *loader) write() error {
 	if err := w.done(streamDoc + 1); err != nil {
 		return err
 	}
-	bloom := newCountingBloom(docs+docs/2, x.fpRate)
+	bloom := newCountingBloom(docs+docs/2, s.fpRate)
 	ids := newIDFilter(bloom.capacity, idFalsePositive)
 	// The other streams, in parallel (StreamWriter.Write is safe for
 	// concurrent use), each with a buffer of its own.
 	var others []int
-	for s := 0; s < l.streams; s++ {
-		if s != streamDoc {
-			others = append(others, s)
+	for st := 0; st < streamTable0+l.tables; st++ {
+		if st != streamDoc {
+			others = append(others, st)
 		}
 	}
 	err = parallel(len(others), func(i int, _ struct{}) (struct{}, error) {
-		s := others[i]
+		st := others[i]
 		var idAt int // where the ID starts in the stream's keys
-		switch s {
+		switch st {
 		case streamBand:
 			idAt = bandPrefixLen
 		case streamContent:
 			idAt = contentPrefixLen
 		default:
-			idAt = 2 + x.layout.tables[s-streamTable0].bytes + 8
+			idAt = 2 + (int(l.bits[st-streamTable0])+7)/8 + 8
 		}
 		w := &streamBuf{sw: sw, buf: z.NewBuffer(16<<20, "neardup.Load"), version: w.version}
 		defer w.buf.Release()
-		err := l.merge(s, func(key, _ []byte, chunk int, _ *mergeItem) error {
+		err := l.merge(st, func(key, _ []byte, chunk int, _ *mergeItem) error {
 			if len(losers) > 0 && losers[loser{chunk, string(key[idAt:])}] {
 				return nil
 			}
-			if s == streamContent {
+			if st == streamContent {
 				bloom.add(binary.BigEndian.Uint64(key[1:contentPrefixLen]))
 				ids.add(xxhash.Sum64(key[idAt:]))
 			}
-			return w.put(uint32(s+1), key, nil)
+			return w.put(uint32(st+1), key, nil)
 		})
 		if err != nil {
 			return struct{}{}, err
 		}
-		return struct{}{}, w.done(uint32(s + 1))
+		return struct{}{}, w.done(uint32(st + 1))
 	})
 	if err != nil {
 		return err
 	}
 	if err := sw.Flush(); err != nil {
-		return fmt.Errorf("index: %s: load: %w", x.dir, err)
+		return fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
-	x.setFilters(bloom, ids, docs)
+	s.setFilters(bloom, ids, docs)
 	return nil
+}
+
+// readMeta returns the 'm' keys and their values, sorted.
+func (s *Store) readMeta() ([][2][]byte, error) {
+	var kvs [][2][]byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{kindMeta}})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			kvs = append(kvs, [2][]byte{it.Item().KeyCopy(nil), v})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: load: reading metadata: %w", s.dir, err)
+	}
+	return kvs, nil
 }
 
 // loser is a document that a later one with the same ID replaces.

@@ -1,0 +1,935 @@
+// Package badgerstore keeps an index.Store in an embedded Badger
+// database, one directory, opened by one process at a time. It owns the
+// byte encoding of the index's keys, Badger's transactions, the bulk
+// Load, and two process-local filters (a counting Bloom filter over the
+// content hashes and a Bloom filter over the IDs) that spare reads.
+//
+// # Key layout
+//
+// Every key starts with one kind byte. Integers are big-endian, so keys
+// sort by value.
+//
+//	't' table fingerprint-key fingerprint id → empty
+//	     table: 1 byte, the table number (0 … C(b,k)−1)
+//	     fingerprint-key: the table's blocks' bits concatenated, most
+//	     significant first, left-aligned and zero-padded to whole bytes
+//	     (16 bits → 2 bytes; 26 → 4)
+//	     fingerprint: the whole 8-byte fingerprint, so that a candidate's
+//	     distance is checked from the key alone
+//	     id: the document ID, the rest of the key
+//	'd' id → record (index's record format)
+//	'c' content-hash id → empty (8-byte content hash)
+//	'b' band value id → empty, for each of the 16 MinHash bands of the
+//	     document's sketch (band: 1 byte; value: the band's four 16-bit
+//	     sketch values, 8 bytes); absent when the document has no sketch
+//	'm' name → the values the index records with Claim: "format" (1
+//	     byte), "layout" (2 bytes, b and k), "analyzer"
+//
+// For example, with b=4, k=3, fingerprint 0123456789abcdef and ID "a",
+// table 1 holds the key 't' 01 45 67 01 23 45 67 89 ab cd ef 'a'. The
+// postings of an index.Key are the keys with its prefix ('t' table
+// fingerprint-key, 'b' band value, 'c' content-hash); Postings reads
+// them, keys only, in one read transaction.
+//
+// # Writes, durability and concurrency
+//
+// Apply writes in Badger transactions of up to 10000 documents, fewer
+// when Badger's size limit (15% of the memtable, estimated the way
+// Badger does) comes first, and keeps two of them going: while Badger
+// writes one to its log and memtable, Apply fills the next. A document's
+// record, table, band and content-hash keys always change in one
+// transaction. The database is opened with SyncWrites, so when Apply
+// returns, its transactions have been written to the write-ahead log and
+// synced (msync) to disk: a process killed right after Apply returns
+// loses nothing, and neither does an operating-system crash.
+//
+// Load fills a store that holds no documents much faster than Apply: it
+// sorts the keys itself and has Badger's StreamWriter write them into
+// tables directly (see load.go).
+//
+// A Store is safe for concurrent use; Apply and Claim run one at a time.
+// Badger locks the directory, so a second Open of the same directory,
+// from this process or another, fails with index.ErrInUse until the
+// first is closed.
+//
+// # Exact duplicates
+//
+// Postings consults a counting Bloom filter over the content hashes,
+// kept in memory, before reading a content key: when the filter says no,
+// no read is done (Stats counts these). Open builds it by scanning the
+// 'c' keys, or loads it from the file the last Close saved it to when
+// nothing was written since (see filters.go). The filter has 4-bit
+// saturating counters and is sized for 1.5 times the number of documents
+// at Open (at least 1024) at Options.FalsePositive; when the documents
+// outgrow it, it is rebuilt from the store for twice as many. Deletes
+// decrement the counters, except saturated ones (15), which stay at 15
+// because they may stand for more than 15 documents; a stuck counter can
+// only cause false positives. After more than max(256, capacity/64) such
+// skipped decrements the filter is rebuilt from the store, which makes
+// every counter exact again. Records consults a Bloom filter over the
+// IDs likewise, so that adding a new document reads no old record.
+package badgerstore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/skl"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
+)
+
+// Errors of the index package that this package wraps.
+var (
+	ErrNotFound = index.ErrNotFound
+	ErrInUse    = index.ErrInUse
+	ErrCorrupt  = index.ErrCorrupt
+	ErrClosed   = index.ErrClosed
+	ErrReadOnly = index.ErrReadOnly
+	ErrNoSpace  = index.ErrNoSpace
+	ErrNotEmpty = index.ErrNotEmpty
+)
+
+// DefaultFalsePositive is the false-positive rate of the content filter
+// when Options.FalsePositive is zero.
+const DefaultFalsePositive = 0.01
+
+// idFalsePositive is the false-positive rate of the ID filter: the
+// share of new IDs for which Records reads a record that is not there.
+const idFalsePositive = 0.01
+
+// txnDocs is the most documents Apply writes in one transaction; fewer
+// when Badger's size limit comes first.
+const txnDocs = 10000
+
+// MinFreeSpace is the free space Open requires before it writes to a
+// store: room for two of Badger's memory-mapped logs. Badger writes its
+// logs through memory maps, and a write to a map past the end of a full
+// disk kills the process (SIGBUS) instead of returning an error, so a
+// full disk is refused up front. A disk that fills up during a long run
+// can still end the process; every write acknowledged before is on disk
+// and the store opens afterwards once space is freed.
+const MinFreeSpace = 2*memTableSize + 16<<20
+
+// Badger settings that Apply sizes its transactions by.
+const (
+	memTableSize   = 64 << 20
+	valueThreshold = 1 << 20
+)
+
+// Key kinds besides index's: the first byte of every key.
+const (
+	kindDoc  = 'd' // 'd' + id → record
+	kindMeta = 'm' // 'm' + name → value
+)
+
+// Options configure Open. The zero value (or nil) means the defaults.
+type Options struct {
+	// FalsePositive is the target false-positive rate of the Bloom
+	// filter in front of content lookups, in (0, 0.5]. Zero means
+	// DefaultFalsePositive.
+	FalsePositive float64
+
+	// ReadOnly opens an existing store without writing to it; Apply and
+	// Claim of a new value fail with index.ErrReadOnly. Several
+	// read-only opens may share a directory.
+	ReadOnly bool
+
+	// Logf, if not nil, receives Badger's warnings and errors. Badger's
+	// informational messages are dropped.
+	Logf func(format string, args ...any)
+}
+
+func (o *Options) resolve() (Options, error) {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	switch {
+	case r.FalsePositive == 0:
+		r.FalsePositive = DefaultFalsePositive
+	case !(r.FalsePositive > 0 && r.FalsePositive <= 0.5):
+		return r, fmt.Errorf("index: FalsePositive %v: want a value in (0, 0.5]", r.FalsePositive)
+	}
+	return r, nil
+}
+
+// Store is an index.Store in a Badger database.
+type Store struct {
+	dir      string
+	db       *badger.DB
+	fpRate   float64
+	readOnly bool
+
+	life   sync.RWMutex // shared by every operation, exclusive in Close and Load
+	closed bool
+
+	wmu       sync.Mutex // serialises Apply and Claim
+	docs      atomic.Int64
+	maxStuck  int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
+	loadChunk int   // documents Load sorts at a time; 0 means LoadChunk
+
+	bmu   sync.RWMutex // guards bloom
+	bloom *countingBloom
+	ids   *idFilter // guarded by wmu for writes; read under bmu
+
+	lookups, saved, done, falseHits, rebuilds atomic.Int64
+}
+
+// OpenIndex opens the store in dir (see Open) and the index in it (see
+// index.New).
+func OpenIndex(ctx context.Context, dir string, opts *Options, iopts *index.Options) (*index.Index, error) {
+	s, err := Open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return index.New(ctx, s, iopts)
+}
+
+// Open opens the store in directory dir, creating both if needed (unless
+// opts.ReadOnly). nil opts means the defaults.
+func Open(dir string, opts *Options) (*Store, error) {
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		return nil, errors.New("index: empty directory name")
+	}
+	if o.ReadOnly {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("index: open %s read-only: %w", dir, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("index: open %s: not a directory", dir)
+		}
+	} else if err := checkWritable(dir); err != nil {
+		return nil, err
+	} else if free := freeSpace(dir); free >= 0 && free < MinFreeSpace {
+		return nil, fmt.Errorf("index: %s: %w: %d bytes free, need at least %d", dir, ErrNoSpace, free, int64(MinFreeSpace))
+	}
+	if !o.ReadOnly {
+		// Run files of a Load that did not finish.
+		if err := os.RemoveAll(filepath.Join(dir, loadTmp)); err != nil {
+			return nil, fmt.Errorf("index: open %s: %w", dir, err)
+		}
+	}
+	db, err := openBadger(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly}
+	if err := s.checkMeta(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	// The filters saved by the last Close, if nothing was written since;
+	// else rebuilt from the store.
+	if err := s.loadFilters(db.MaxVersion()); err != nil {
+		if err := s.rebuildBloom(0); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	s.rebuilds.Store(0)
+	return s, nil
+}
+
+// openBadger opens the Badger database in dir.
+//
+// Badger's errors do not wrap their causes; its messages are the only way
+// to tell these cases apart (each is tested):
+//
+//   - another process (or another Open in this one) holds the directory
+//     lock: ErrInUse;
+//   - a read-only open of an empty directory: ErrNotFound;
+//   - a read-only open after a writer was killed: Badger must replay and
+//     truncate the write-ahead log first, which it refuses to do
+//     read-only ("Log truncate required"), so the log is recovered by a
+//     brief read-write open, closed, and the read-only open retried;
+//   - a failed read-write open (for instance a file size limit or a full
+//     disk while Badger preallocates a new log file): Badger leaves the
+//     log file it could not size behind, empty, and every later open
+//     would fail on it, so the empty .mem and .vlog files this attempt
+//     created are removed. They hold no writes.
+func openBadger(dir string, o Options) (*badger.DB, error) {
+	var before map[string]bool
+	if !o.ReadOnly {
+		// An empty memtable log left by a writer killed while Badger
+		// created it (before sizing it) holds no writes but fails every
+		// open. (A live writer's log is sized the moment it is created.)
+		removeEmptyMem(dir)
+		before = logFiles(dir)
+	}
+	db, err := badger.Open(badgerOptions(dir, o))
+	if err == nil {
+		return db, nil
+	}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "Cannot acquire directory lock"):
+		return nil, fmt.Errorf("%w: %s", ErrInUse, dir)
+	case o.ReadOnly && strings.Contains(msg, "no manifest found"):
+		return nil, fmt.Errorf("index: %s: %w: no index there to open read-only", dir, ErrNotFound)
+	case o.ReadOnly && (strings.Contains(msg, "Log truncate required") || hasEmptyMem(dir)):
+		rw := o
+		rw.ReadOnly = false
+		db, err := openBadger(dir, rw)
+		if err != nil {
+			return nil, fmt.Errorf("index: %s: recovering the log of a writer that did not close, before opening read-only: %w", dir, err)
+		}
+		if err := db.Close(); err != nil {
+			return nil, fmt.Errorf("index: %s: recovering the log of a writer that did not close: %w", dir, err)
+		}
+		db, err = badger.Open(badgerOptions(dir, o))
+		if err != nil {
+			return nil, fmt.Errorf("index: open %s read-only after recovering its log: %w", dir, err)
+		}
+		return db, nil
+	}
+	if !o.ReadOnly {
+		for name := range logFiles(dir) {
+			p := filepath.Join(dir, name)
+			if fi, err := os.Stat(p); err == nil && fi.Size() == 0 && !before[name] {
+				os.Remove(p)
+			}
+		}
+	}
+	return nil, fmt.Errorf("index: open %s: %w", dir, err)
+}
+
+// hasEmptyMem reports whether dir holds an empty .mem file. A log with
+// data starts with a header; an empty .vlog is harmless.
+func hasEmptyMem(dir string) bool {
+	for name := range logFiles(dir) {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Size() == 0 && strings.HasSuffix(name, ".mem") {
+			return true
+		}
+	}
+	return false
+}
+
+func removeEmptyMem(dir string) {
+	for name := range logFiles(dir) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Size() == 0 && strings.HasSuffix(name, ".mem") {
+			os.Remove(p)
+		}
+	}
+}
+
+// logFiles returns the names of Badger's log files (.mem, .vlog) in dir.
+func logFiles(dir string) map[string]bool {
+	m := map[string]bool{}
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		if n := e.Name(); strings.HasSuffix(n, ".mem") || strings.HasSuffix(n, ".vlog") {
+			m[n] = true
+		}
+	}
+	return m
+}
+
+// checkWritable creates dir if needed and checks that a file can be
+// created in it, so that permission and read-only file system errors
+// name the directory and keep the OS error.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("index: create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".neardup-probe-*")
+	if err != nil {
+		return fmt.Errorf("index: %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("index: %s: %w", dir, err)
+	}
+	return nil
+}
+
+// badgerOptions returns the Badger options for dir. The values not left
+// at Badger's defaults:
+//
+//   - SyncWrites: acknowledged writes are durable (see the package doc).
+//     Each commit then syncs the memtable's log; Add commits up to
+//     txnDocs documents at a time, so the sync is paid once per batch.
+//   - DetectConflicts off: Index serialises its writers itself.
+//   - MemTableSize 64 MiB, the default, set explicitly because Add sizes
+//     its transactions by it (15% of it). 8, 16 and 32 MiB ingested no
+//     faster (BenchmarkAdd, 2-core machine).
+//   - ValueThreshold 1 MiB, the default, likewise: records are far
+//     smaller and live in the LSM tree next to their keys.
+//   - ValueLogFileSize 64 MiB (default 1 GiB): the value log holds only
+//     records over 1 MiB but is preallocated (sparse) all the same.
+//   - NumCompactors 2 (default 4), for small machines.
+//   - Compression off (default Snappy) and BlockCacheSize 0 (default
+//     256 MiB): keys and fingerprints are random and compress poorly;
+//     uncompressed blocks are read straight from the memory-mapped
+//     tables, which cut Near's p99 at 1M fingerprints from 4-5 ms to
+//     about 0.15-1.5 ms (noisy shared machine) for 20% more disk.
+//   - Metrics off; logging routed to Options.Logf, warnings and errors only.
+func badgerOptions(dir string, o Options) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithLogger(badgerLogger{o.Logf}).
+		WithReadOnly(o.ReadOnly).
+		WithSyncWrites(true).
+		WithDetectConflicts(false).
+		WithNumVersionsToKeep(1).
+		WithMemTableSize(memTableSize).
+		WithValueThreshold(valueThreshold).
+		WithValueLogFileSize(64 << 20).
+		WithNumCompactors(2).
+		WithBlockCacheSize(0).
+		WithCompression(options.None).
+		WithMetricsEnabled(false)
+}
+
+// badgerLogger passes Badger's warnings and errors to logf.
+type badgerLogger struct{ logf func(string, ...any) }
+
+func (l badgerLogger) log(level, format string, args []any) {
+	if l.logf != nil {
+		l.logf("badger %s: %s", level, strings.TrimSpace(fmt.Sprintf(format, args...)))
+	}
+}
+
+func (l badgerLogger) Errorf(format string, args ...any)   { l.log("error", format, args) }
+func (l badgerLogger) Warningf(format string, args ...any) { l.log("warning", format, args) }
+func (badgerLogger) Infof(string, ...any)                  {}
+func (badgerLogger) Debugf(string, ...any)                 {}
+
+// checkMeta refuses a database that holds keys but no index format,
+// and a read-only open of a directory without an index.
+func (s *Store) checkMeta() error {
+	var format bool
+	var empty bool
+	err := s.db.View(func(txn *badger.Txn) error {
+		_, err := txn.Get(metaKey(index.MetaFormat))
+		switch {
+		case err == nil:
+			format = true
+			return nil
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
+		it := txn.NewIterator(badger.IteratorOptions{})
+		defer it.Close()
+		it.Rewind()
+		empty = !it.Valid()
+		return nil
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("index: %s: reading metadata: %w", s.dir, err)
+	case format:
+		return nil
+	case !empty:
+		return fmt.Errorf("index: %s holds a Badger database that is not a neardup index (no format metadata)", s.dir)
+	case s.readOnly:
+		return fmt.Errorf("index: %s: %w: no index there to open read-only", s.dir, ErrNotFound)
+	}
+	return nil
+}
+
+// String returns the directory, which names the store in error messages.
+func (s *Store) String() string { return s.dir }
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// use takes the shared lifetime lock, failing if s is closed. The caller
+// must call s.life.RUnlock when use returns nil.
+func (s *Store) use() error {
+	s.life.RLock()
+	if s.closed {
+		s.life.RUnlock()
+		return fmt.Errorf("index: %s: %w", s.dir, ErrClosed)
+	}
+	return nil
+}
+
+// Claim implements index.Store: the value is kept under 'm' name.
+func (s *Store) Claim(_ context.Context, name string, value []byte) ([]byte, error) {
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	defer s.life.RUnlock()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var got []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		v, err := getValue(txn, metaKey(name))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		got = v
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: reading %s: %w", s.dir, name, err)
+	}
+	if got != nil {
+		return got, nil
+	}
+	if s.readOnly {
+		return nil, fmt.Errorf("index: %s: recording %s: %w", s.dir, name, ErrReadOnly)
+	}
+	err = s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(metaKey(name), append([]byte{}, value...))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: writing metadata: %w", s.dir, err)
+	}
+	return append([]byte{}, value...), nil
+}
+
+// getValue returns a copy of the value of key.
+func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
+	item, err := txn.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	return item.ValueCopy(nil)
+}
+
+// rebuildBloom rebuilds the content-hash filter and the ID filter from
+// the content-hash keys (which end in the ID), for at least capacity
+// documents and 1.5 times those stored. Callers other than Open hold
+// wmu.
+func (s *Store) rebuildBloom(capacity int64) error {
+	var hashes, ids []uint64
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{byte(index.KindContent)}})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			key := it.Item().Key()
+			h, _, err := parseContentKey(key)
+			if err != nil {
+				return err
+			}
+			hashes = append(hashes, h)
+			ids = append(ids, xxhash.Sum64(key[contentPrefixLen:])) // the ID, without a copy
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("index: %s: building the content filter: %w", s.dir, err)
+	}
+	n := int64(len(hashes))
+	b := newCountingBloom(max(capacity, n+n/2), s.fpRate)
+	for _, h := range hashes {
+		b.add(h)
+	}
+	f := newIDFilter(b.capacity, idFalsePositive)
+	for _, h := range ids {
+		f.add(h)
+	}
+	s.setFilters(b, f, n)
+	s.rebuilds.Add(1)
+	return nil
+}
+
+// Postings implements index.Store, reading every key's postings in one
+// read transaction. Content keys go through the content filter first.
+func (s *Store) Postings(_ context.Context, keys []index.Key) ([][]index.Posting, error) {
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	defer s.life.RUnlock()
+	out := make([][]index.Posting, len(keys))
+	err := s.db.View(func(txn *badger.Txn) error {
+		var prefix []byte
+		for i, k := range keys {
+			if k.Kind == index.KindContent && !s.mayContain(k.Value) {
+				continue
+			}
+			prefix = appendPrefix(prefix[:0], k)
+			n := len(prefix)
+			fp := k.Kind == index.KindTable
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+			for it.Rewind(); it.Valid(); it.Next() {
+				key := it.Item().Key()
+				var p index.Posting
+				if fp {
+					if len(key) < n+8 {
+						it.Close()
+						return fmt.Errorf("index: %s: table key %q: %w: %d bytes, want at least %d", s.dir, key, ErrCorrupt, len(key), n+8)
+					}
+					p.Fingerprint = simhash.Fingerprint(binary.BigEndian.Uint64(key[n:]))
+					p.ID = string(key[n+8:])
+				} else {
+					p.ID = string(key[n:])
+				}
+				out[i] = append(out[i], p)
+			}
+			it.Close()
+			if k.Kind == index.KindContent && len(out[i]) == 0 {
+				s.falseHits.Add(1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// mayContain asks the content filter about h and counts the answer.
+func (s *Store) mayContain(h uint64) bool {
+	s.lookups.Add(1)
+	s.bmu.RLock()
+	in := s.bloom.mayContain(h)
+	s.bmu.RUnlock()
+	if in {
+		s.done.Add(1)
+	} else {
+		s.saved.Add(1)
+	}
+	return in
+}
+
+// Records implements index.Store. An ID the ID filter has never seen is
+// not read.
+func (s *Store) Records(_ context.Context, ids []string) ([][]byte, error) {
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	defer s.life.RUnlock()
+	out := make([][]byte, len(ids))
+	err := s.db.View(func(txn *badger.Txn) error {
+		for i, id := range ids {
+			s.bmu.RLock()
+			maybe := s.ids.mayContain(xxhash.Sum64String(id))
+			s.bmu.RUnlock()
+			if !maybe {
+				continue
+			}
+			v, err := getValue(txn, docKey(id))
+			switch {
+			case errors.Is(err, badger.ErrKeyNotFound):
+			case err != nil:
+				return fmt.Errorf("index: %s: reading document %q: %w", s.dir, id, err)
+			default:
+				out[i] = v
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Apply implements index.Store (see the package doc).
+func (s *Store) Apply(_ context.Context, b *index.Batch) error {
+	for i := range b.Writes {
+		if err := index.CheckID(b.Writes[i].ID); err != nil {
+			return fmt.Errorf("index: %s: write %d: %w", s.dir, i, err)
+		}
+	}
+	if err := s.use(); err != nil {
+		return err
+	}
+	defer s.life.RUnlock()
+	if s.readOnly {
+		return fmt.Errorf("index: %s: write: %w", s.dir, ErrReadOnly)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	writes := b.Writes
+
+	type commit struct {
+		done    chan error
+		id      string // the first document, for errors
+		removed []uint64
+	}
+	var inflight []*commit
+	var failed error
+	txn := s.db.NewTransaction(true)
+	limit := txnDocs
+	for len(writes) > 0 {
+		n, added, removed, err := s.fillTxn(txn, writes, limit)
+		switch {
+		case errors.Is(err, badger.ErrTxnTooBig) && limit > 1:
+			// The budget should prevent this; split further.
+			txn.Discard()
+			txn = s.db.NewTransaction(true)
+			limit = max(1, min(limit, len(writes))/2)
+			continue
+		case errors.Is(err, badger.ErrTxnTooBig):
+			err = fmt.Errorf("index: %s: write %q: the document alone is too big for a transaction: %w", s.dir, writes[0].ID, err)
+		}
+		if err != nil {
+			failed = err
+			break
+		}
+		// The next transaction is begun before this one is committed:
+		// Badger starts a transaction only once every commit before it
+		// is written, so beginning it later would wait for this one.
+		next := s.db.NewTransaction(true)
+		c := &commit{done: make(chan error, 1), id: writes[0].ID, removed: removed}
+		// Counted before the commit is written, so that a rebuild of
+		// the filters (which waits for the commit) counts it too.
+		s.docs.Add(added)
+		txn.CommitWith(func(err error) { c.done <- err })
+		inflight = append(inflight, c)
+		txn = next
+		writes = writes[n:]
+	}
+	txn.Discard()
+	recount := false
+	for _, c := range inflight {
+		if err := <-c.done; err != nil {
+			recount = true
+			if failed == nil {
+				failed = s.writeErr("write", c.id, err)
+			}
+			continue
+		}
+		if !recount {
+			s.forget(c.removed)
+		}
+	}
+	if recount {
+		// A commit failed: its documents were counted and are in the
+		// filters. Rebuilding both from the store makes them exact
+		// again; if that fails too, they only hold too much.
+		_ = s.rebuildBloom(s.bloomCapacity())
+	}
+	return failed
+}
+
+// txnBudget mirrors Badger's estimate of a transaction's size, so that
+// Add and Delete commit before Badger would refuse the transaction with
+// ErrTxnTooBig: Badger allows 15% of the memtable size, counting for each
+// entry its key, its value (when stored in the LSM tree) and 12 bytes,
+// and as many entries as that size holds skiplist nodes.
+type txnBudget struct {
+	count, size       int64
+	maxCount, maxSize int64
+}
+
+func newTxnBudget() txnBudget {
+	size := int64(memTableSize * 15 / 100 * 9 / 10) // a 10% margin
+	return txnBudget{maxCount: size / int64(skl.MaxNodeSize), maxSize: size}
+}
+
+// entrySize is Badger's estimate for one entry.
+func entrySize(key, value int) int64 {
+	if value >= valueThreshold {
+		value = 12 // a value pointer
+	}
+	return int64(key + value + 12)
+}
+
+// take adds n entries of the given total size if they fit, or if the
+// transaction is empty, and reports whether it did.
+func (b *txnBudget) take(n, size int64) bool {
+	if b.count > 0 && (b.count+n >= b.maxCount || b.size+size >= b.maxSize) {
+		return false
+	}
+	b.count += n
+	b.size += size
+	return true
+}
+
+// keysSize returns the number and estimated size of the keys w sets
+// and deletes.
+func keysSize(w *index.Write) (int64, int64) {
+	id := len(w.ID)
+	var n, size int64
+	for _, ks := range [][]index.Key{w.Keys, w.OldKeys} {
+		for _, k := range ks {
+			size += entrySize(prefixLen(k)+fpLen(k)+id, 0)
+			n++
+		}
+	}
+	if w.Record != nil || w.Replaces {
+		size += entrySize(1+id, len(w.Record))
+		n++
+	}
+	return n, size
+}
+
+// fillTxn writes up to limit of writes into txn, as many as fit, and
+// returns how many it wrote, the change in the number of documents and
+// the content hashes of the postings they remove. The new documents'
+// content hashes and IDs go into the filters before the commit, so that
+// a reader that sees a document also finds it there; if the commit
+// fails, the filters only hold too much.
+func (s *Store) fillTxn(txn *badger.Txn, writes []index.Write, limit int) (n int, added int64, removed []uint64, err error) {
+	budget := newTxnBudget()
+	var key []byte
+	for ; n < len(writes) && n < limit; n++ {
+		w := &writes[n]
+		if !budget.take(keysSize(w)) {
+			break
+		}
+		for _, k := range w.OldKeys {
+			key = appendPostingKey(key[:0], k, w.OldFingerprint, w.ID)
+			if err := txn.Delete(append([]byte(nil), key...)); err != nil {
+				return 0, 0, nil, s.writeErr("delete", w.ID, err)
+			}
+			if k.Kind == index.KindContent {
+				removed = append(removed, k.Value)
+			}
+		}
+		for _, k := range w.Keys {
+			key = appendPostingKey(key[:0], k, w.Fingerprint, w.ID)
+			if err := txn.Set(append([]byte(nil), key...), nil); err != nil {
+				return 0, 0, nil, s.writeErr("add", w.ID, err)
+			}
+		}
+		switch {
+		case w.Record != nil:
+			if err := txn.Set(docKey(w.ID), append([]byte(nil), w.Record...)); err != nil {
+				return 0, 0, nil, s.writeErr("add", w.ID, err)
+			}
+			if !w.Replaces {
+				added++
+			}
+		case w.Replaces:
+			if err := txn.Delete(docKey(w.ID)); err != nil {
+				return 0, 0, nil, s.writeErr("delete", w.ID, err)
+			}
+			added--
+		}
+	}
+	if need := s.docs.Load() + added; need > s.bloomCapacity() {
+		if err := s.rebuildBloom(2 * need); err != nil {
+			return 0, 0, nil, err
+		}
+	}
+	s.bmu.Lock()
+	for i := range writes[:n] {
+		w := &writes[i]
+		if w.Record == nil {
+			continue
+		}
+		for _, k := range w.Keys {
+			if k.Kind == index.KindContent {
+				s.bloom.add(k.Value)
+			}
+		}
+		s.ids.add(xxhash.Sum64String(w.ID))
+	}
+	s.bmu.Unlock()
+	return n, added, removed, nil
+}
+
+// writeErr wraps a Badger write error, keeping ErrTxnTooBig visible to
+// Apply's retry loop.
+func (s *Store) writeErr(op, id string, err error) error {
+	if errors.Is(err, badger.ErrTxnTooBig) {
+		return err
+	}
+	return fmt.Errorf("index: %s: %s %q: %w", s.dir, op, id, err)
+}
+
+// bloomCapacity returns the capacity of the current filter.
+func (s *Store) bloomCapacity() int64 {
+	s.bmu.RLock()
+	defer s.bmu.RUnlock()
+	return s.bloom.capacity
+}
+
+// forget decrements the filter for removed content hashes, rebuilding it
+// when too many saturated counters were skipped. Errors rebuilding are
+// ignored: the old filter has no false negatives either.
+func (s *Store) forget(removed []uint64) {
+	if len(removed) == 0 {
+		return
+	}
+	s.bmu.Lock()
+	for _, h := range removed {
+		s.bloom.remove(h)
+	}
+	limit := s.maxStuck
+	if limit == 0 {
+		limit = max(256, s.bloom.capacity/64)
+	}
+	rebuild := s.bloom.stuck > limit
+	s.bmu.Unlock()
+	if rebuild {
+		_ = s.rebuildBloom(s.bloomCapacity())
+	}
+}
+
+// Stats implements index.Store. DiskBytes sums the sizes of the files in
+// the directory.
+func (s *Store) Stats(context.Context) (index.StoreStats, error) {
+	if err := s.use(); err != nil {
+		return index.StoreStats{}, err
+	}
+	defer s.life.RUnlock()
+	st := index.StoreStats{Docs: s.docs.Load()}
+	err := filepath.WalkDir(s.dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.Type().IsRegular() {
+			fi, err := e.Info()
+			if err != nil {
+				return err
+			}
+			st.DiskBytes += diskSize(fi)
+		}
+		return nil
+	})
+	if err != nil {
+		return index.StoreStats{}, fmt.Errorf("index: %s: %w", s.dir, err)
+	}
+	s.bmu.RLock()
+	b := s.bloom
+	st.Bloom = index.BloomStats{
+		Capacity:      b.capacity,
+		Counters:      int64(b.m),
+		Hashes:        b.k,
+		MemoryBytes:   b.bytes(),
+		FalsePositive: b.fpRate,
+		Saturated:     b.saturated,
+	}
+	s.bmu.RUnlock()
+	st.Bloom.Rebuilds = s.rebuilds.Load()
+	st.Bloom.Lookups = s.lookups.Load()
+	st.Bloom.ReadsSaved = s.saved.Load()
+	st.Bloom.ReadsDone = s.done.Load()
+	st.Bloom.FalseHits = s.falseHits.Load()
+	return st, nil
+}
+
+// Close closes the store, waiting for operations in progress. Later
+// calls of any method but Close fail with index.ErrClosed.
+func (s *Store) Close() error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if !s.readOnly {
+		// The filters, for the next Open. If they cannot be saved, the
+		// next Open rebuilds them.
+		_ = s.saveFilters(s.db.MaxVersion())
+	}
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("index: close %s: %w", s.dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/neardup/neardup/simhash"
+)
+
+// Store is what an Index keeps its documents in: posting lists under
+// Keys, and one encoded record per document ID. The Index computes every
+// key and record; a store only keeps them. It is declared here, where it
+// is used; the stores are the subpackages badgerstore (a Badger
+// directory) and memstore (memory), and indextest.Run is the conformance
+// suite every store passes.
+//
+// A store is safe for concurrent use. Writes (Apply) from one Index are
+// serialised by that Index; a store shared by several processes (a
+// network store) must make each of Apply's writes atomic on its own and
+// tolerate a posting whose record is missing or newer, which Index
+// skips or confirms against the record.
+type Store interface {
+	// Postings returns, for each key, the postings stored under it,
+	// reading them all in one batch (one transaction, one round trip).
+	// Their order is unspecified. A missing key has no postings.
+	Postings(ctx context.Context, keys []Key) ([][]Posting, error)
+
+	// Records returns the record of each ID, or nil where there is none,
+	// in one batch. The caller must not modify the records.
+	Records(ctx context.Context, ids []string) ([][]byte, error)
+
+	// Apply makes the writes of b durable: for each Write, its record is
+	// set (or deleted, when nil) and its postings added and removed,
+	// atomically per Write where the store can. When Apply returns an
+	// error some Writes may be applied; applying the same Batch again
+	// completes it.
+	Apply(ctx context.Context, b *Batch) error
+
+	// Claim sets the named value if it is not set yet, atomically with
+	// respect to every other writer of the store, and returns the value
+	// stored under name afterwards: value itself when this call set it,
+	// the earlier value otherwise. It is how an archive records its
+	// layout and analyzer once, and how writers that share a store agree
+	// on who came first.
+	Claim(ctx context.Context, name string, value []byte) ([]byte, error)
+
+	// Stats describes what the store holds.
+	Stats(ctx context.Context) (StoreStats, error)
+
+	// Close releases the store. Later calls fail.
+	Close() error
+}
+
+// Kind is the first part of every Key: what the posting list indexes.
+type Kind byte
+
+// Key kinds. Their byte values are the first byte of Badger's keys.
+const (
+	KindBand    Kind = 'b' // one MinHash band of the content sketch
+	KindContent Kind = 'c' // the content hash
+	KindTable   Kind = 't' // the bits of one SimHash table
+)
+
+// A Key names one posting list, a value type that stores may use as a
+// map key:
+//
+//   - KindTable: Table is the table number, Bits the number of
+//     fingerprint bits the table keeps (16 for the default layout), and
+//     Value those bits concatenated, right-aligned. Its postings carry
+//     the documents' whole fingerprints.
+//   - KindBand: Table is the band number (0 to Bands−1), Value the
+//     band's four 16-bit sketch values, packed big-endian.
+//   - KindContent: Value is the content hash.
+type Key struct {
+	Kind  Kind
+	Table uint8
+	Bits  uint8
+	Value uint64
+}
+
+// String formats k for error messages: "t1/16:4567", "b3:…", "c:…".
+func (k Key) String() string {
+	switch k.Kind {
+	case KindTable:
+		return fmt.Sprintf("t%d/%d:%x", k.Table, k.Bits, k.Value)
+	case KindBand:
+		return fmt.Sprintf("b%d:%016x", k.Table, k.Value)
+	case KindContent:
+		return fmt.Sprintf("c:%016x", k.Value)
+	}
+	return fmt.Sprintf("kind %q table %d bits %d value %x", byte(k.Kind), k.Table, k.Bits, k.Value)
+}
+
+// A Posting is one document in a posting list. Fingerprint is set in
+// table postings, so that a candidate's distance is known without its
+// record, and zero in band and content postings.
+type Posting struct {
+	ID          string
+	Fingerprint simhash.Fingerprint
+}
+
+// Batch is a list of document writes for Store.Apply.
+type Batch struct {
+	Writes []Write
+}
+
+// Write changes one document: it sets the document's record and adds
+// the postings of Keys, and removes the postings of OldKeys (those of
+// the record it replaces or deletes). Table postings carry Fingerprint
+// (added) and OldFingerprint (removed).
+type Write struct {
+	ID     string
+	Record []byte // the new record; nil deletes the document
+
+	Fingerprint simhash.Fingerprint
+	Keys        []Key
+
+	// Replaces says that a record of ID exists and is replaced or
+	// deleted; OldKeys and OldFingerprint are its postings. A store that
+	// counts documents counts a Write that sets a record and does not
+	// replace one as a new document.
+	Replaces       bool
+	OldFingerprint simhash.Fingerprint
+	OldKeys        []Key
+}
+
+// StoreStats describe what a store holds.
+type StoreStats struct {
+	Docs      int64      // documents (records)
+	DiskBytes int64      // bytes on disk; 0 for stores without files
+	Bloom     BloomStats // the filter in front of content lookups; zero when the store has none
+}
+
+// BloomStats describe a counting Bloom filter in front of content-hash
+// lookups (see badgerstore).
+type BloomStats struct {
+	Capacity      int64   // documents the filter is sized for
+	Counters      int64   // 4-bit counters
+	Hashes        int     // counters per content hash
+	MemoryBytes   int64   // bytes the counters take
+	FalsePositive float64 // target false-positive rate at Capacity
+	Saturated     int64   // counters at 15
+	Rebuilds      int64   // rebuilds since Open (growth or stuck counters)
+	Lookups       int64   // content hashes looked up since Open
+	ReadsSaved    int64   // lookups the filter answered without reading the store
+	ReadsDone     int64   // lookups that read the store
+	FalseHits     int64   // store reads that found nothing
+}
+
+// Loader is a Store that fills itself faster than Apply when it holds no
+// documents (see badgerstore's Load). Index.Load uses it when the store
+// has it.
+type Loader interface {
+	// Load writes the writes, none of which replaces a record, into an
+	// empty store; when several have the same ID the last wins. The
+	// Write and its slices are valid only until the next one is read.
+	// If ctx is done when writes ends, Load writes nothing. It returns
+	// the number of documents the store holds afterwards.
+	Load(ctx context.Context, writes iter.Seq[*Write]) (int64, error)
+}
