@@ -10,15 +10,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 )
-
-// Store is the index a Deduper checks records against and adds the
-// originals to. *index.Index and *index.Memory implement it.
-type Store interface {
-	Similar(d *index.Doc, k int) ([]index.Match, error)
-	Add(docs ...index.Doc) error
-	Get(id string) (index.Doc, error)
-}
 
 // Verdict is what Dedup decided about one record.
 type Verdict int
@@ -85,7 +78,8 @@ type Summary struct {
 // DedupOptions configure Dedup.
 type DedupOptions struct {
 	// MaxDistance is the SimHash screen's radius (see index.Similar);
-	// 0 means index.DefaultMaxDistance.
+	// 0 means index.DefaultMaxDistance, and a negative value means 0
+	// (candidates with equal fingerprints, besides the sketch bands).
 	MaxDistance int
 	// Workers analyse records in parallel; 0 means GOMAXPROCS. The
 	// result does not depend on it.
@@ -115,13 +109,16 @@ type DedupOptions struct {
 // an original itself. emit is called once per record, in input order;
 // an error from emit stops the run. Memory is bounded by the store and a
 // window of records in flight, not by the input.
-func Dedup(ctx context.Context, r *Reader, a *Analyzer, store Store, opts *DedupOptions, emit func(*Outcome) error) (Summary, error) {
+func Dedup(ctx context.Context, r *Reader, a *Analyzer, store *index.Index, opts *DedupOptions, emit func(*Outcome) error) (Summary, error) {
 	var o DedupOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.MaxDistance == 0 {
+	switch {
+	case o.MaxDistance == 0:
 		o.MaxDistance = index.DefaultMaxDistance
+	case o.MaxDistance < 0:
+		o.MaxDistance = 0
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -133,9 +130,9 @@ func Dedup(ctx context.Context, r *Reader, a *Analyzer, store Store, opts *Dedup
 		o.Now = time.Now
 	}
 	start := time.Now()
-	d := &deduper{o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
+	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
 	if o.Batch > 1 {
-		mem, err := index.NewMemory(&index.Options{MaxDistance: o.MaxDistance})
+		mem, err := memstore.Open(ctx, &index.Options{MaxDistance: max(o.MaxDistance, index.DefaultMaxDistance)})
 		if err != nil {
 			return d.sum, err
 		}
@@ -248,9 +245,10 @@ func Dedup(ctx context.Context, r *Reader, a *Analyzer, store Store, opts *Dedup
 }
 
 type deduper struct {
+	ctx     context.Context
 	o       DedupOptions
-	store   Store
-	pending *index.Memory // originals not yet written to store
+	store   *index.Index
+	pending *index.Index // in memory: originals not yet written to store
 	queued  []index.Doc
 	emit    func(*Outcome) error
 	sum     Summary
@@ -310,12 +308,12 @@ func (d *deduper) match(out *Outcome) error {
 		Job:         d.o.Job,
 		Seq:         out.Seq,
 	}
-	ms, err := d.store.Similar(&doc, d.o.MaxDistance)
+	ms, err := d.store.Similar(d.ctx, &doc, d.o.MaxDistance)
 	if err != nil {
 		return fmt.Errorf("%s: %w", recordName(rec), err)
 	}
 	if d.pending != nil {
-		pm, err := d.pending.Similar(&doc, d.o.MaxDistance)
+		pm, err := d.pending.Similar(d.ctx, &doc, d.o.MaxDistance)
 		if err != nil {
 			return err
 		}
@@ -362,18 +360,18 @@ func (d *deduper) match(out *Outcome) error {
 
 func (d *deduper) getAny(id string) (index.Doc, error) {
 	if d.pending != nil {
-		if doc, err := d.pending.Get(id); err == nil || !errors.Is(err, index.ErrNotFound) {
+		if doc, err := d.pending.Get(d.ctx, id); err == nil || !errors.Is(err, index.ErrNotFound) {
 			return doc, err
 		}
 	}
-	return d.store.Get(id)
+	return d.store.Get(d.ctx, id)
 }
 
 func (d *deduper) add(doc index.Doc) error {
 	if d.pending == nil {
-		return d.store.Add(doc)
+		return d.store.Add(d.ctx, doc)
 	}
-	if err := d.pending.Add(doc); err != nil {
+	if err := d.pending.Add(d.ctx, doc); err != nil {
 		return err
 	}
 	d.queued = append(d.queued, doc)
@@ -388,7 +386,7 @@ func (d *deduper) flush() error {
 	if len(d.queued) == 0 {
 		return nil
 	}
-	if err := d.store.Add(d.queued...); err != nil {
+	if err := d.store.Add(d.ctx, d.queued...); err != nil {
 		return err
 	}
 	ids := make([]string, len(d.queued))
@@ -396,7 +394,7 @@ func (d *deduper) flush() error {
 		ids[i] = d.queued[i].ID
 	}
 	d.queued = d.queued[:0]
-	return d.pending.Delete(ids...)
+	return d.pending.Delete(d.ctx, ids...)
 }
 
 func recordName(r *Record) string {

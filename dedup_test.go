@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -38,7 +39,7 @@ type dedupResult struct {
 	Err     string
 }
 
-func runDedup(t *testing.T, store Store, opts *DedupOptions) ([]dedupResult, Summary) {
+func runDedup(t *testing.T, store *index.Index, opts *DedupOptions) ([]dedupResult, Summary) {
 	t.Helper()
 	a := testAnalyzer(t, segment.DefaultBackend)
 	r := NewReader([]string{"-"}, strings.NewReader(dedupInput()), nil)
@@ -71,7 +72,7 @@ func TestDedup(t *testing.T) {
 		{ID: "en1", Verdict: "rejected", Err: `stdin:7: field "id": duplicate id "en1": an earlier article has it (record 1 of this input)`},
 	}
 	for _, workers := range []int{1, 2, 5} {
-		mem, err := index.NewMemory(nil)
+		mem, err := memstore.Open(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func TestDedup(t *testing.T) {
 // interrupted run of the same job added (the first original and, out of
 // order, nothing else) and checks the outcome equals a fresh run's.
 func TestDedupResume(t *testing.T) {
-	fresh, err := index.NewMemory(nil)
+	fresh, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,19 +100,19 @@ func TestDedupResume(t *testing.T) {
 	want, _ := runDedup(t, fresh, &DedupOptions{Job: "job1", Now: now})
 
 	// The interrupted run got as far as storing zh1 (record 2).
-	partial, err := index.NewMemory(nil)
+	partial, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	zh1, err := fresh.Get("zh1")
+	zh1, err := fresh.Get(context.Background(), "zh1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	en1, err := fresh.Get("en1")
+	en1, err := fresh.Get(context.Background(), "en1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := partial.Add(en1, zh1); err != nil {
+	if err := partial.Add(context.Background(), en1, zh1); err != nil {
 		t.Fatal(err)
 	}
 	got, sum := runDedup(t, partial, &DedupOptions{Job: "job1", Now: now, Batch: 3})

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 )
 
 // Evaluation: how well the detector's pairs agree with labelled pairs.
@@ -810,7 +811,7 @@ func (s *evalSet) screen(maxK int, minContent float64) []ThresholdResult {
 				continue
 			}
 			count(p.Label, labelled, d, tp, fp, ign)
-			if confirmed(&docs[i], &docs[j], minContent) {
+			if index.Confirmed(&docs[i], &docs[j], minContent) {
 				count(p.Label, labelled, d, vtp, vfp, vign)
 			}
 		}
@@ -824,26 +825,18 @@ func (s *evalSet) screen(maxK int, minContent float64) []ThresholdResult {
 	return out
 }
 
-// confirmed reports whether index.Similar would confirm a SimHash
-// candidate pair: a missing sketch is not checked.
-func confirmed(a, b *index.Doc, minContent float64) bool {
-	if a.Sketch.IsZero() || b.Sketch.IsZero() {
-		return true
-	}
-	return a.Sketch.Jaccard(b.Sketch) >= minContent
-}
-
 // detect runs the real detector with opts.
 func (s *evalSet) detect(opts index.Options, workers int, details bool) (DetectorResult, error) {
-	m, err := index.NewMemory(&opts)
+	ctx := context.Background() // an index in memory: nothing to cancel
+	m, err := memstore.Open(ctx, &opts)
 	if err != nil {
 		return DetectorResult{}, fmt.Errorf("evaluate: %w", err)
 	}
 	defer m.Close()
-	if err := m.Add(s.docs...); err != nil {
+	if err := m.Add(ctx, s.docs...); err != nil {
 		return DetectorResult{}, fmt.Errorf("evaluate: %w", err)
 	}
-	st, err := m.Stats()
+	st, err := m.Stats(ctx)
 	if err != nil {
 		return DetectorResult{}, err
 	}
@@ -867,7 +860,7 @@ func (s *evalSet) detect(opts index.Options, workers int, details bool) (Detecto
 				if i >= len(s.docs) {
 					return
 				}
-				ms, err := m.Similar(&s.docs[i], st.MaxDistance)
+				ms, err := m.Similar(ctx, &s.docs[i], st.MaxDistance)
 				if err != nil {
 					errs[w] = fmt.Errorf("evaluate: %s: %w", s.docs[i].ID, err)
 					return

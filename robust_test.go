@@ -28,6 +28,8 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/index/memstore"
 )
 
 // robustAnalyzer is the default analyzer, loaded once for these tests.
@@ -181,7 +183,7 @@ func robustRead(t *testing.T, r *Reader, dir string) ([]string, []Record) {
 // clock, and returns the outcomes described by robustOutcome.
 func robustDedup(t *testing.T, r *Reader, dir string, opts *DedupOptions) ([]string, []*Outcome, Summary, error) {
 	t.Helper()
-	store, err := index.NewMemory(nil)
+	store, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,9 +366,9 @@ func TestRobustWholeFiles(t *testing.T) {
 	}
 }
 
-func robustMemory(t testing.TB) *index.Memory {
+func robustMemory(t testing.TB) *index.Index {
 	t.Helper()
-	m, err := index.NewMemory(nil)
+	m, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -615,7 +617,7 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
 	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(
 		robustLine("a", robustEN) + "\n" + robustLine("b", robustZH) + "\n" + robustLine("c", robustZH2+" 新的一段。") + "\n")}})
-	x, err := index.Open(filepath.Join(dir, "idx"), nil)
+	x, err := badgerstore.OpenIndex(context.Background(), filepath.Join(dir, "idx"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 )
 
 var scnCorpora = flag.String("scenario-corpora", "",
@@ -420,7 +421,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 	}
 	r.analyses = make([]*neardup.Analysis, len(r.docs))
 
-	store, err := index.NewMemory(nil)
+	store, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +455,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 		t.Fatalf("%s: Dedup: %v", dir, err)
 	}
 
-	all, err := index.NewMemory(nil)
+	all, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +467,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 		}
 		idocs[i] = index.Doc{ID: r.docs[i].ID, Title: r.docs[i].Title, Fingerprint: an.Fingerprint,
 			ContentHash: an.ContentHash, Sketch: an.Sketch, Keywords: an.Keywords[:min(len(an.Keywords), 32)]}
-		if err := all.Add(idocs[i]); err != nil {
+		if err := all.Add(context.Background(), idocs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -474,7 +475,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 		if r.analyses[i] == nil {
 			continue
 		}
-		ms, err := all.Similar(&idocs[i], index.DefaultMaxDistance)
+		ms, err := all.Similar(context.Background(), &idocs[i], index.DefaultMaxDistance)
 		if err != nil {
 			t.Fatal(err)
 		}

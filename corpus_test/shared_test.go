@@ -25,6 +25,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -198,7 +199,7 @@ func TestSharedCorpora(t *testing.T) {
 	t.Run("zh_en_docs", func(t *testing.T) {
 		zh := s.corpus(t, "", nil, "zh_docs")
 		en := s.corpus(t, "", nil, "en_docs")
-		m, err := index.NewMemory(nil)
+		m, err := memstore.Open(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +214,7 @@ func TestSharedCorpora(t *testing.T) {
 				docs = append(docs, d)
 			}
 		}
-		if err := m.Add(docs...); err != nil {
+		if err := m.Add(context.Background(), docs...); err != nil {
 			t.Fatal(err)
 		}
 		twins := 0
@@ -236,7 +237,7 @@ func TestSharedCorpora(t *testing.T) {
 			if !strings.HasPrefix(docs[i].ID, "zh_docs/") {
 				continue
 			}
-			ms, err := m.Similar(&docs[i], index.DefaultMaxDistance)
+			ms, err := m.Similar(context.Background(), &docs[i], index.DefaultMaxDistance)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,7 @@ func runAdd(c *cli.Context) error {
 		return err
 	}
 	defer closeAnalyzer(c, a)
-	x, err := openIndex(dir, a.ID(), k, 0, false)
+	x, err := openIndex(c.Context, dir, a.ID(), k, 0, false)
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func runAdd(c *cli.Context) error {
 			return err
 		}
 	}
-	st, err := x.Stats()
+	st, err := x.Stats(context.Background())
 	if err != nil {
 		return err
 	}
@@ -155,14 +156,14 @@ func (ad *adder) fail(format string, args ...any) {
 // the index, or repeated in the batch) from the index's size before and
 // after.
 func (ad *adder) add(docs []index.Doc) error {
-	before, err := ad.x.Stats()
+	before, err := ad.x.Stats(context.Background())
 	if err != nil {
 		return err
 	}
-	if err := ad.x.Add(docs...); err != nil {
+	if err := ad.x.Add(context.Background(), docs...); err != nil {
 		return err
 	}
-	after, err := ad.x.Stats()
+	after, err := ad.x.Stats(context.Background())
 	if err != nil {
 		return err
 	}
@@ -279,13 +280,13 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 		in, name = f, path
 	}
 	docs, readErr := ad.fingerprintDocs(c, in, name)
-	st, err := ad.x.Stats()
+	st, err := ad.x.Stats(context.Background())
 	if err != nil {
 		return err
 	}
 	if st.Docs == 0 {
 		var read int64
-		n, err := ad.x.Load(func(yield func(index.Doc) bool) {
+		n, err := ad.x.Load(context.Background(), func(yield func(index.Doc) bool) {
 			for d := range docs {
 				read++
 				if !yield(d) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -116,7 +117,7 @@ func runCheck(c *cli.Context) error {
 	}
 	defer closeAnalyzer(c, a)
 	add := c.Bool("add")
-	x, err := openIndex(dir, a.ID(), k, minJ, !add)
+	x, err := openIndex(c.Context, dir, a.ID(), k, minJ, !add)
 	if err != nil {
 		return err
 	}
@@ -142,7 +143,7 @@ func runCheck(c *cli.Context) error {
 			ID: rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Title: rec.Title,
 			Keywords: an.Keywords[:min(len(an.Keywords), storedKeywords)], Sketch: an.Sketch,
 		}
-		ms, err := x.Similar(&doc, k)
+		ms, err := x.Similar(context.Background(), &doc, k)
 		if err != nil {
 			return err
 		}
@@ -159,7 +160,7 @@ func runCheck(c *cli.Context) error {
 				notAdded++
 			} else {
 				doc.Added = time.Now().UTC()
-				if err := x.Add(doc); err != nil {
+				if err := x.Add(context.Background(), doc); err != nil {
 					return err
 				}
 				isAdded = true
@@ -220,7 +221,7 @@ func cannotAdd(x *index.Index, rec *neardup.Record, an *neardup.Analysis) (reaso
 	if rec.ID == "-" {
 		return "an article from standard input needs an id: give --id ID", false
 	}
-	d, err := x.Get(rec.ID)
+	d, err := x.Get(context.Background(), rec.ID)
 	switch {
 	case errors.Is(err, index.ErrNotFound):
 		return "", false
@@ -280,19 +281,19 @@ func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
 	if err != nil {
 		return usagef(c, "--fingerprint: %v", err)
 	}
-	x, err := openIndex(dir, "", k, 0, true)
+	x, err := openIndex(c.Context, dir, "", k, 0, true)
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	ms, err := x.Near(fp, k)
+	ms, err := x.Near(context.Background(), fp, k)
 	if err != nil {
 		return err
 	}
 	j := checkFingerprintJSON{Fingerprint: fp.String(), Matches: []nearJSON{}}
 	for _, m := range ms {
 		title := ""
-		if d, err := x.Get(m.ID); err == nil {
+		if d, err := x.Get(context.Background(), m.ID); err == nil {
 			title = d.Title
 		} else if !errors.Is(err, index.ErrNotFound) {
 			return err

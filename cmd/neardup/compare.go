@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -139,7 +138,7 @@ func runCompare(c *cli.Context) error {
 	default:
 		why = fmt.Sprintf("content similarity %.2f < %.2f; fingerprints %d > %d bits apart", content, minJ, dist, k)
 	}
-	e := index.Explain(x.Keywords, y.Keywords)
+	e := tfidf.Explain(x.Keywords, y.Keywords)
 	w := c.App.Writer
 	if c.Bool("json") {
 		j := compareJSON{

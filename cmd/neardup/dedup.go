@@ -138,24 +138,12 @@ type deduper struct {
 	pairs, unique, rejects *outFile // nil when not asked for
 	wantClusters           bool
 	clusters               map[string]*cluster
-	store                  neardup.Store
+	store                  *index.Index
 	idx                    *index.Index     // with --index
 	recent, older          map[string]int64 // positions of the latest originals (see remember)
 	ew                     io.Writer
 	prog                   *progress
 	rejected, resumed      int64
-}
-
-// fixedDistance makes a Store answer Similar at distance k whatever it
-// is asked: DedupOptions.MaxDistance cannot express 0 (0 means the
-// default).
-type fixedDistance struct {
-	neardup.Store
-	k int
-}
-
-func (f fixedDistance) Similar(d *index.Doc, _ int) ([]index.Match, error) {
-	return f.Store.Similar(d, f.k)
 }
 
 func runDedup(c *cli.Context) (err error) {
@@ -195,10 +183,13 @@ func runDedup(c *cli.Context) (err error) {
 	defer closeAnalyzer(c, a)
 
 	opts := &neardup.DedupOptions{MaxDistance: k, Workers: nw, Strict: c.Bool("strict")}
-	var store neardup.Store
+	if k == 0 {
+		opts.MaxDistance = -1 // exact fingerprints (0 would mean the default)
+	}
+	var store *index.Index
 	var idx *index.Index
 	if dir := c.String("index"); dir != "" {
-		x, err := openIndex(dir, a.ID(), k, minJ, false)
+		x, err := openIndex(c.Context, dir, a.ID(), k, minJ, false)
 		if err != nil {
 			return err
 		}
@@ -209,22 +200,14 @@ func runDedup(c *cli.Context) (err error) {
 		}()
 		store, idx = x, x
 		opts.Job = jobDigest(a.ID(), c.Args().Slice(), inOpts, k, minJ)
-		if k > 0 {
-			// Write the originals in batches. (Dedup keeps a batch in a
-			// memory index queried at DedupOptions.MaxDistance, where 0
-			// means the default: with k = 0, write each at once.)
-			opts.Batch = 1000
-		}
+		opts.Batch = 1000 // write the originals in batches
 	} else {
-		m, err := memoryIndex(a.ID(), k, minJ)
+		m, err := memoryIndex(c.Context, a.ID(), k, minJ)
 		if err != nil {
 			return err
 		}
 		defer m.Close()
 		store = m
-	}
-	if k == 0 {
-		store = fixedDistance{Store: store, k: 0}
 	}
 
 	d := &deduper{job: opts.Job, store: store, idx: idx, ew: c.App.ErrWriter, wantClusters: c.String("clusters") != "", clusters: make(map[string]*cluster)}
@@ -400,7 +383,7 @@ func (d *deduper) origin(id string) (seq int64, thisRun bool, err error) {
 	if seq, ok := d.older[id]; ok {
 		return seq, true, nil
 	}
-	doc, err := d.store.Get(id)
+	doc, err := d.store.Get(context.Background(), id)
 	switch {
 	case errors.Is(err, index.ErrNotFound):
 		return 0, false, nil
@@ -456,7 +439,7 @@ func (d *deduper) report(c *cli.Context, s neardup.Summary, nw int) error {
 	}
 	var filter index.BloomStats
 	if d.idx != nil {
-		st, err := d.idx.Stats()
+		st, err := d.idx.Stats(context.Background())
 		if err != nil {
 			return err
 		}

@@ -96,7 +96,7 @@ func runEval(c *cli.Context) error {
 		return err
 	}
 	// Build everything that can fail fast before the long analysis.
-	probe, err := memoryIndex("", k, mc)
+	probe, err := memoryIndex(c.Context, "", k, mc)
 	if err != nil {
 		return usagef(c, "--max-distance %d: %v", k, err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -243,7 +246,7 @@ func indexDir(c *cli.Context) (string, error) {
 
 // blocksFor returns the number of fingerprint blocks of a new index that
 // answers distances up to k: the default 4 for k ≤ 3, else k+2 (C(k+2, k)
-// tables of 2 blocks each; k = 9 is the largest index.Open accepts).
+// tables of 2 blocks each; k = 9 is the largest index.New accepts).
 func blocksFor(k int) int {
 	if k <= index.DefaultMaxDistance {
 		return index.DefaultBlocks
@@ -261,12 +264,12 @@ func indexExists(dir string) bool {
 // openIndex opens (or, unless readOnly, creates) the index in dir for
 // queries up to distance k with the given analyzer ID ("" accepts any).
 // A new index is laid out for k; an existing one must answer k.
-func openIndex(dir, analyzerID string, k int, minContent float64, readOnly bool) (*index.Index, error) {
-	o := &index.Options{AnalyzerID: analyzerID, MinContent: minContent, ReadOnly: readOnly}
+func openIndex(ctx context.Context, dir, analyzerID string, k int, minContent float64, readOnly bool) (*index.Index, error) {
+	o := &index.Options{AnalyzerID: analyzerID, MinContent: minContent}
 	if !readOnly && !indexExists(dir) && k > index.DefaultMaxDistance {
 		o.Blocks, o.MaxDistance = blocksFor(k), k
 	}
-	x, err := index.Open(dir, o)
+	x, err := badgerstore.OpenIndex(ctx, dir, &badgerstore.Options{ReadOnly: readOnly}, o)
 	switch {
 	case errors.Is(err, index.ErrNotFound) || (readOnly && errors.Is(err, os.ErrNotExist)):
 		return nil, fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", dir, dir)
@@ -275,7 +278,7 @@ func openIndex(dir, analyzerID string, k int, minContent float64, readOnly bool)
 	case err != nil:
 		return nil, err
 	}
-	st, err := x.Stats()
+	st, err := x.Stats(ctx)
 	if err != nil {
 		x.Close()
 		return nil, err
@@ -289,6 +292,6 @@ func openIndex(dir, analyzerID string, k int, minContent float64, readOnly bool)
 }
 
 // memoryIndex returns an in-memory index for queries up to distance k.
-func memoryIndex(analyzerID string, k int, minContent float64) (*index.Memory, error) {
-	return index.NewMemory(&index.Options{Blocks: blocksFor(k), MaxDistance: k, MinContent: minContent, AnalyzerID: analyzerID})
+func memoryIndex(ctx context.Context, analyzerID string, k int, minContent float64) (*index.Index, error) {
+	return memstore.Open(ctx, &index.Options{Blocks: blocksFor(k), MaxDistance: k, MinContent: minContent, AnalyzerID: analyzerID})
 }

@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -77,7 +76,7 @@ func wordList(words []string, n int) string {
 // sharedWords returns the keywords of a and b that both have, heaviest
 // first.
 func sharedWords(a, b []tfidf.Keyword) []string {
-	e := index.Explain(a, b)
+	e := tfidf.Explain(a, b)
 	words := make([]string, len(e.Shared))
 	for i, s := range e.Shared {
 		words[i] = s.Word

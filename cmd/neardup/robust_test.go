@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
 )
 
 // Articles the bad inputs are put between (the same as the library's
@@ -975,7 +977,7 @@ func TestRobustKillAdd(t *testing.T) {
 // robustOpenRO opens an index read-only in this process.
 func robustOpenRO(t *testing.T, dir string) *index.Index {
 	t.Helper()
-	x, err := index.Open(dir, &index.Options{ReadOnly: true})
+	x, err := badgerstore.OpenIndex(context.Background(), dir, &badgerstore.Options{ReadOnly: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -987,31 +989,31 @@ func robustOpenRO(t *testing.T, dir string) *index.Index {
 // length. It opens dir read-only, or for writing if that fails.
 func robustCompareIndex(t *testing.T, dir string, want *index.Index, ids []string) int {
 	t.Helper()
-	x, err := index.Open(dir, &index.Options{ReadOnly: true})
+	x, err := badgerstore.OpenIndex(context.Background(), dir, &badgerstore.Options{ReadOnly: true}, nil)
 	if errors.Is(err, index.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 		return 0 // killed before the index was created
 	}
 	if err != nil {
-		x, err = index.Open(dir, nil)
+		x, err = badgerstore.OpenIndex(context.Background(), dir, nil, nil)
 	}
 	if err != nil {
 		t.Fatalf("opening %s: %v", dir, err)
 	}
 	defer x.Close()
-	st, err := x.Stats()
+	st, err := x.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, id := range ids {
-		got, err := x.Get(id)
+		got, err := x.Get(context.Background(), id)
 		if errors.Is(err, index.ErrNotFound) {
 			break
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := want.Get(id)
+		w, err := want.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

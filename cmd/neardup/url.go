@@ -22,6 +22,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
@@ -368,14 +370,14 @@ type urlSearch interface {
 // memSearch looks kept URLs up in an in-memory block index; document
 // IDs are positions in kept.
 type memSearch struct {
-	m    *index.Memory
+	m    *index.Index
 	k    int
 	kept []*keptURL
 	desc string
 }
 
 func (s *memSearch) near(fp simhash.Fingerprint) ([]urlHit, error) {
-	ms, err := s.m.Near(fp, s.k)
+	ms, err := s.m.Near(context.Background(), fp, s.k)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +393,7 @@ func (s *memSearch) near(fp simhash.Fingerprint) ([]urlHit, error) {
 }
 
 func (s *memSearch) add(fp simhash.Fingerprint, u *keptURL) error {
-	if err := s.m.Add(index.Doc{ID: strconv.Itoa(len(s.kept)), Fingerprint: fp}); err != nil {
+	if err := s.m.Add(context.Background(), index.Doc{ID: strconv.Itoa(len(s.kept)), Fingerprint: fp}); err != nil {
 		return err
 	}
 	s.kept = append(s.kept, u)
@@ -432,11 +434,11 @@ func newURLSearch(k int) (urlSearch, error) {
 	if k > urlIndexMaxDistance {
 		return &scanSearch{k: k}, nil
 	}
-	m, err := index.NewMemory(&index.Options{Blocks: blocksFor(k), MaxDistance: k})
+	m, err := memstore.Open(context.Background(), &index.Options{Blocks: blocksFor(k), MaxDistance: k})
 	if err != nil {
 		return nil, err
 	}
-	st, err := m.Stats()
+	st, err := m.Stats(context.Background())
 	if err != nil {
 		return nil, err
 	}
@@ -462,14 +464,14 @@ func openURLIndex(dir string, opts *urlhash.Options, k int) (*urlStore, error) {
 	if !indexExists(dir) && k > index.DefaultMaxDistance {
 		o.Blocks, o.MaxDistance = blocksFor(k), k
 	}
-	x, err := index.Open(dir, o)
+	x, err := badgerstore.OpenIndex(context.Background(), dir, nil, o)
 	if errors.Is(err, index.ErrMismatch) {
 		return nil, urlIndexMismatch(dir, opts, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	st, err := x.Stats()
+	st, err := x.Stats(context.Background())
 	if err != nil {
 		x.Close()
 		return nil, err
@@ -484,11 +486,11 @@ func openURLIndex(dir string, opts *urlhash.Options, k int) (*urlStore, error) {
 
 // urlIndexMismatch explains an index made for something else.
 func urlIndexMismatch(dir string, opts *urlhash.Options, err error) error {
-	x, rerr := index.Open(dir, &index.Options{ReadOnly: true})
+	x, rerr := badgerstore.OpenIndex(context.Background(), dir, &badgerstore.Options{ReadOnly: true}, nil)
 	if rerr != nil {
 		return err
 	}
-	st, rerr := x.Stats()
+	st, rerr := x.Stats(context.Background())
 	x.Close()
 	switch {
 	case rerr != nil || st.AnalyzerID == opts.ID():
@@ -505,12 +507,12 @@ func urlIndexMismatch(dir string, opts *urlhash.Options, err error) error {
 // kept URLs are in memory); resumed reports that an interrupted run of
 // this job stored this very URL (raw at position seq).
 func (s *urlStore) near(fp simhash.Fingerprint, raw string, seq int64) (hits []urlHit, resumed bool, err error) {
-	ms, err := s.x.Near(fp, s.k)
+	ms, err := s.x.Near(context.Background(), fp, s.k)
 	if err != nil {
 		return nil, false, err
 	}
 	for _, m := range ms {
-		d, err := s.x.Get(m.ID)
+		d, err := s.x.Get(context.Background(), m.ID)
 		if err != nil {
 			return nil, false, err
 		}
@@ -543,7 +545,7 @@ func (s *urlStore) flush() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	err := s.x.Add(s.pending...)
+	err := s.x.Add(context.Background(), s.pending...)
 	s.pending = s.pending[:0]
 	return err
 }
@@ -638,7 +640,7 @@ func runURLDedup(c *cli.Context) (err error) {
 			return err
 		}
 		d.store.job = urlJob(opts.ID(), k, d.field, inputs)
-		st, err := d.store.x.Stats()
+		st, err := d.store.x.Stats(context.Background())
 		if err != nil {
 			d.store.close()
 			return err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
@@ -203,19 +205,19 @@ func TestURLMaxDistance(t *testing.T) {
 // and none at all for the distances above, up to 80%.
 func TestURLLayouts(t *testing.T) {
 	for k := 0; k <= urlIndexMaxDistance; k++ {
-		m, err := index.NewMemory(&index.Options{Blocks: blocksFor(k), MaxDistance: k})
+		m, err := memstore.Open(context.Background(), &index.Options{Blocks: blocksFor(k), MaxDistance: k})
 		if err != nil {
 			t.Errorf("k=%d: %d blocks: %v", k, blocksFor(k), err)
 			continue
 		}
-		if _, err := m.Near(0, k); err != nil {
+		if _, err := m.Near(context.Background(), 0, k); err != nil {
 			t.Errorf("k=%d: Near: %v", k, err)
 		}
 		m.Close()
 	}
 	for k := urlIndexMaxDistance + 1; k <= urlMaxDistance(urlSamePattern); k++ {
 		for b := k + 1; b <= 64; b++ {
-			if _, err := index.NewMemory(&index.Options{Blocks: b, MaxDistance: k}); err == nil || !errors.Is(err, index.ErrLayout) {
+			if _, err := memstore.Open(context.Background(), &index.Options{Blocks: b, MaxDistance: k}); err == nil || !errors.Is(err, index.ErrLayout) {
 				t.Errorf("k=%d, %d blocks: NewMemory error %v, want ErrLayout", k, b, err)
 			}
 		}

@@ -1,4 +1,4 @@
-package index
+package memstore_test
 
 import (
 	"slices"
