@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 )
 
 // Verdict is what Dedup decided about one record.
@@ -24,10 +25,10 @@ const (
 	// TooShort: too few keywords to fingerprint (ErrTooShort); passed
 	// through as not a duplicate and not added to the store.
 	TooShort
-	// Rejected: a bad record (*RecordError, or an id the store already
+	// Rejected: a bad record (*input.RecordError, or an id the store already
 	// holds for another record); not processed further.
 	Rejected
-	// InputFailed: an input could not be read to its end (*InputError);
+	// InputFailed: an input could not be read to its end (*input.Error);
 	// the records before it were processed.
 	InputFailed
 )
@@ -51,7 +52,7 @@ func (v Verdict) String() string {
 // Outcome is one record and what Dedup decided about it.
 type Outcome struct {
 	Seq      int64 // 0-based position of the record among all read
-	Record   Record
+	Record   input.Record
 	Verdict  Verdict
 	Err      error         // the reason for TooShort, Rejected and InputFailed
 	Analysis *Analysis     // nil unless fingerprinted
@@ -109,7 +110,7 @@ type DedupOptions struct {
 // an original itself. emit is called once per record, in input order;
 // an error from emit stops the run. Memory is bounded by the store and a
 // window of records in flight, not by the input.
-func Dedup(ctx context.Context, r *Reader, a *Analyzer, store *index.Index, opts *DedupOptions, emit func(*Outcome) error) (Summary, error) {
+func Dedup(ctx context.Context, r *input.Reader, a *Analyzer, store *index.Index, opts *DedupOptions, emit func(*Outcome) error) (Summary, error) {
 	var o DedupOptions
 	if opts != nil {
 		o = *opts
@@ -162,8 +163,8 @@ func Dedup(ctx context.Context, r *Reader, a *Analyzer, store *index.Index, opts
 			}
 			out := &Outcome{Seq: seq, Record: rec, Err: err}
 			if err != nil {
-				var re *RecordError
-				var ie *InputError
+				var re *input.RecordError
+				var ie *input.Error
 				switch {
 				case errors.As(err, &re):
 					out.Verdict = Rejected
@@ -294,7 +295,7 @@ func (d *deduper) match(out *Outcome) error {
 	rec, an := &out.Record, out.Analysis
 	if err := index.CheckID(rec.ID); err != nil {
 		out.Verdict = Rejected
-		out.Err = &RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
+		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
 		return nil
 	}
 	doc := index.Doc{
@@ -351,7 +352,7 @@ func (d *deduper) match(out *Outcome) error {
 		// Replaced below, as an uninterrupted run would have it.
 	default:
 		out.Verdict = Rejected
-		out.Err = &RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
+		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
 			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", truncateID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
 		return nil
 	}
@@ -397,7 +398,7 @@ func (d *deduper) flush() error {
 	return d.pending.Delete(d.ctx, ids...)
 }
 
-func recordName(r *Record) string {
+func recordName(r *input.Record) string {
 	if r.Line > 0 {
 		return fmt.Sprintf("%s:%d", r.Source, r.Line)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -42,7 +43,7 @@ type dedupResult struct {
 func runDedup(t *testing.T, store *index.Index, opts *DedupOptions) ([]dedupResult, Summary) {
 	t.Helper()
 	a := testAnalyzer(t, segment.DefaultBackend)
-	r := NewReader([]string{"-"}, strings.NewReader(dedupInput()), nil)
+	r := input.NewReader([]string{"-"}, strings.NewReader(dedupInput()), nil)
 	var got []dedupResult
 	sum, err := Dedup(context.Background(), r, a, store, opts, func(o *Outcome) error {
 		res := dedupResult{ID: o.Record.ID, Verdict: o.Verdict.String()}

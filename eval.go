@@ -21,6 +21,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 )
 
 // Evaluation: how well the detector's pairs agree with labelled pairs.
@@ -114,12 +115,12 @@ func ReadPairs(path string) (*Labels, error) {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, readBufferSize)
+	br := bufio.NewReaderSize(f, 64<<10)
 	var r io.Reader = br
-	if magic, _ := br.Peek(len(gzipMagic)); bytes.Equal(magic, gzipMagic) {
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1F, 0x8B}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, &InputError{Source: path, Err: gzipErr(err)}
+			return nil, &input.Error{Source: path, Err: pairsReadErr(err)}
 		}
 		defer zr.Close()
 		r = zr
@@ -148,8 +149,8 @@ type pairLine struct {
 
 // ParsePairs reads labelled pairs (see the formats above) from r; source
 // names r in errors. Blank lines are skipped; other fields are allowed
-// and ignored. Errors are *RecordError (naming the line and field) or
-// *InputError (r could not be read).
+// and ignored. Errors are *input.RecordError (naming the line and field)
+// or *input.Error (r could not be read).
 func ParsePairs(r io.Reader, source string) (*Labels, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxPairLine)
@@ -161,13 +162,13 @@ func ParsePairs(r io.Reader, source string) (*Labels, error) {
 		line++
 		raw := sc.Bytes()
 		if line == 1 {
-			raw = bytes.TrimPrefix(raw, utf8BOM)
+			raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		fail := func(field, format string, args ...any) error {
-			return &RecordError{Source: source, Line: line, Field: field, Reason: fmt.Sprintf(format, args...),
+			return &input.RecordError{Source: source, Line: line, Field: field, Reason: fmt.Sprintf(format, args...),
 				Raw: slices.Clone(raw)}
 		}
 		var pl pairLine
@@ -236,19 +237,29 @@ func ParsePairs(r io.Reader, source string) (*Labels, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &RecordError{Source: source, Line: line + 1,
+			return nil, &input.RecordError{Source: source, Line: line + 1,
 				Reason: fmt.Sprintf("line longer than %d bytes", maxPairLine)}
 		}
-		return nil, &InputError{Source: source, Line: line + 1, Err: gzipErr(err)}
+		return nil, &input.Error{Source: source, Line: line + 1, Err: pairsReadErr(err)}
 	}
 	ls.Reference = kind == "jaccard_char5"
 	return ls, nil
 }
 
+// pairsReadErr describes an error reading a pairs file as package input
+// describes those of its inputs: data that ends too soon is truncated gzip
+// data.
+func pairsReadErr(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+		return fmt.Errorf("truncated gzip data: %w", io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
 func isNull(v json.RawMessage) bool { return len(v) == 0 || string(v) == "null" }
 
 // pairID reads an ID: a nonempty string, or a number kept as its literal
-// text (as Reader does with JSONL ids).
+// text (as input.Reader does with JSONL ids).
 func pairID(v json.RawMessage) (string, error) {
 	if isNull(v) {
 		return "", errors.New("missing")
@@ -343,7 +354,7 @@ type Corpus struct {
 	// fingerprint (ErrTooShort), in input order. The detector never
 	// matches them.
 	TooShort []string
-	// Rejected are the bad records (*RecordError) and the records
+	// Rejected are the bad records (*input.RecordError) and the records
 	// Analyze failed on otherwise, in input order.
 	Rejected []error
 }
@@ -351,15 +362,15 @@ type Corpus struct {
 // AnalyzeCorpus reads every record of r and analyses them with a, with
 // workers goroutines (0 means GOMAXPROCS); the result does not depend on
 // workers. Bad records are collected in Corpus.Rejected; an input that
-// cannot be read to its end (*InputError), an invalid Reader or two
+// cannot be read to its end (*input.Error), an invalid Reader or two
 // records with the same ID are errors.
-func AnalyzeCorpus(ctx context.Context, r *Reader, a *Analyzer, workers int) (*Corpus, error) {
+func AnalyzeCorpus(ctx context.Context, r *input.Reader, a *Analyzer, workers int) (*Corpus, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	type job struct {
 		seq int
-		rec Record
+		rec input.Record
 		err error
 	}
 	type result struct {
@@ -382,7 +393,7 @@ func AnalyzeCorpus(ctx context.Context, r *Reader, a *Analyzer, workers int) (*C
 				return
 			}
 			if err != nil {
-				var re *RecordError
+				var re *input.RecordError
 				if !errors.As(err, &re) {
 					readErr = err
 					return

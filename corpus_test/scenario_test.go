@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 )
 
 var scnCorpora = flag.String("scenario-corpora", "",
@@ -426,7 +427,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 		t.Fatal(err)
 	}
 	defer store.Close()
-	rd := neardup.NewReader(f.paths(dir), nil, nil)
+	rd := input.NewReader(f.paths(dir), nil, nil)
 	defer rd.Close()
 	_, err = neardup.Dedup(context.Background(), rd, a, store, nil, func(o *neardup.Outcome) error {
 		if o.Seq >= int64(len(r.docs)) || o.Record.ID != r.docs[o.Seq].ID {

@@ -26,6 +26,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -110,7 +111,7 @@ func (s *suite) corpus(t *testing.T, key string, opts *neardup.Options, name str
 	}
 	a := s.analyzer(t, key, opts)
 	start := time.Now()
-	r := neardup.NewReader([]string{filepath.Join(s.dir, name+".jsonl.gz")}, nil, nil)
+	r := input.NewReader([]string{filepath.Join(s.dir, name+".jsonl.gz")}, nil, nil)
 	defer r.Close()
 	c, err := neardup.AnalyzeCorpus(context.Background(), r, a, 0)
 	if err != nil {

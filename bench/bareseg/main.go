@@ -23,7 +23,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -55,7 +55,7 @@ func run(workers int, backend string, raw bool, paths []string) error {
 		}
 		cut = seg.Cut
 	}
-	r := neardup.NewReader(paths, os.Stdin, nil)
+	r := input.NewReader(paths, os.Stdin, nil)
 	texts := make(chan string, 64*workers)
 	var records, bytes, tokens atomic.Int64
 	var wg sync.WaitGroup
@@ -74,7 +74,7 @@ func run(workers int, backend string, raw bool, paths []string) error {
 		if err == io.EOF {
 			break
 		}
-		var re *neardup.RecordError
+		var re *input.RecordError
 		if errors.As(err, &re) {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -107,7 +108,7 @@ func runAdd(c *cli.Context) error {
 		}
 	}
 	if c.NArg() > 0 {
-		r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+		r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 		defer r.Close()
 		if err := ad.addArticles(c, r, a, nw); err != nil {
 			return err
@@ -185,11 +186,11 @@ func checkID(id string) error {
 
 // addArticles analyses the records of r with nw workers, a batch at a
 // time, and adds them.
-func (ad *adder) addArticles(c *cli.Context, r *neardup.Reader, a *neardup.Analyzer, nw int) error {
+func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyzer, nw int) error {
 	// Bad records stay in the batch so that every failure is reported in
 	// input order.
 	type item struct {
-		rec     neardup.Record
+		rec     input.Record
 		an      *neardup.Analysis
 		err     error
 		readErr error // a bad record or input: not analysed

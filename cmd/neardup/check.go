@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -126,10 +127,10 @@ func runCheck(c *cli.Context) error {
 	asJSON, nkw := c.Bool("json"), c.Int("keywords")
 	w, ew := c.App.Writer, c.App.ErrWriter
 	idFlag := c.String("id")
-	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)
+	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
 	var checked, found, added, notAdded int64
-	prepare := func(n int, rec *neardup.Record) error {
+	prepare := func(n int, rec *input.Record) error {
 		if idFlag != "" {
 			if n > 0 {
 				return usagef(c, "--id names a single article, but the input holds more than one")
@@ -138,7 +139,7 @@ func runCheck(c *cli.Context) error {
 		}
 		return nil
 	}
-	failed, err := analyzeEach(c, r, a, prepare, func(rec *neardup.Record, an *neardup.Analysis) error {
+	failed, err := analyzeEach(c, r, a, prepare, func(rec *input.Record, an *neardup.Analysis) error {
 		doc := index.Doc{
 			ID: rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Title: rec.Title,
 			Keywords: an.Keywords[:min(len(an.Keywords), storedKeywords)], Sketch: an.Sketch,
@@ -214,7 +215,7 @@ func runCheck(c *cli.Context) error {
 // cannotAdd says why check --add must not add rec, or returns "". same
 // reports that the index holds this very article (same id, same
 // content) already: not an error.
-func cannotAdd(x *index.Index, rec *neardup.Record, an *neardup.Analysis) (reason string, same bool) {
+func cannotAdd(x *index.Index, rec *input.Record, an *neardup.Analysis) (reason string, same bool) {
 	if err := checkID(rec.ID); err != nil {
 		return err.Error(), false
 	}
@@ -242,7 +243,7 @@ func nonNil(s []string) []string {
 
 // printCheck prints what check found for one article; nothing when it
 // found nothing and added nothing.
-func printCheck(w io.Writer, dir string, rec *neardup.Record, an *neardup.Analysis, ms []index.Match, nkw int, added bool) error {
+func printCheck(w io.Writer, dir string, rec *input.Record, an *neardup.Analysis, ms []index.Match, nkw int, added bool) error {
 	var b strings.Builder
 	name := quoteID(rec.ID)
 	if rec.Title != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 )
 
 func dedupCommand() *cli.Command {
@@ -231,7 +232,7 @@ func runDedup(c *cli.Context) (err error) {
 	if showProgress {
 		d.prog = startProgress(c.App.ErrWriter, inputSize(c.Args().Slice()))
 	}
-	r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 	sum, err := neardup.Dedup(c.Context, r, a, store, opts, d.emit)
 	d.prog.finish()
@@ -264,7 +265,7 @@ func runDedup(c *cli.Context) (err error) {
 
 // jobDigest names a dedup --index run for resuming: the analyzer, the
 // inputs (absolute paths) and every setting that changes the outcome.
-func jobDigest(analyzerID string, inputs []string, o *neardup.InputOptions, k int, minJ float64) string {
+func jobDigest(analyzerID string, inputs []string, o *input.Options, k int, minJ float64) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "neardup dedup job v1\nanalyzer %s\nk %d\nmin-content %v\n", analyzerID, k, minJ)
 	fmt.Fprintf(h, "fields %q %q %q\nformat %q\nencoding %q\nhtml %t\nmax-bytes %d\nmax-line %d\n",
@@ -285,7 +286,7 @@ func (d *deduper) emit(o *neardup.Outcome) error {
 	rec := &o.Record
 	if d.prog != nil {
 		n := int64(len(rec.Raw)) + 1
-		var re *neardup.RecordError
+		var re *input.RecordError
 		switch {
 		case rec.Raw == nil && o.Err == nil:
 			n = int64(len(rec.Text))

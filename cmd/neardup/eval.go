@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 )
 
 // evalShowRejects is how many bad records eval names on stderr.
@@ -112,7 +113,7 @@ func runEval(c *cli.Context) error {
 	defer closeAnalyzer(c, a)
 
 	start := time.Now()
-	r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 	corpus, err := neardup.AnalyzeCorpus(c.Context, r, a, nw)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -62,9 +63,9 @@ func runFingerprint(c *cli.Context) error {
 	defer closeAnalyzer(c, a)
 	asJSON, nkw := c.Bool("json"), c.Int("keywords")
 	w := c.App.Writer
-	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)
+	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
-	failed, err := analyzeEach(c, r, a, nil, func(rec *neardup.Record, an *neardup.Analysis) error {
+	failed, err := analyzeEach(c, r, a, nil, func(rec *input.Record, an *neardup.Analysis) error {
 		if asJSON {
 			return writeJSON(w, fingerprintJSON{
 				ID: rec.ID, Title: rec.Title, Fingerprint: an.Fingerprint.String(), ContentHash: hex16(an.ContentHash),
@@ -89,8 +90,8 @@ func runFingerprint(c *cli.Context) error {
 // in failed, and the loop goes on; prepare (optional) may adjust a record
 // (n counts them from 0) before it is analysed. An error from prepare or
 // f, or any other error, stops the loop.
-func analyzeEach(c *cli.Context, r *neardup.Reader, a *neardup.Analyzer, prepare func(n int, rec *neardup.Record) error,
-	f func(rec *neardup.Record, an *neardup.Analysis) error) (failed int64, err error) {
+func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, prepare func(n int, rec *input.Record) error,
+	f func(rec *input.Record, an *neardup.Analysis) error) (failed int64, err error) {
 	ew := c.App.ErrWriter
 	for n := 0; ; n++ {
 		if err := c.Context.Err(); err != nil {
@@ -128,7 +129,7 @@ func analyzeEach(c *cli.Context, r *neardup.Reader, a *neardup.Analyzer, prepare
 // isRecordErr reports whether err is about one record or input, after
 // which a Reader goes on.
 func isRecordErr(err error) bool {
-	var re *neardup.RecordError
-	var ie *neardup.InputError
+	var re *input.RecordError
+	var ie *input.Error
 	return errors.As(err, &re) || errors.As(err, &ie)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -64,7 +65,7 @@ func analyzerFlags() []cli.Flag {
 	})
 }
 
-// inputFlags map onto neardup.InputOptions.
+// inputFlags map onto input.Options.
 func inputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "id-field", Value: "id", Category: catInput, Usage: "JSONL `FIELD` holding the article id"},
@@ -165,8 +166,8 @@ func newAnalyzer(c *cli.Context) (*neardup.Analyzer, error) {
 }
 
 // inputOptions reads the input flags.
-func inputOptions(c *cli.Context) (*neardup.InputOptions, error) {
-	o := &neardup.InputOptions{
+func inputOptions(c *cli.Context) (*input.Options, error) {
+	o := &input.Options{
 		IDField:    c.String("id-field"),
 		TextField:  c.String("text-field"),
 		TitleField: c.String("title-field"),

@@ -30,6 +30,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -68,7 +69,7 @@ func realFingerprints(dir string) ([]realFP, error) {
 	}
 	var out []realFP
 	for _, p := range paths {
-		r := neardup.NewReader([]string{p}, nil, nil)
+		r := input.NewReader([]string{p}, nil, nil)
 		corpus := strings.TrimSuffix(filepath.Base(p), ".jsonl.gz")
 		for {
 			rec, err := r.Next()

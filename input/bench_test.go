@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"errors"
@@ -7,6 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 )
+
+// corpusDir is where the shared corpora live: $NEARDUP_CORPORA, or
+// shared/corpora next to the repository.
+func corpusDir() string {
+	if d := os.Getenv("NEARDUP_CORPORA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "corpora")
+}
 
 // BenchmarkReadJSONL reads a real gzipped news corpus; the bytes are those
 // of the decompressed JSONL.
@@ -53,7 +62,7 @@ func BenchmarkParseJSONL(b *testing.B) {
 		lines = append(lines, rec.Raw)
 		n += int64(len(rec.Raw)) + 1
 	}
-	opts, _ := (*InputOptions)(nil).resolved()
+	opts, _ := (*Options)(nil).resolved()
 	b.SetBytes(n)
 	for b.Loop() {
 		for i, line := range lines {

@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 
 // jsonlInput reads records from a JSONL stream.
 type jsonlInput struct {
-	opts   *InputOptions
+	opts   *Options
 	source string
 	br     *bufio.Reader
 	closer io.Closer // nil for stdin
@@ -31,7 +31,7 @@ func (in *jsonlInput) start() error {
 		in.br.Discard(len(utf8BOM))
 		in.pos = int64(len(utf8BOM))
 	case len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF):
-		return &InputError{Source: in.source, Err: errors.New("UTF-16 text: JSONL must be UTF-8, GBK or GB18030")}
+		return &Error{Source: in.source, Err: errors.New("UTF-16 text: JSONL must be UTF-8, GBK or GB18030")}
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ func (in *jsonlInput) readLine() (line []byte, tooLong bool, err error) {
 	}
 }
 
-// next returns the next record, a *RecordError, an *InputError or io.EOF.
+// next returns the next record, a *RecordError, an *Error or io.EOF.
 func (in *jsonlInput) next() (Record, error) {
 	for {
 		start := in.pos
@@ -106,7 +106,7 @@ func (in *jsonlInput) next() (Record, error) {
 			if in.gz {
 				err = gzipErr(err)
 			}
-			return Record{}, &InputError{Source: in.source, Line: in.line + 1, Offset: in.pos, Err: err}
+			return Record{}, &Error{Source: in.source, Line: in.line + 1, Offset: in.pos, Err: err}
 		}
 		in.line++
 		if tooLong {
@@ -141,7 +141,7 @@ func isBlankLine(line []byte) bool {
 
 // parseJSONLRecord makes a record of a JSONL line, or returns why not and
 // the field at fault.
-func parseJSONLRecord(raw []byte, opts *InputOptions, source string, line int) (rec Record, reason, field string) {
+func parseJSONLRecord(raw []byte, opts *Options, source string, line int) (rec Record, reason, field string) {
 	text := raw
 	switch opts.Encoding {
 	case encAuto:
