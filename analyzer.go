@@ -15,6 +15,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup/dict"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
@@ -64,7 +65,7 @@ type Analysis struct {
 	// Keywords are the weighted keywords the fingerprint was made of,
 	// heaviest first. Their words may be slices of the normalised text:
 	// to keep a few of them for long without keeping the whole text
-	// alive, copy them (strings.Clone), as index.Memory does.
+	// alive, copy them (strings.Clone), as the memory store does.
 	Keywords []tfidf.Keyword
 	// ContentHash is XXH64 of the normalised text: equal for texts that
 	// differ only in width, case, zero-width characters or white space.
@@ -317,4 +318,19 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	}
 	r.Fingerprint = simhash.Sum(feats)
 	return r, nil
+}
+
+// Doc returns the archive document of the article id, titled title,
+// that an is the analysis of: its fingerprint, content hash and sketch,
+// and its first keywords (none when keywords is 0, all when it is
+// negative), which the archive keeps to explain later matches.
+func (an *Analysis) Doc(id, title string, keywords int) index.Doc {
+	kw := an.Keywords
+	if keywords >= 0 {
+		kw = kw[:min(len(kw), keywords)]
+	}
+	if len(kw) == 0 {
+		kw = nil
+	}
+	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch}
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
@@ -429,15 +430,15 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 	defer store.Close()
 	rd := input.NewReader(f.paths(dir), nil, nil)
 	defer rd.Close()
-	_, err = neardup.Dedup(context.Background(), rd, a, store, nil, func(o *neardup.Outcome) error {
+	_, err = dedup.Run(context.Background(), rd, a, store, nil, func(o *dedup.Outcome) error {
 		if o.Seq >= int64(len(r.docs)) || o.Record.ID != r.docs[o.Seq].ID {
 			return fmt.Errorf("record %d is %q, want %q", o.Seq, o.Record.ID, r.docs[min(o.Seq, int64(len(r.docs)-1))].ID)
 		}
 		i := int(o.Seq)
 		r.analyses[i] = o.Analysis
 		switch o.Verdict {
-		case neardup.Unique:
-		case neardup.Duplicate:
+		case dedup.Unique:
+		case dedup.Duplicate:
 			for _, m := range o.Matches {
 				j, ok := r.pos[m.ID]
 				if !ok {

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -40,6 +41,24 @@ type Record struct {
 	// Offset is the byte offset of the start of the line in the
 	// (decompressed) input stream; 0 for whole files.
 	Offset int64
+}
+
+// ShortID returns id cut to 80 bytes for messages: the first 77 and
+// "...".
+func ShortID(id string) string {
+	if len(id) > 80 {
+		return id[:77] + "..."
+	}
+	return id
+}
+
+// Location names where r came from: "source:line" for a JSONL record,
+// the source alone for a whole file.
+func (r *Record) Location() string {
+	if r.Line > 0 {
+		return r.Source + ":" + strconv.Itoa(r.Line)
+	}
+	return r.Source
 }
 
 // RecordError is a bad record: it names the input, the line and the field,

@@ -9,7 +9,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +16,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -173,97 +173,39 @@ func (ad *adder) add(docs []index.Doc) error {
 	return nil
 }
 
-// checkID reports whether the index can store id.
-func checkID(id string) error {
-	switch {
-	case id == "":
-		return errors.New("empty id")
-	case len(id) > index.MaxIDLen:
-		return fmt.Errorf("id is %d bytes long; an index holds ids of at most %d", len(id), index.MaxIDLen)
-	}
-	return nil
-}
-
-// addArticles analyses the records of r with nw workers, a batch at a
-// time, and adds them.
+// addArticles analyses the records of r with nw workers and adds them
+// in batches of addBatch, reporting the records that fail in input
+// order.
 func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyzer, nw int) error {
-	// Bad records stay in the batch so that every failure is reported in
-	// input order.
-	type item struct {
-		rec     input.Record
-		an      *neardup.Analysis
-		err     error
-		readErr error // a bad record or input: not analysed
+	batch := make([]index.Doc, 0, addBatch)
+	check := func(rec *input.Record) error {
+		if err := index.CheckID(rec.ID); err != nil {
+			return fmt.Errorf("%s: %w", recordName(rec), err)
+		}
+		return nil
 	}
-	batch := make([]item, 0, addBatch)
-	flush := func() error {
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for w := 0; w < nw; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					if batch[i].readErr == nil {
-						batch[i].an, batch[i].err = a.Analyze(batch[i].rec.Text)
-					}
-				}
-			}()
-		}
-		for i := range batch {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		docs := make([]index.Doc, 0, len(batch))
-		for i := range batch {
-			it := &batch[i]
-			if it.readErr != nil {
-				ad.fail("%v", it.readErr)
-				continue
-			}
-			if it.err != nil {
-				ad.fail("%s: %v", recordName(&it.rec), it.err)
-				continue
-			}
-			docs = append(docs, index.Doc{
-				ID: it.rec.ID, Fingerprint: it.an.Fingerprint, ContentHash: it.an.ContentHash, Title: it.rec.Title,
-				Keywords: it.an.Keywords[:min(len(it.an.Keywords), storedKeywords)], Sketch: it.an.Sketch, Added: ad.now().UTC(),
-			})
-		}
-		batch = batch[:0]
-		if len(docs) == 0 {
+	err := pipeline.Run(c.Context, r, a, &pipeline.Options{Workers: nw, Check: check}, func(it *pipeline.Item) error {
+		switch {
+		case it.Err != nil && (pipeline.IsRecordErr(it.Err) || errors.Is(it.Err, index.ErrID)):
+			ad.fail("%v", it.Err)
+			return nil
+		case it.Err != nil:
+			ad.fail("%s: %v", recordName(&it.Record), it.Err)
 			return nil
 		}
-		return ad.add(docs)
-	}
-	for {
-		if err := c.Context.Err(); err != nil {
+		d := it.Analysis.Doc(it.Record.ID, it.Record.Title, storedKeywords)
+		d.Added = ad.now().UTC()
+		if batch = append(batch, d); len(batch) == addBatch {
+			err := ad.add(batch)
+			batch = batch[:0]
 			return err
 		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		it := item{rec: rec}
-		switch {
-		case err != nil && !isRecordErr(err):
-			return err
-		case err != nil:
-			it.readErr = err
-		default:
-			if err := checkID(rec.ID); err != nil {
-				it.readErr = fmt.Errorf("%s: %w", recordName(&rec), err)
-			}
-		}
-		batch = append(batch, it)
-		if len(batch) == addBatch {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = ad.add(batch)
 	}
-	return flush()
+	return err
 }
 
 // addFingerprints bulk-loads "id<TAB>hex" lines from path ("-": stdin):
@@ -370,7 +312,7 @@ func parseFingerprintLine(b []byte) (string, simhash.Fingerprint, error) {
 		return "", 0, errors.New(`want "id<TAB>fingerprint", found no tab`)
 	}
 	id := string(b[:tab])
-	if err := checkID(id); err != nil {
+	if err := index.CheckID(id); err != nil {
 		return "", 0, err
 	}
 	fp, err := simhash.Parse(string(bytes.TrimSpace(b[tab+1:])))

@@ -130,20 +130,14 @@ func runCheck(c *cli.Context) error {
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
 	var checked, found, added, notAdded int64
-	prepare := func(n int, rec *input.Record) error {
+	failed, err := analyzeEach(c, r, a, func(n int64, rec *input.Record, an *neardup.Analysis) error {
 		if idFlag != "" {
 			if n > 0 {
 				return usagef(c, "--id names a single article, but the input holds more than one")
 			}
 			rec.ID = idFlag
 		}
-		return nil
-	}
-	failed, err := analyzeEach(c, r, a, prepare, func(rec *input.Record, an *neardup.Analysis) error {
-		doc := index.Doc{
-			ID: rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Title: rec.Title,
-			Keywords: an.Keywords[:min(len(an.Keywords), storedKeywords)], Sketch: an.Sketch,
-		}
+		doc := an.Doc(rec.ID, rec.Title, storedKeywords)
 		ms, err := x.Similar(context.Background(), &doc, k)
 		if err != nil {
 			return err
@@ -216,7 +210,7 @@ func runCheck(c *cli.Context) error {
 // reports that the index holds this very article (same id, same
 // content) already: not an error.
 func cannotAdd(x *index.Index, rec *input.Record, an *neardup.Analysis) (reason string, same bool) {
-	if err := checkID(rec.ID); err != nil {
+	if err := index.CheckID(rec.ID); err != nil {
 		return err.Error(), false
 	}
 	if rec.ID == "-" {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
@@ -211,7 +211,7 @@ func maxDistance(c *cli.Context) (int, error) {
 }
 
 // maxIndexDistance is the largest distance an index (persistent or in
-// memory) can be laid out for: with blocksFor(k) = k+2 blocks, C(k+2, 2)
+// memory) can be laid out for: with index.LayoutFor(k) = k+2 blocks, C(k+2, 2)
 // tables must not exceed index.MaxTables.
 const maxIndexDistance = 9
 
@@ -245,54 +245,32 @@ func indexDir(c *cli.Context) (string, error) {
 	return dir, nil
 }
 
-// blocksFor returns the number of fingerprint blocks of a new index that
-// answers distances up to k: the default 4 for k ≤ 3, else k+2 (C(k+2, k)
-// tables of 2 blocks each; k = 9 is the largest index.New accepts).
-func blocksFor(k int) int {
-	if k <= index.DefaultMaxDistance {
-		return index.DefaultBlocks
-	}
-	return k + 2
-}
-
-// indexExists reports whether dir holds anything: a new index is created
-// in a missing or empty directory only.
+// indexExists reports whether dir holds anything: delete refuses to
+// create an archive to delete from.
 func indexExists(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	return err == nil && len(entries) > 0
 }
 
-// openIndex opens (or, unless readOnly, creates) the index in dir for
-// queries up to distance k with the given analyzer ID ("" accepts any).
-// A new index is laid out for k; an existing one must answer k.
+// openIndex opens (or, unless readOnly, creates) the archive dir for
+// queries up to distance k with the given analyzer ID ("" accepts any),
+// explaining the errors a user can act on.
 func openIndex(ctx context.Context, dir, analyzerID string, k int, minContent float64, readOnly bool) (*index.Index, error) {
-	o := &index.Options{AnalyzerID: analyzerID, MinContent: minContent}
-	if !readOnly && !indexExists(dir) && k > index.DefaultMaxDistance {
-		o.Blocks, o.MaxDistance = blocksFor(k), k
-	}
-	x, err := badgerstore.OpenIndex(ctx, dir, &badgerstore.Options{ReadOnly: readOnly}, o)
+	x, err := archive.Open(ctx, dir, &archive.Options{AnalyzerID: analyzerID, Distance: k, MinContent: minContent, ReadOnly: readOnly})
+	var de *index.DistanceError
 	switch {
 	case errors.Is(err, index.ErrNotFound) || (readOnly && errors.Is(err, os.ErrNotExist)):
 		return nil, fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", dir, dir)
 	case errors.Is(err, index.ErrMismatch) && analyzerID != "":
 		return nil, fmt.Errorf("%w\n(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n and --compat)", err)
-	case err != nil:
-		return nil, err
-	}
-	st, err := x.Stats(ctx)
-	if err != nil {
-		x.Close()
-		return nil, err
-	}
-	if k > st.MaxDistance {
-		x.Close()
+	case errors.As(err, &de):
 		return nil, fmt.Errorf("index %s answers distances up to %d, not --max-distance %d (its layout is fixed when it is created: create a new index with --max-distance %d)",
-			dir, st.MaxDistance, k, k)
+			dir, de.Max, k, k)
 	}
-	return x, nil
+	return x, err
 }
 
 // memoryIndex returns an in-memory index for queries up to distance k.
 func memoryIndex(ctx context.Context, analyzerID string, k int, minContent float64) (*index.Index, error) {
-	return memstore.Open(ctx, &index.Options{Blocks: blocksFor(k), MaxDistance: k, MinContent: minContent, AnalyzerID: analyzerID})
+	return memstore.Open(ctx, &index.Options{Distance: k, MinContent: minContent, AnalyzerID: analyzerID})
 }

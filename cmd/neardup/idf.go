@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup/dict"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -117,7 +118,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 			break
 		}
 		if err != nil {
-			if !isRecordErr(err) {
+			if !pipeline.IsRecordErr(err) {
 				readErr = err
 				break
 			}

@@ -40,10 +40,16 @@ const (
 )
 
 // urlIndexMaxDistance is the largest distance an index layout covers
-// (blocksFor(9) = 11 blocks, C(11,9) = 55 tables of 10-bit keys; 10
+// (layoutBlocks(9) = 11 blocks, C(11,9) = 55 tables of 10-bit keys; 10
 // would need 66 tables or keys shorter than 8 bits). TestURLLayouts
 // checks it against the index package.
 const urlIndexMaxDistance = 9
+
+// layoutBlocks is the number of blocks index.LayoutFor gives k.
+func layoutBlocks(k int) int {
+	b, _ := index.LayoutFor(k)
+	return b
+}
 
 // urlBatch is how many kept URLs url dedup --index writes per
 // transaction.
@@ -434,7 +440,7 @@ func newURLSearch(k int) (urlSearch, error) {
 	if k > urlIndexMaxDistance {
 		return &scanSearch{k: k}, nil
 	}
-	m, err := memstore.Open(context.Background(), &index.Options{Blocks: blocksFor(k), MaxDistance: k})
+	m, err := memstore.Open(context.Background(), &index.Options{Blocks: layoutBlocks(k), MaxDistance: k})
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +468,7 @@ func openURLIndex(dir string, opts *urlhash.Options, k int) (*urlStore, error) {
 	}
 	o := &index.Options{AnalyzerID: opts.ID()}
 	if !indexExists(dir) && k > index.DefaultMaxDistance {
-		o.Blocks, o.MaxDistance = blocksFor(k), k
+		o.Blocks, o.MaxDistance = layoutBlocks(k), k
 	}
 	x, err := badgerstore.OpenIndex(context.Background(), dir, nil, o)
 	if errors.Is(err, index.ErrMismatch) {

@@ -205,9 +205,9 @@ func TestURLMaxDistance(t *testing.T) {
 // and none at all for the distances above, up to 80%.
 func TestURLLayouts(t *testing.T) {
 	for k := 0; k <= urlIndexMaxDistance; k++ {
-		m, err := memstore.Open(context.Background(), &index.Options{Blocks: blocksFor(k), MaxDistance: k})
+		m, err := memstore.Open(context.Background(), &index.Options{Blocks: layoutBlocks(k), MaxDistance: k})
 		if err != nil {
-			t.Errorf("k=%d: %d blocks: %v", k, blocksFor(k), err)
+			t.Errorf("k=%d: %d blocks: %v", k, layoutBlocks(k), err)
 			continue
 		}
 		if _, err := m.Near(context.Background(), 0, k); err != nil {

@@ -1,4 +1,4 @@
-package neardup
+package eval
 
 import (
 	"bufio"
@@ -19,9 +19,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 )
 
 // Evaluation: how well the detector's pairs agree with labelled pairs.
@@ -51,9 +53,9 @@ const (
 	DistinctJaccard = 0.5
 )
 
-// DefaultEvalThresholds is the largest SimHash distance Evaluate tabulates
-// when EvalOptions.MaxThreshold is zero.
-const DefaultEvalThresholds = 10
+// DefaultThresholds is the largest SimHash distance Evaluate tabulates
+// when Options.MaxThreshold is zero.
+const DefaultThresholds = 10
 
 // maxPairLine limits a line of a labelled-pairs file.
 const maxPairLine = 1 << 20
@@ -351,7 +353,7 @@ type Corpus struct {
 	// Fingerprint, ContentHash and Sketch set.
 	Docs []index.Doc
 	// TooShort are the IDs of the records with too few keywords to
-	// fingerprint (ErrTooShort), in input order. The detector never
+	// fingerprint (neardup.ErrTooShort), in input order. The detector never
 	// matches them.
 	TooShort []string
 	// Rejected are the bad records (*input.RecordError) and the records
@@ -364,119 +366,49 @@ type Corpus struct {
 // workers. Bad records are collected in Corpus.Rejected; an input that
 // cannot be read to its end (*input.Error), an invalid Reader or two
 // records with the same ID are errors.
-func AnalyzeCorpus(ctx context.Context, r *input.Reader, a *Analyzer, workers int) (*Corpus, error) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	type job struct {
-		seq int
-		rec input.Record
-		err error
-	}
-	type result struct {
-		seq     int
-		id, loc string
-		doc     *index.Doc
-		err     error // a rejected record
-		short   bool
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan job, 4*workers)
-	results := make(chan result, 4*workers)
-	var readErr error
-	go func() {
-		defer close(jobs)
-		for seq := 0; ; seq++ {
-			rec, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				var re *input.RecordError
-				if !errors.As(err, &re) {
-					readErr = err
-					return
-				}
-			}
-			select {
-			case jobs <- job{seq, rec, err}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				res := result{seq: j.seq, id: j.rec.ID, loc: recordName(&j.rec), err: j.err}
-				if j.err == nil {
-					an, err := a.Analyze(j.rec.Text)
-					switch {
-					case err == nil:
-						res.doc = &index.Doc{ID: j.rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash,
-							Sketch: an.Sketch}
-					case errors.Is(err, ErrTooShort):
-						res.short = true
-					default:
-						res.err = fmt.Errorf("%s: %w", res.loc, err)
-					}
-				}
-				select {
-				case results <- res:
-				case <-ctx.Done():
-				}
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(results) }()
-
-	var all []result
-	for res := range results {
-		for len(all) <= res.seq {
-			all = append(all, result{seq: -1})
-		}
-		all[res.seq] = res
-	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+func AnalyzeCorpus(ctx context.Context, r *input.Reader, a *neardup.Analyzer, workers int) (*Corpus, error) {
 	c := &Corpus{}
-	where := make(map[string]string, len(all)) // id → record name
-	for _, res := range all {
-		if res.err != nil {
-			c.Rejected = append(c.Rejected, res.err)
-			continue
+	where := make(map[string]string) // id → record location
+	err := pipeline.Run(ctx, r, a, &pipeline.Options{Workers: workers}, func(it *pipeline.Item) error {
+		var re *input.RecordError
+		rec := &it.Record
+		switch {
+		case errors.As(it.Err, &re):
+			c.Rejected = append(c.Rejected, it.Err)
+			return nil
+		case it.Err != nil && pipeline.IsRecordErr(it.Err):
+			return it.Err // an input not read to its end
+		case it.Err != nil && !errors.Is(it.Err, neardup.ErrTooShort):
+			c.Rejected = append(c.Rejected, fmt.Errorf("%s: %w", rec.Location(), it.Err))
+			return nil
 		}
-		if prev, ok := where[res.id]; ok {
-			return nil, fmt.Errorf("%s: duplicate id %q (first at %s): pairs would be ambiguous", res.loc, truncateID(res.id), prev)
+		if prev, ok := where[rec.ID]; ok {
+			return fmt.Errorf("%s: duplicate id %q (first at %s): pairs would be ambiguous", rec.Location(), input.ShortID(rec.ID), prev)
 		}
-		where[res.id] = res.loc
-		if res.short {
-			c.TooShort = append(c.TooShort, res.id)
-		} else {
-			c.Docs = append(c.Docs, *res.doc)
+		where[rec.ID] = rec.Location()
+		if it.Err != nil {
+			c.TooShort = append(c.TooShort, rec.ID)
+			return nil
 		}
+		c.Docs = append(c.Docs, it.Analysis.Doc(rec.ID, "", 0))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-// EvalOptions configure Evaluate. The zero value (or nil) means the
+// Options configure Evaluate. The zero value (or nil) means the
 // defaults.
-type EvalOptions struct {
+type Options struct {
 	// Index configures the in-memory index of the "current settings"
-	// detector (index.NewMemory), which is queried with index.Similar at
+	// detector (memstore), which is queried with index.Similar at
 	// the index's MaxDistance. Its MinContent (0: index.DefaultMinContent)
 	// also confirms the candidates of the verified SimHash rows.
 	Index index.Options
 	// MaxThreshold is the largest SimHash distance tabulated; 0 means
-	// DefaultEvalThresholds.
+	// DefaultThresholds.
 	MaxThreshold int
 	// Sweep lists more MinContent values to run the detector with.
 	Sweep []float64
@@ -554,8 +486,8 @@ type PairDetail struct {
 	TooShort bool    `json:"too_short"` // either article is too short
 }
 
-// EvalReport is what Evaluate measured.
-type EvalReport struct {
+// Report is what Evaluate measured.
+type Report struct {
 	Docs     int `json:"docs"`      // fingerprinted records
 	TooShort int `json:"too_short"` // records too short to fingerprint
 	Rejected int `json:"rejected"`  // bad records
@@ -581,8 +513,8 @@ type EvalReport struct {
 	MinContent float64 `json:"min_content"`
 	// Thresholds are the SimHash screen at distances 0 … MaxThreshold.
 	Thresholds []ThresholdResult `json:"thresholds"`
-	// Current is the detector with EvalOptions.Index; Sweep the same
-	// with each of EvalOptions.Sweep as MinContent.
+	// Current is the detector with Options.Index; Sweep the same
+	// with each of Options.Sweep as MinContent.
 	Current DetectorResult   `json:"current"`
 	Sweep   []DetectorResult `json:"sweep,omitempty"`
 	// Distances are the distributions of the fingerprints' Hamming
@@ -682,13 +614,13 @@ func (s *evalSet) label(a, b string) (LabeledPair, bool) {
 // Pairs are unordered. Only fingerprinted and too-short records are in
 // the corpus: labelled pairs naming any other ID (a rejected record's,
 // say) are counted as missing and otherwise left out.
-func Evaluate(c *Corpus, l *Labels, opts *EvalOptions) (*EvalReport, error) {
-	var o EvalOptions
+func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.MaxThreshold == 0 {
-		o.MaxThreshold = DefaultEvalThresholds
+		o.MaxThreshold = DefaultThresholds
 	}
 	if o.MaxThreshold < 0 || o.MaxThreshold > 64 {
 		return nil, fmt.Errorf("evaluate: MaxThreshold %d: want 0 to 64", o.MaxThreshold)
@@ -712,17 +644,17 @@ func Evaluate(c *Corpus, l *Labels, opts *EvalOptions) (*EvalReport, error) {
 	for i := range c.Docs {
 		id := c.Docs[i].ID
 		if _, dup := s.ids[id]; dup {
-			return nil, fmt.Errorf("evaluate: duplicate document id %q", truncateID(id))
+			return nil, fmt.Errorf("evaluate: duplicate document id %q", input.ShortID(id))
 		}
 		s.ids[id] = i
 	}
 	for _, id := range c.TooShort {
 		if _, dup := s.ids[id]; dup {
-			return nil, fmt.Errorf("evaluate: duplicate document id %q", truncateID(id))
+			return nil, fmt.Errorf("evaluate: duplicate document id %q", input.ShortID(id))
 		}
 		s.ids[id] = -1
 	}
-	rep := &EvalReport{Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
+	rep := &Report{Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
 		Reference: l.Reference, MinContent: minContent}
 	missing := make(map[string]bool)
 	var listedDistinct int64
@@ -1036,7 +968,7 @@ func (h *Distances) write(b *strings.Builder) {
 // the SimHash screen at each distance without and with content
 // verification, the distance histograms, the detector at the current
 // settings and the sweep.
-func (r *EvalReport) WriteTable(w io.Writer) error {
+func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "records   %d fingerprinted, %d too short, %d rejected\n", r.Docs, r.TooShort, r.Rejected)
 	fmt.Fprintf(&b, "labels    %d duplicate pairs (%d with a too-short article), %d ignored, %d distinct",

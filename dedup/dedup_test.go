@@ -1,4 +1,4 @@
-package neardup
+package dedup
 
 import (
 	"context"
@@ -11,15 +11,15 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
-	"github.com/neardup/neardup/segment"
+	"github.com/neardup/neardup/internal/testfixtures"
 )
 
 // dedupInput is a small JSONL corpus: two originals, an exact copy (only
 // width and case differ), an edited copy, a too-short record, a bad line
 // and a record reusing an id.
 func dedupInput() string {
-	en := goldenTexts["en"] + " The central bank also said it would keep reducing its bond holdings through next year, and officials pointed to wages."
-	zh := goldenTexts["zh"]
+	en := robustEN + " The central bank also said it would keep reducing its bond holdings through next year, and officials pointed to wages."
+	zh := robustZH
 	lines := []string{
 		fmt.Sprintf(`{"id":"en1","text":%q}`, en),
 		fmt.Sprintf(`{"id":"zh1","text":%q}`, zh),
@@ -40,12 +40,12 @@ type dedupResult struct {
 	Err     string
 }
 
-func runDedup(t *testing.T, store *index.Index, opts *DedupOptions) ([]dedupResult, Summary) {
+func runDedup(t *testing.T, store *index.Index, opts *Options) ([]dedupResult, Summary) {
 	t.Helper()
-	a := testAnalyzer(t, segment.DefaultBackend)
+	a := testfixtures.Analyzer(t, "")
 	r := input.NewReader([]string{"-"}, strings.NewReader(dedupInput()), nil)
 	var got []dedupResult
-	sum, err := Dedup(context.Background(), r, a, store, opts, func(o *Outcome) error {
+	sum, err := Run(context.Background(), r, a, store, opts, func(o *Outcome) error {
 		res := dedupResult{ID: o.Record.ID, Verdict: o.Verdict.String()}
 		if len(o.Matches) > 0 {
 			res.Match, res.Exact = o.Matches[0].ID, o.Exact()
@@ -77,7 +77,7 @@ func TestDedup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, sum := runDedup(t, mem, &DedupOptions{Workers: workers})
+		got, sum := runDedup(t, mem, &Options{Workers: workers})
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("workers %d:\n got %+v\nwant %+v", workers, got, want)
 		}
@@ -98,7 +98,7 @@ func TestDedupResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return time.Unix(1e9, 0) }
-	want, _ := runDedup(t, fresh, &DedupOptions{Job: "job1", Now: now})
+	want, _ := runDedup(t, fresh, &Options{Job: "job1", Now: now})
 
 	// The interrupted run got as far as storing zh1 (record 2).
 	partial, err := memstore.Open(context.Background(), nil)
@@ -116,7 +116,7 @@ func TestDedupResume(t *testing.T) {
 	if err := partial.Add(context.Background(), en1, zh1); err != nil {
 		t.Fatal(err)
 	}
-	got, sum := runDedup(t, partial, &DedupOptions{Job: "job1", Now: now, Batch: 3})
+	got, sum := runDedup(t, partial, &Options{Job: "job1", Now: now, Batch: 3})
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("resumed:\n got %+v\nwant %+v", got, want)
 	}
@@ -124,7 +124,7 @@ func TestDedupResume(t *testing.T) {
 		t.Errorf("resumed summary %+v, want 2 unique", sum)
 	}
 	// Another job reusing job1's ids is told so, naming the earlier job.
-	got, _ = runDedup(t, partial, &DedupOptions{Job: "job2", Now: now})
+	got, _ = runDedup(t, partial, &Options{Job: "job2", Now: now})
 	wantErr := `stdin:1: field "id": duplicate id "en1": an earlier article has it (added 2001-09-09T01:46:40Z by job job1, record 1)`
 	if got[0].Verdict != "rejected" || got[0].Err != wantErr {
 		t.Errorf("second job, first record: %+v, want rejected: %s", got[0], wantErr)

@@ -1,7 +1,7 @@
-package neardup
+package dedup
 
 // Robustness of the library: every kind of bad input through
-// input.Reader, Analyzer and Dedup, and concurrent use of one Analyzer.
+// input.Reader, neardup.Analyzer and Dedup, and concurrent use of one neardup.Analyzer.
 // The command's side of the same inputs is tested in
 // cmd/neardup/robust_test.go.
 
@@ -32,22 +32,11 @@ import (
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/testfixtures"
 )
 
-// robustAnalyzer is the default analyzer, loaded once for these tests.
-var robustAnalyzer = sync.OnceValues(func() (*Analyzer, error) { return NewAnalyzer(nil) })
-
-func robustAnalyzerT(t testing.TB) *Analyzer {
-	t.Helper()
-	a, err := robustAnalyzer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
 // Articles the bad inputs are put between: each has well over
-// MinKeywords keywords and none is a near duplicate of another.
+// neardup.MinKeywords keywords and none is a near duplicate of another.
 const (
 	robustEN  = "The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation. Analysts expect two more increases this year as the economy continues to grow."
 	robustZH  = "新华社北京10月30日电 武侠小说泰斗金庸（原名查良镛）30日在香港逝世，享年94岁。金庸先生的武侠小说影响了几代读者，《射雕英雄传》《天龙八部》《笑傲江湖》等作品被多次改编为影视剧。"
@@ -183,21 +172,21 @@ func robustRead(t *testing.T, r *input.Reader, dir string) ([]string, []input.Re
 
 // robustDedup runs Dedup over r with a fresh in-memory store and a fixed
 // clock, and returns the outcomes described by robustOutcome.
-func robustDedup(t *testing.T, r *input.Reader, dir string, opts *DedupOptions) ([]string, []*Outcome, Summary, error) {
+func robustDedup(t *testing.T, r *input.Reader, dir string, opts *Options) ([]string, []*Outcome, Summary, error) {
 	t.Helper()
 	store, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	var o DedupOptions
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	o.Now = func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
 	var got []string
 	var outs []*Outcome
-	sum, err := Dedup(context.Background(), r, robustAnalyzerT(t), store, &o, func(out *Outcome) error {
+	sum, err := Run(context.Background(), r, testfixtures.Analyzer(t, ""), store, &o, func(out *Outcome) error {
 		got = append(got, robustOutcome(out, dir))
 		outs = append(outs, out)
 		return nil
@@ -355,8 +344,8 @@ func TestRobustWholeFiles(t *testing.T) {
 			}
 			// Strict mode stops at the bad record or input, after the good one.
 			n := 0
-			_, err = Dedup(context.Background(), input.NewReader([]string{dir}, nil, &tt.opts), robustAnalyzerT(t), robustMemory(t),
-				&DedupOptions{Strict: true}, func(*Outcome) error { n++; return nil })
+			_, err = Run(context.Background(), input.NewReader([]string{dir}, nil, &tt.opts), testfixtures.Analyzer(t, ""), robustMemory(t),
+				&Options{Strict: true}, func(*Outcome) error { n++; return nil })
 			if bad := tt.sum.Rejected + tt.sum.InputErrors; bad > 0 {
 				if err == nil || n != 2 || !strings.HasSuffix(tt.verdict, strings.ReplaceAll(err.Error(), dir+"/", "")) {
 					t.Errorf("Strict: %d outcomes, %v; want 2, then the error of %q", n, err, tt.verdict)
@@ -399,7 +388,7 @@ func robustGunzipLen(t testing.TB, b []byte) int64 {
 func TestRobustHTML(t *testing.T) {
 	t.Parallel()
 	dir := writeRobustFiles(t, []robustFile{{"page.html", []byte(robustHTML)}})
-	a := robustAnalyzerT(t)
+	a := testfixtures.Analyzer(t, "")
 	keywords := func(html bool) (input.Record, map[string]bool) {
 		r := input.NewReader([]string{filepath.Join(dir, "page.html")}, nil, &input.Options{HTML: html})
 		rec, err := r.Next()
@@ -489,7 +478,7 @@ func TestRobustJSONL(t *testing.T) {
 		{robustLine("short", "abc def"), "short", "too-short short: too few keywords to fingerprint: 2 keywords, need 4"},
 		// A 1 MB id cannot be stored in an index (index.MaxIDLen): the
 		// record is rejected, and the run goes on.
-		{robustLine(longID, robustZH2), longID, `rejected: in.jsonl:24: field "id": invalid document id: id "` + longID[:32] + `"… is 1048576 bytes long, at most 64000 allowed`},
+		{robustLine(longID, robustZH2), longID, `rejected: in.jsonl:24: field "id": id is 1048576 bytes long; an index holds ids of at most 64000`},
 		{robustLine("last", robustZH2), "last", "unique last"},
 	}
 	var in strings.Builder
@@ -598,12 +587,12 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	a := robustAnalyzerT(t)
+	a := testfixtures.Analyzer(t, "")
 	now := func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
 	run := func(job string) ([]string, Summary) {
 		var got []string
 		r := input.NewReader([]string{filepath.Join(dir, "in.jsonl")}, nil, nil)
-		sum, err := Dedup(context.Background(), r, a, x, &DedupOptions{Job: job, Now: now}, func(o *Outcome) error {
+		sum, err := Run(context.Background(), r, a, x, &Options{Job: job, Now: now}, func(o *Outcome) error {
 			s := robustOutcome(o, dir)
 			if o.Resumed {
 				s += " (resumed)"
@@ -646,7 +635,7 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 // a copy with an added sentence, under new ids.
 func robustCorpus(t testing.TB, n int) string {
 	t.Helper()
-	f, err := os.Open("testdata/sample/sample.jsonl")
+	f, err := os.Open("../testdata/sample/sample.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -673,7 +662,7 @@ func robustCorpus(t testing.TB, n int) string {
 }
 
 // TestRobustConcurrentDedup runs Dedup several times at once with one
-// shared Analyzer (each with its own store): with -race it proves the
+// shared neardup.Analyzer (each with its own store): with -race it proves the
 // sharing safe, and every run decides what a run alone decides. The runs
 // also differ in Workers and Batch, which must not change the outcome.
 func TestRobustConcurrentDedup(t *testing.T) {
@@ -683,11 +672,11 @@ func TestRobustConcurrentDedup(t *testing.T) {
 		n = 25
 	}
 	corpus := robustCorpus(t, n)
-	a := robustAnalyzerT(t)
+	a := testfixtures.Analyzer(t, "")
 	run := func(workers, batch int) ([]string, error) {
 		var got []string
 		r := input.NewReader([]string{"-"}, strings.NewReader(corpus), nil)
-		_, err := Dedup(context.Background(), r, a, robustMemory(t), &DedupOptions{Workers: workers, Batch: batch}, func(o *Outcome) error {
+		_, err := Run(context.Background(), r, a, robustMemory(t), &Options{Workers: workers, Batch: batch}, func(o *Outcome) error {
 			got = append(got, robustOutcome(o, ""))
 			return nil
 		})
@@ -735,7 +724,7 @@ func TestRobustDedupCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	r := input.NewReader([]string{"-"}, strings.NewReader(corpus), nil)
-	_, err := Dedup(ctx, r, robustAnalyzerT(t), robustMemory(t), &DedupOptions{Workers: 3}, func(*Outcome) error {
+	_, err := Run(ctx, r, testfixtures.Analyzer(t, ""), robustMemory(t), &Options{Workers: 3}, func(*Outcome) error {
 		if n++; n == 5 {
 			cancel()
 		}
@@ -748,7 +737,7 @@ func TestRobustDedupCancel(t *testing.T) {
 	stop := errors.New("stop here")
 	r = input.NewReader([]string{"-"}, strings.NewReader(corpus), nil)
 	n = 0
-	_, err = Dedup(context.Background(), r, robustAnalyzerT(t), robustMemory(t), &DedupOptions{Workers: 3}, func(*Outcome) error {
+	_, err = Run(context.Background(), r, testfixtures.Analyzer(t, ""), robustMemory(t), &Options{Workers: 3}, func(*Outcome) error {
 		if n++; n == 3 {
 			return stop
 		}

@@ -1,4 +1,4 @@
-package neardup
+package eval
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
-	"github.com/neardup/neardup/segment"
+	"github.com/neardup/neardup/internal/testfixtures"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -97,7 +97,7 @@ func (c conf) check(t *testing.T, what string, got Confusion) {
 }
 
 func TestEvaluateReference(t *testing.T) {
-	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &EvalOptions{Sweep: []float64{0.5, 0.99}})
+	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &Options{Sweep: []float64{0.5, 0.99}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestEvaluateLabels(t *testing.T) {
 {"a": "e1", "b": "e2", "label": "dup"}
 {"a": "c", "b": "f", "label": 0}
 `)
-	rep, err := Evaluate(evalCorpus(), labels, &EvalOptions{MaxThreshold: 7})
+	rep, err := Evaluate(evalCorpus(), labels, &Options{MaxThreshold: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestEvaluateLabels(t *testing.T) {
 func TestEvaluateOptions(t *testing.T) {
 	labels := mustParsePairs(t, evalReference)
 	// A wider screen: k=4 needs more blocks.
-	rep, err := Evaluate(evalCorpus(), labels, &EvalOptions{Index: index.Options{Blocks: 6, MaxDistance: 4, MinContent: 0.5}, Workers: 3})
+	rep, err := Evaluate(evalCorpus(), labels, &Options{Index: index.Options{Blocks: 6, MaxDistance: 4, MinContent: 0.5}, Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,13 +205,13 @@ func TestEvaluateOptions(t *testing.T) {
 	conf{3, 0, 1, 0}.check(t, "current k=4", rep.Current.Confusion)
 
 	for _, tt := range []struct {
-		opts *EvalOptions
+		opts *Options
 		c    *Corpus
 		want string
 	}{
-		{&EvalOptions{Index: index.Options{MaxDistance: 4}}, evalCorpus(), "invalid index layout"},
-		{&EvalOptions{MaxThreshold: 65}, evalCorpus(), "MaxThreshold 65"},
-		{&EvalOptions{Index: index.Options{MinContent: 1.5}}, evalCorpus(), "MinContent 1.5"},
+		{&Options{Index: index.Options{MaxDistance: 4}}, evalCorpus(), "invalid index layout"},
+		{&Options{MaxThreshold: 65}, evalCorpus(), "MaxThreshold 65"},
+		{&Options{Index: index.Options{MinContent: 1.5}}, evalCorpus(), "MinContent 1.5"},
 		{nil, &Corpus{Docs: evalCorpus().Docs, TooShort: []string{"a"}}, `duplicate document id "a"`},
 		{nil, &Corpus{Docs: append(evalCorpus().Docs, evalCorpus().Docs[1])}, `duplicate document id "b"`},
 	} {
@@ -231,7 +231,7 @@ func TestEvaluateEmpty(t *testing.T) {
 	if c := rep.Current.Confusion; c.Precision != 1 || c.Recall != 1 || c.F1 != 1 {
 		t.Errorf("empty: %+v, want precision and recall 1", c)
 	}
-	if len(rep.Thresholds) != DefaultEvalThresholds+1 {
+	if len(rep.Thresholds) != DefaultThresholds+1 {
 		t.Errorf("%d thresholds", len(rep.Thresholds))
 	}
 }
@@ -255,7 +255,7 @@ func TestConfusionRates(t *testing.T) {
 }
 
 func TestEvalReportTable(t *testing.T) {
-	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &EvalOptions{MaxThreshold: 3, Sweep: []float64{0.5}})
+	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &Options{MaxThreshold: 3, Sweep: []float64{0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestReadPairs(t *testing.T) {
 }
 
 func TestAnalyzeCorpus(t *testing.T) {
-	a := testAnalyzer(t, segment.DefaultBackend)
+	a := testfixtures.Analyzer(t, "")
 	const in = `{"id":"a","text":"` + evalT1 + `"}
 {"id":"short","text":"hello"}
 {"id":"b","text":"` + evalT1b + `"}
