@@ -10,4 +10,8 @@
 // naming the file, the line and the field, and an input that cannot be
 // read to its end is an *Error naming the file and, where known, the line
 // and byte offset; the caller reports it and reads on.
+//
+// A LineReader reads the lines of a stream with a limit on their length;
+// the JSONL reader uses it, and so can other line-oriented inputs such as
+// lists of URLs.
 package input

@@ -24,6 +24,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
@@ -747,17 +748,14 @@ func (d *urlDeduper) readInput(ctx context.Context, name string, stdin io.Reader
 		defer zr.Close()
 		r = zr
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
+	lines := input.NewLineReader(bufio.NewReaderSize(r, 64<<10), maxURLLine)
 	for line := 1; ; line++ {
 		if line%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		var tooLong bool
-		var err error
-		buf, tooLong, err = readLine(br, buf[:0], maxURLLine)
+		buf, tooLong, err := lines.Next()
 		if err == io.EOF {
 			return nil
 		}
@@ -775,40 +773,11 @@ func (d *urlDeduper) readInput(ctx context.Context, name string, stdin io.Reader
 			}
 			continue
 		}
-		if err := d.process(source, line, buf); err != nil {
+		// Lines end in "\n" or "\r\n": drop the "\r".
+		if err := d.process(source, line, bytes.TrimSuffix(buf, []byte("\r"))); err != nil {
 			return err
 		}
 	}
-}
-
-// readLine appends the next line of br to buf, without its line end
-// ("\n" or "\r\n"). A line longer than max bytes is cut to max bytes
-// and reported with tooLong. At the end of the input it returns io.EOF.
-func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool, err error) {
-	n := 0 // bytes read, line end included
-	for {
-		chunk, err := br.ReadSlice('\n')
-		n += len(chunk)
-		if room := max + 1 - len(buf); room > 0 {
-			buf = append(buf, chunk[:min(len(chunk), room)]...)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && n > 0:
-			// A last line without a line end.
-		case err != nil:
-			return buf, false, err
-		default:
-			n-- // the '\n'
-		}
-		break
-	}
-	if n > max {
-		return buf[:min(len(buf), max)], true, nil
-	}
-	buf = bytes.TrimSuffix(buf, []byte("\n"))
-	return bytes.TrimSuffix(buf, []byte("\r")), false, nil
 }
 
 // inputError reports an input that could not be read (to its end).
