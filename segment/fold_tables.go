@@ -15,7 +15,7 @@ var foldChain = []struct {
 	name  string
 	dicts [][2]string // {conversion, file}
 }{
-	{"taiwan", [][2]string{{"tw2sp", "TWVariantsRevPhrases.ocd2"}, {"tw2sp", "TWVariantsRev.ocd2"}}},
+	{"taiwan", [][2]string{{"tw2sp", "TWPhrasesRev.ocd2"}, {"tw2sp", "TWVariantsRevPhrases.ocd2"}, {"tw2sp", "TWVariantsRev.ocd2"}}},
 	{"hongkong", [][2]string{{"hk2s", "HKVariantsRevPhrases.ocd2"}, {"hk2s", "HKVariantsRev.ocd2"}}},
 	{"t2s", [][2]string{{"t2s", "TSPhrases.ocd2"}, {"t2s", "TSCharacters.ocd2"}}},
 }

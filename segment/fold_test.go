@@ -37,7 +37,7 @@ func TestNormalizeFold(t *testing.T) {
 		{"", ""},
 		{"iPhone 16 發佈會在北京舉行，Apple CEO 說...", "iphone 16 发布会在北京举行,apple ceo 说..."},
 		{"软件和信息", "软件和信息"},     // simplified: as it is
-		{"這個軟體的資訊", "这个软体的资讯"}, // Taiwan phrasing is not reversed
+		{"這個軟體的資訊", "这个软件的信息"}, // Taiwan phrasing
 		{"乾隆皇帝的後宮", "乾隆皇帝的后宫"}, // a TSPhrases entry keeps 乾
 		{"衞生和溫度", "卫生和温度"},     // Hong Kong variants
 		{"著名的著作，看著我", "著名的著作,看着我"},
@@ -320,5 +320,36 @@ func TestFoldDropped(t *testing.T) {
 	want = slices.Compact(want)
 	if got := []rune(foldDropped); !slices.Equal(got, want) {
 		t.Errorf("foldDropped = %q, want %q", foldDropped, string(want))
+	}
+}
+
+// BenchmarkTradFoldLoad is the start-up cost of the fold: parsing
+// OpenCC's tables into TradFold's, once per process, when the first text
+// with a traditional character arrives.
+func BenchmarkTradFoldLoad(b *testing.B) {
+	for b.Loop() {
+		f, err := NewTradFold()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Load(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHasTradChar is the cheap scan on simplified news.
+func BenchmarkHasTradChar(b *testing.B) {
+	texts := newsTexts(b, 300)
+	var n int64
+	for i, s := range texts {
+		texts[i] = Normalize(s)
+		n += int64(len(texts[i]))
+	}
+	b.SetBytes(n)
+	for b.Loop() {
+		for _, s := range texts {
+			HasTradChar(s)
+		}
 	}
 }
