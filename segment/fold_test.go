@@ -353,3 +353,34 @@ func BenchmarkHasTradChar(b *testing.B) {
 		}
 	}
 }
+
+// FuzzNormalizeFold: NormalizeFold with TradFold is idempotent, its output
+// is Normalize's, and a text without a traditional character is left as
+// Normalize makes it.
+func FuzzNormalizeFold(f *testing.F) {
+	for _, s := range []string{
+		"iPhone 16 發佈會在北京舉行，Apple CEO 說...", "這個軟體的資訊", "乾隆皇帝的後宮", "衞生和溫度",
+		"著名的著作，看著我", "什麼東西", "么緼藴輼醖", "程式設計 滑鼠 支援", "ＡＢＣ 體育\u200b",
+	} {
+		f.Add(s)
+	}
+	fold, err := NewTradFold()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := NormalizeFold(s, fold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if Normalize(n) != n {
+			t.Fatalf("NormalizeFold(%q) = %q, not normalised", s, n)
+		}
+		if again, _ := NormalizeFold(n, fold); again != n {
+			t.Fatalf("not idempotent: NormalizeFold(%q) = %q, then %q", s, n, again)
+		}
+		if norm := Normalize(s); !HasTradChar(norm) && n != norm {
+			t.Fatalf("NormalizeFold(%q) = %q changed a text without traditional characters", s, n)
+		}
+	})
+}
