@@ -28,6 +28,9 @@ import (
 )
 
 func main() {
+	// A flag set of our own: importing segment imports OpenCC's package,
+	// which registers a -dir flag on flag.CommandLine that means nothing here.
+	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines that cut")
 	backend := flag.String("segmenter", "", "segmenter backend (default: "+segment.DefaultBackend+")")
 	raw := flag.Bool("gojieba", false, "cut with gojieba's own Cut, HMM on, instead of neardup's segmenter")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -62,6 +63,8 @@ func analyzerFlags() []cli.Flag {
 			Usage: "fingerprint the `N` heaviest keywords (0: all candidate words, up to 256)"},
 		&cli.BoolFlag{DisableDefaultText: true, Name: "compat", Category: catAnalysis,
 			Usage: "gosimhash/yanyiwu simhash compatibility: cppjieba keywords, lookup3 hash, no normalisation (needs --top-n and jieba)"},
+		&cli.BoolFlag{DisableDefaultText: true, Name: "keep-traditional", Category: catAnalysis,
+			Usage: "leave traditional Chinese as it is instead of folding it to simplified: the analysis (and analyzer ID) of neardup before the fold, for an index built then"},
 	})
 }
 
@@ -123,12 +126,13 @@ func workersFlag() cli.Flag {
 // analyzerOptions reads the analyzer flags.
 func analyzerOptions(c *cli.Context) (*neardup.Options, error) {
 	o := &neardup.Options{
-		Segmenter:     c.String("segmenter"),
-		IDFFile:       c.String("idf"),
-		StopWordsFile: c.String("stopwords"),
-		UserDictFile:  c.String("user-dict"),
-		TopN:          c.Int("top-n"),
-		Compat:        c.Bool("compat"),
+		Segmenter:       c.String("segmenter"),
+		IDFFile:         c.String("idf"),
+		StopWordsFile:   c.String("stopwords"),
+		UserDictFile:    c.String("user-dict"),
+		TopN:            c.Int("top-n"),
+		Compat:          c.Bool("compat"),
+		KeepTraditional: c.Bool("keep-traditional"),
 	}
 	if o.TopN < 0 {
 		return nil, usagef(c, "--top-n %d: want 0 (adaptive) or more", o.TopN)
@@ -262,12 +266,36 @@ func openIndex(ctx context.Context, dir, analyzerID string, k int, minContent fl
 	case errors.Is(err, index.ErrNotFound) || (readOnly && errors.Is(err, os.ErrNotExist)):
 		return nil, fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", dir, dir)
 	case errors.Is(err, index.ErrMismatch) && analyzerID != "":
-		return nil, fmt.Errorf("%w\n(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n and --compat)", err)
+		return nil, fmt.Errorf("%w\n%s", err, mismatchHint(dir, analyzerID))
 	case errors.As(err, &de):
 		return nil, fmt.Errorf("index %s answers distances up to %d, not --max-distance %d (its layout is fixed when it is created: create a new index with --max-distance %d)",
 			dir, de.Max, k, k)
 	}
 	return x, err
+}
+
+// mismatchHint says what to do about the index in dir, built with another
+// analyzer than analyzerID: use the same settings; and for an index built
+// without the fold of traditional Chinese to simplified (by neardup before
+// the fold, or with --keep-traditional) queried by an analyzer that
+// folds, rebuild it, or query it with --keep-traditional.
+func mismatchHint(dir, analyzerID string) string {
+	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n, --compat and --keep-traditional)"
+	if !strings.Contains(analyzerID, neardup.FoldSuffix+"-") {
+		return hint
+	}
+	x, err := archive.Open(context.Background(), dir, &archive.Options{ReadOnly: true})
+	if err != nil {
+		return hint
+	}
+	stored := x.AnalyzerID()
+	x.Close()
+	if !strings.HasPrefix(stored, "nd") || strings.Contains(stored, neardup.FoldSuffix+"-") {
+		return hint
+	}
+	return hint + "\n(this index was built without folding traditional Chinese to simplified, as neardup did before it folded by default: " +
+		"to match traditional and simplified copies, build a new index from the same inputs with 'neardup add --index NEWDIR INPUT...' and use it instead; " +
+		"to query this one as it was built, add --keep-traditional)"
 }
 
 // memoryIndex returns an in-memory index for queries up to distance k.
