@@ -44,8 +44,8 @@
 //
 // and its record, under its ID, holds the rest: fingerprint, content
 // hash, time added, title, keywords, sketch, job and sequence (see
-// encodeDoc; the format is versioned). Three named values recorded once
-// with Store.Claim describe the archive: "format" (the key and record
+// encodeDoc; the format is versioned). Three named values recorded once,
+// together, with Store.Claim describe the archive: "format" (the key and record
 // format, 1), "layout" (b and k, one byte each) and "analyzer" (the
 // analyzer ID the fingerprints came from). New refuses an archive whose
 // values differ from those asked for.
@@ -114,7 +114,7 @@ const (
 // FormatVersion is the key and record format, recorded as "format".
 const FormatVersion = 1
 
-// Names of the values New records with Store.Claim.
+// Names of the values New records with Store.Claim, in one claim.
 const (
 	MetaFormat   = "format"
 	MetaLayout   = "layout"
@@ -235,13 +235,6 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 		return nil, err
 	}
 	x := &Index{store: s, name: storeName(s), minContent: o.MinContent}
-	format, err := s.Claim(ctx, MetaFormat, []byte{FormatVersion})
-	if err != nil {
-		return nil, err
-	}
-	if len(format) != 1 || format[0] != FormatVersion {
-		return nil, fmt.Errorf("index: %s: %w: format version %v, this program reads version %d", x.name, ErrMismatch, format, FormatVersion)
-	}
 	want := o
 	if want.Blocks == 0 && want.MaxDistance == 0 && o.Distance > 0 {
 		want.Blocks, want.MaxDistance = LayoutFor(o.Distance)
@@ -255,9 +248,17 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 	if _, err := newLayout(want.Blocks, want.MaxDistance); err != nil {
 		return nil, fmt.Errorf("index: %s: %w", x.name, err)
 	}
-	lay, err := s.Claim(ctx, MetaLayout, []byte{byte(want.Blocks), byte(want.MaxDistance)})
+	meta, err := s.Claim(ctx, map[string][]byte{
+		MetaFormat:   {FormatVersion},
+		MetaLayout:   {byte(want.Blocks), byte(want.MaxDistance)},
+		MetaAnalyzer: []byte(o.AnalyzerID),
+	})
 	if err != nil {
 		return nil, err
+	}
+	format, lay, analyzer := meta[MetaFormat], meta[MetaLayout], meta[MetaAnalyzer]
+	if len(format) != 1 || format[0] != FormatVersion {
+		return nil, fmt.Errorf("index: %s: %w: format version %v, this program reads version %d", x.name, ErrMismatch, format, FormatVersion)
 	}
 	if len(lay) != 2 {
 		return nil, fmt.Errorf("index: %s: %w: layout metadata %q: want 2 bytes", x.name, ErrCorrupt, lay)
@@ -278,10 +279,6 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 	}
 	if o.Distance > l.maxDist {
 		return nil, &DistanceError{Name: x.name, Max: l.maxDist, Want: o.Distance}
-	}
-	analyzer, err := s.Claim(ctx, MetaAnalyzer, []byte(o.AnalyzerID))
-	if err != nil {
-		return nil, err
 	}
 	if o.AnalyzerID != "" && o.AnalyzerID != string(analyzer) {
 		return nil, fmt.Errorf("index: %s: %w: the index was built with analyzer %q; the options ask for %q",
