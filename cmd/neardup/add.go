@@ -101,6 +101,10 @@ func runAdd(c *cli.Context) error {
 	}
 	defer x.Close()
 
+	before, err := x.Stats(c.Context)
+	if err != nil {
+		return err
+	}
 	ad := &adder{x: x, ew: c.App.ErrWriter, now: time.Now}
 	if fpFile != "" {
 		if err := ad.addFingerprints(c, fpFile); err != nil {
@@ -114,13 +118,16 @@ func runAdd(c *cli.Context) error {
 			return err
 		}
 	}
-	st, err := x.Stats(context.Background())
+	st, err := x.Stats(c.Context)
 	if err != nil {
 		return err
 	}
 	if err := x.Close(); err != nil {
 		return err
 	}
+	// add is the archive's only writer (it holds it open alone): what
+	// it added beyond the growth replaced documents with the same ids.
+	ad.replaced = ad.added - (st.Docs - before.Docs)
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, addJSON{Index: dir, Added: ad.added, Replaced: ad.replaced, Failed: ad.failed, Docs: st.Docs})
 	} else {
@@ -157,19 +164,10 @@ func (ad *adder) fail(format string, args ...any) {
 // the index, or repeated in the batch) from the index's size before and
 // after.
 func (ad *adder) add(docs []index.Doc) error {
-	before, err := ad.x.Stats(context.Background())
-	if err != nil {
-		return err
-	}
 	if err := ad.x.Add(context.Background(), docs...); err != nil {
 		return err
 	}
-	after, err := ad.x.Stats(context.Background())
-	if err != nil {
-		return err
-	}
 	ad.added += int64(len(docs))
-	ad.replaced += int64(len(docs)) - (after.Docs - before.Docs)
 	return nil
 }
 
@@ -229,7 +227,7 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 	}
 	if st.Docs == 0 {
 		var read int64
-		n, err := ad.x.Load(context.Background(), func(yield func(index.Doc) bool) {
+		_, err := ad.x.Load(context.Background(), func(yield func(index.Doc) bool) {
 			for d := range docs {
 				read++
 				if !yield(d) {
@@ -241,7 +239,6 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 			return err
 		}
 		ad.added += read
-		ad.replaced += read - int64(n)
 		return readErr()
 	}
 	batch := make([]index.Doc, 0, fingerprintBatch)

@@ -584,7 +584,7 @@ func TestURLDedupIndexErrors(t *testing.T) {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	r = runURL(t, "", "url", "dedup", "--index", articles, in)
-	want := regexp.MustCompile(`^neardup: index ` + regexp.QuoteMeta(articles) + ` holds article fingerprints \(analyzer "nd2-[a-z]+-[0-9a-f]+"\), not URL fingerprints \(urlhash/1-420d1628b36be843\): URL and article fingerprints cannot share an index; give url dedup an index of its own: index options do not match the index\n$`)
+	want := regexp.MustCompile(`^neardup: index ` + regexp.QuoteMeta(articles) + ` holds article fingerprints \(analyzer "nd2-[a-z0-9-]+"\), not URL fingerprints \(urlhash/1-420d1628b36be843\): URL and article fingerprints cannot share an index; give url dedup an index of its own: index options do not match the index\n$`)
 	if r.code != exitError || !want.MatchString(r.stderr) || r.stdout != "" {
 		t.Errorf("article index: exit %d, stdout %q, stderr %q; want exit 2 and %v", r.code, r.stdout, r.stderr, want)
 	}
