@@ -66,3 +66,17 @@ func TestStaleTemps(t *testing.T) {
 		t.Errorf("after the run the directory holds\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestDedupPairsToStdout: dedup with no output named writes the pairs to
+// standard output (the same lines --pairs - writes) instead of
+// discarding them.
+func TestDedupPairsToStdout(t *testing.T) {
+	want := runBin(t, "dedup", "--workers", "2", "--pairs", "-", "articles.jsonl")
+	got := runBin(t, "dedup", "--workers", "2", "articles.jsonl")
+	if got.code != 0 || want.code != 0 {
+		t.Fatalf("exit %d and %d: %s%s", got.code, want.code, got.stderr, want.stderr)
+	}
+	if n := strings.Count(got.stdout, "\n"); n != 6 || got.stdout != want.stdout {
+		t.Errorf("dedup without outputs printed %d lines:\n%s\nwant the 6 of --pairs -:\n%s", n, got.stdout, want.stdout)
+	}
+}
