@@ -147,7 +147,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			idfCommand(),
 			statsCommand(),
 			deleteCommand(),
+			helpCommand(),
 		},
+		HideHelpCommand: true, // helpCommand instead
 		Action:         rootAction,
 		ExitErrHandler: func(*cli.Context, error) {}, // run maps errors to exit statuses; nothing calls os.Exit
 		OnUsageError:   onUsageError,
