@@ -298,6 +298,13 @@ func mismatchHint(dir, analyzerID string) string {
 		"to query this one as it was built, add --keep-traditional)"
 }
 
+// layoutBlocks is the number of blocks index.LayoutFor gives k (eval
+// uses it).
+func layoutBlocks(k int) int {
+	b, _ := index.LayoutFor(k)
+	return b
+}
+
 // memoryIndex returns an in-memory index for queries up to distance k.
 func memoryIndex(ctx context.Context, analyzerID string, k int, minContent float64) (*index.Index, error) {
 	return memstore.Open(ctx, &index.Options{Distance: k, MinContent: minContent, AnalyzerID: analyzerID})

@@ -31,13 +31,6 @@ const (
 	urlSamePattern = 80 // distance ≤ 12
 )
 
-// layoutBlocks is the number of blocks index.LayoutFor gives k (eval
-// uses it).
-func layoutBlocks(k int) int {
-	b, _ := index.LayoutFor(k)
-	return b
-}
-
 // urlBatch is how many kept URLs url dedup --index writes per
 // transaction.
 const urlBatch = 1000
