@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -74,13 +75,6 @@ type compareJSON struct {
 	OnlyB       []tfidf.Keyword `json:"only_b"`
 }
 
-// Verdicts.
-const (
-	verdictExact     = "exact duplicate"
-	verdictNear      = "near duplicate"
-	verdictDifferent = "different"
-)
-
 func runCompare(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usagef(c, "want two articles A and B, got %d arguments", c.NArg())
@@ -116,35 +110,13 @@ func runCompare(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", recordName(&recs[i]), err)
 		}
 	}
-	x, y := ans[0], ans[1]
-	dist := x.Fingerprint.Distance(y.Fingerprint)
-	content := x.Sketch.Jaccard(y.Sketch)
-	exact := x.ContentHash == y.ContentHash
-	if exact {
-		content = 1
-	}
-	verdict, why := verdictDifferent, ""
-	switch {
-	case exact:
-		verdict = verdictExact
-		why = "the normalised texts are identical"
-	case content >= minJ && dist <= k:
-		verdict = verdictNear
-		why = fmt.Sprintf("content similarity %.2f ≥ %.2f; fingerprints %d ≤ %d bits apart", content, minJ, dist, k)
-	case content >= minJ:
-		verdict = verdictNear
-		why = fmt.Sprintf("content similarity %.2f ≥ %.2f; fingerprints %d > %d bits apart, so an index finds it by its content bands", content, minJ, dist, k)
-	case dist <= k:
-		why = fmt.Sprintf("fingerprints %d ≤ %d bits apart, but content similarity %.2f < %.2f", dist, k, content, minJ)
-	default:
-		why = fmt.Sprintf("content similarity %.2f < %.2f; fingerprints %d > %d bits apart", content, minJ, dist, k)
-	}
-	e := tfidf.Explain(x.Keywords, y.Keywords)
+	cmp := dedup.Compare(ans[0], ans[1], k, minJ)
+	e := cmp.Keywords
 	w := c.App.Writer
 	if c.Bool("json") {
 		j := compareJSON{
-			Analyzer: a.ID(), Distance: dist, Similarity: x.Fingerprint.Similarity(y.Fingerprint), Content: content, Exact: exact,
-			MaxDistance: k, MinContent: minJ, Verdict: verdict,
+			Analyzer: a.ID(), Distance: cmp.Distance, Similarity: cmp.Similarity, Content: cmp.Content, Exact: cmp.Exact,
+			MaxDistance: k, MinContent: minJ, Verdict: cmp.Verdict,
 			Shared: []sharedJSON{}, OnlyA: keywordsJSON(e.OnlyA), OnlyB: keywordsJSON(e.OnlyB),
 		}
 		sides := [2]*compareSide{&j.A, &j.B}
@@ -166,10 +138,10 @@ func runCompare(c *cli.Context) error {
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "%-19s %d of 64 bits\n", "distance", dist)
-	fmt.Fprintf(&b, "%-19s %.3f\n", "similarity", x.Fingerprint.Similarity(y.Fingerprint))
-	fmt.Fprintf(&b, "%-19s %.3f (estimated Jaccard of character 5-grams)\n", "content similarity", content)
-	fmt.Fprintf(&b, "%-19s %s: %s\n", "verdict", verdict, why)
+	fmt.Fprintf(&b, "%-19s %d of 64 bits\n", "distance", cmp.Distance)
+	fmt.Fprintf(&b, "%-19s %.3f\n", "similarity", cmp.Similarity)
+	fmt.Fprintf(&b, "%-19s %.3f (estimated Jaccard of character 5-grams)\n", "content similarity", cmp.Content)
+	fmt.Fprintf(&b, "%-19s %s: %s\n", "verdict", cmp.Verdict, cmp.Why)
 	shared := make([]string, len(e.Shared))
 	for i, s := range e.Shared {
 		shared[i] = fmt.Sprintf("%s %.2f/%.2f", s.Word, s.WeightA, s.WeightB)

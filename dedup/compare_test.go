@@ -1,0 +1,50 @@
+package dedup
+
+import (
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/simhash"
+)
+
+// sketchSharing returns a sketch whose first n of 64 values equal
+// base's and whose others differ: their estimated Jaccard is n/64.
+func sketchSharing(base simhash.Sketch, n int) simhash.Sketch {
+	s := base
+	for i := n; i < len(s); i++ {
+		s[i] = base[i] + 1000
+	}
+	return s
+}
+
+func TestCompare(t *testing.T) {
+	var base simhash.Sketch
+	for i := range base {
+		base[i] = uint16(i + 1)
+	}
+	a := &neardup.Analysis{Fingerprint: 0x0123456789abcdef, ContentHash: 1, Sketch: base}
+	tests := []struct {
+		name    string
+		b       neardup.Analysis
+		verdict string
+		why     string
+		content float64
+	}{
+		{"identical text", neardup.Analysis{Fingerprint: a.Fingerprint, ContentHash: 1, Sketch: base}, VerdictExact,
+			"the normalised texts are identical", 1},
+		{"near, close fingerprints", neardup.Analysis{Fingerprint: a.Fingerprint ^ 0b11, ContentHash: 2, Sketch: sketchSharing(base, 56)}, VerdictNear,
+			"content similarity 0.88 ≥ 0.70; fingerprints 2 ≤ 3 bits apart", 0.875},
+		{"near, far fingerprints", neardup.Analysis{Fingerprint: a.Fingerprint ^ 0xff, ContentHash: 2, Sketch: sketchSharing(base, 48)}, VerdictNear,
+			"content similarity 0.75 ≥ 0.70; fingerprints 8 > 3 bits apart, so an index finds it by its content bands", 0.75},
+		{"close fingerprints, other text", neardup.Analysis{Fingerprint: a.Fingerprint ^ 1, ContentHash: 2, Sketch: sketchSharing(base, 16)}, VerdictDifferent,
+			"fingerprints 1 ≤ 3 bits apart, but content similarity 0.25 < 0.70", 0.25},
+		{"different", neardup.Analysis{Fingerprint: ^a.Fingerprint, ContentHash: 2, Sketch: sketchSharing(base, 0)}, VerdictDifferent,
+			"content similarity 0.00 < 0.70; fingerprints 64 > 3 bits apart", 0},
+	}
+	for _, tt := range tests {
+		c := Compare(a, &tt.b, 3, 0.7)
+		if c.Verdict != tt.verdict || c.Why != tt.why || c.Content != tt.content {
+			t.Errorf("%s: Compare = %q, %q, content %v; want %q, %q, %v", tt.name, c.Verdict, c.Why, c.Content, tt.verdict, tt.why, tt.content)
+		}
+	}
+}
