@@ -7,13 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
+
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) {
+	// The fault tests stop nodes on purpose; go-redis would log every
+	// refused dial.
+	redis.SetLogger(&logging.VoidLogger{})
+	redistest.Main(m)
+}
 
 // open opens a new archive of its own on the package's shared cluster.
 func open(t testing.TB, opts *Options) *Store {

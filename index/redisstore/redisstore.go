@@ -634,6 +634,16 @@ func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error 
 			o.SetErr(c.Err())
 		}
 	}
+	if err := firstErr(cmds); err != nil {
+		// go-redis reloads its view of the cluster every minute, or on
+		// MOVED; a pipeline that met a dead node (a failover under way)
+		// makes it reload now, so that the next call reaches the
+		// promoted replica.
+		var re redis.Error
+		if !errors.As(err, &re) || strings.HasPrefix(err.Error(), "CLUSTERDOWN") || strings.HasPrefix(err.Error(), "TRYAGAIN") {
+			s.c.ReloadState(ctx)
+		}
+	}
 	for _, c := range cmds {
 		if err := c.Err(); err != nil && err != redis.Nil {
 			if strings.HasPrefix(err.Error(), errLost) {
@@ -713,12 +723,4 @@ func firstErr(cmds []redis.Cmder) error {
 		}
 	}
 	return nil
-}
-
-// errNotNil is err unless it is redis.Nil.
-func errNotNil(err error) error {
-	if errors.Is(err, redis.Nil) {
-		return nil
-	}
-	return err
 }
