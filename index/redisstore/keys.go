@@ -33,8 +33,9 @@ const (
 	kindMeta    = 'm' // m name → value (Claim)
 	kindStore   = 'M' // M name → value: the store's own settings ("epoch", "bucketbits")
 	kindNext    = 'N' // N → the last document number handed out (INCRBY)
+	kindDocs    = 'D' // D → the number of documents (INCRBY)
 	kindBig     = 'Z' // Z → sorted set of the largest posting keys, by bytes
-	kindMarker  = 'e' // e DECIMAL → hash {e: epoch, d: documents}, one per cluster slot
+	kindMarker  = 'e' // e DECIMAL → hash {e: epoch}, one per cluster slot
 )
 
 // bucket is where the postings of one index.Key live: a Redis key

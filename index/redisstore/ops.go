@@ -259,17 +259,19 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 	// 2. Unlink the old numbers and remove their postings (and deleted
 	// records), before anything new is visible.
 	cmds = cmds[:0]
+	var dels []*redis.StringCmd
 	for i := range ws {
 		w, p := &ws[i], &ps[i]
+		if w.Record == nil {
+			c := redis.NewStringCmd(ctx, "getdel", s.recordKey(w.ID))
+			cmds = append(cmds, c)
+			dels = append(dels, c)
+		}
 		if p.prev == 0 {
 			continue
 		}
 		hk, f := s.numHash(p.prev)
 		cmds = append(cmds, redis.NewIntCmd(ctx, "hdel", hk, f))
-		if w.Record == nil {
-			rk := s.recordKey(w.ID)
-			cmds = append(cmds, redis.NewCmd(ctx, "fcall", fnDelRecord, 2, rk, s.markers[slot(rk)], s.epoch))
-		}
 		pn := numString(p.prev)
 		for _, bk := range p.old {
 			cmds = append(cmds, redis.NewCmd(ctx, "fcall", fnRemoveNum, 1, bk.key, bk.recLen(), bk.numOffset(), pn))
@@ -277,6 +279,12 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 	}
 	if err := s.exec(ctx, cmds, true); err != nil {
 		return s.errorf("apply: %w", err)
+	}
+	var docs int64 // the change in the number of documents
+	for _, c := range dels {
+		if c.Err() == nil {
+			docs--
+		}
 	}
 
 	// 3. The new postings, numbers and records, a chunk of documents per
@@ -301,9 +309,18 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 				bk *bucket
 			}
 			var apps []app
-			var sets []*redis.Cmd
+			var sets []*redis.StringCmd
 			var setIdx []int
 			var rec []byte
+			// The numbers of a batch are consecutive: one HSET per
+			// number hash.
+			var hset []any
+			flush := func() {
+				if len(hset) > 0 {
+					cmds = append(cmds, redis.NewIntCmd(ctx, hset...))
+					hset = nil
+				}
+			}
 			for i := lo; i < hi; i++ {
 				w, p := &ws[i], &ps[i]
 				if w.Record == nil {
@@ -317,18 +334,33 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 					apps = append(apps, app{c, bk})
 				}
 				hk, f := s.numHash(p.num)
-				cmds = append(cmds, redis.NewIntCmd(ctx, "hset", hk, f, w.ID))
-				rk := s.recordKey(w.ID)
+				if len(hset) == 0 || hset[1] != hk {
+					flush()
+					hset = []any{"hset", hk}
+				}
+				hset = append(hset, f, w.ID)
 				v := make([]byte, 0, numBytes+len(w.Record))
 				v = append(appendNum(v, p.num), w.Record...)
-				c := redis.NewCmd(ctx, "fcall", fnSetRecord, 2, rk, s.markers[slot(rk)], s.epoch, string(v))
+				c := redis.NewStringCmd(ctx, "set", s.recordKey(w.ID), string(v), "get")
 				cmds = append(cmds, c)
 				sets = append(sets, c)
 				setIdx = append(setIdx, i)
 			}
+			flush()
 			err := s.exec(ctx, cmds, true)
 			mu.Lock()
 			defer mu.Unlock()
+			// Count what was written even when some commands failed.
+			for j, c := range sets {
+				switch {
+				case c.Err() == redis.Nil:
+					docs++
+				case c.Err() == nil && len(c.Val()) >= numBytes:
+					if n := parseNum(c.Val()); n != ps[setIdx[j]].prev && n != ps[setIdx[j]].num {
+						strays = append(strays, n)
+					}
+				}
+			}
 			if err != nil {
 				if firstErr == nil {
 					firstErr = err
@@ -343,24 +375,18 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 					big = append(big, redis.Z{Score: float64(n), Member: string(rune(a.bk.recLen())) + a.bk.key})
 				}
 			}
-			for j, c := range sets {
-				if old, ok := c.Val().(string); ok && len(old) == numBytes {
-					if n := parseNum(old); n != ps[setIdx[j]].prev && n != ps[setIdx[j]].num {
-						strays = append(strays, n)
-					}
-				}
-			}
 		}()
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return s.errorf("apply: %w", firstErr)
-	}
 
-	// 4. Rarely: unlink the numbers of records that were replaced without
-	// the caller knowing (another writer, or a batch applied again), and
-	// note the buckets that doubled past bigMin records.
+	// 4. The document count; rarely, unlinking the numbers of records
+	// that were replaced without the caller knowing (another writer, or a
+	// batch applied again), and noting the buckets that doubled past
+	// bigMin records.
 	cmds = cmds[:0]
+	if docs != 0 {
+		cmds = append(cmds, redis.NewIntCmd(ctx, "incrby", s.prefix+string(kindDocs), docs))
+	}
 	for _, n := range strays {
 		hk, f := s.numHash(n)
 		cmds = append(cmds, redis.NewIntCmd(ctx, "hdel", hk, f))
@@ -373,7 +399,11 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 		}
 		cmds = append(cmds, redis.NewIntCmd(ctx, args...), redis.NewIntCmd(ctx, "zremrangebyrank", zk, 0, -topBig-1))
 	}
-	if err := s.exec(ctx, cmds, true); err != nil {
+	err := s.exec(ctx, cmds, true)
+	if firstErr != nil {
+		return s.errorf("apply: %w", firstErr)
+	}
+	if err != nil {
 		return s.errorf("apply: %w", err)
 	}
 	return nil
@@ -406,8 +436,10 @@ func (s *Store) Claim(ctx context.Context, name string, value []byte) ([]byte, e
 	return []byte(old), nil
 }
 
-// Stats implements index.Store: Docs is the sum of the documents counted
-// in the 16384 slot markers (one pipeline), which also checks them all.
+// Stats implements index.Store: Docs is the archive's document count,
+// which Apply keeps (an Apply that fails part way may leave it off by
+// the documents it wrote), read together with the markers of one slot
+// of every master.
 func (s *Store) Stats(ctx context.Context) (index.StoreStats, error) {
 	if err := s.use(); err != nil {
 		return index.StoreStats{}, err
@@ -417,33 +449,21 @@ func (s *Store) Stats(ctx context.Context) (index.StoreStats, error) {
 	return index.StoreStats{Docs: docs}, err
 }
 
-// docs sums the slot markers' document counts, checking their epochs.
 func (s *Store) docs(ctx context.Context) (int64, error) {
-	cmds := make([]redis.Cmder, numSlots)
-	for i, m := range s.markers {
-		cmds[i] = redis.NewSliceCmd(ctx, "hmget", m, "e", "d")
-	}
-	if err := s.exec(ctx, cmds, false); err != nil {
+	c := redis.NewStringCmd(ctx, "get", s.prefix+string(kindDocs))
+	checks := s.checkCmds(ctx)
+	if err := s.exec(ctx, append([]redis.Cmder{c}, checks...), false); err != nil {
 		return 0, s.errorf("stats: %w", err)
 	}
-	var n int64
-	var bad []int
-	for i, c := range cmds {
-		v := c.(*redis.SliceCmd).Val()
-		if e, _ := v[0].(string); e != s.epoch {
-			bad = append(bad, i)
-			continue
-		}
-		if d, ok := v[1].(string); ok {
-			x, err := strconv.ParseInt(d, 10, 64)
-			if err != nil {
-				return 0, s.errorf("%w: slot %d's document count %q", index.ErrCorrupt, i, d)
-			}
-			n += x
-		}
+	if err := s.verify(checks); err != nil {
+		return 0, err
 	}
-	if len(bad) > 0 {
-		return 0, s.lostError(bad)
+	if c.Err() == redis.Nil {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(c.Val(), 10, 64)
+	if err != nil {
+		return 0, s.errorf("%w: document count %q", index.ErrCorrupt, c.Val())
 	}
 	return n, nil
 }
@@ -475,14 +495,21 @@ type BigKey struct {
 }
 
 // ClusterStats returns what the store holds and how much memory the
-// cluster uses, and the largest buckets (up to max).
+// cluster uses, and the largest buckets (up to max). It checks the
+// markers of all 16384 slots.
 func (s *Store) ClusterStats(ctx context.Context, max int) (ClusterStats, error) {
 	if err := s.use(); err != nil {
 		return ClusterStats{}, err
 	}
 	defer s.life.RUnlock()
 	st := ClusterStats{BucketBits: s.bucketBits}
-	var err error
+	bad, err := s.checkAllMarkers(ctx)
+	if err != nil {
+		return st, err
+	}
+	if len(bad) > 0 {
+		return st, s.lostError(bad)
+	}
 	if st.Docs, err = s.docs(ctx); err != nil {
 		return st, err
 	}

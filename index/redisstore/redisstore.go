@@ -21,9 +21,10 @@
 //	r ID            → number (5), then the record (index's format)
 //	n NUMBER/128    → hash {NUMBER%128 (1 byte) → ID}
 //	N               → the last document number handed out (INCRBY)
+//	D               → the number of documents (INCRBY)
 //	m NAME          → the values of Claim ("format", "layout", "analyzer")
 //	M epoch|bucketbits → the store's own settings
-//	e DECIMAL       → hash {e: epoch, d: documents}, one in every slot
+//	e DECIMAL       → hash {e: epoch}, one in every slot
 //	Z               → sorted set of the largest posting keys
 //
 // A posting key ("bucket") holds fixed-size records appended with APPEND
@@ -58,14 +59,17 @@
 // Apply takes a batch of numbers with one INCRBY, then, for replaced and
 // deleted documents, removes their number from their old postings (a
 // function that rewrites each bucket without it) and from the number
-// hash, and only then writes the new postings (APPEND), numbers (HSET)
-// and records (a function that also counts the document in its slot's
-// marker). The keys of one document lie in different slots, so a
-// document's write is not atomic: a reader may meet a posting whose
-// record is not there yet (Index skips it) or is newer. Because a new
-// record always gets a new number and the old number is unlinked first,
-// a posting never lends a document a fingerprint it no longer has, and
-// an Apply that fails part way is completed by applying the batch again.
+// hash, and only then writes the new postings (APPEND), numbers (one
+// HSET per number hash) and records (SET ... GET, whose answer says
+// whether the document is new), and last adds the new documents to the
+// count (INCRBY; an Apply that fails part way may leave the count off by
+// the documents it wrote). The keys of one document lie in different
+// slots, so a document's write is not atomic: a reader may meet a
+// posting whose record is not there yet (Index skips it) or is newer.
+// Because a new record always gets a new number and the old number is
+// unlinked first, a posting never lends a document a fingerprint it no
+// longer has, and an Apply that fails part way is completed by applying
+// the batch again (a repeated posting is read once).
 //
 // When Apply returns, its writes have been executed by the masters, in
 // memory. Whether they survive a crash is the cluster's configuration:
@@ -81,11 +85,12 @@
 //
 // Open fails, having written nothing, when the cluster cannot be reached
 // or is not ok. An archive is created with a random epoch and a marker
-// in every one of the 16384 slots; Open checks them all, and every
-// pipeline checks the marker of one slot of every master, and the record
-// function refuses to write into a slot whose marker is missing. So a
-// node that restarted empty is reported (index.ErrCorrupt, naming the
-// slots and node) instead of passing for a smaller archive.
+// in every one of the 16384 slots; Open checks them all, and so does
+// ClusterStats, and every pipeline of Postings, Records, Apply and Stats
+// also reads the marker of one slot of every master (3 more commands).
+// So a master that restarted empty is reported (index.ErrCorrupt,
+// naming its slots and address) instead of passing for a smaller
+// archive; Apply checks before it writes.
 package redisstore
 
 import (
@@ -644,19 +649,7 @@ func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error 
 			s.c.ReloadState(ctx)
 		}
 	}
-	for _, c := range cmds {
-		if err := c.Err(); err != nil && err != redis.Nil {
-			if strings.HasPrefix(err.Error(), errLost) {
-				if a := c.Args(); len(a) > 4 {
-					if k, ok := a[4].(string); ok { // the record function's marker key
-						return s.lostError([]int{slot(k)})
-					}
-				}
-			}
-			return err
-		}
-	}
-	return nil
+	return firstErr(cmds)
 }
 
 // cmdKey returns the first key of one of the store's commands.
