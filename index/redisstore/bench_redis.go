@@ -12,6 +12,7 @@
 //	go run bench_redis.go -n 1000000
 //	go run bench_redis.go -n 1000000 -sketch=false
 //	go run bench_redis.go -n 1000000 -bare
+//	go run bench_redis.go -n 1000000 -compact
 //	go run bench_redis.go -n 200000 -url redis://127.0.0.1:7000/bench
 package main
 
@@ -50,7 +51,7 @@ var (
 	url      = flag.String("url", "", "archive URL (default: a new 3-master cluster on loopback)")
 	bits     = flag.Int("bucketbits", 0, "bucket bits of the new archive (0: the default)")
 	blocks   = flag.Int("blocks", 0, "layout blocks (0: default 4)")
-	parallel = flag.Int("parallel", 1, "Add calls at once (Index serialises them; >1 opens one index per worker)")
+	compact  = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
 )
 
 func doc(r *rand.Rand, i int) index.Doc {
@@ -167,6 +168,21 @@ func main() {
 	memoryByKind(ctx, s, sample)
 	for _, b := range st.Largest {
 		fmt.Printf("  largest bucket: %s, %d postings, %d bytes\n", b.Key, b.Postings, b.Bytes)
+	}
+
+	if *compact {
+		t := time.Now()
+		n, err := s.Compact(ctx)
+		if err != nil {
+			fatal(err)
+		}
+		stc, err := s.ClusterStats(ctx, 0)
+		if err != nil {
+			fatal(err)
+		}
+		fmt.Printf("compact: %d buckets in %v; used_memory %d MiB: %.1f bytes/document (%.1f after the empty archive)\n",
+			n, time.Since(t).Round(time.Millisecond), stc.UsedMemory>>20, stc.BytesPerDoc, float64(stc.UsedMemory-st0.UsedMemory)/float64(stc.Docs))
+		memoryByKind(ctx, s, sample)
 	}
 
 	// Queries: a random document, 0 to 3 bits flipped.

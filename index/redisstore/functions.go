@@ -14,7 +14,8 @@ package redisstore
 const (
 	libName = "neardup_v1"
 
-	fnRemoveNum = "neardup_v1_rmnum" // KEYS bucket; ARGV record length, number offset, number → postings removed
+	fnRemoveNum = "neardup_v1_rmnum"   // KEYS bucket; ARGV record length, number offset, number → postings removed
+	fnCompact   = "neardup_v1_compact" // KEYS bucket → its length
 )
 
 const library = `#!lua name=neardup_v1
@@ -47,5 +48,15 @@ redis.register_function('neardup_v1_rmnum', function(keys, args)
     redis.call('SET', keys[1], table.concat(parts))
   end
   return removed
+end)
+
+-- Rewrites a bucket at its exact size. APPEND grows a string by doubling
+-- (below 1 MB), so a bucket holds up to as much free room as data; a
+-- string made from a script's value has none.
+redis.register_function('neardup_v1_compact', function(keys, args)
+  local v = redis.call('GET', keys[1])
+  if not v then return 0 end
+  redis.call('SET', keys[1], v)
+  return #v
 end)
 `

@@ -536,3 +536,47 @@ func TestLargestBuckets(t *testing.T) {
 		t.Errorf("Largest = %+v, want t0 bucket 7777 with 130 postings", st.Largest)
 	}
 }
+
+// Compact rewrites buckets at their size, keeping their postings.
+func TestCompact(t *testing.T) {
+	x, s := openIndex(t, nil, nil)
+	var docs []index.Doc
+	for i := 0; i < 300; i++ {
+		docs = append(docs, doc(fmt.Sprintf("d%d", i), simhash.Fingerprint(0x5151<<48|uint64(i)*0x0001000100010001&0x0000ffffffffffff), uint64(i)))
+	}
+	for i := 0; i < len(docs); i += 7 { // small batches: many APPENDs to the shared bucket
+		if err := x.Add(ctx, docs[i:min(i+7, len(docs))]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := x.Near(ctx, 0x5151<<48, 3)
+	if err != nil || len(before) < 1 || before[0].ID != "d0" {
+		t.Fatalf("Near = %v, %v", ids(before), err)
+	}
+	k, _ := s.bucketOf(index.Key{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x5151})
+	c := s.Client()
+	m0, err := c.MemoryUsage(ctx, k.key, 0).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Compact(ctx)
+	if err != nil || n < 5000 {
+		t.Fatalf("Compact = %d, %v; want about the 6000 buckets of 300 documents", n, err)
+	}
+	m1, _ := c.MemoryUsage(ctx, k.key, 0).Result()
+	if l, _ := c.StrLen(ctx, k.key).Result(); l != 300*13 || m1 >= m0 || m1 > l+l/8+100 {
+		t.Errorf("bucket of 300 postings (%d bytes): MEMORY USAGE %d before compacting, %d after", l, m0, m1)
+	}
+	after, err := x.Near(ctx, 0x5151<<48, 3)
+	if err != nil || !reflect.DeepEqual(before, after) {
+		t.Errorf("Near after compacting = %v, %v; before %v", ids(after), err, ids(before))
+	}
+	for _, d := range docs[:20] {
+		q := d
+		q.ID = "q"
+		sim, err := x.Similar(ctx, &q, 3)
+		if err != nil || len(sim) == 0 || sim[0].ID != d.ID || !sim[0].Exact {
+			t.Errorf("Similar(copy of %s) after compacting = %v, %v", d.ID, ids(sim), err)
+		}
+	}
+}
