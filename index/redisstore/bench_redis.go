@@ -43,15 +43,15 @@ import (
 )
 
 var (
-	n        = flag.Int("n", 200_000, "documents to add")
-	batch    = flag.Int("batch", 1000, "documents per Add call")
-	queries  = flag.Int("queries", 5000, "Near and Similar queries, each with a planted neighbour 0 to 3 bits away")
-	sketch   = flag.Bool("sketch", true, "give documents a MinHash sketch (16 band keys each)")
-	bare     = flag.Bool("bare", false, "documents of an ID and a fingerprint only (no title, keywords, content hash or sketch), as add --fingerprints makes")
-	url      = flag.String("url", "", "archive URL (default: a new 3-master cluster on loopback)")
-	bits     = flag.Int("bucketbits", 0, "bucket bits of the new archive (0: the default)")
-	blocks   = flag.Int("blocks", 0, "layout blocks (0: default 4)")
-	compact  = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
+	n       = flag.Int("n", 200_000, "documents to add")
+	batch   = flag.Int("batch", 1000, "documents per Add call")
+	queries = flag.Int("queries", 5000, "Near and Similar queries, each with a planted neighbour 0 to 3 bits away")
+	sketch  = flag.Bool("sketch", true, "give documents a MinHash sketch (16 band keys each)")
+	bare    = flag.Bool("bare", false, "documents of an ID and a fingerprint only (no title, keywords, content hash or sketch), as add --fingerprints makes")
+	url     = flag.String("url", "", "archive URL (default: a new 3-master cluster on loopback)")
+	bits    = flag.Int("bucketbits", 0, "bucket bits of the new archive (0: the default)")
+	blocks  = flag.Int("blocks", 0, "layout blocks (0: default 4)")
+	compact = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
 )
 
 func doc(r *rand.Rand, i int) index.Doc {

@@ -175,12 +175,19 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 		return err
 	}
 	defer s.life.RUnlock()
+	_, err := s.apply(ctx, b.Writes, nil)
+	return err
+}
+
+// apply is Apply. When lens is not nil, it sets lens[i][j] to the length
+// of the bucket of ws[i].Keys[j] right after ws[i]'s posting was
+// appended (APPEND's answer), and it returns the writes' numbers.
+func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64) ([]uint64, error) {
 	if s.opts.ReadOnly {
-		return s.errorf("%w", index.ErrReadOnly)
+		return nil, s.errorf("%w", index.ErrReadOnly)
 	}
-	ws := b.Writes
 	if len(ws) == 0 {
-		return nil
+		return nil, nil
 	}
 	// Everything is checked before anything is written.
 	type plan struct {
@@ -192,20 +199,20 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 	for i := range ws {
 		w := &ws[i]
 		if err := index.CheckID(w.ID); err != nil {
-			return s.errorf("apply: write %d: %w", i, err)
+			return nil, s.errorf("apply: write %d: %w", i, err)
 		}
 		p := &ps[i]
 		for _, k := range w.Keys {
 			bk, err := s.bucketOf(k)
 			if err != nil {
-				return s.errorf("apply: write %d: %w", i, err)
+				return nil, s.errorf("apply: write %d: %w", i, err)
 			}
 			p.keys = append(p.keys, bk)
 		}
 		for _, k := range w.OldKeys {
 			bk, err := s.bucketOf(k)
 			if err != nil {
-				return s.errorf("apply: write %d: %w", i, err)
+				return nil, s.errorf("apply: write %d: %w", i, err)
 			}
 			p.old = append(p.old, bk)
 		}
@@ -232,15 +239,15 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 	checks := s.checkCmds(ctx)
 	cmds = append(cmds, checks...)
 	if err := s.exec(ctx, cmds, false); err != nil {
-		return s.errorf("apply: %w", err)
+		return nil, s.errorf("apply: %w", err)
 	}
 	if err := s.verify(checks); err != nil {
-		return err
+		return nil, err
 	}
 	if incr != nil {
 		last := uint64(incr.Val())
 		if last > maxNum {
-			return s.errorf("apply: document numbers exhausted (%d)", last)
+			return nil, s.errorf("apply: document numbers exhausted (%d)", last)
 		}
 		next := last - uint64(nNew) + 1
 		for i := range ws {
@@ -278,7 +285,7 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 		}
 	}
 	if err := s.exec(ctx, cmds, true); err != nil {
-		return s.errorf("apply: %w", err)
+		return nil, s.errorf("apply: %w", err)
 	}
 	var docs int64 // the change in the number of documents
 	for _, c := range dels {
@@ -305,8 +312,9 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 			defer func() { <-sem; wg.Done() }()
 			var cmds []redis.Cmder
 			type app struct {
-				c  *redis.IntCmd
-				bk *bucket
+				c    *redis.IntCmd
+				bk   *bucket
+				w, k int
 			}
 			var apps []app
 			var sets []*redis.StringCmd
@@ -321,17 +329,12 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 					hset = nil
 				}
 			}
+			// Numbers and records first, then the postings: a posting
+			// that a reader sees resolves, and its record is there.
 			for i := lo; i < hi; i++ {
 				w, p := &ws[i], &ps[i]
 				if w.Record == nil {
 					continue
-				}
-				for j := range p.keys {
-					bk := &p.keys[j]
-					rec = bk.appendRecord(rec[:0], w.Fingerprint, p.num)
-					c := redis.NewIntCmd(ctx, "append", bk.key, string(rec))
-					cmds = append(cmds, c)
-					apps = append(apps, app{c, bk})
 				}
 				hk, f := s.numHash(p.num)
 				if len(hset) == 0 || hset[1] != hk {
@@ -348,6 +351,23 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 			}
 			flush()
 			err := s.exec(ctx, cmds, true)
+			var appCmds []redis.Cmder
+			if err == nil {
+				for i := lo; i < hi; i++ {
+					w, p := &ws[i], &ps[i]
+					if w.Record == nil {
+						continue
+					}
+					for j := range p.keys {
+						bk := &p.keys[j]
+						rec = bk.appendRecord(rec[:0], w.Fingerprint, p.num)
+						c := redis.NewIntCmd(ctx, "append", bk.key, string(rec))
+						appCmds = append(appCmds, c)
+						apps = append(apps, app{c, bk, i, j})
+					}
+				}
+				err = s.exec(ctx, appCmds, true)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			// Count what was written even when some commands failed.
@@ -368,6 +388,9 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 				return
 			}
 			for _, a := range apps {
+				if lens != nil {
+					lens[a.w][a.k] = a.c.Val()
+				}
 				n := a.c.Val() / int64(a.bk.recLen())
 				if n >= bigMin && n&(n-1) == 0 {
 					// The member says the record length, which a table
@@ -401,12 +424,16 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 	}
 	err := s.exec(ctx, cmds, true)
 	if firstErr != nil {
-		return s.errorf("apply: %w", firstErr)
+		return nil, s.errorf("apply: %w", firstErr)
 	}
 	if err != nil {
-		return s.errorf("apply: %w", err)
+		return nil, s.errorf("apply: %w", err)
 	}
-	return nil
+	nums := make([]uint64, len(ws))
+	for i := range ps {
+		nums[i] = ps[i].num
+	}
+	return nums, nil
 }
 
 // Claim implements index.Store with SET NX GET (Redis 7.0).

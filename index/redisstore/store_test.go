@@ -580,3 +580,66 @@ func TestCompact(t *testing.T) {
 		}
 	}
 }
+
+// AppendRead: of documents racing to share a key, each sees exactly the
+// ones appended before it, so of every pair exactly one sees the other.
+func TestAppendRead(t *testing.T) {
+	c := redistest.Shared(t)
+	url := c.URL(redistest.Name(t))
+	const writers, each = 4, 25
+	key := index.Key{Kind: index.KindTable, Table: 1, Bits: 16, Value: 0xbeef}
+	type seen struct {
+		num    uint64
+		id     string
+		before []Earlier
+	}
+	var mu sync.Mutex
+	var all []seen
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(ctx, url, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer s.Close()
+			for i := 0; i < each; i++ {
+				id := fmt.Sprintf("w%d-%d", w, i)
+				ws := []index.Write{{ID: id, Record: []byte("rec " + id), Fingerprint: simhash.Fingerprint(w<<8 | i),
+					Keys: []index.Key{key, {Kind: index.KindContent, Value: uint64(w<<8 | i)}}}}
+				nums, before, err := s.AppendRead(ctx, ws)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(before[0][1]) != 0 {
+					t.Errorf("%s: a content key of its own shows %v", id, before[0][1])
+				}
+				mu.Lock()
+				all = append(all, seen{nums[0], id, before[0][0]})
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	// Sorted by how many came before, the documents form one chain: the
+	// k-th saw exactly the k before it, with their IDs and fingerprints.
+	slices.SortFunc(all, func(a, b seen) int { return len(a.before) - len(b.before) })
+	for k, x := range all {
+		if len(x.before) != k {
+			t.Fatalf("%s saw %d earlier documents, want %d", x.id, len(x.before), k)
+		}
+		for j, e := range x.before {
+			if e.ID != all[j].id || e.Num != all[j].num {
+				t.Fatalf("%s: earlier %d is %+v, want %s (%d)", x.id, j, e, all[j].id, all[j].num)
+			}
+		}
+	}
+	s := open(t, nil)
+	if _, _, err := s.AppendRead(ctx, []index.Write{{ID: "x", Replaces: true, Record: []byte("r")}}); err == nil {
+		t.Error("AppendRead of a replacement: no error")
+	}
+}
