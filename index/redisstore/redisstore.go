@@ -38,6 +38,19 @@
 // documents/2^bits records: bucket bits are chosen once per archive for
 // its expected size (Options.BucketBits, recorded).
 //
+// Why these choices, measured at 10^6 documents on 3 masters (see
+// bench_redis.go and docs/capacity.md): a bucket costs its data times
+// about 2 at 15 postings a bucket and 1.4 at 60 (each Redis key has ~70
+// bytes of its own, and APPEND grows by doubling), against 358 bytes a
+// posting for sets of 16-byte members; a whole document with a sketch
+// and a 341-byte record costs 1044 bytes (892 at 60 postings a bucket),
+// of which the record is 472, the 16 bands 246 to 377, the 4 tables 92
+// to 105. Numbers instead of IDs in postings save 21 × the ID's length
+// a document for one HMGET per candidate; table postings carry the whole
+// fingerprint (2 bytes more than the 48 bits the key does not give)
+// because the store does not know which bits a table key took, so a
+// posting is right whatever the layout.
+//
 // Postings carry a document number (5 bytes), not the ID: numbers are
 // handed out by INCRBY, one per written record (a replaced document gets
 // a new one), and resolved to IDs through the n hashes, which Redis keeps
@@ -59,17 +72,26 @@
 // Apply takes a batch of numbers with one INCRBY, then, for replaced and
 // deleted documents, removes their number from their old postings (a
 // function that rewrites each bucket without it) and from the number
-// hash, and only then writes the new postings (APPEND), numbers (one
-// HSET per number hash) and records (SET ... GET, whose answer says
-// whether the document is new), and last adds the new documents to the
+// hash; then it writes the numbers (one HSET per number hash) and the
+// records (SET ... GET, whose answer says whether the document is new),
+// then the postings (APPEND), and last adds the new documents to the
 // count (INCRBY; an Apply that fails part way may leave the count off by
-// the documents it wrote). The keys of one document lie in different
-// slots, so a document's write is not atomic: a reader may meet a
-// posting whose record is not there yet (Index skips it) or is newer.
-// Because a new record always gets a new number and the old number is
-// unlinked first, a posting never lends a document a fingerprint it no
-// longer has, and an Apply that fails part way is completed by applying
-// the batch again (a repeated posting is read once).
+// the documents it wrote). Each step is a pipeline (the new documents'
+// in chunks of 256, four at once) and waits for the one before. The keys
+// of one document lie in different slots, so a document's write is not
+// atomic; but a posting a reader sees always resolves to its document
+// and record, and because a new record always gets a new number and the
+// old number is unlinked first, a posting never lends a document a
+// fingerprint it no longer has. An Apply that fails part way is
+// completed by applying the batch again (a repeated posting is read
+// once).
+//
+// AppendRead (not part of index.Store) is Apply for new documents that
+// also returns, under each key, the postings that were there before the
+// document's own: the primitive of deduplication by many writers at
+// once. Compact rewrites the buckets at their exact size (APPEND grows
+// strings by doubling). ClusterStats adds the cluster's memory and the
+// largest buckets to Stats.
 //
 // When Apply returns, its writes have been executed by the masters, in
 // memory. Whether they survive a crash is the cluster's configuration:
