@@ -45,6 +45,7 @@ func docs(n int, prefix string) []index.Doc {
 // stores and by Open, not taken for a smaller archive; a cluster that is
 // not ok is refused at Open with nothing written.
 func TestNodeRestartedEmpty(t *testing.T) {
+	t.Parallel() // mostly waiting for the cluster to notice
 	c := redistest.Start(t, redistest.Options{})
 	url := c.URL("arch")
 	x, err := OpenIndex(ctx, url, nil, nil)
@@ -113,6 +114,7 @@ func TestNodeRestartedEmpty(t *testing.T) {
 // acknowledged document; a master without a replica to wait for fails
 // Apply clearly.
 func TestFailover(t *testing.T) {
+	t.Parallel() // mostly waiting for the cluster to notice
 	c := redistest.Start(t, redistest.Options{Replicas: 1})
 	url := c.URL("arch")
 	x, err := OpenIndex(ctx, url, &Options{WaitReplicas: 1, WaitTimeout: 2 * time.Second}, nil)

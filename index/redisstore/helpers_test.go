@@ -24,6 +24,12 @@ func TestMain(m *testing.M) {
 }
 
 // open opens a new archive of its own on the package's shared cluster.
+// It is the shape of indextest.Run's opener: once that suite is on this
+// branch, the conformance test is
+//
+//	func TestConformance(t *testing.T) {
+//		indextest.Run(t, func(t *testing.T) index.Store { return open(t, nil) })
+//	}
 func open(t testing.TB, opts *Options) *Store {
 	t.Helper()
 	c := redistest.Shared(t)
