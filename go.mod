@@ -9,6 +9,7 @@ require (
 	github.com/go-ego/gse v0.80.3
 	github.com/liuzl/da v0.0.0-20180704015230-14771aad5b1d
 	github.com/longbridgeapp/opencc v0.3.13
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/yanyiwu/gojieba v1.4.7
 	golang.org/x/net v0.62.0
@@ -30,6 +31,7 @@ require (
 	go.opentelemetry.io/otel v1.41.0 // indirect
 	go.opentelemetry.io/otel/metric v1.41.0 // indirect
 	go.opentelemetry.io/otel/trace v1.41.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.7 // indirect
 )

@@ -1,0 +1,410 @@
+//go:build ignore
+
+// bench_redis measures a Redis archive: ingest rate through Index.Add,
+// memory per document (used_memory over the masters, and MEMORY USAGE
+// of samples of each kind of key), Near and Similar latency, and
+// candidates per query. It is a program rather than a benchmark because
+// a million documents take a minute or more. Without -url it starts a
+// 3-master cluster on loopback with scripts/redis-cluster (in a
+// temporary directory, stopped at the end), so that the memory figures
+// are the archive's alone.
+//
+//	go run bench_redis.go -n 1000000
+//	go run bench_redis.go -n 1000000 -sketch=false
+//	go run bench_redis.go -n 1000000 -bare
+//	go run bench_redis.go -n 1000000 -compact
+//	go run bench_redis.go -n 200000 -url redis://127.0.0.1:7000/bench
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/redisstore"
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/tfidf"
+)
+
+var (
+	n       = flag.Int("n", 200_000, "documents to add")
+	batch   = flag.Int("batch", 1000, "documents per Add call")
+	queries = flag.Int("queries", 5000, "Near and Similar queries, each with a planted neighbour 0 to 3 bits away")
+	sketch  = flag.Bool("sketch", true, "give documents a MinHash sketch (16 band keys each)")
+	bare    = flag.Bool("bare", false, "documents of an ID and a fingerprint only (no title, keywords, content hash or sketch), as add --fingerprints makes")
+	url     = flag.String("url", "", "archive URL (default: a new 3-master cluster on loopback)")
+	bits    = flag.Int("bucketbits", 0, "bucket bits of the new archive (0: the default)")
+	blocks  = flag.Int("blocks", 0, "layout blocks (0: default 4)")
+	compact = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
+)
+
+func doc(r *rand.Rand, i int) index.Doc {
+	d := index.Doc{ID: fmt.Sprintf("doc-%09d", i), Fingerprint: simhash.Fingerprint(r.Uint64()), Added: time.Unix(1.7e9+int64(i), 0)}
+	if *bare {
+		return d
+	}
+	d.ContentHash = r.Uint64()
+	d.Title = fmt.Sprintf("benchmark document title %05d", i%100000)
+	for k := 0; k < 10; k++ {
+		d.Keywords = append(d.Keywords, tfidf.Keyword{Word: fmt.Sprintf("w%05d", r.IntN(50000)), Weight: r.Float64()})
+	}
+	if *sketch {
+		for k := range d.Sketch {
+			d.Sketch[k] = uint16(r.Uint32()) | 1
+		}
+	}
+	return d
+}
+
+// counting wraps a store, counting the postings and records read.
+type counting struct {
+	index.Store
+	postings, records atomic.Int64
+}
+
+func (c *counting) Postings(ctx context.Context, keys []index.Key) ([][]index.Posting, error) {
+	ps, err := c.Store.Postings(ctx, keys)
+	for _, l := range ps {
+		c.postings.Add(int64(len(l)))
+	}
+	return ps, err
+}
+
+func (c *counting) Records(ctx context.Context, ids []string) ([][]byte, error) {
+	c.records.Add(int64(len(ids)))
+	return c.Store.Records(ctx, ids)
+}
+
+func main() {
+	flag.Parse()
+	ctx := context.Background()
+	if *url == "" {
+		stopCluster = startCluster()
+		defer stopCluster()
+	}
+	s, err := redisstore.Open(ctx, *url, &redisstore.Options{BucketBits: *bits})
+	if err != nil {
+		fatal(err)
+	}
+	cs := &counting{Store: s}
+	x, err := index.New(ctx, cs, &index.Options{Blocks: *blocks})
+	if err != nil {
+		fatal(err)
+	}
+	defer x.Close()
+	st0, err := s.ClusterStats(ctx, 0)
+	if err != nil {
+		fatal(err)
+	}
+	xs, _ := x.Stats(ctx)
+	fmt.Printf("n=%d batch=%d sketch=%v bare=%v bucketbits=%d tables=%d masters=%d used_memory before=%d MiB\n",
+		*n, *batch, *sketch && !*bare, *bare, s.BucketBits(), xs.Tables, st0.Masters, st0.UsedMemory>>20)
+
+	// Ingest.
+	cpu0, scpu0 := clientCPU(), serverCPU(ctx, s)
+	r := rand.New(rand.NewPCG(42, 42))
+	fps := make([]simhash.Fingerprint, 0, *n)
+	var sample []index.Doc
+	start := time.Now()
+	var addTime time.Duration
+	docs := make([]index.Doc, 0, *batch)
+	for i := 0; i < *n; i++ {
+		d := doc(r, i)
+		fps = append(fps, d.Fingerprint)
+		if i%(*n/1000+1) == 0 {
+			sample = append(sample, d)
+		}
+		docs = append(docs, d)
+		if len(docs) == *batch || i == *n-1 {
+			t := time.Now()
+			if err := x.Add(ctx, docs...); err != nil {
+				fatal(err)
+			}
+			addTime += time.Since(t)
+			docs = docs[:0]
+		}
+		if (i+1)%200_000 == 0 {
+			fmt.Printf("  %d added, %.0f docs/s in Add\n", i+1, float64(i+1)/addTime.Seconds())
+		}
+	}
+	postings := 4 + 1 + 16
+	if *bare {
+		postings = 4 + 1
+	} else if !*sketch {
+		postings = 4 + 1
+	}
+	postings = postings - 4 + xs.Tables
+	fmt.Printf("ingest: %d documents in %v of Add (%v wall): %.0f documents/s, %.0f fingerprints/s, %.0f postings/s\n",
+		*n, addTime.Round(time.Millisecond), time.Since(start).Round(time.Millisecond),
+		float64(*n)/addTime.Seconds(), float64(*n)/addTime.Seconds(), float64(*n*postings)/addTime.Seconds())
+
+	ccpu, scpu := clientCPU()-cpu0, serverCPU(ctx, s)-scpu0
+	fmt.Printf("ingest CPU: client %.1f µs/document, servers %.1f µs/document (%.1f µs/posting together)\n",
+		ccpu.Seconds()*1e6/float64(*n), scpu.Seconds()*1e6/float64(*n), (ccpu+scpu).Seconds()*1e6/float64(*n*postings))
+
+	// Memory.
+	st, err := s.ClusterStats(ctx, 5)
+	if err != nil {
+		fatal(err)
+	}
+	fmt.Printf("memory: used_memory %d MiB over %d masters, %d documents: %.1f bytes/document (%.1f after the empty archive's %d MiB)\n",
+		st.UsedMemory>>20, st.Masters, st.Docs, st.BytesPerDoc, float64(st.UsedMemory-st0.UsedMemory)/float64(st.Docs), st0.UsedMemory>>20)
+	memoryByKind(ctx, s, sample)
+	for _, b := range st.Largest {
+		fmt.Printf("  largest bucket: %s, %d postings, %d bytes\n", b.Key, b.Postings, b.Bytes)
+	}
+
+	if *compact {
+		t := time.Now()
+		n, err := s.Compact(ctx)
+		if err != nil {
+			fatal(err)
+		}
+		stc, err := s.ClusterStats(ctx, 0)
+		if err != nil {
+			fatal(err)
+		}
+		fmt.Printf("compact: %d buckets in %v; used_memory %d MiB: %.1f bytes/document (%.1f after the empty archive)\n",
+			n, time.Since(t).Round(time.Millisecond), stc.UsedMemory>>20, stc.BytesPerDoc, float64(stc.UsedMemory-st0.UsedMemory)/float64(stc.Docs))
+		memoryByKind(ctx, s, sample)
+	}
+
+	// Queries: a random document, 0 to 3 bits flipped.
+	qr := rand.New(rand.NewPCG(7, 7))
+	type query struct {
+		d    index.Doc
+		want string
+	}
+	qs := make([]query, *queries)
+	for i := range qs {
+		src := qr.IntN(len(fps))
+		// Regenerate the document's other fields the way ingest did.
+		d := index.Doc{ID: "query", Fingerprint: fps[src]}
+		if !*bare {
+			g, err := x.Get(ctx, fmt.Sprintf("doc-%09d", src))
+			if err != nil {
+				fatal(err)
+			}
+			d = g
+			d.ID = "query"
+		}
+		for _, b := range qr.Perm(64)[:i%4] {
+			d.Fingerprint ^= 1 << uint(b)
+		}
+		qs[i] = query{d, fmt.Sprintf("doc-%09d", src)}
+	}
+	measure := func(name string, f func(q *query) ([]index.Match, error)) {
+		lat := make([]time.Duration, len(qs))
+		p0, r0 := cs.postings.Load(), cs.records.Load()
+		found := 0
+		for i := range qs {
+			t := time.Now()
+			ms, err := f(&qs[i])
+			lat[i] = time.Since(t)
+			if err != nil {
+				fatal(err)
+			}
+			if slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == qs[i].want }) {
+				found++
+			}
+		}
+		slices.Sort(lat)
+		var sum time.Duration
+		for _, l := range lat {
+			sum += l
+		}
+		q := float64(len(qs))
+		fmt.Printf("%s: %d queries, %.0f/s; p50 %v p90 %v p99 %v max %v; planted neighbour found %d/%d; %.1f postings and %.1f records read per query\n",
+			name, len(qs), q/sum.Seconds(), lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*9/10].Round(time.Microsecond),
+			lat[len(lat)*99/100].Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond), found, len(qs),
+			float64(cs.postings.Load()-p0)/q, float64(cs.records.Load()-r0)/q)
+	}
+	measure("Near k=3", func(q *query) ([]index.Match, error) { return x.Near(ctx, q.d.Fingerprint, 3) })
+	if !*bare {
+		measure("Similar k=3", func(q *query) ([]index.Match, error) { return x.Similar(ctx, &q.d, 3) })
+	}
+}
+
+// memoryByKind prints MEMORY USAGE averages for the keys of the sample
+// documents: their records, their number-hash entries and their buckets.
+func memoryByKind(ctx context.Context, s *redisstore.Store, sample []index.Doc) {
+	c := s.Client()
+	name := strings.TrimSuffix(s.String()[strings.LastIndex(s.String(), "/")+1:], "")
+	var rec, recBytes int64
+	for _, d := range sample {
+		k := name + ":r" + d.ID
+		u, err := c.MemoryUsage(ctx, k, 0).Result()
+		if err != nil {
+			fatal(err)
+		}
+		l, _ := c.StrLen(ctx, k).Result()
+		rec += u
+		recBytes += l
+	}
+	fmt.Printf("  records: MEMORY USAGE %.1f bytes/document for %.1f bytes of value (%d sampled)\n",
+		float64(rec)/float64(len(sample)), float64(recBytes)/float64(len(sample)), len(sample))
+	// Posting buckets and number hashes: scan a share of the keyspace on
+	// each master.
+	type agg struct{ keys, mem, bytes int64 }
+	kinds := map[byte]*agg{}
+	var mu = make(chan struct{}, 1)
+	mu <- struct{}{}
+	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		var cursor uint64
+		seen := 0
+		for seen < 3000 {
+			keys, next, err := m.Scan(ctx, cursor, name+":*", 1000).Result()
+			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				kind := k[len(name)+1]
+				if kind != 't' && kind != 'b' && kind != 'c' && kind != 'n' {
+					continue
+				}
+				u, err := m.MemoryUsage(ctx, k, 0).Result()
+				if err != nil {
+					return err
+				}
+				var l int64
+				if kind == 'n' {
+					l, _ = m.HLen(ctx, k).Result()
+				} else {
+					l, _ = m.StrLen(ctx, k).Result()
+				}
+				<-mu
+				a := kinds[kind]
+				if a == nil {
+					a = &agg{}
+					kinds[kind] = a
+				}
+				a.keys++
+				a.mem += u
+				a.bytes += l
+				mu <- struct{}{}
+				seen++
+			}
+			cursor = next
+			if cursor == 0 {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		fatal(err)
+	}
+	for _, kind := range []byte{'t', 'b', 'c', 'n'} {
+		a := kinds[kind]
+		if a == nil {
+			continue
+		}
+		unit := "bytes of value"
+		if kind == 'n' {
+			unit = "entries"
+		}
+		fmt.Printf("  %c keys: %d sampled, MEMORY USAGE %.0f bytes/key for %.1f %s: %.2f bytes of memory per %s\n",
+			kind, a.keys, float64(a.mem)/float64(a.keys), float64(a.bytes)/float64(a.keys), unit,
+			float64(a.mem)/float64(a.bytes), strings.TrimSuffix(strings.TrimPrefix(unit, "bytes of "), "s"))
+	}
+}
+
+// clientCPU returns the CPU time this process has used.
+func clientCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// serverCPU returns the CPU time the masters have used (INFO cpu).
+func serverCPU(ctx context.Context, s *redisstore.Store) time.Duration {
+	var mu sync.Mutex
+	var sum float64
+	err := s.Client().ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		v, err := m.Info(ctx, "cpu").Result()
+		if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(v, "\n") {
+			for _, f := range []string{"used_cpu_sys:", "used_cpu_user:"} {
+				if x, ok := strings.CutPrefix(strings.TrimSpace(l), f); ok {
+					y, _ := strconv.ParseFloat(x, 64)
+					mu.Lock()
+					sum += y
+					mu.Unlock()
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		fatal(err)
+	}
+	return time.Duration(sum * float64(time.Second))
+}
+
+var stopCluster func()
+
+// fatal stops the cluster this program started, then exits.
+func fatal(err error) {
+	if stopCluster != nil {
+		stopCluster()
+	}
+	log.Fatal(err)
+}
+
+// startCluster starts a 3-master cluster with scripts/redis-cluster and
+// sets *url; the returned function stops it.
+func startCluster() func() {
+	script, err := filepath.Abs("../../scripts/redis-cluster")
+	if err != nil {
+		fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "neardup-bench-redis-")
+	if err != nil {
+		fatal(err)
+	}
+	args := []string{"start", dir}
+	for p := 0; len(args) < 5; p++ {
+		port := 21000 + rand.IntN(30000)
+		if free(port) && free(port+10000) {
+			args = append(args, strconv.Itoa(port))
+		}
+	}
+	out, err := exec.Command(script, args...).CombinedOutput()
+	if err != nil {
+		log.Fatalf("%s: %v", out, err)
+	}
+	*url = "redis://" + strings.TrimSpace(string(out)) + "/bench"
+	return func() {
+		if out, err := exec.Command(script, "stop", dir).CombinedOutput(); err != nil {
+			log.Printf("stopping the cluster: %v: %s", err, out)
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+func free(p int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}

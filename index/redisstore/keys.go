@@ -1,0 +1,275 @@
+package redisstore
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
+)
+
+// Sizes of the fixed-size fields of packed postings.
+const (
+	numBytes = 5 // a document number, big-endian: up to 2^40 per archive
+	fpBytes  = 8 // a whole fingerprint, big-endian
+
+	// maxNum is the largest document number.
+	maxNum = 1<<(8*numBytes) - 1
+
+	// numsPerHash is how many document numbers share one number→ID hash,
+	// Redis's default hash-max-listpack-entries, so that the hashes stay
+	// listpacks (about 4 bytes per entry besides the ID) while the IDs are
+	// at most hash-max-listpack-value (64) bytes.
+	numsPerHash = 128
+)
+
+// Key kinds besides index's KindTable, KindBand and KindContent (which
+// name the posting keys). Each key is the archive's prefix, one kind
+// byte, then the rest.
+const (
+	kindRecord  = 'r' // r ID → number, record
+	kindNumHash = 'n' // n number/128 → hash {number%128 (1 byte) → ID}
+	kindMeta    = 'm' // m name → value (Claim)
+	kindStore   = 'M' // M name → value: the store's own settings ("epoch", "bucketbits")
+	kindNext    = 'N' // N → the last document number handed out (INCRBY)
+	kindDocs    = 'D' // D → the number of documents (INCRBY)
+	kindBig     = 'Z' // Z → sorted set of the largest posting keys, by bytes
+	kindMarker  = 'e' // e DECIMAL → hash {e: epoch}, one per cluster slot
+)
+
+// bucket is where the postings of one index.Key live: a Redis key
+// holding fixed-size packed records, each
+//
+//	match (matchLen bytes) [fingerprint (8 bytes), table keys only] number (5 bytes)
+//
+// where match is the part of the key's value that the Redis key name
+// does not carry. Postings keeps the records whose match equals the
+// key's.
+type bucket struct {
+	key      string
+	match    uint64
+	matchLen int
+	table    bool // records carry a fingerprint
+}
+
+// recLen is the size of one packed record.
+func (b *bucket) recLen() int {
+	n := b.matchLen + numBytes
+	if b.table {
+		n += fpBytes
+	}
+	return n
+}
+
+// mix64 is MurmurHash3's 64-bit finalizer, a bijection: band values
+// (four 16-bit MinHash minima, which are small numbers more often than
+// not) and content hashes are mixed before their top bits pick a bucket,
+// so that buckets fill evenly; since it is a bijection, bucket and match
+// together still determine the value exactly.
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// bucketOf returns the bucket of k: the Redis key carries the kind, the
+// table or band number and the top bits of the value (all of a table
+// key's bits up to s.bucketBits; the top s.bucketBits bits of a mixed
+// band value or content hash), big-endian in whole bytes; the records
+// carry the rest of the value as their match.
+func (s *Store) bucketOf(k index.Key) (bucket, error) {
+	var v uint64
+	var bits int
+	switch k.Kind {
+	case index.KindTable:
+		if k.Bits < 1 || k.Bits > 64 {
+			return bucket{}, fmt.Errorf("key %v: %d bits: want 1 to 64", k, k.Bits)
+		}
+		if k.Bits < 64 && k.Value>>k.Bits != 0 {
+			return bucket{}, fmt.Errorf("key %v: value has more than %d bits", k, k.Bits)
+		}
+		v, bits = k.Value, int(k.Bits)
+	case index.KindBand, index.KindContent:
+		v, bits = mix64(k.Value), 64
+	default:
+		return bucket{}, fmt.Errorf("key %v: unknown kind", k)
+	}
+	bb := min(bits, s.bucketBits)
+	mbits := bits - bb
+	b := bucket{table: k.Kind == index.KindTable, matchLen: (mbits + 7) / 8}
+	if mbits > 0 {
+		b.match = v & (1<<mbits - 1)
+	}
+	top := v >> mbits
+	nb := (bb + 7) / 8
+	key := make([]byte, 0, len(s.prefix)+2+nb)
+	key = append(key, s.prefix...)
+	key = append(key, byte(k.Kind), k.Table)
+	for i := nb - 1; i >= 0; i-- {
+		key = append(key, byte(top>>(8*i)))
+	}
+	b.key = string(key)
+	return b, nil
+}
+
+// appendRecord appends the packed record of document num, with
+// fingerprint fp, to dst.
+func (b *bucket) appendRecord(dst []byte, fp simhash.Fingerprint, num uint64) []byte {
+	for i := b.matchLen - 1; i >= 0; i-- {
+		dst = append(dst, byte(b.match>>(8*i)))
+	}
+	if b.table {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(fp))
+	}
+	return appendNum(dst, num)
+}
+
+// numOffset is where the number starts in a record.
+func (b *bucket) numOffset() int { return b.recLen() - numBytes }
+
+// scan calls f with the fingerprint and number of every record of val
+// whose match is b's.
+func (b *bucket) scan(val string, f func(fp simhash.Fingerprint, num uint64)) error {
+	n := b.recLen()
+	if len(val)%n != 0 {
+		return fmt.Errorf("%w: posting key %q holds %d bytes, not a multiple of its %d-byte records", index.ErrCorrupt, b.key, len(val), n)
+	}
+	for off := 0; off < len(val); off += n {
+		r := val[off : off+n]
+		var m uint64
+		for i := 0; i < b.matchLen; i++ {
+			m = m<<8 | uint64(r[i])
+		}
+		if m != b.match {
+			continue
+		}
+		r = r[b.matchLen:]
+		var fp simhash.Fingerprint
+		if b.table {
+			fp = simhash.Fingerprint(binary.BigEndian.Uint64([]byte(r[:fpBytes])))
+			r = r[fpBytes:]
+		}
+		f(fp, parseNum(r))
+	}
+	return nil
+}
+
+func appendNum(dst []byte, num uint64) []byte {
+	for i := numBytes - 1; i >= 0; i-- {
+		dst = append(dst, byte(num>>(8*i)))
+	}
+	return dst
+}
+
+func numString(num uint64) string { return string(appendNum(nil, num)) }
+
+// parseNum reads a number from the first numBytes bytes of s.
+func parseNum(s string) uint64 {
+	var n uint64
+	for i := 0; i < numBytes; i++ {
+		n = n<<8 | uint64(s[i])
+	}
+	return n
+}
+
+// recordKey returns the key of the record of id.
+func (s *Store) recordKey(id string) string { return s.prefix + string(kindRecord) + id }
+
+// numHash returns the key and field of num in the number→ID hashes.
+func (s *Store) numHash(num uint64) (key, field string) {
+	return s.prefix + string(kindNumHash) + numString(num/numsPerHash), string([]byte{byte(num % numsPerHash)})
+}
+
+func (s *Store) metaKey(name string) string  { return s.prefix + string(kindMeta) + name }
+func (s *Store) storeKey(name string) string { return s.prefix + string(kindStore) + name }
+
+// describe names a Redis key of the archive for people: "t1 bucket
+// 4567" for a posting key, the kind and bytes in hex otherwise.
+func (s *Store) describe(key string) string {
+	if len(key) < len(s.prefix)+1 {
+		return strconv.Quote(key)
+	}
+	rest := key[len(s.prefix):]
+	switch index.Kind(rest[0]) {
+	case index.KindTable, index.KindBand, index.KindContent:
+		if len(rest) >= 2 {
+			name := string(rest[0])
+			if index.Kind(rest[0]) != index.KindContent {
+				name += strconv.Itoa(int(rest[1]))
+			}
+			return fmt.Sprintf("%s bucket %x", name, rest[2:])
+		}
+	}
+	return fmt.Sprintf("%c %x", rest[0], rest[1:])
+}
+
+// Cluster slots, computed as Redis does (CRC16-XMODEM of the key, or of
+// the part between the first '{' and the next '}' when that part is not
+// empty, mod 16384), so that each record key is written together with
+// the marker of its slot.
+
+const numSlots = 16384
+
+var crcTable = func() (t [256]uint16) {
+	for i := range t {
+		c := uint16(i) << 8
+		for j := 0; j < 8; j++ {
+			if c&0x8000 != 0 {
+				c = c<<1 ^ 0x1021
+			} else {
+				c <<= 1
+			}
+		}
+		t[i] = c
+	}
+	return t
+}()
+
+func crc16(s string) uint16 {
+	var c uint16
+	for i := 0; i < len(s); i++ {
+		c = c<<8 ^ crcTable[byte(c>>8)^s[i]]
+	}
+	return c
+}
+
+// slot returns the cluster slot of key.
+func slot(key string) int {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '{' {
+			for j := i + 1; j < len(key); j++ {
+				if key[j] == '}' {
+					if j > i+1 {
+						key = key[i+1 : j]
+					}
+					break
+				}
+			}
+			break
+		}
+	}
+	return int(crc16(key)) % numSlots
+}
+
+// markerKeys returns, for every cluster slot, a key of the archive in
+// that slot: prefix 'e' and the smallest decimal number that lands
+// there. The archive's markers are hashes under these keys.
+func markerKeys(prefix string) []string {
+	keys := make([]string, numSlots)
+	left := numSlots
+	buf := []byte(prefix + string(kindMarker))
+	n := len(buf)
+	for i := 0; left > 0; i++ {
+		buf = strconv.AppendInt(buf[:n], int64(i), 10)
+		sl := slot(string(buf))
+		if keys[sl] == "" {
+			keys[sl] = string(buf)
+			left--
+		}
+	}
+	return keys
+}

@@ -1,0 +1,682 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
+)
+
+// Postings implements index.Store: one pipeline reads every bucket of
+// keys, a second resolves the numbers found to IDs. Postings whose number
+// no longer resolves (deleted or replaced documents) are left out, and so
+// are repeats of an ID within one key's list.
+func (s *Store) Postings(ctx context.Context, keys []index.Key) ([][]index.Posting, error) {
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	defer s.life.RUnlock()
+	bs := make([]bucket, len(keys))
+	at := make(map[string]int, len(keys))
+	cmds := make([]redis.Cmder, 0, len(keys)+4)
+	for i, k := range keys {
+		b, err := s.bucketOf(k)
+		if err != nil {
+			return nil, s.errorf("postings: %w", err)
+		}
+		bs[i] = b
+		if _, ok := at[b.key]; !ok {
+			at[b.key] = len(cmds)
+			cmds = append(cmds, redis.NewStringCmd(ctx, "get", b.key))
+		}
+	}
+	nget := len(cmds)
+	cmds = append(cmds, s.checkCmds(ctx)...)
+	if err := s.exec(ctx, cmds, false); err != nil {
+		return nil, s.errorf("postings: %w", err)
+	}
+	if err := s.verify(cmds[nget:]); err != nil {
+		return nil, err
+	}
+	type hit struct {
+		fp  simhash.Fingerprint
+		num uint64
+	}
+	hits := make([][]hit, len(keys))
+	ids := map[uint64]string{}
+	for i := range keys {
+		val := cmds[at[bs[i].key]].(*redis.StringCmd).Val()
+		err := bs[i].scan(val, func(fp simhash.Fingerprint, num uint64) {
+			hits[i] = append(hits[i], hit{fp, num})
+			ids[num] = ""
+		})
+		if err != nil {
+			return nil, s.errorf("postings: %w", err)
+		}
+	}
+	if len(ids) == 0 {
+		return make([][]index.Posting, len(keys)), nil
+	}
+	if err := s.resolve(ctx, ids); err != nil {
+		return nil, err
+	}
+	out := make([][]index.Posting, len(keys))
+	seen := map[string]bool{}
+	for i, hs := range hits {
+		clear(seen)
+		for _, h := range hs {
+			id := ids[h.num]
+			if id == "" || (len(hs) > 1 && seen[id]) {
+				continue
+			}
+			seen[id] = true
+			out[i] = append(out[i], index.Posting{ID: id, Fingerprint: h.fp})
+		}
+	}
+	return out, nil
+}
+
+// resolve fills in the ID of every number of ids, in one pipeline of
+// HMGETs; numbers without one keep "".
+func (s *Store) resolve(ctx context.Context, ids map[uint64]string) error {
+	type group struct {
+		nums []uint64
+		cmd  *redis.SliceCmd
+	}
+	groups := map[string]*group{}
+	for num := range ids {
+		k, _ := s.numHash(num)
+		g := groups[k]
+		if g == nil {
+			g = &group{}
+			groups[k] = g
+		}
+		g.nums = append(g.nums, num)
+	}
+	cmds := make([]redis.Cmder, 0, len(groups))
+	for k, g := range groups {
+		args := make([]any, 0, 2+len(g.nums))
+		args = append(args, "hmget", k)
+		for _, n := range g.nums {
+			_, f := s.numHash(n)
+			args = append(args, f)
+		}
+		g.cmd = redis.NewSliceCmd(ctx, args...)
+		cmds = append(cmds, g.cmd)
+	}
+	if err := s.exec(ctx, cmds, false); err != nil {
+		return s.errorf("postings: resolving numbers: %w", err)
+	}
+	for _, g := range groups {
+		for i, v := range g.cmd.Val() {
+			if id, ok := v.(string); ok {
+				ids[g.nums[i]] = id
+			}
+		}
+	}
+	return nil
+}
+
+// Records implements index.Store: one pipeline of GETs.
+func (s *Store) Records(ctx context.Context, ids []string) ([][]byte, error) {
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	defer s.life.RUnlock()
+	cmds := make([]redis.Cmder, 0, len(ids)+4)
+	for _, id := range ids {
+		cmds = append(cmds, redis.NewStringCmd(ctx, "get", s.recordKey(id)))
+	}
+	cmds = append(cmds, s.checkCmds(ctx)...)
+	if err := s.exec(ctx, cmds, false); err != nil {
+		return nil, s.errorf("records: %w", err)
+	}
+	if err := s.verify(cmds[len(ids):]); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(ids))
+	for i := range ids {
+		c := cmds[i].(*redis.StringCmd)
+		if c.Err() == redis.Nil {
+			continue
+		}
+		v := c.Val()
+		if len(v) < numBytes {
+			return nil, s.errorf("%w: record of %q is %d bytes: want at least %d", index.ErrCorrupt, ids[i], len(v), numBytes)
+		}
+		out[i] = []byte(v[numBytes:])
+	}
+	return out, nil
+}
+
+// applyChunk is the most documents whose writes go in one pipeline;
+// applyParallel pipelines run at once.
+const (
+	applyChunk    = 256
+	applyParallel = 4
+)
+
+// bigMin is the fewest records a bucket must reach before Apply records
+// it among the largest, and topBig how many of those the archive keeps.
+const (
+	bigMin = 64
+	topBig = 100
+)
+
+// Apply implements index.Store (see the package doc for the order of
+// the writes and what an acknowledged Apply means).
+func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
+	if err := s.use(); err != nil {
+		return err
+	}
+	defer s.life.RUnlock()
+	_, err := s.apply(ctx, b.Writes, nil)
+	return err
+}
+
+// apply is Apply. When lens is not nil, it sets lens[i][j] to the length
+// of the bucket of ws[i].Keys[j] right after ws[i]'s posting was
+// appended (APPEND's answer), and it returns the writes' numbers.
+func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64) ([]uint64, error) {
+	if s.opts.ReadOnly {
+		return nil, s.errorf("%w", index.ErrReadOnly)
+	}
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	// Everything is checked before anything is written.
+	type plan struct {
+		keys, old []bucket
+		num, prev uint64 // the new number; the old one (0: none)
+	}
+	ps := make([]plan, len(ws))
+	nNew := 0
+	for i := range ws {
+		w := &ws[i]
+		if err := index.CheckID(w.ID); err != nil {
+			return nil, s.errorf("apply: write %d: %w", i, err)
+		}
+		p := &ps[i]
+		for _, k := range w.Keys {
+			bk, err := s.bucketOf(k)
+			if err != nil {
+				return nil, s.errorf("apply: write %d: %w", i, err)
+			}
+			p.keys = append(p.keys, bk)
+		}
+		for _, k := range w.OldKeys {
+			bk, err := s.bucketOf(k)
+			if err != nil {
+				return nil, s.errorf("apply: write %d: %w", i, err)
+			}
+			p.old = append(p.old, bk)
+		}
+		if w.Record != nil {
+			nNew++
+		}
+	}
+
+	// 1. Numbers, the old numbers of replaced and deleted documents, and
+	// the markers.
+	var cmds []redis.Cmder
+	var incr *redis.IntCmd
+	if nNew > 0 {
+		incr = redis.NewIntCmd(ctx, "incrby", s.prefix+string(kindNext), nNew)
+		cmds = append(cmds, incr)
+	}
+	olds := make([]*redis.StringCmd, len(ws))
+	for i := range ws {
+		if w := &ws[i]; w.Replaces || w.Record == nil {
+			olds[i] = redis.NewStringCmd(ctx, "getrange", s.recordKey(w.ID), 0, numBytes-1)
+			cmds = append(cmds, olds[i])
+		}
+	}
+	checks := s.checkCmds(ctx)
+	cmds = append(cmds, checks...)
+	if err := s.exec(ctx, cmds, false); err != nil {
+		return nil, s.errorf("apply: %w", err)
+	}
+	if err := s.verify(checks); err != nil {
+		return nil, err
+	}
+	if incr != nil {
+		last := uint64(incr.Val())
+		if last > maxNum {
+			return nil, s.errorf("apply: document numbers exhausted (%d)", last)
+		}
+		next := last - uint64(nNew) + 1
+		for i := range ws {
+			if ws[i].Record != nil {
+				ps[i].num = next
+				next++
+			}
+		}
+	}
+	for i, c := range olds {
+		if c != nil && len(c.Val()) == numBytes {
+			ps[i].prev = parseNum(c.Val())
+		}
+	}
+
+	// 2. Unlink the old numbers and remove their postings (and deleted
+	// records), before anything new is visible.
+	cmds = cmds[:0]
+	var dels []*redis.StringCmd
+	for i := range ws {
+		w, p := &ws[i], &ps[i]
+		if w.Record == nil {
+			c := redis.NewStringCmd(ctx, "getdel", s.recordKey(w.ID))
+			cmds = append(cmds, c)
+			dels = append(dels, c)
+		}
+		if p.prev == 0 {
+			continue
+		}
+		hk, f := s.numHash(p.prev)
+		cmds = append(cmds, redis.NewIntCmd(ctx, "hdel", hk, f))
+		pn := numString(p.prev)
+		for _, bk := range p.old {
+			cmds = append(cmds, redis.NewCmd(ctx, "fcall", fnRemoveNum, 1, bk.key, bk.recLen(), bk.numOffset(), pn))
+		}
+	}
+	if err := s.exec(ctx, cmds, true); err != nil {
+		return nil, s.errorf("apply: %w", err)
+	}
+	var docs int64 // the change in the number of documents
+	for _, c := range dels {
+		if c.Err() == nil {
+			docs--
+		}
+	}
+
+	// 3. The new postings, numbers and records, a chunk of documents per
+	// pipeline, a few pipelines at once.
+	var (
+		mu       sync.Mutex
+		firstErr error
+		big      []redis.Z
+		strays   []uint64 // numbers of records that were there unexpectedly
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, applyParallel)
+	)
+	for lo := 0; lo < len(ws); lo += applyChunk {
+		hi := min(lo+applyChunk, len(ws))
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var cmds []redis.Cmder
+			type app struct {
+				c    *redis.IntCmd
+				bk   *bucket
+				w, k int
+			}
+			var apps []app
+			var sets []*redis.StringCmd
+			var setIdx []int
+			var rec []byte
+			// The numbers of a batch are consecutive: one HSET per
+			// number hash.
+			var hset []any
+			flush := func() {
+				if len(hset) > 0 {
+					cmds = append(cmds, redis.NewIntCmd(ctx, hset...))
+					hset = nil
+				}
+			}
+			// Numbers and records first, then the postings: a posting
+			// that a reader sees resolves, and its record is there.
+			for i := lo; i < hi; i++ {
+				w, p := &ws[i], &ps[i]
+				if w.Record == nil {
+					continue
+				}
+				hk, f := s.numHash(p.num)
+				if len(hset) == 0 || hset[1] != hk {
+					flush()
+					hset = []any{"hset", hk}
+				}
+				hset = append(hset, f, w.ID)
+				v := make([]byte, 0, numBytes+len(w.Record))
+				v = append(appendNum(v, p.num), w.Record...)
+				c := redis.NewStringCmd(ctx, "set", s.recordKey(w.ID), string(v), "get")
+				cmds = append(cmds, c)
+				sets = append(sets, c)
+				setIdx = append(setIdx, i)
+			}
+			flush()
+			err := s.exec(ctx, cmds, true)
+			var appCmds []redis.Cmder
+			if err == nil {
+				for i := lo; i < hi; i++ {
+					w, p := &ws[i], &ps[i]
+					if w.Record == nil {
+						continue
+					}
+					for j := range p.keys {
+						bk := &p.keys[j]
+						rec = bk.appendRecord(rec[:0], w.Fingerprint, p.num)
+						c := redis.NewIntCmd(ctx, "append", bk.key, string(rec))
+						appCmds = append(appCmds, c)
+						apps = append(apps, app{c, bk, i, j})
+					}
+				}
+				err = s.exec(ctx, appCmds, true)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			// Count what was written even when some commands failed.
+			for j, c := range sets {
+				switch {
+				case c.Err() == redis.Nil:
+					docs++
+				case c.Err() == nil && len(c.Val()) >= numBytes:
+					if n := parseNum(c.Val()); n != ps[setIdx[j]].prev && n != ps[setIdx[j]].num {
+						strays = append(strays, n)
+					}
+				}
+			}
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			for _, a := range apps {
+				if lens != nil {
+					lens[a.w][a.k] = a.c.Val()
+				}
+				n := a.c.Val() / int64(a.bk.recLen())
+				if n >= bigMin && n&(n-1) == 0 {
+					// The member says the record length, which a table
+					// key's name does not.
+					big = append(big, redis.Z{Score: float64(n), Member: string(rune(a.bk.recLen())) + a.bk.key})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	// 4. The document count; rarely, unlinking the numbers of records
+	// that were replaced without the caller knowing (another writer, or a
+	// batch applied again), and noting the buckets that doubled past
+	// bigMin records.
+	cmds = cmds[:0]
+	if docs != 0 {
+		cmds = append(cmds, redis.NewIntCmd(ctx, "incrby", s.prefix+string(kindDocs), docs))
+	}
+	for _, n := range strays {
+		hk, f := s.numHash(n)
+		cmds = append(cmds, redis.NewIntCmd(ctx, "hdel", hk, f))
+	}
+	if len(big) > 0 {
+		zk := s.prefix + string(kindBig)
+		args := []any{"zadd", zk, "gt"}
+		for _, z := range big {
+			args = append(args, z.Score, z.Member)
+		}
+		cmds = append(cmds, redis.NewIntCmd(ctx, args...), redis.NewIntCmd(ctx, "zremrangebyrank", zk, 0, -topBig-1))
+	}
+	err := s.exec(ctx, cmds, true)
+	if firstErr != nil {
+		return nil, s.errorf("apply: %w", firstErr)
+	}
+	if err != nil {
+		return nil, s.errorf("apply: %w", err)
+	}
+	nums := make([]uint64, len(ws))
+	for i := range ps {
+		nums[i] = ps[i].num
+	}
+	return nums, nil
+}
+
+// claimScript sets every field of the claims hash (KEYS[1]) that is
+// not set yet to its value (ARGV: field, value, field, value, …) and
+// returns the fields' values afterwards: one key, so one slot, so atomic.
+var claimScript = redis.NewScript(`
+for i = 1, #ARGV, 2 do
+  redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i+1])
+end
+local out = {}
+for i = 1, #ARGV, 2 do
+  out[#out+1] = redis.call('HGET', KEYS[1], ARGV[i])
+end
+return out`)
+
+// Claim implements index.Store: the values are fields of one hash, set
+// together by one script.
+func (s *Store) Claim(ctx context.Context, values map[string][]byte) (map[string][]byte, error) {
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	defer s.life.RUnlock()
+	key := s.metaKey("")
+	names := make([]string, 0, len(values))
+	for name := range values {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := make(map[string][]byte, len(names))
+	if s.opts.ReadOnly {
+		vs, err := s.c.HMGet(ctx, key, names...).Result()
+		if err != nil {
+			return nil, s.errorf("claim: %w", err)
+		}
+		for i, v := range vs {
+			str, ok := v.(string)
+			if !ok {
+				return nil, s.errorf("claim %q: %w", names[i], index.ErrReadOnly)
+			}
+			out[names[i]] = []byte(str)
+		}
+		return out, nil
+	}
+	args := make([]any, 0, 2*len(names))
+	for _, name := range names {
+		args = append(args, name, string(values[name]))
+	}
+	res, err := claimScript.Run(ctx, s.c, []string{key}, args...).Slice()
+	if err != nil {
+		return nil, s.errorf("claim: %w", err)
+	}
+	if len(res) != len(names) {
+		return nil, s.errorf("claim: %d values for %d names", len(res), len(names))
+	}
+	for i, v := range res {
+		str, _ := v.(string)
+		out[names[i]] = []byte(str)
+	}
+	return out, nil
+}
+
+// Stats implements index.Store: Docs is the archive's document count,
+// which Apply keeps (an Apply that fails part way may leave it off by
+// the documents it wrote), read together with the markers of one slot
+// of every master.
+func (s *Store) Stats(ctx context.Context) (index.StoreStats, error) {
+	if err := s.use(); err != nil {
+		return index.StoreStats{}, err
+	}
+	defer s.life.RUnlock()
+	docs, err := s.docs(ctx)
+	return index.StoreStats{Docs: docs}, err
+}
+
+func (s *Store) docs(ctx context.Context) (int64, error) {
+	c := redis.NewStringCmd(ctx, "get", s.prefix+string(kindDocs))
+	checks := s.checkCmds(ctx)
+	if err := s.exec(ctx, append([]redis.Cmder{c}, checks...), false); err != nil {
+		return 0, s.errorf("stats: %w", err)
+	}
+	if err := s.verify(checks); err != nil {
+		return 0, err
+	}
+	if c.Err() == redis.Nil {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(c.Val(), 10, 64)
+	if err != nil {
+		return 0, s.errorf("%w: document count %q", index.ErrCorrupt, c.Val())
+	}
+	return n, nil
+}
+
+// ClusterStats describe an archive and the cluster it is in.
+type ClusterStats struct {
+	Docs       int64
+	BucketBits int
+	LastNumber int64 // the last document number handed out
+
+	Masters, Replicas int
+	// UsedMemory is the sum of used_memory (INFO memory) over the
+	// masters: every archive of the cluster, and Redis's own overhead.
+	UsedMemory int64
+	// BytesPerDoc is UsedMemory / Docs: a bound for this archive alone
+	// when the cluster holds others.
+	BytesPerDoc float64
+
+	// Largest are the largest posting buckets, largest first: those that
+	// reached 64, 128, 256, ... records, with their size now.
+	Largest []BigKey
+}
+
+// BigKey is one posting bucket.
+type BigKey struct {
+	Key      string // "t2 bucket 4d2f": kind, table or band number, bucket in hex
+	Bytes    int64
+	Postings int64 // records, including those of other values sharing the bucket
+}
+
+// ClusterStats returns what the store holds and how much memory the
+// cluster uses, and the largest buckets (up to max). It checks the
+// markers of all 16384 slots.
+func (s *Store) ClusterStats(ctx context.Context, max int) (ClusterStats, error) {
+	if err := s.use(); err != nil {
+		return ClusterStats{}, err
+	}
+	defer s.life.RUnlock()
+	st := ClusterStats{BucketBits: s.bucketBits}
+	bad, err := s.checkAllMarkers(ctx)
+	if err != nil {
+		return st, err
+	}
+	if len(bad) > 0 {
+		return st, s.lostError(bad)
+	}
+	if st.Docs, err = s.docs(ctx); err != nil {
+		return st, err
+	}
+	var mu sync.Mutex
+	err = s.c.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		v, err := c.Info(ctx, "memory", "replication").Result()
+		if err != nil {
+			return err
+		}
+		mem, _ := strconv.ParseInt(infoField(v, "used_memory"), 10, 64)
+		reps, _ := strconv.Atoi(infoField(v, "connected_slaves"))
+		mu.Lock()
+		st.UsedMemory += mem
+		st.Masters++
+		st.Replicas += reps
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return st, s.errorf("stats: %w", err)
+	}
+	if st.Docs > 0 {
+		st.BytesPerDoc = float64(st.UsedMemory) / float64(st.Docs)
+	}
+	if n, err := s.c.Get(ctx, s.prefix+string(kindNext)).Int64(); err == nil {
+		st.LastNumber = n
+	} else if err != redis.Nil {
+		return st, s.errorf("stats: %w", err)
+	}
+	if max <= 0 {
+		return st, nil
+	}
+	keys, err := s.c.ZRevRange(ctx, s.prefix+string(kindBig), 0, int64(max)-1).Result()
+	if err != nil {
+		return st, s.errorf("stats: %w", err)
+	}
+	cmds := make([]redis.Cmder, len(keys))
+	for i, k := range keys {
+		if len(k) < 2 || k[0] == 0 || k[0] >= 0x80 {
+			return st, s.errorf("%w: largest-bucket entry %q", index.ErrCorrupt, k)
+		}
+		cmds[i] = redis.NewIntCmd(ctx, "strlen", k[1:])
+	}
+	if err := s.exec(ctx, cmds, false); err != nil {
+		return st, s.errorf("stats: %w", err)
+	}
+	for i, k := range keys {
+		n := cmds[i].(*redis.IntCmd).Val()
+		st.Largest = append(st.Largest, BigKey{Key: s.describe(k[1:]), Bytes: n, Postings: n / int64(k[0])})
+	}
+	sortBig(st.Largest)
+	return st, nil
+}
+
+func sortBig(b []BigKey) {
+	for i := 1; i < len(b); i++ {
+		for j := i; j > 0 && b[j].Bytes > b[j-1].Bytes; j-- {
+			b[j], b[j-1] = b[j-1], b[j]
+		}
+	}
+}
+
+var _ index.Store = (*Store)(nil)
+var _ fmt.Stringer = (*Store)(nil)
+
+// Compact rewrites every posting bucket of the archive at its exact
+// size, a function call per bucket, a SCAN per master, and returns the
+// buckets rewritten. APPEND grows strings by doubling, so buckets hold
+// about 1.4 times their data between compactions (see bench_redis.go);
+// compacting returns that room, until they grow again. It may run while
+// others write: each bucket is rewritten atomically.
+func (s *Store) Compact(ctx context.Context) (int64, error) {
+	if err := s.use(); err != nil {
+		return 0, err
+	}
+	defer s.life.RUnlock()
+	if s.opts.ReadOnly {
+		return 0, s.errorf("%w", index.ErrReadOnly)
+	}
+	var mu sync.Mutex
+	var n int64
+	err := s.c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		var cursor uint64
+		for {
+			keys, next, err := m.Scan(ctx, cursor, s.prefix+"[tbc]*", 1000).Result()
+			if err != nil {
+				return err
+			}
+			if len(keys) > 0 {
+				pipe := m.Pipeline()
+				for _, k := range keys {
+					pipe.FCall(ctx, fnCompact, []string{k})
+				}
+				if _, err := pipe.Exec(ctx); err != nil {
+					return err
+				}
+				mu.Lock()
+				n += int64(len(keys))
+				mu.Unlock()
+			}
+			if cursor = next; cursor == 0 {
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		return n, s.errorf("compact: %w", err)
+	}
+	return n, nil
+}

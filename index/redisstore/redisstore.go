@@ -1,0 +1,741 @@
+// Package redisstore keeps an index.Store in a Redis Cluster (Redis 7.0
+// or later), so that an archive outlives any one process and many
+// processes can read and write it at once. An archive is named by a URL,
+//
+//	redis://[USER:PASSWORD@]HOST:PORT[,HOST:PORT...]/NAME
+//	rediss://...   (TLS)
+//
+// whose hosts are seed nodes of the cluster and whose NAME prefixes every
+// key of the archive, so that several archives share one cluster (see
+// ParseURL).
+//
+// # Keys and values
+//
+// Every key is NAME ':' and one kind byte, then binary; no key has a
+// hash tag ({...}), so an archive's keys spread over every slot. With
+// the default 4-block layout and bucket bits 16:
+//
+//	t table BUCKET  → packed postings: fingerprint (8) number (5)
+//	b band  BUCKET  → packed postings: match (6) number (5)
+//	c 0     BUCKET  → packed postings: match (6) number (5)
+//	r ID            → number (5), then the record (index's format)
+//	n NUMBER/128    → hash {NUMBER%128 (1 byte) → ID}
+//	N               → the last document number handed out (INCRBY)
+//	D               → the number of documents (INCRBY)
+//	m NAME          → the values of Claim ("format", "layout", "analyzer")
+//	M epoch|bucketbits → the store's own settings
+//	e DECIMAL       → hash {e: epoch}, one in every slot
+//	Z               → sorted set of the largest posting keys
+//
+// A posting key ("bucket") holds fixed-size records appended with APPEND
+// and read with GET. A table key's bucket is its value's top bucket bits
+// (all 16 bits with the default layout, so its records are exactly the
+// key's postings and carry the whole fingerprint); a band value or
+// content hash is first mixed (a bijection: MinHash minima are small
+// numbers more often than not) and its top bucket bits pick the bucket,
+// the other bits (the match) are in the record, and Postings keeps the
+// records whose match is the key's. So a bucket holds about
+// documents/2^bits records: bucket bits are chosen once per archive for
+// its expected size (Options.BucketBits, recorded).
+//
+// Why these choices, measured at 10^6 documents on 3 masters (see
+// bench_redis.go and docs/capacity.md): a bucket costs its data times
+// about 2 at 15 postings a bucket and 1.4 at 60 (each Redis key has ~70
+// bytes of its own, and APPEND grows by doubling), against 358 bytes a
+// posting for sets of 16-byte members; a whole document with a sketch
+// and a 341-byte record costs 1044 bytes (892 at 60 postings a bucket),
+// of which the record is 472, the 16 bands 246 to 377, the 4 tables 92
+// to 105. Numbers instead of IDs in postings save 21 × the ID's length
+// a document for one HMGET per candidate; table postings carry the whole
+// fingerprint (2 bytes more than the 48 bits the key does not give)
+// because the store does not know which bits a table key took, so a
+// posting is right whatever the layout.
+//
+// Postings carry a document number (5 bytes), not the ID: numbers are
+// handed out by INCRBY, one per written record (a replaced document gets
+// a new one), and resolved to IDs through the n hashes, which Redis keeps
+// as listpacks of about 4 bytes per entry besides the ID when IDs are at
+// most 64 bytes. A posting whose number no longer resolves (its document
+// was deleted or replaced) is dropped by Postings, so a posting's
+// fingerprint is always that of the live document it names.
+//
+// # Reads
+//
+// Postings reads all its keys in one pipeline (GET per bucket; go-redis
+// splits it by node), then resolves the numbers it found in a second
+// (HMGET per number hash). Records is one pipeline of GETs. So Similar
+// is three round trips, Near two. Each of these pipelines also reads the
+// marker of one slot of every master (see Faults).
+//
+// # Writes, atomicity and durability
+//
+// Apply takes a batch of numbers with one INCRBY, then, for replaced and
+// deleted documents, removes their number from their old postings (a
+// function that rewrites each bucket without it) and from the number
+// hash; then it writes the numbers (one HSET per number hash) and the
+// records (SET ... GET, whose answer says whether the document is new),
+// then the postings (APPEND), and last adds the new documents to the
+// count (INCRBY; an Apply that fails part way may leave the count off by
+// the documents it wrote). Each step is a pipeline (the new documents'
+// in chunks of 256, four at once) and waits for the one before. The keys
+// of one document lie in different slots, so a document's write is not
+// atomic; but a posting a reader sees always resolves to its document
+// and record, and because a new record always gets a new number and the
+// old number is unlinked first, a posting never lends a document a
+// fingerprint it no longer has. An Apply that fails part way is
+// completed by applying the batch again (a repeated posting is read
+// once).
+//
+// AppendRead (not part of index.Store) is Apply for new documents that
+// also returns, under each key, the postings that were there before the
+// document's own: the primitive of deduplication by many writers at
+// once. Compact rewrites the buckets at their exact size (APPEND grows
+// strings by doubling). ClusterStats adds the cluster's memory and the
+// largest buckets to Stats.
+//
+// When Apply returns, its writes have been executed by the masters, in
+// memory. Whether they survive a crash is the cluster's configuration:
+// the clusters scripts/redis-cluster starts keep nothing on disk
+// (--save ” --appendonly no), so a master that crashes loses its slots'
+// data (detected, see Faults). With replicas, Options.WaitReplicas makes
+// Apply send WAIT to every master it wrote to and fail unless that many
+// replicas acknowledged the writes, so that a failover loses nothing
+// acknowledged (WAIT is not a consensus: a replica promoted in the
+// middle can still miss a write).
+//
+// # Faults
+//
+// Open fails, having written nothing, when the cluster cannot be reached
+// or is not ok. An archive is created with a random epoch and a marker
+// in every one of the 16384 slots; Open checks them all, and so does
+// ClusterStats, and every pipeline of Postings, Records, Apply and Stats
+// also reads the marker of one slot of every master (3 more commands).
+// So a master that restarted empty is reported (index.ErrCorrupt,
+// naming its slots and address) instead of passing for a smaller
+// archive; Apply checks before it writes.
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/index"
+)
+
+// Defaults and limits.
+const (
+	DefaultBucketBits = 16
+	MinBucketBits     = 8
+	MaxBucketBits     = 32
+
+	DefaultWaitTimeout = time.Second
+
+	// rangesMaxAge is how long Open's view of which master serves which
+	// slots is used for the per-pipeline marker checks before it is
+	// read again.
+	rangesMaxAge = 5 * time.Second
+)
+
+// Options configure Open. Nonzero fields override the URL's parameters.
+type Options struct {
+	// BucketBits is how many bits of a key's value the Redis key of its
+	// bucket carries (see the package doc), 8 to 32, chosen when the
+	// archive is created and recorded; zero means the recorded value, or
+	// DefaultBucketBits for a new archive. Aim for tens of records per
+	// bucket: about log2(expected documents / 16).
+	BucketBits int
+
+	// WaitReplicas, when positive, makes Apply wait until that many
+	// replicas of each master it wrote to acknowledge the writes (WAIT),
+	// for at most WaitTimeout (zero means DefaultWaitTimeout).
+	WaitReplicas int
+	WaitTimeout  time.Duration
+
+	// ReadOnly opens an existing archive without writing: Open does not
+	// create one (index.ErrNotFound when there is none), Apply and Claim
+	// of a new value fail with index.ErrReadOnly.
+	ReadOnly bool
+
+	// Cluster, if not nil, may change go-redis's options before the
+	// client is made (timeouts, pool sizes, TLS).
+	Cluster func(*redis.ClusterOptions)
+}
+
+// Store is an index.Store in a Redis Cluster.
+type Store struct {
+	c          *redis.ClusterClient
+	url        string // redacted
+	prefix     string // NAME ":"
+	bucketBits int
+	epoch      string
+	markers    []string // the marker key of every slot
+	opts       Options
+
+	life   sync.RWMutex
+	closed bool
+
+	rmu      sync.Mutex
+	ranges   []slotRange
+	rangesAt time.Time
+}
+
+// slotRange is a range of slots and the master serving it.
+type slotRange struct {
+	start, end int
+	addr       string
+}
+
+// OpenIndex opens the archive at url (see Open) and the index in it
+// (see index.New).
+func OpenIndex(ctx context.Context, url string, opts *Options, iopts *index.Options) (*index.Index, error) {
+	s, err := Open(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
+	return index.New(ctx, s, iopts)
+}
+
+// Open connects to the cluster of url and opens the archive NAME in it,
+// creating it when there is none (unless opts.ReadOnly). It checks that
+// the cluster is reachable and ok, that its masters run Redis 7.0 or
+// later, and that every slot still holds the archive's marker. nil opts
+// means the URL's parameters and the defaults.
+func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
+	name, copts, o, err := ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	if opts != nil {
+		if opts.BucketBits != 0 {
+			o.BucketBits = opts.BucketBits
+		}
+		if opts.WaitReplicas != 0 {
+			o.WaitReplicas = opts.WaitReplicas
+		}
+		if opts.WaitTimeout != 0 {
+			o.WaitTimeout = opts.WaitTimeout
+		}
+		o.ReadOnly, o.Cluster = opts.ReadOnly, opts.Cluster
+	}
+	s := &Store{url: Redact(url), prefix: name + ":", opts: o}
+	if o.BucketBits != 0 && (o.BucketBits < MinBucketBits || o.BucketBits > MaxBucketBits) {
+		return nil, fmt.Errorf("redisstore: %s: bucket bits %d: want %d to %d", s.url, o.BucketBits, MinBucketBits, MaxBucketBits)
+	}
+	if o.WaitReplicas < 0 || o.WaitTimeout < 0 {
+		return nil, fmt.Errorf("redisstore: %s: negative WaitReplicas or WaitTimeout", s.url)
+	}
+	if s.opts.WaitTimeout == 0 {
+		s.opts.WaitTimeout = DefaultWaitTimeout
+	}
+	if o.Cluster != nil {
+		o.Cluster(copts)
+	}
+	s.c = redis.NewClusterClient(copts)
+	if err := s.open(ctx); err != nil {
+		s.c.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// String returns the URL, without its password, which names the store
+// in error messages.
+func (s *Store) String() string { return s.url }
+
+// Client returns the go-redis client the store uses.
+func (s *Store) Client() *redis.ClusterClient { return s.c }
+
+// BucketBits returns the archive's bucket bits.
+func (s *Store) BucketBits() int { return s.bucketBits }
+
+func (s *Store) errorf(format string, args ...any) error {
+	return fmt.Errorf("redisstore: %s: "+format, append([]any{s.url}, args...)...)
+}
+
+func (s *Store) open(ctx context.Context) error {
+	info, err := s.c.ClusterInfo(ctx).Result()
+	if err != nil {
+		return s.errorf("cluster unreachable: %w", err)
+	}
+	if !strings.Contains(info, "cluster_state:ok") {
+		state := "unknown"
+		for _, l := range strings.Split(info, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "cluster_state:"); ok {
+				state = v
+			}
+		}
+		return s.errorf("cluster state is %s, not ok", state)
+	}
+	var vmu sync.Mutex
+	var old []string
+	err = s.c.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		v, err := c.Info(ctx, "server").Result()
+		if err != nil {
+			return err
+		}
+		ver := infoField(v, "redis_version")
+		maj, _, _ := strings.Cut(ver, ".")
+		if n, err := strconv.Atoi(maj); err != nil || n < 7 {
+			vmu.Lock()
+			old = append(old, c.Options().Addr+" runs "+ver)
+			vmu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		return s.errorf("cluster unreachable: %w", err)
+	}
+	if len(old) > 0 {
+		return s.errorf("Redis 7.0 or later needed: %s", strings.Join(old, ", "))
+	}
+	if err := s.refreshRanges(ctx); err != nil {
+		return err
+	}
+	s.markers = markerKeys(s.prefix)
+	if !s.opts.ReadOnly {
+		if err := s.loadLibrary(ctx); err != nil {
+			return err
+		}
+	}
+	if err := s.openEpoch(ctx); err != nil {
+		return err
+	}
+	return s.openBucketBits(ctx)
+}
+
+// infoField returns the value of field in the text of INFO.
+func infoField(info, field string) string {
+	for _, l := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), field+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// loadLibrary loads the function library on every master that lacks it.
+func (s *Store) loadLibrary(ctx context.Context) error {
+	err := s.c.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		err := c.FunctionLoad(ctx, library).Err()
+		if err != nil && strings.Contains(err.Error(), "already exists") {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return s.errorf("loading functions: %w", err)
+	}
+	return nil
+}
+
+// refreshRanges reads which master serves which slots.
+func (s *Store) refreshRanges(ctx context.Context) error {
+	slots, err := s.c.ClusterSlots(ctx).Result()
+	if err != nil {
+		return s.errorf("cluster slots: %w", err)
+	}
+	var rs []slotRange
+	covered := 0
+	for _, sl := range slots {
+		r := slotRange{start: sl.Start, end: sl.End}
+		if len(sl.Nodes) > 0 {
+			r.addr = sl.Nodes[0].Addr
+		}
+		covered += sl.End - sl.Start + 1
+		rs = append(rs, r)
+	}
+	if covered != numSlots {
+		return s.errorf("the cluster serves %d of the %d slots", covered, numSlots)
+	}
+	s.rmu.Lock()
+	s.ranges, s.rangesAt = rs, time.Now()
+	s.rmu.Unlock()
+	return nil
+}
+
+// epoch values: "c:" while the archive's markers are being written,
+// "r:" once they all are, followed by 16 hex digits.
+const (
+	epochCreating = "c:"
+	epochReady    = "r:"
+)
+
+// openEpoch finds the archive's epoch, creating the archive if there is
+// none, and checks every slot's marker.
+func (s *Store) openEpoch(ctx context.Context) error {
+	key := s.storeKey("epoch")
+	ev, err := s.c.Get(ctx, key).Result()
+	if err != nil && err != redis.Nil {
+		return s.errorf("%w", err)
+	}
+	if err == redis.Nil {
+		present, err := s.markerSlots(ctx)
+		if err != nil {
+			return err
+		}
+		if len(present) > 0 {
+			// Another writer may have created the archive since.
+			if ev, err = s.c.Get(ctx, key).Result(); err == redis.Nil {
+				return s.errorf("%w: the archive's epoch key is gone but %d of the %d slots hold its markers: %s restarted empty?",
+					index.ErrCorrupt, len(present), numSlots, s.describeSlots(missing(present)))
+			} else if err != nil {
+				return s.errorf("%w", err)
+			}
+		} else {
+			if s.opts.ReadOnly {
+				return s.errorf("%w: no archive of that name", index.ErrNotFound)
+			}
+			var b [8]byte
+			rand.Read(b[:])
+			mine := epochCreating + hex.EncodeToString(b[:])
+			old, err := s.c.SetArgs(ctx, key, mine, redis.SetArgs{Mode: "NX", Get: true}).Result()
+			switch {
+			case err == redis.Nil:
+				ev = mine
+			case err != nil:
+				return s.errorf("%w", err)
+			default:
+				ev = old
+			}
+		}
+	}
+	state, e := ev[:min(2, len(ev))], ev[min(2, len(ev)):]
+	if len(e) != 16 || (state != epochCreating && state != epochReady) {
+		return s.errorf("%w: epoch %q", index.ErrCorrupt, ev)
+	}
+	s.epoch = e
+	if state == epochCreating {
+		if s.opts.ReadOnly {
+			return s.errorf("%w: the archive is being created", index.ErrNotFound)
+		}
+		// Creating, by this process or one that stopped half way:
+		// marking is idempotent.
+		cmds := make([]redis.Cmder, numSlots)
+		for i, m := range s.markers {
+			cmds[i] = redis.NewBoolCmd(ctx, "hsetnx", m, "e", s.epoch)
+		}
+		if err := s.exec(ctx, cmds, true); err != nil {
+			return s.errorf("writing the slot markers: %w", err)
+		}
+	}
+	bad, err := s.checkAllMarkers(ctx)
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return s.errorf("%w: %d of the %d slots lost the archive's marker: %s restarted empty?",
+			index.ErrCorrupt, len(bad), numSlots, s.describeSlots(bad))
+	}
+	if state == epochCreating {
+		if err := s.c.Set(ctx, key, epochReady+s.epoch, 0).Err(); err != nil {
+			return s.errorf("%w", err)
+		}
+	}
+	return nil
+}
+
+// markerSlots returns the slots whose marker exists.
+func (s *Store) markerSlots(ctx context.Context) ([]int, error) {
+	cmds := make([]redis.Cmder, numSlots)
+	for i, m := range s.markers {
+		cmds[i] = redis.NewIntCmd(ctx, "exists", m)
+	}
+	if err := s.exec(ctx, cmds, false); err != nil {
+		return nil, s.errorf("reading the slot markers: %w", err)
+	}
+	var out []int
+	for i, c := range cmds {
+		if c.(*redis.IntCmd).Val() > 0 {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// checkAllMarkers returns the slots whose marker does not hold s.epoch.
+func (s *Store) checkAllMarkers(ctx context.Context) ([]int, error) {
+	cmds := make([]redis.Cmder, numSlots)
+	for i, m := range s.markers {
+		cmds[i] = redis.NewStringCmd(ctx, "hget", m, "e")
+	}
+	if err := s.exec(ctx, cmds, false); err != nil {
+		return nil, s.errorf("reading the slot markers: %w", err)
+	}
+	var bad []int
+	for i, c := range cmds {
+		if c.(*redis.StringCmd).Val() != s.epoch {
+			bad = append(bad, i)
+		}
+	}
+	return bad, nil
+}
+
+// missing returns the slots not in present (sorted).
+func missing(present []int) []int {
+	var out []int
+	j := 0
+	for i := 0; i < numSlots; i++ {
+		if j < len(present) && present[j] == i {
+			j++
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// describeSlots names sorted slots as ranges with their masters:
+// "slots 0-5460 (127.0.0.1:7000)".
+func (s *Store) describeSlots(slots []int) string {
+	s.rmu.Lock()
+	rs := s.ranges
+	s.rmu.Unlock()
+	node := func(sl int) string {
+		for _, r := range rs {
+			if r.start <= sl && sl <= r.end {
+				return r.addr
+			}
+		}
+		return "?"
+	}
+	var parts []string
+	for i := 0; i < len(slots); {
+		j := i
+		for j+1 < len(slots) && slots[j+1] == slots[j]+1 && node(slots[j+1]) == node(slots[i]) {
+			j++
+		}
+		if len(parts) == 8 {
+			parts = append(parts, "…")
+			break
+		}
+		if i == j {
+			parts = append(parts, fmt.Sprintf("slot %d (%s)", slots[i], node(slots[i])))
+		} else {
+			parts = append(parts, fmt.Sprintf("slots %d-%d (%s)", slots[i], slots[j], node(slots[i])))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// openBucketBits reads or records the archive's bucket bits.
+func (s *Store) openBucketBits(ctx context.Context) error {
+	key := s.storeKey("bucketbits")
+	want := s.opts.BucketBits
+	if want == 0 {
+		want = DefaultBucketBits
+	}
+	var v string
+	var err error
+	if s.opts.ReadOnly {
+		v, err = s.c.Get(ctx, key).Result()
+	} else {
+		v, err = s.c.SetArgs(ctx, key, strconv.Itoa(want), redis.SetArgs{Mode: "NX", Get: true}).Result()
+		if err == redis.Nil {
+			v, err = strconv.Itoa(want), nil
+		}
+	}
+	if err != nil {
+		return s.errorf("bucket bits: %w", err)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < MinBucketBits || n > MaxBucketBits {
+		return s.errorf("%w: bucket bits %q", index.ErrCorrupt, v)
+	}
+	if s.opts.BucketBits != 0 && s.opts.BucketBits != n {
+		return s.errorf("%w: the archive has bucket bits %d; the options ask for %d", index.ErrMismatch, n, s.opts.BucketBits)
+	}
+	s.bucketBits = n
+	return nil
+}
+
+// use takes the shared lifetime lock, failing if s is closed. The caller
+// must call s.life.RUnlock when use returns nil.
+func (s *Store) use() error {
+	s.life.RLock()
+	if s.closed {
+		s.life.RUnlock()
+		return s.errorf("%w", index.ErrClosed)
+	}
+	return nil
+}
+
+// Close closes the connections. Later calls fail.
+func (s *Store) Close() error {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.c.Close()
+}
+
+// checkCmds returns commands that read the marker of the first slot of
+// every range of slots (one per master, unless slots were moved), to add
+// to a pipeline; verify checks their results.
+func (s *Store) checkCmds(ctx context.Context) []redis.Cmder {
+	s.rmu.Lock()
+	stale := time.Since(s.rangesAt) > rangesMaxAge
+	rs := s.ranges
+	s.rmu.Unlock()
+	if stale {
+		if s.refreshRanges(ctx) == nil {
+			s.rmu.Lock()
+			rs = s.ranges
+			s.rmu.Unlock()
+		}
+	}
+	cmds := make([]redis.Cmder, len(rs))
+	for i, r := range rs {
+		cmds[i] = redis.NewStringCmd(ctx, "hget", s.markers[r.start], "e")
+	}
+	return cmds
+}
+
+// verify reports an error if a marker read by checkCmds is not s.epoch.
+func (s *Store) verify(cmds []redis.Cmder) error {
+	var bad []int
+	for _, c := range cmds {
+		sc := c.(*redis.StringCmd)
+		if sc.Err() != nil && sc.Err() != redis.Nil {
+			return s.errorf("%w", sc.Err())
+		}
+		if sc.Val() != s.epoch {
+			bad = append(bad, slot(sc.Args()[1].(string)))
+		}
+	}
+	if len(bad) > 0 {
+		return s.lostError(bad)
+	}
+	return nil
+}
+
+func (s *Store) lostError(slots []int) error {
+	return s.errorf("%w: the archive's marker is gone from %s: the node restarted empty? (the archive has lost data)",
+		index.ErrCorrupt, s.describeSlots(slots))
+}
+
+// exec runs cmds in one pipeline (go-redis sends each node its share at
+// once) and returns the first error that is not redis.Nil. A write with
+// Options.WaitReplicas goes through execWait instead. Function calls
+// that fail because a master lacks the library (a master added since
+// Open) are retried once after loading it.
+func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error {
+	if len(cmds) == 0 {
+		return nil
+	}
+	run := func(cmds []redis.Cmder) {
+		if write && s.opts.WaitReplicas > 0 {
+			s.execWait(ctx, cmds)
+			return
+		}
+		pipe := s.c.Pipeline()
+		for _, c := range cmds {
+			pipe.Process(ctx, c)
+		}
+		pipe.Exec(ctx)
+	}
+	run(cmds)
+	var redo, orig []redis.Cmder
+	for _, c := range cmds {
+		if fc, ok := c.(*redis.Cmd); ok && fc.Err() != nil && strings.Contains(fc.Err().Error(), "Function not found") {
+			redo = append(redo, redis.NewCmd(ctx, fc.Args()...))
+			orig = append(orig, c)
+		}
+	}
+	if len(redo) > 0 && s.loadLibrary(ctx) == nil {
+		run(redo)
+		for i, c := range redo {
+			o := orig[i].(*redis.Cmd)
+			o.SetVal(c.(*redis.Cmd).Val())
+			o.SetErr(c.Err())
+		}
+	}
+	if err := firstErr(cmds); err != nil {
+		// go-redis reloads its view of the cluster every minute, or on
+		// MOVED; a pipeline that met a dead node (a failover under way)
+		// makes it reload now, so that the next call reaches the
+		// promoted replica.
+		var re redis.Error
+		if !errors.As(err, &re) || strings.HasPrefix(err.Error(), "CLUSTERDOWN") || strings.HasPrefix(err.Error(), "TRYAGAIN") {
+			s.c.ReloadState(ctx)
+		}
+	}
+	return firstErr(cmds)
+}
+
+// cmdKey returns the first key of one of the store's commands.
+func cmdKey(c redis.Cmder) string {
+	a := c.Args()
+	if strings.EqualFold(fmt.Sprint(a[0]), "fcall") {
+		return a[3].(string)
+	}
+	return a[1].(string)
+}
+
+// execWait runs cmds in one pipeline per master, each followed by WAIT
+// on the same connection, so that the writes of that connection are
+// waited for. A master that does not get Options.WaitReplicas
+// acknowledgements within Options.WaitTimeout fails its commands.
+func (s *Store) execWait(ctx context.Context, cmds []redis.Cmder) {
+	groups := map[*redis.Client][]redis.Cmder{}
+	for _, c := range cmds {
+		n, err := s.c.MasterForKey(ctx, cmdKey(c))
+		if err != nil {
+			c.SetErr(err)
+			continue
+		}
+		groups[n] = append(groups[n], c)
+	}
+	var wg sync.WaitGroup
+	for n, g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pipe := n.Pipeline()
+			for _, c := range g {
+				pipe.Process(ctx, c)
+			}
+			wait := redis.NewIntCmd(ctx, "wait", s.opts.WaitReplicas, s.opts.WaitTimeout.Milliseconds())
+			pipe.Process(ctx, wait)
+			pipe.Exec(ctx)
+			var err error
+			switch {
+			case wait.Err() != nil:
+				err = wait.Err()
+			case wait.Val() < int64(s.opts.WaitReplicas):
+				err = fmt.Errorf("%s: %d of %d replicas acknowledged the writes within %v", n.Options().Addr, wait.Val(), s.opts.WaitReplicas, s.opts.WaitTimeout)
+			}
+			if err != nil {
+				for _, c := range g {
+					if c.Err() == nil || c.Err() == redis.Nil {
+						c.SetErr(err)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstErr(cmds); err != nil && (strings.HasPrefix(err.Error(), "MOVED") || strings.HasPrefix(err.Error(), "ASK")) {
+		s.c.ReloadState(ctx)
+	}
+}
+
+func firstErr(cmds []redis.Cmder) error {
+	for _, c := range cmds {
+		if err := c.Err(); err != nil && err != redis.Nil {
+			return err
+		}
+	}
+	return nil
+}
