@@ -358,6 +358,11 @@ func (l *loader) writeRun(stream, chunk, n int, kv func(i int, dst []byte) (key,
 // and builds the filters.
 func (l *loader) write() error {
 	s := l.s
+	// The metadata, read before the StreamWriter drops everything.
+	meta, err := s.readMeta()
+	if err != nil {
+		return err
+	}
 	sw := s.db.NewStreamWriter()
 	defer sw.Cancel()
 	if err := sw.Prepare(); err != nil {
@@ -365,11 +370,6 @@ func (l *loader) write() error {
 	}
 	w := &streamBuf{sw: sw, buf: z.NewBuffer(16<<20, "neardup.Load"), version: s.db.MaxVersion() + 1}
 	defer w.buf.Release()
-	// The metadata, read before the StreamWriter drops everything.
-	meta, err := s.readMeta()
-	if err != nil {
-		return err
-	}
 	for _, kv := range meta {
 		if err := w.put(streamMeta, kv[0], kv[1]); err != nil {
 			return err
