@@ -819,15 +819,14 @@ func (s *Store) fillTxn(txn *badger.Txn, writes []index.Write, limit int) (n int
 	s.bmu.Lock()
 	for i := range writes[:n] {
 		w := &writes[i]
-		if w.Record == nil {
-			continue
-		}
 		for _, k := range w.Keys {
 			if k.Kind == index.KindContent {
-				s.bloom.add(k.Value)
+				s.bloom.add(k.Value) // with or without a record: Postings must find it
 			}
 		}
-		s.ids.add(xxhash.Sum64String(w.ID))
+		if w.Record != nil {
+			s.ids.add(xxhash.Sum64String(w.ID))
+		}
 	}
 	s.bmu.Unlock()
 	return n, added, removed, nil
