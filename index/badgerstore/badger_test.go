@@ -150,7 +150,9 @@ func TestApplyAcrossTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	fp := func(i int, gen uint64) simhash.Fingerprint { return simhash.Fingerprint(uint64(i)*0x9e3779b97f4a7c15 ^ gen) }
+	fp := func(i int, gen uint64) simhash.Fingerprint {
+		return simhash.Fingerprint(uint64(i)*0x9e3779b97f4a7c15 ^ gen)
+	}
 	mk := func(from, to int, gen uint64) []index.Doc {
 		var docs []index.Doc
 		for i := from; i < to; i++ {
