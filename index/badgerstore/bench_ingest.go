@@ -1,21 +1,23 @@
 //go:build ignore
 
-// bench_ingest builds a Badger index of random fingerprints with
-// realistic records and measures ingest rate, Near latency, bytes on
-// disk and peak RSS; optionally it does the same queries on a Memory
-// index. It is a program rather than a benchmark because a 10M index
-// takes minutes to build.
+// bench_ingest builds an index of random fingerprints with realistic
+// records in a Badger store and measures ingest rate, Near latency,
+// bytes on disk and peak RSS; optionally it does the same queries on an
+// index in memory. It is a program rather than a benchmark because a
+// 10M index takes minutes to build.
 //
 //	go run bench_ingest.go -n 1000000 -memory
 //	go run bench_ingest.go -n 1000000 -load -sketch=false
-//	go run bench_ingest.go -n 1000000 -real ../../shared/corpora
+//	go run bench_ingest.go -n 1000000 -real fingerprints.jsonl
 //	go run bench_ingest.go -n 10000000 -dir /work/tmp/idx10m
 package main
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"math/rand/v2"
 	"os"
@@ -23,13 +25,13 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -39,14 +41,14 @@ var (
 	batch    = flag.Int("batch", 1000, "documents per Add call")
 	queries  = flag.Int("queries", 10000, "Near queries, each with a planted neighbour 0 to 3 bits away")
 	dir      = flag.String("dir", "", "index directory (default: a new temporary directory, removed at the end)")
-	memory   = flag.Bool("memory", false, "also build a Memory index and measure its query rate")
+	memory   = flag.Bool("memory", false, "also build an index in memory (memstore) and measure its query rate")
 	noBadger = flag.Bool("nobadger", false, "skip the Badger index (with -memory)")
 	sketch   = flag.Bool("sketch", true, "give documents a MinHash sketch (and so 16 band keys each); false measures the fingerprint tables alone")
 	cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the query phase to this file")
 	reuse    = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
-	load     = flag.Bool("load", false, "fill the index with Index.Load (the bulk path) instead of Add in batches")
+	load     = flag.Bool("load", false, "fill the index with Index.Load (Badger's bulk path) instead of Add in batches")
 	bare     = flag.Bool("bare", false, "documents of an ID and a fingerprint only, as add --fingerprints makes (no title, keywords, content hash or sketch)")
-	realDir  = flag.String("real", "", "also index the fingerprints of every article of the corpora (*.jsonl.gz) in `DIR`, made by the default analyzer, and query those instead of random ones")
+	realFile = flag.String("real", "", "also index the fingerprints of real articles read from `FILE`, the output of `neardup fingerprint --json` (one object a line with \"id\" and \"fingerprint\"), and query those instead of random ones")
 )
 
 // realFP is the fingerprint of a real article.
@@ -55,38 +57,29 @@ type realFP struct {
 	fp simhash.Fingerprint
 }
 
-// realFingerprints fingerprints every article of the corpora in dir.
-func realFingerprints(dir string) ([]realFP, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
+// realFingerprints reads the fingerprints of `neardup fingerprint
+// --json` output.
+func realFingerprints(path string) ([]realFP, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	paths = slices.DeleteFunc(paths, func(p string) bool { return strings.HasSuffix(p, ".pairs.jsonl.gz") })
-	a, err := neardup.NewAnalyzer(nil)
-	if err != nil {
-		return nil, err
-	}
+	defer f.Close()
 	var out []realFP
-	for _, p := range paths {
-		r := neardup.NewReader([]string{p}, nil, nil)
-		corpus := strings.TrimSuffix(filepath.Base(p), ".jsonl.gz")
-		for {
-			rec, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			an, err := a.Analyze(rec.Text)
-			if err != nil {
-				continue // too short
-			}
-			out = append(out, realFP{"real-" + corpus + "/" + rec.ID, an.Fingerprint})
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		var rec struct{ ID, Fingerprint string }
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		r.Close()
+		fp, err := simhash.Parse(rec.Fingerprint)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		out = append(out, realFP{"real-" + rec.ID, fp})
 	}
-	return out, nil
+	return out, sc.Err()
 }
 
 // blockSkew prints, for each 16-bit block, how many of fps share the
@@ -141,6 +134,7 @@ func peakRSS() string {
 
 func main() {
 	flag.Parse()
+	ctx := context.Background()
 	d := *dir
 	if d == "" {
 		tmp, err := os.MkdirTemp("", "neardup-bench")
@@ -153,13 +147,13 @@ func main() {
 	fmt.Printf("n=%d batch=%d sketch=%v dir=%s GOMAXPROCS=%d\n", *n, *batch, *sketch, d, runtime.GOMAXPROCS(0))
 
 	var reals []realFP
-	if *realDir != "" {
+	if *realFile != "" {
 		t := time.Now()
 		var err error
-		if reals, err = realFingerprints(*realDir); err != nil {
+		if reals, err = realFingerprints(*realFile); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("real fingerprints: %d articles of %s in %v\n", len(reals), *realDir, time.Since(t).Round(time.Millisecond))
+		fmt.Printf("real fingerprints: %d articles of %s in %v\n", len(reals), *realFile, time.Since(t).Round(time.Millisecond))
 		blockSkew(reals)
 	}
 	realDoc := func(i int) index.Doc {
@@ -173,7 +167,7 @@ func main() {
 	if *noBadger {
 		*reuse = true // only regenerate the fingerprints
 	}
-	x, err := index.Open(d, nil)
+	x, err := badgerstore.OpenIndex(ctx, d, nil, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -185,7 +179,7 @@ func main() {
 			fps = append(fps, doc(r, i).Fingerprint)
 		}
 	case *load:
-		got, err := x.Load(func(yield func(index.Doc) bool) {
+		got, err := x.Load(ctx, func(yield func(index.Doc) bool) {
 			for i := 0; i < *n; i++ {
 				dd := doc(r, i)
 				fps = append(fps, dd.Fingerprint)
@@ -213,7 +207,7 @@ func main() {
 			docs = append(docs, dd)
 			if len(docs) == *batch || i == *n-1 {
 				t := time.Now()
-				if err := x.Add(docs...); err != nil {
+				if err := x.Add(ctx, docs...); err != nil {
 					log.Fatal(err)
 				}
 				addTime += time.Since(t)
@@ -228,7 +222,7 @@ func main() {
 			for j := i; j < min(i+*batch, len(reals)); j++ {
 				docs = append(docs, realDoc(j))
 			}
-			if err := x.Add(docs...); err != nil {
+			if err := x.Add(ctx, docs...); err != nil {
 				log.Fatal(err)
 			}
 		}
@@ -239,12 +233,12 @@ func main() {
 		log.Fatal(err)
 	}
 	t := time.Now()
-	x, err = index.Open(d, nil)
+	x, err = badgerstore.OpenIndex(ctx, d, nil, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("reopen (filters from the file Close saved): %v\n", time.Since(t).Round(time.Millisecond))
-	s, err := x.Stats()
+	s, err := x.Stats(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -272,7 +266,8 @@ func main() {
 		}
 		qs[i] = query{fp, want}
 	}
-	measure := func(name string, near func(simhash.Fingerprint, int) ([]index.Match, error)) {
+	measure := func(name string, x *index.Index) {
+		near := func(fp simhash.Fingerprint, k int) ([]index.Match, error) { return x.Near(ctx, fp, k) }
 		lat := make([]time.Duration, len(qs))
 		found, matches := 0, 0
 		for i, q := range qs {
@@ -320,32 +315,37 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	if !*noBadger {
-		measure("badger (cold)", x.Near)
-		measure("badger (warm)", x.Near)
+		measure("badger (cold)", x)
+		measure("badger (warm)", x)
 		fmt.Println("peak RSS after badger:", peakRSS())
 	}
 	x.Close()
 
 	if *memory {
-		m, err := index.NewMemory(nil)
+		m, err := memstore.Open(ctx, nil)
 		if err != nil {
 			log.Fatal(err)
 		}
+		defer m.Close()
 		r := rand.New(rand.NewPCG(42, 42))
 		t := time.Now()
 		docs := make([]index.Doc, 0, *batch)
 		for i := 0; i < *n; i++ {
 			docs = append(docs, doc(r, i))
 			if len(docs) == *batch || i == *n-1 {
-				m.Add(docs...)
+				if err := m.Add(ctx, docs...); err != nil {
+					log.Fatal(err)
+				}
 				docs = docs[:0]
 			}
 		}
 		for i := range reals {
-			m.Add(realDoc(i))
+			if err := m.Add(ctx, realDoc(i)); err != nil {
+				log.Fatal(err)
+			}
 		}
 		fmt.Printf("memory: built in %v\n", time.Since(t).Round(time.Millisecond))
-		measure("memory", m.Near)
+		measure("memory", m)
 		fmt.Println("peak RSS after memory:", peakRSS())
 	}
 }
