@@ -267,8 +267,8 @@ func TestOpenAfterKillDuringLogCreation(t *testing.T) {
 // chunks of loadKillChunk, so that the write phase has several runs to
 // merge per stream.
 const (
-	loadKillDocs  = 6000
-	loadKillChunk = 1000
+	loadKillDocs  = 2500
+	loadKillChunk = 500
 )
 
 // helperLoad loads the kill-test documents into the index in
@@ -379,13 +379,12 @@ func loadUntilKilled(t *testing.T, dir string, kill func(since time.Duration) bo
 }
 
 // TestKillDuringLoad kills a Load into a new index with SIGKILL, in a
-// child process, at least 10 times: while it reads and sorts the
-// documents, once Badger's table files start to appear (when the n-th
-// table file is there, n at random), and at random moments of the write
-// phase. After each kill the index must open, and doing what `neardup
+// child process, at least 6 times: while it reads and sorts the
+// documents, when the n-th of Badger's table files appears (n at random),
+// and at a random moment after the first one. After each kill the index must open, and doing what `neardup
 // add --fingerprints` does again (Load if the index is still empty, Add
 // otherwise) must leave exactly the keys of an index built by Add. Kills
-// go on (up to 20) until one has left a partly written index: a test
+// go on (up to 12) until one has left a partly written index: a test
 // that never hit the middle of the write phase would prove nothing.
 func TestKillDuringLoad(t *testing.T) {
 	if testing.Short() {
@@ -404,22 +403,32 @@ func TestKillDuringLoad(t *testing.T) {
 	meta := countKeys(t, refStore, kindMeta)
 	ref.Close()
 
-	// How long the write phase of a whole Load takes here, and how many
-	// tables it writes.
+	// How long the table files of a whole Load take to appear here, and
+	// how many there are.
 	dir := filepath.Join(t.TempDir(), "calibrate")
-	var write time.Duration
+	var first, last time.Duration // since the first table file
+	var firstAt time.Time
 	if !loadUntilKilled(t, dir, func(since time.Duration) bool {
-		write = max(write, since)
+		if firstAt.IsZero() && countTables(dir) > 0 {
+			firstAt = time.Now()
+			first = since
+		}
+		if !firstAt.IsZero() {
+			last = time.Since(firstAt)
+		}
 		return false
 	}) {
 		t.Fatal("the uninterrupted Load did not finish")
 	}
 	tables := countTables(dir)
+	if tables < 3 || firstAt.IsZero() {
+		t.Fatalf("the uninterrupted Load wrote %d table files (first seen: %v)", tables, !firstAt.IsZero())
+	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	empty, partial, finished := 0, 0, 0
 	var how []string
 	round := 0
-	for ; round < 10 || partial == 0 && round < 20; round++ {
+	for ; round < 6 || partial == 0 && round < 12; round++ {
 		dir := filepath.Join(t.TempDir(), fmt.Sprint("idx", round))
 		var when string
 		var kill func(time.Duration) bool
@@ -434,9 +443,15 @@ func TestKillDuringLoad(t *testing.T) {
 			when = fmt.Sprintf("at table file %d of %d", n, tables)
 			kill = func(since time.Duration) bool { return since >= 0 && countTables(dir) >= n }
 		case 3:
-			at := time.Duration(rng.Int64N(int64(write)))
-			when = fmt.Sprintf("%v into the write phase", at)
-			kill = func(since time.Duration) bool { return since >= at }
+			at := time.Duration(rng.Int64N(int64(last) + 1))
+			var seen time.Time
+			when = fmt.Sprintf("%v after the first table file", at)
+			kill = func(since time.Duration) bool {
+				if seen.IsZero() && since >= 0 && countTables(dir) > 0 {
+					seen = time.Now()
+				}
+				return !seen.IsZero() && time.Since(seen) >= at
+			}
 		}
 		done := loadUntilKilled(t, dir, kill)
 		x, s := openDir(t, dir, nil, nil)
@@ -474,8 +489,8 @@ func TestKillDuringLoad(t *testing.T) {
 		}
 		x.Close()
 	}
-	t.Logf("the write phase of a Load takes %v and writes %d tables; of %d kills, %d left an empty index, %d a partial one, %d came after the end:\n%s",
-		write, tables, round, empty, partial, finished, strings.Join(how, "\n"))
+	t.Logf("a Load writes %d table files, from %v after reading its documents and for %v; of %d kills, %d left an empty index, %d a partial one, %d came after the end:\n%s",
+		tables, first, last, round, empty, partial, finished, strings.Join(how, "\n"))
 	if partial == 0 {
 		t.Errorf("no kill left a partly written index: the test proved nothing")
 	}

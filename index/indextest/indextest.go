@@ -29,10 +29,13 @@ import (
 
 // Opener returns a new, empty store for one test. Run closes it (through
 // the Index over it, or directly), possibly more than once: a Close after
-// the first may return an error, which Run ignores.
+// the first may return an error, which Run ignores. Run's subtests call
+// it concurrently.
 type Opener func(t *testing.T) index.Store
 
-// Run runs the suite on the stores open returns, one subtest a behaviour.
+// Run runs the suite on the stores open returns, one subtest a
+// behaviour. The subtests run in parallel (each with stores of its own):
+// a store on disk spends most of a test waiting for its syncs.
 func Run(t *testing.T, open Opener) {
 	tests := []struct {
 		name string
@@ -61,7 +64,10 @@ func Run(t *testing.T, open Opener) {
 		{"StoreClaimRace", testStoreClaimRace},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.f(t, open) })
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.f(t, open)
+		})
 	}
 }
 
