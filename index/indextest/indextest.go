@@ -1157,7 +1157,8 @@ func testStoreClaim(t *testing.T, open Opener) {
 	}
 	got := claim("k", v1, "v1")
 	v1[0], got[0] = 'X', 'Y'
-	claim("k", []byte("v2"), "v1")
+	got = claim("k", []byte("v2"), "v1")
+	got[0] = 'Z'
 	claim("other", []byte{}, "")
 	claim("other", []byte("v3"), "")
 	claim("bin", []byte{0, 1, 0xff}, "\x00\x01\xff")

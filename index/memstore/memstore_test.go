@@ -95,6 +95,11 @@ func TestStoreOwnsData(t *testing.T) {
 		t.Fatalf("Exact = %q, %v", ids, err)
 	}
 	s := x.Store().(*Store)
+	// And postings without a record.
+	ghost := index.Write{ID: text[20:25], Keys: []index.Key{{Kind: index.KindContent, Value: 3}}}
+	if err := s.Apply(t.Context(), &index.Batch{Writes: []index.Write{ghost}}); err != nil {
+		t.Fatal(err)
+	}
 	var kept []string
 	for id := range s.recs {
 		kept = append(kept, id)
