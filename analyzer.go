@@ -15,6 +15,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup/dict"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
@@ -56,6 +57,15 @@ type Options struct {
 	// CacheDir is where the jieba backend materialises its dictionary
 	// files; "" is the per-user cache directory.
 	CacheDir string
+	// KeepTraditional leaves traditional Chinese as it is. By default a
+	// text with traditional characters is folded to simplified Chinese
+	// after normalisation (segment.TradFold, OpenCC's tables), so that a
+	// traditional reprint of a simplified article gets its keywords,
+	// fingerprint and sketch; the fold is part of the ID. With
+	// KeepTraditional the analysis, and the ID, are those of neardup
+	// before the fold, which an index built then asks for. Compat mode
+	// never folds (gosimhash does not).
+	KeepTraditional bool
 }
 
 // Analysis is what Analyze finds in one text.
@@ -64,15 +74,22 @@ type Analysis struct {
 	// Keywords are the weighted keywords the fingerprint was made of,
 	// heaviest first. Their words may be slices of the normalised text:
 	// to keep a few of them for long without keeping the whole text
-	// alive, copy them (strings.Clone), as index.Memory does.
+	// alive, copy them (strings.Clone), as the memory store does.
 	Keywords []tfidf.Keyword
-	// ContentHash is XXH64 of the normalised text: equal for texts that
-	// differ only in width, case, zero-width characters or white space.
+	// ContentHash is XXH64 of the normalised (and folded) text: equal for
+	// texts that differ only in width, case, zero-width characters, white
+	// space or (where OpenCC's conversion is exact) traditional and
+	// simplified characters.
 	ContentHash uint64
-	// Sketch is a MinHash of the normalised text's character 5-grams.
+	// Sketch is a MinHash of the normalised (and folded) text's character
+	// 5-grams.
 	Sketch simhash.Sketch
 	// Words is the number of tokens the segmenter produced.
 	Words int
+	// Folded reports that the text had traditional characters that were
+	// folded to simplified before the analysis (Options.KeepTraditional):
+	// the keywords are words of the folded text.
+	Folded bool
 }
 
 // An Analyzer fingerprints articles. It is safe for concurrent use.
@@ -80,6 +97,7 @@ type Analyzer struct {
 	id      string
 	backend string
 	seg     segment.Segmenter
+	fold    segment.Folder // nil: none
 	jieba   *segment.Jieba // compat mode only
 	ex      tfidf.Extractor
 	compat  bool
@@ -92,8 +110,16 @@ type Analyzer struct {
 // FormatVersion changes whenever the analysis changes in a way that moves
 // fingerprints or sketches (normalisation, candidate rules, AdaptiveN,
 // hashes). Version 2: the sketch hashes shingles with ShingleHash.
-// It is part of every analyzer ID.
+// It is part of every analyzer ID. The traditional-to-simplified fold
+// did not change it: it is a setting of its own (see ID), so that
+// KeepTraditional gives the IDs of version 2 before the fold.
 const FormatVersion = 2
+
+// FoldSuffix is the part of an analyzer ID that says the analyzer folds
+// traditional Chinese to simplified: "nd2-jieba-t2s-…". An ID without it
+// names an analyzer without the fold (Options.KeepTraditional, or neardup
+// before the fold).
+const FoldSuffix = "-t2s"
 
 // NewAnalyzer loads the dictionaries and the segmenter. Loading the
 // embedded dictionaries takes about a second; reuse one Analyzer.
@@ -141,8 +167,17 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		err error
 	}
 	segmenter := make(chan segResult, 1)
+	var fold segment.Folder
+	if !o.Compat && !o.KeepTraditional {
+		// The tables are parsed when the first traditional text arrives.
+		f, err := segment.NewTradFold()
+		if err != nil {
+			return nil, err
+		}
+		fold = f
+	}
 	go func() {
-		seg, err := segment.New(backend, &segment.Options{UserDict: o.UserDictFile, CacheDir: o.CacheDir, CutOnly: !o.Compat})
+		seg, err := segment.New(backend, &segment.Options{UserDict: o.UserDictFile, CacheDir: o.CacheDir, CutOnly: !o.Compat, Fold: fold})
 		segmenter <- segResult{seg, err}
 	}()
 	// fail waits for the segmenter and frees it, for an early return.
@@ -155,7 +190,11 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		return nil, err
 	}
 
-	a := &Analyzer{backend: backend, compat: o.Compat, topN: o.TopN}
+	a := &Analyzer{backend: backend, compat: o.Compat, topN: o.TopN, fold: fold}
+	var foldID string
+	if fold != nil {
+		foldID = FoldSuffix
+	}
 	if o.Compat {
 		// cppjieba's extractor reads its own IDF and stop-word files.
 		idh.Write(dict.ZhIDF())
@@ -185,7 +224,11 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		}
 		a.jieba = j
 	}
-	a.id = "nd" + strconv.Itoa(FormatVersion) + "-" + backend + "-" + hex.EncodeToString(idh.Sum(nil)[:8])
+	if a.fold != nil {
+		// Last, so that the hash without it is the ID before the fold.
+		fmt.Fprintf(idh, "fold %s\n", segment.TradFoldVersion)
+	}
+	a.id = "nd" + strconv.Itoa(FormatVersion) + "-" + backend + foldID + "-" + hex.EncodeToString(idh.Sum(nil)[:8])
 	if o.Compat {
 		a.id = "nd" + strconv.Itoa(FormatVersion) + "-compat" + strconv.Itoa(o.TopN) + "-" + hex.EncodeToString(idh.Sum(nil)[:8])
 	}
@@ -242,9 +285,14 @@ func loadStopWords(path string, idh io.Writer) (dict.StopWords, error) {
 }
 
 // ID names the analyzer configuration: backend, dictionaries, keyword
-// rule, hash and format version. Two analyzers with the same ID make the
-// same fingerprint of every text.
+// rule, hash, format version and the traditional-to-simplified fold
+// (FoldSuffix). Two analyzers with the same ID make the same fingerprint
+// of every text.
 func (a *Analyzer) ID() string { return a.id }
+
+// Folds reports whether the analyzer folds traditional Chinese to
+// simplified (not with Options.KeepTraditional or Compat).
+func (a *Analyzer) Folds() bool { return a.fold != nil }
 
 // Backend is the segmenter's name.
 func (a *Analyzer) Backend() string { return a.backend }
@@ -277,7 +325,17 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	if norm == "" {
 		return nil, ErrEmpty
 	}
+	folded := false
+	if a.fold != nil {
+		f, err := a.fold.Fold(norm)
+		if err != nil {
+			return nil, err
+		}
+		folded = f != norm
+		norm = f
+	}
 	r := &Analysis{
+		Folded:      folded,
 		ContentHash: xxhash.Sum64String(norm),
 		Sketch:      simhash.NewSketch(norm),
 	}
@@ -317,4 +375,19 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	}
 	r.Fingerprint = simhash.Sum(feats)
 	return r, nil
+}
+
+// Doc returns the archive document of the article id, titled title,
+// that an is the analysis of: its fingerprint, content hash and sketch,
+// and its first keywords (none when keywords is 0, all when it is
+// negative), which the archive keeps to explain later matches.
+func (an *Analysis) Doc(id, title string, keywords int) index.Doc {
+	kw := an.Keywords
+	if keywords >= 0 {
+		kw = kw[:min(len(kw), keywords)]
+	}
+	if len(kw) == 0 {
+		kw = nil
+	}
+	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch}
 }

@@ -297,3 +297,82 @@ func TestAnalyzeAfterClose(t *testing.T) {
 		t.Errorf("Analyze after Close: %v, want ErrClosed", err)
 	}
 }
+
+// The IDs of analyzers that keep traditional Chinese are those of neardup
+// before the fold (as in the scenario goldens of then), so that an index
+// built then is still answered with Options.KeepTraditional; the default
+// analyzer folds and says so in its ID.
+func TestAnalyzerIDFold(t *testing.T) {
+	before := map[string]string{
+		"jieba": "nd2-jieba-d0abb3b4a2248fa2",
+		"gse":   "nd2-gse-b23d783dec445675",
+	}
+	for _, be := range segment.Backends() {
+		keep, err := NewAnalyzer(&Options{Segmenter: be, KeepTraditional: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep.Close()
+		if keep.ID() != before[be] || keep.Folds() {
+			t.Errorf("%s, KeepTraditional: ID %s (folds %v), want %s as before the fold", be, keep.ID(), keep.Folds(), before[be])
+		}
+		a := testAnalyzer(t, be)
+		if want := "nd2-" + be + FoldSuffix + "-"; !strings.HasPrefix(a.ID(), want) || !a.Folds() {
+			t.Errorf("%s: ID %s (folds %v), want the prefix %s", be, a.ID(), a.Folds(), want)
+		}
+	}
+}
+
+// A traditional copy of a simplified text (made by Debian's opencc 1.1.6
+// with s2t.json, s2tw.json, s2hk.json and s2twp.json, whose Taiwan
+// phrasing 发布会 → 釋出會 and 芯片 → 晶片 is folded back) is analysed as
+// the original: same keywords, fingerprint and content hash.
+func TestAnalyzeTraditional(t *testing.T) {
+	traditional := map[string][]string{
+		"zh": {
+			"新華社北京10月30日電 武俠小說泰斗金庸（原名查良鏞）30日在香港逝世，享年94歲。金庸先生的武俠小說影響了幾代讀者，《射鵰英雄傳》《天龍八部》《笑傲江湖》等作品被多次改編爲影視劇。",
+			"新華社北京10月30日電 武俠小說泰斗金庸（原名查良鏞）30日在香港逝世，享年94歲。金庸先生的武俠小說影響了幾代讀者，《射鵰英雄傳》《天龍八部》《笑傲江湖》等作品被多次改編為影視劇。",
+			"新華社北京10月30日電 武俠小説泰斗金庸（原名查良鏞）30日在香港逝世，享年94歲。金庸先生的武俠小説影響了幾代讀者，《射鵰英雄傳》《天龍八部》《笑傲江湖》等作品被多次改編為影視劇。",
+		},
+		"mixed": {
+			"Apple 在 iPhone 16 Pro 發佈會上宣佈，新款手機採用 A18 芯片，續航提升 20%。CEO Tim Cook 表示，Apple Intelligence 將在中國市場推出。",
+			"Apple 在 iPhone 16 Pro 釋出會上宣佈，新款手機採用 A18 晶片，續航提升 20%。CEO Tim Cook 表示，Apple Intelligence 將在中國市場推出。",
+		},
+	}
+	for _, be := range segment.Backends() {
+		a := testAnalyzer(t, be)
+		for name, texts := range traditional {
+			want, err := a.Analyze(goldenTexts[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Folded {
+				t.Errorf("%s/%s: the simplified text was folded", be, name)
+			}
+			for i, text := range texts {
+				r, err := a.Analyze(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Fingerprint != want.Fingerprint || r.ContentHash != want.ContentHash || !r.Folded ||
+					fmt.Sprint(r.Keywords) != fmt.Sprint(want.Keywords) {
+					t.Errorf("%s/%s copy %d: fingerprint %s, content %#x, folded %v, keywords %v; want %s, %#x, true, %v",
+						be, name, i, r.Fingerprint, r.ContentHash, r.Folded, r.Keywords[:5], want.Fingerprint, want.ContentHash, want.Keywords[:5])
+				}
+			}
+		}
+		// Without the fold nothing of the traditional copy is the same.
+		keep, err := NewAnalyzer(&Options{Segmenter: be, KeepTraditional: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := keep.Analyze(traditional["zh"][0])
+		keep.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := a.Analyze(goldenTexts["zh"]); r.Folded || r.ContentHash == want.ContentHash {
+			t.Errorf("%s, KeepTraditional: the traditional copy was folded", be)
+		}
+	}
+}

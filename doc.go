@@ -17,11 +17,11 @@
 // Fingerprints are only comparable when made by the same analyzer
 // configuration; Analyzer.ID names it, and indexes refuse to mix IDs.
 //
-// The rest of the package runs the pipeline over corpora: a Reader reads
-// articles from JSONL, text and HTML files, directories, gzip and standard
-// input (detecting GBK, reporting bad records as *RecordError with file,
-// line and field); Dedup decides, in input order and in parallel, which
-// records duplicate an earlier one, against an index.Index or
-// index.Memory, and resumes interrupted jobs; Evaluate measures precision
-// and recall against labelled pairs.
+// The rest of the package runs the pipeline over corpora read by an
+// input.Reader (package input reads articles from JSONL, text and HTML
+// files, directories, gzip and standard input, detects their encoding and
+// reports bad records with file, line and field): Dedup decides, in input
+// order and in parallel, which records duplicate an earlier one, against
+// an index.Index or index.Memory, and resumes interrupted jobs; Evaluate
+// measures precision and recall against labelled pairs.
 package neardup

@@ -5,7 +5,7 @@
 #   bench/run.sh [COUNT [SECTIONS]]
 #
 # COUNT is the number of benchmark repetitions (default 5); SECTIONS the
-# sections to run, as digits (default 123: all).
+# sections to run, as digits (default 1234: all).
 #
 # Prints, for zh_news and en_reuters:
 #   1. BenchmarkInterleaved: normalising, cutting, the whole analysis and
@@ -23,13 +23,18 @@
 #      `bareseg -gojieba`, the same with gojieba's own Cut, which sends
 #      English through cppjieba too;
 #   3. index ingest (Add in batches, and Load) and query (Badger and
-#      memory) at 1M fingerprints; index/bench_ingest.go -n 10000000
+#      memory) at 1M fingerprints; index/badgerstore/bench_ingest.go -n 10000000
 #      does the same at 10M (about 15 minutes).
-# Needs ../shared/corpora (or NEARDUP_CORPORA). Takes about 10 minutes.
+#   4. the fold of traditional Chinese (BenchmarkFold): the analysis with
+#      and without it (Options.KeepTraditional, the analysis of before) in
+#      alternating passes over 300 zh_news articles as they are and over
+#      their s2twp conversion made at bench time (never stored): MB/s and
+#      the ratio fold/keep of wall and CPU time, medians over COUNT runs.
+# Needs ../shared/corpora (or NEARDUP_CORPORA). Takes about 12 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
-sections=${2:-123}
+sections=${2:-1234}
 corpora=${NEARDUP_CORPORA:-$(cd .. && pwd)/shared/corpora}
 export NEARDUP_CORPORA=$corpora
 out=$(mktemp -d)
@@ -92,7 +97,24 @@ if [[ $sections == *3* ]]; then
 echo
 echo "## 3. Index: ingest and Near at 1M fingerprints"
 echo "### Add in batches of 1000 (records with title and keywords, no sketch); Near on Badger and in memory"
-(cd index && go run bench_ingest.go -n 1000000 -sketch=false -memory -queries 10000)
+(cd index/badgerstore && go run bench_ingest.go -n 1000000 -sketch=false -memory -queries 10000)
 echo "### Load of bare fingerprints (add --fingerprints into a new index); Near"
-(cd index && go run bench_ingest.go -n 1000000 -bare -load -queries 10000)
+(cd index/badgerstore && go run bench_ingest.go -n 1000000 -bare -load -queries 10000)
+fi
+
+if [[ $sections == *4* ]]; then
+echo
+echo "## 4. The fold of traditional Chinese: analysis without (keep) and with it (fold), alternating passes over 300 zh_news articles and their s2twp version (median of $count)"
+go test -run '^$' -bench 'BenchmarkFold' -benchtime 9x -count "$count" . > "$out/fold.txt"
+awk '/^BenchmarkFold/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkFold\//, "", n)
+	for (i=3;i<NF;i+=2) print n, $(i+1), $i }' "$out/fold.txt" |
+	sort -k1,1 -k2,2 -k3,3g |
+	awk '{ k=$1" "$2; v[k]=v[k]" "$3; c[k]++ }
+	END { for (k in v) { split(v[k], a, " "); print k, a[int((c[k]+1)/2)] } }' |
+	sort > "$out/fold-medians.txt"
+printf "%-16s %12s %12s %10s %14s\n" "backend/text" "keep" "fold" "fold/keep" "fold/keep cpu"
+for n in $(cut -d' ' -f1 "$out/fold-medians.txt" | sort -u); do
+	m() { awk -v n="$n" -v k="$1" '$1==n && $2==k {print $3}' "$out/fold-medians.txt"; }
+	printf "%-16s %7s MB/s %7s MB/s %10s %14s\n" "$n" "$(m keep-MB/s)" "$(m fold-MB/s)" "$(m fold/keep)" "$(m fold/keep-cpu)"
+done
 fi

@@ -35,9 +35,13 @@
 // Reference pages in English), zh_docs_reprints (LibreOffice help and
 // Debian Reference in Chinese), brown_fiction (the first 2,800 bytes of
 // fiction samples; negatives are later passages of the same stories),
-// speeches_long (the first 18,000 bytes of eight addresses of 1903-1925)
-// and libreoffice_twins (the English and Chinese versions of the same
-// help pages, which must never match each other).
+// speeches_long (the first 18,000 bytes of eight addresses of 1903-1925),
+// libreoffice_twins (the English and Chinese versions of the same
+// help pages, which must never match each other) and zh_docs_traditional
+// (Chinese pages and their traditional versions made by the Debian opencc
+// command with s2t, s2tw, s2hk and s2twp: copy kinds are those
+// configurations, Dedup must find at least 98% of each, and traditional
+// negatives must match nothing).
 //
 // The test runs the real pipeline: neardup.NewAnalyzer(nil), then
 // neardup.Dedup over articles, copies and negatives in that order into an

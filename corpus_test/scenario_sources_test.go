@@ -19,6 +19,12 @@ type scnScenario struct {
 	// same group are labelled negatives (same genre, same era, the two
 	// language versions of one help page).
 	group func(id, title string) string
+	// convert, when not empty, replaces the edited copies: each article
+	// gets one copy per OpenCC configuration (s2t, s2tw, …), made by the
+	// Debian opencc command (scnOpenCC), whose kind is the configuration;
+	// and the negatives are converted with negConvert.
+	convert    []string
+	negConvert string
 }
 
 // scnSource is a text taken from a corpus in /work/shared/corpora.
@@ -56,6 +62,51 @@ var scnBrownGenre = regexp.MustCompile(`\(([^)]*)\)$`)
 // docs negative is the page of the same collection with the highest
 // Jaccard similarity to its original below 0.4 (noted in the comments).
 var scnScenarios = []scnScenario{
+	{
+		// Traditional reprints: 9 LibreOffice help pages and 9 Debian
+		// Reference sections of zh_docs_reprints, each converted by
+		// Debian's opencc with s2t, s2tw, s2hk and s2twp (Taiwan
+		// phrasing); the negatives are the zh_docs_reprints negatives of
+		// these articles converted with s2twp: traditional text that is
+		// not a reprint must not match.
+		name:       "zh_docs_traditional",
+		convert:    []string{"s2t", "s2tw", "s2hk", "s2twp"},
+		negConvert: "s2twp",
+		articles: []scnSource{
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/swriter/guide/word_completion_adjust"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/shared/autopi/01100000"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/swriter/01/06090000"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/swriter/01/04030000"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/schart/01/wiz_data_range"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/scalc/guide/main"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/simpress/guide/table_insert"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/sbasic/shared/01170103"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/shared/guide/xforms"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch02/057"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch08/009"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch02/061"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch02/006"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch10/008"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch09/046"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch02/034"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch05/010"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch02/055"},
+		},
+		negatives: []scnSource{
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/shared/01/06040600", against: "lo-help-zh-CN/text/swriter/guide/word_completion_adjust"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/shared/autopi/01090000", against: "lo-help-zh-CN/text/shared/autopi/01100000"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/swriter/01/06100000", against: "lo-help-zh-CN/text/swriter/01/06090000"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/swriter/01/02150000", against: "lo-help-zh-CN/text/swriter/01/04030000"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/schart/01/wiz_data_series", against: "lo-help-zh-CN/text/schart/01/wiz_data_range"},
+			{corpus: "zh_docs", id: "lo-help-zh-CN/text/scalc/guide/html_doc", against: "lo-help-zh-CN/text/scalc/guide/main"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch02/053", against: "debian-reference-zh-cn/ch02/057"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch08/010", against: "debian-reference-zh-cn/ch08/009"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch02/024", against: "debian-reference-zh-cn/ch02/061"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch02/016", against: "debian-reference-zh-cn/ch02/006"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch09/052", against: "debian-reference-zh-cn/ch10/008"},
+			{corpus: "zh_docs", id: "debian-reference-zh-cn/ch09/039", against: "debian-reference-zh-cn/ch09/046"},
+		},
+	},
 	{
 		name:   "en_docs_reprints",
 		copies: 72,

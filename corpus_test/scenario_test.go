@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,7 +18,10 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 )
 
 var scnCorpora = flag.String("scenario-corpora", "",
@@ -91,6 +95,7 @@ func scnGoldenName(backend string) string {
 type scnFiles struct {
 	articles, copies, negatives []scnDoc
 	labels                      []scnLabel
+	kinds                       []string // the copies' kinds: scnKinds, or the OpenCC configurations
 }
 
 // paths are the JSONL files Dedup reads, in order.
@@ -118,6 +123,10 @@ func scnFixtures(t *testing.T, sc *scnScenario, dir string, corpora *scnCorpusCa
 			t.Fatal(err)
 		}
 		scnCheckFile(t, filepath.Join(dir, "articles.jsonl"), scnJSONL(f.articles))
+		if sc.negConvert != "" {
+			// The committed negatives are converted to traditional.
+			f.negatives = scnOpenCC(t, sc.negConvert, f.negatives)
+		}
 		if len(f.negatives) > 0 {
 			scnCheckFile(t, filepath.Join(dir, "negatives.jsonl"), scnJSONL(f.negatives))
 		}
@@ -137,16 +146,22 @@ func scnFixtures(t *testing.T, sc *scnScenario, dir string, corpora *scnCorpusCa
 		}
 	}
 
-	ed := &scnEditor{r: scnRand(sc.name), articles: f.articles}
-	var err error
-	if f.copies, err = ed.copies(sc.copies); err != nil {
-		t.Fatalf("%s: %v", sc.name, err)
-	}
-	scnCheckFile(t, filepath.Join(dir, "copies.jsonl"), scnJSONL(f.copies))
-	// The generator is deterministic: a second run gives the same bytes.
-	again, err := (&scnEditor{r: scnRand(sc.name), articles: f.articles}).copies(sc.copies)
-	if err != nil || !bytes.Equal(scnJSONL(again), scnJSONL(f.copies)) {
-		t.Errorf("%s: a second run of the generator made different copies (err %v)", sc.name, err)
+	if len(sc.convert) > 0 {
+		f.kinds = sc.convert
+		f.copies = scnConvertedCopies(t, sc, dir, f.articles)
+	} else {
+		f.kinds = scnKinds
+		ed := &scnEditor{r: scnRand(sc.name), articles: f.articles}
+		var err error
+		if f.copies, err = ed.copies(sc.copies); err != nil {
+			t.Fatalf("%s: %v", sc.name, err)
+		}
+		scnCheckFile(t, filepath.Join(dir, "copies.jsonl"), scnJSONL(f.copies))
+		// The generator is deterministic: a second run gives the same bytes.
+		again, err := (&scnEditor{r: scnRand(sc.name), articles: f.articles}).copies(sc.copies)
+		if err != nil || !bytes.Equal(scnJSONL(again), scnJSONL(f.copies)) {
+			t.Errorf("%s: a second run of the generator made different copies (err %v)", sc.name, err)
+		}
 	}
 
 	f.labels = scnMakeLabels(sc, &f)
@@ -158,6 +173,83 @@ func scnFixtures(t *testing.T, sc *scnScenario, dir string, corpora *scnCorpusCa
 	}
 	scnCheckFile(t, filepath.Join(dir, "labels.jsonl"), lb.Bytes())
 	return &f
+}
+
+// scnOpenCCVersion is the opencc command the converted fixtures were made
+// with (Debian's opencc 1.1.6+ds1-1, which calls itself 1.1.5).
+const scnOpenCCVersion = "Version: 1.1.5"
+
+// scnHaveOpenCC reports whether the opencc command that made the
+// committed conversions is installed (apt-get install opencc).
+func scnHaveOpenCC() bool {
+	out, err := exec.Command("opencc", "--version").CombinedOutput()
+	return err == nil && strings.Contains(string(out), scnOpenCCVersion)
+}
+
+// scnOpenCC converts the titles and texts of docs with the opencc
+// command and the configuration conf (s2t, s2tw, s2hk, s2twp), in one run.
+func scnOpenCC(t *testing.T, conf string, docs []scnDoc) []scnDoc {
+	t.Helper()
+	if !scnHaveOpenCC() {
+		t.Fatalf("converting with OpenCC %s needs the opencc command (%s): apt-get install opencc", conf, scnOpenCCVersion)
+	}
+	const sep = "\n@@@ neardup scenario separator @@@\n"
+	var in strings.Builder
+	for i, d := range docs {
+		if i > 0 {
+			in.WriteString(sep)
+		}
+		in.WriteString(d.Title + sep + d.Text)
+	}
+	cmd := exec.Command("opencc", "-c", conf+".json")
+	cmd.Stdin = strings.NewReader(in.String())
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("opencc -c %s.json: %v: %s", conf, err, errb.Bytes())
+	}
+	parts := strings.Split(string(out), sep)
+	if len(parts) != 2*len(docs) {
+		t.Fatalf("opencc -c %s.json: %d parts out, %d in", conf, len(parts), 2*len(docs))
+	}
+	res := slices.Clone(docs)
+	for i := range res {
+		res[i].Title, res[i].Text = parts[2*i], parts[2*i+1]
+	}
+	return res
+}
+
+// scnConvertedCopies returns the copies of a converting scenario: each
+// article converted with each of sc.convert, in that order, by the opencc
+// command when it is installed (compared with the committed copies.jsonl,
+// or written with -update), else as committed.
+func scnConvertedCopies(t *testing.T, sc *scnScenario, dir string, articles []scnDoc) []scnDoc {
+	t.Helper()
+	path := filepath.Join(dir, "copies.jsonl")
+	if !scnHaveOpenCC() && !*update {
+		copies := scnReadDocs(t, path)
+		if len(copies) != len(sc.convert)*len(articles) {
+			t.Fatalf("%s: %d copies, want %d", path, len(copies), len(sc.convert)*len(articles))
+		}
+		for i, c := range copies {
+			a, conf := articles[i%len(articles)], sc.convert[i/len(articles)]
+			if c.Original != a.ID || c.Kind != conf || c.ID != a.ID+"#"+conf {
+				t.Fatalf("%s: copy %d is %s (%s of %s), want %s of %s", path, i, c.ID, c.Kind, c.Original, conf, a.ID)
+			}
+		}
+		t.Logf("%s: opencc (%s) not installed: the committed conversions are used as they are", sc.name, scnOpenCCVersion)
+		return copies
+	}
+	var copies []scnDoc
+	for _, conf := range sc.convert {
+		for _, c := range scnOpenCC(t, conf, articles) {
+			c.Original, c.Kind, c.ID = c.ID, conf, c.ID+"#"+conf
+			copies = append(copies, c)
+		}
+	}
+	scnCheckFile(t, path, scnJSONL(copies))
+	return copies
 }
 
 // scnMakeLabels lists the expected pairs: each copy with its original and
@@ -420,22 +512,22 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 	}
 	r.analyses = make([]*neardup.Analysis, len(r.docs))
 
-	store, err := index.NewMemory(nil)
+	store, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	rd := neardup.NewReader(f.paths(dir), nil, nil)
+	rd := input.NewReader(f.paths(dir), nil, nil)
 	defer rd.Close()
-	_, err = neardup.Dedup(context.Background(), rd, a, store, nil, func(o *neardup.Outcome) error {
+	_, err = dedup.Run(context.Background(), rd, a, store, nil, func(o *dedup.Outcome) error {
 		if o.Seq >= int64(len(r.docs)) || o.Record.ID != r.docs[o.Seq].ID {
 			return fmt.Errorf("record %d is %q, want %q", o.Seq, o.Record.ID, r.docs[min(o.Seq, int64(len(r.docs)-1))].ID)
 		}
 		i := int(o.Seq)
 		r.analyses[i] = o.Analysis
 		switch o.Verdict {
-		case neardup.Unique:
-		case neardup.Duplicate:
+		case dedup.Unique:
+		case dedup.Duplicate:
 			for _, m := range o.Matches {
 				j, ok := r.pos[m.ID]
 				if !ok {
@@ -454,7 +546,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 		t.Fatalf("%s: Dedup: %v", dir, err)
 	}
 
-	all, err := index.NewMemory(nil)
+	all, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +558,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 		}
 		idocs[i] = index.Doc{ID: r.docs[i].ID, Title: r.docs[i].Title, Fingerprint: an.Fingerprint,
 			ContentHash: an.ContentHash, Sketch: an.Sketch, Keywords: an.Keywords[:min(len(an.Keywords), 32)]}
-		if err := all.Add(idocs[i]); err != nil {
+		if err := all.Add(context.Background(), idocs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -474,7 +566,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 		if r.analyses[i] == nil {
 			continue
 		}
-		ms, err := all.Similar(&idocs[i], index.DefaultMaxDistance)
+		ms, err := all.Similar(context.Background(), &idocs[i], index.DefaultMaxDistance)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -539,6 +631,31 @@ func (r *scnResult) check(t *testing.T, twins bool) {
 			}
 			if twins && scnLang(r.family(p.a)) != scnLang(r.family(p.b)) {
 				t.Errorf("cross-language match: %s ~ %s", r.docs[p.a].ID, r.docs[p.b].ID)
+			}
+		}
+	}
+	if r.f.kinds[0] != scnKinds[0] {
+		// Converted copies: Dedup finds at least 98% of each kind, and
+		// nothing across articles.
+		for _, kind := range r.f.kinds {
+			n, found := 0, 0
+			for _, c := range r.f.copies {
+				if c.Kind == kind {
+					n++
+					if _, ok := r.dedup[scnMakePair(r.pos[c.ID], r.pos[c.Original])]; ok {
+						found++
+					}
+				}
+			}
+			if float64(found) < 0.98*float64(n) {
+				t.Errorf("Dedup found %d of %d %s copies, want at least 98%%", found, n, kind)
+			}
+		}
+		for _, found := range []map[scnPair]index.Match{r.dedup, r.similar} {
+			for p := range found {
+				if r.family(p.a) != r.family(p.b) {
+					t.Errorf("match across articles: %s ~ %s", r.docs[p.a].ID, r.docs[p.b].ID)
+				}
 			}
 		}
 	}
@@ -621,7 +738,7 @@ func (r *scnResult) golden(a *neardup.Analyzer) []byte {
 	}
 
 	// Recall by kind, default detector.
-	kinds := append(slices.Clone(scnKinds), "copy-copy")
+	kinds := append(slices.Clone(r.f.kinds), "copy-copy")
 	type count struct{ exp, dedup, sim int }
 	byKind := make(map[string]*count)
 	for _, k := range kinds {

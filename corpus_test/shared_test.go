@@ -24,7 +24,10 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -83,7 +86,7 @@ func corporaDir(t *testing.T) string {
 type suite struct {
 	dir       string
 	analyzers map[string]*neardup.Analyzer // "" (default) or "compat N"
-	corpora   map[string]*neardup.Corpus   // analyzer key + "/" + corpus
+	corpora   map[string]*eval.Corpus      // analyzer key + "/" + corpus
 	took      map[string]time.Duration
 	cleanup   func(func()) // the top-level test's Cleanup: analyzers outlive subtests
 }
@@ -102,16 +105,16 @@ func (s *suite) analyzer(t *testing.T, key string, opts *neardup.Options) *neard
 	return a
 }
 
-func (s *suite) corpus(t *testing.T, key string, opts *neardup.Options, name string) *neardup.Corpus {
+func (s *suite) corpus(t *testing.T, key string, opts *neardup.Options, name string) *eval.Corpus {
 	t.Helper()
 	if c, ok := s.corpora[key+"/"+name]; ok {
 		return c
 	}
 	a := s.analyzer(t, key, opts)
 	start := time.Now()
-	r := neardup.NewReader([]string{filepath.Join(s.dir, name+".jsonl.gz")}, nil, nil)
+	r := input.NewReader([]string{filepath.Join(s.dir, name+".jsonl.gz")}, nil, nil)
 	defer r.Close()
-	c, err := neardup.AnalyzeCorpus(context.Background(), r, a, 0)
+	c, err := eval.AnalyzeCorpus(context.Background(), r, a, 0)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -125,13 +128,13 @@ func (s *suite) corpus(t *testing.T, key string, opts *neardup.Options, name str
 
 func TestSharedCorpora(t *testing.T) {
 	dir := corporaDir(t)
-	s := &suite{dir: dir, analyzers: map[string]*neardup.Analyzer{}, corpora: map[string]*neardup.Corpus{},
+	s := &suite{dir: dir, analyzers: map[string]*neardup.Analyzer{}, corpora: map[string]*eval.Corpus{},
 		took: map[string]time.Duration{}, cleanup: t.Cleanup}
 	haveJieba := slices.Contains(segment.Backends(), segment.BackendJieba)
 
 	for _, spec := range corpora {
 		t.Run(spec.name, func(t *testing.T) {
-			labels, err := neardup.ReadPairs(filepath.Join(dir, spec.name+".pairs.jsonl.gz"))
+			labels, err := eval.ReadPairs(filepath.Join(dir, spec.name+".pairs.jsonl.gz"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +143,7 @@ func TestSharedCorpora(t *testing.T) {
 			}
 			c := s.corpus(t, "", nil, spec.name)
 			start := time.Now()
-			rep, err := neardup.Evaluate(c, labels, &neardup.EvalOptions{Sweep: sweep})
+			rep, err := eval.Evaluate(c, labels, &eval.Options{Sweep: sweep})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +162,7 @@ func TestSharedCorpora(t *testing.T) {
 				b.WriteString("\ncompatibility baseline (gosimhash: cppjieba keywords, lookup3), SimHash alone\n")
 				for _, n := range compatTopN {
 					cc := s.corpus(t, fmt.Sprintf("compat %d", n), &neardup.Options{Compat: true, TopN: n}, spec.name)
-					cr, err := neardup.Evaluate(cc, labels, &neardup.EvalOptions{MaxThreshold: compatK})
+					cr, err := eval.Evaluate(cc, labels, &eval.Options{MaxThreshold: compatK})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -198,7 +201,7 @@ func TestSharedCorpora(t *testing.T) {
 	t.Run("zh_en_docs", func(t *testing.T) {
 		zh := s.corpus(t, "", nil, "zh_docs")
 		en := s.corpus(t, "", nil, "en_docs")
-		m, err := index.NewMemory(nil)
+		m, err := memstore.Open(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,14 +209,14 @@ func TestSharedCorpora(t *testing.T) {
 		var docs []index.Doc
 		for _, part := range []struct {
 			name string
-			c    *neardup.Corpus
+			c    *eval.Corpus
 		}{{"zh_docs", zh}, {"en_docs", en}} {
 			for _, d := range part.c.Docs {
 				d.ID = part.name + "/" + d.ID
 				docs = append(docs, d)
 			}
 		}
-		if err := m.Add(docs...); err != nil {
+		if err := m.Add(context.Background(), docs...); err != nil {
 			t.Fatal(err)
 		}
 		twins := 0
@@ -236,7 +239,7 @@ func TestSharedCorpora(t *testing.T) {
 			if !strings.HasPrefix(docs[i].ID, "zh_docs/") {
 				continue
 			}
-			ms, err := m.Similar(&docs[i], index.DefaultMaxDistance)
+			ms, err := m.Similar(context.Background(), &docs[i], index.DefaultMaxDistance)
 			if err != nil {
 				t.Fatal(err)
 			}

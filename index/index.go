@@ -44,8 +44,8 @@
 //
 // and its record, under its ID, holds the rest: fingerprint, content
 // hash, time added, title, keywords, sketch, job and sequence (see
-// encodeDoc; the format is versioned). Three named values recorded once
-// with Store.Claim describe the archive: "format" (the key and record
+// encodeDoc; the format is versioned). Three named values recorded once,
+// together, with Store.Claim describe the archive: "format" (the key and record
 // format, 1), "layout" (b and k, one byte each) and "analyzer" (the
 // analyzer ID the fingerprints came from). New refuses an archive whose
 // values differ from those asked for.
@@ -114,7 +114,7 @@ const (
 // FormatVersion is the key and record format, recorded as "format".
 const FormatVersion = 1
 
-// Names of the values New records with Store.Claim.
+// Names of the values New records with Store.Claim, in one claim.
 const (
 	MetaFormat   = "format"
 	MetaLayout   = "layout"
@@ -134,6 +134,12 @@ type Options struct {
 	// (ErrMismatch).
 	Blocks      int
 	MaxDistance int
+
+	// Distance, if not zero, is the largest distance the caller will
+	// query: a new index whose Blocks and MaxDistance are zero is laid
+	// out for it (LayoutFor), and an index that answers less is refused
+	// (ErrDistance).
+	Distance int
 
 	// AnalyzerID names the text analysis the fingerprints came from
 	// (segmenter, IDF table, keyword count, hash). It is recorded at
@@ -165,6 +171,9 @@ func (o *Options) resolve() (Options, error) {
 	}
 	if r.MaxDistance < 0 {
 		return r, fmt.Errorf("index: %w: MaxDistance %d: want at least 1", ErrLayout, r.MaxDistance)
+	}
+	if r.Distance < 0 || r.Distance > MaxLayoutDistance {
+		return r, fmt.Errorf("index: %w: distance %d: an index answers distances 0 to %d", ErrDistance, r.Distance, MaxLayoutDistance)
 	}
 	return r, nil
 }
@@ -226,14 +235,10 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 		return nil, err
 	}
 	x := &Index{store: s, name: storeName(s), minContent: o.MinContent}
-	format, err := s.Claim(ctx, MetaFormat, []byte{FormatVersion})
-	if err != nil {
-		return nil, err
-	}
-	if len(format) != 1 || format[0] != FormatVersion {
-		return nil, fmt.Errorf("index: %s: %w: format version %v, this program reads version %d", x.name, ErrMismatch, format, FormatVersion)
-	}
 	want := o
+	if want.Blocks == 0 && want.MaxDistance == 0 && o.Distance > 0 {
+		want.Blocks, want.MaxDistance = LayoutFor(o.Distance)
+	}
 	if want.Blocks == 0 {
 		want.Blocks = DefaultBlocks
 	}
@@ -243,9 +248,17 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 	if _, err := newLayout(want.Blocks, want.MaxDistance); err != nil {
 		return nil, fmt.Errorf("index: %s: %w", x.name, err)
 	}
-	lay, err := s.Claim(ctx, MetaLayout, []byte{byte(want.Blocks), byte(want.MaxDistance)})
+	meta, err := s.Claim(ctx, map[string][]byte{
+		MetaFormat:   {FormatVersion},
+		MetaLayout:   {byte(want.Blocks), byte(want.MaxDistance)},
+		MetaAnalyzer: []byte(o.AnalyzerID),
+	})
 	if err != nil {
 		return nil, err
+	}
+	format, lay, analyzer := meta[MetaFormat], meta[MetaLayout], meta[MetaAnalyzer]
+	if len(format) != 1 || format[0] != FormatVersion {
+		return nil, fmt.Errorf("index: %s: %w: format version %v, this program reads version %d", x.name, ErrMismatch, format, FormatVersion)
 	}
 	if len(lay) != 2 {
 		return nil, fmt.Errorf("index: %s: %w: layout metadata %q: want 2 bytes", x.name, ErrCorrupt, lay)
@@ -264,9 +277,8 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 		return nil, fmt.Errorf("index: %s: %w: the index has %d blocks, max distance %d; the options ask for %d blocks, max distance %d",
 			x.name, ErrMismatch, l.blocks, l.maxDist, want.Blocks, want.MaxDistance)
 	}
-	analyzer, err := s.Claim(ctx, MetaAnalyzer, []byte(o.AnalyzerID))
-	if err != nil {
-		return nil, err
+	if o.Distance > l.maxDist {
+		return nil, &DistanceError{Name: x.name, Max: l.maxDist, Want: o.Distance}
 	}
 	if o.AnalyzerID != "" && o.AnalyzerID != string(analyzer) {
 		return nil, fmt.Errorf("index: %s: %w: the index was built with analyzer %q; the options ask for %q",
@@ -275,6 +287,19 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 	x.layout, x.analyzer = l, string(analyzer)
 	return x, nil
 }
+
+// DistanceError is New's error for an index that answers smaller
+// distances than Options.Distance. It wraps ErrDistance.
+type DistanceError struct {
+	Name      string // the store
+	Max, Want int
+}
+
+func (e *DistanceError) Error() string {
+	return fmt.Sprintf("index: %s: %v: it answers distances up to %d, not %d (its layout is fixed when it is created)", e.Name, ErrDistance, e.Max, e.Want)
+}
+
+func (e *DistanceError) Unwrap() error { return ErrDistance }
 
 // storeName names s in error messages: its String method's result (a
 // directory, an address), or its type.
@@ -306,16 +331,24 @@ func (x *Index) use() error {
 }
 
 // CheckID returns an error wrapping ErrID if id cannot be a document ID:
-// it is empty or longer than MaxIDLen bytes.
+// it is empty or longer than MaxIDLen bytes. The message says which
+// ("empty id", "id is N bytes long; an index holds ids of at most
+// 64000").
 func CheckID(id string) error {
 	switch {
 	case id == "":
-		return fmt.Errorf("%w: empty id", ErrID)
+		return idError("empty id")
 	case len(id) > MaxIDLen:
-		return fmt.Errorf("%w: id %q… is %d bytes long, at most %d allowed", ErrID, id[:32], len(id), MaxIDLen)
+		return idError(fmt.Sprintf("id is %d bytes long; an index holds ids of at most %d", len(id), MaxIDLen))
 	}
 	return nil
 }
+
+// idError is an invalid ID; it wraps ErrID.
+type idError string
+
+func (e idError) Error() string { return string(e) }
+func (e idError) Unwrap() error { return ErrID }
 
 // checkDocs checks the IDs of docs, naming the first bad one.
 func checkDocs(docs []Doc) error {

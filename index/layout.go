@@ -211,3 +211,19 @@ func (l *layout) key(t int, fp simhash.Fingerprint) Key {
 func (l *layout) String() string {
 	return fmt.Sprintf("%d blocks, max distance %d (%d tables)", l.blocks, l.maxDist, len(l.tables))
 }
+
+// MaxLayoutDistance is the largest distance LayoutFor lays an index out
+// for: 11 blocks, C(11, 9) = 55 tables of 10-bit keys (10 would need 66
+// tables, or keys shorter than MinKeyBits).
+const MaxLayoutDistance = 9
+
+// LayoutFor returns the layout (Options.Blocks and MaxDistance) of a
+// new index that answers distances up to k, 0 ≤ k ≤ MaxLayoutDistance:
+// the default, 4 blocks answering up to 3, for k ≤ 3, and k+2 blocks
+// (C(k+2, 2) tables of two blocks each) above.
+func LayoutFor(k int) (blocks, maxDistance int) {
+	if k <= DefaultMaxDistance {
+		return DefaultBlocks, DefaultMaxDistance
+	}
+	return k + 2, k
+}

@@ -35,11 +35,11 @@ func similar(d *Doc, exact []string, near []Match, banded []string, docs map[str
 			continue
 		}
 		m.Title, m.Keywords, m.Job, m.Seq = r.Title, r.Keywords, r.Job, r.Seq
+		if !Confirmed(d, r, minContent) {
+			continue
+		}
 		if !d.Sketch.IsZero() && !r.Sketch.IsZero() {
 			m.Content = d.Sketch.Jaccard(r.Sketch)
-			if m.Content < minContent {
-				continue
-			}
 		}
 		out = append(out, m)
 	}
@@ -61,6 +61,17 @@ func similar(d *Doc, exact []string, near []Match, banded []string, docs map[str
 	}
 	SortMatches(out)
 	return out
+}
+
+// Confirmed reports whether Similar confirms a SimHash candidate b of
+// a: their sketches' estimated Jaccard similarity reaches minContent, or
+// either sketch is missing (a document loaded from a bare fingerprint),
+// which leaves the candidate unconfirmed but kept.
+func Confirmed(a, b *Doc, minContent float64) bool {
+	if a.Sketch.IsZero() || b.Sketch.IsZero() {
+		return true
+	}
+	return a.Sketch.Jaccard(b.Sketch) >= minContent
 }
 
 // SortMatches sorts matches as Similar does: exact matches first, then by

@@ -37,13 +37,16 @@ type Store interface {
 	// completes it.
 	Apply(ctx context.Context, b *Batch) error
 
-	// Claim sets the named value if it is not set yet, atomically with
-	// respect to every other writer of the store, and returns the value
-	// stored under name afterwards: value itself when this call set it,
-	// the earlier value otherwise. It is how an archive records its
-	// layout and analyzer once, and how writers that share a store agree
-	// on who came first.
-	Claim(ctx context.Context, name string, value []byte) ([]byte, error)
+	// Claim records each of values under its name unless the name holds
+	// a value already, all in one step, atomically with respect to every
+	// other writer of the store, and returns what the names hold
+	// afterwards: the values given where this call recorded them, the
+	// earlier ones elsewhere. It is how an archive records its format,
+	// layout and analyzer once (an archive is never left with some of
+	// them), and how writers that share a store agree on who came
+	// first. A read-only store returns the values it holds and fails
+	// with ErrReadOnly if one is missing.
+	Claim(ctx context.Context, values map[string][]byte) (map[string][]byte, error)
 
 	// Stats describes what the store holds.
 	Stats(ctx context.Context) (StoreStats, error)

@@ -53,7 +53,7 @@ func newGseSegmenter(opts *Options) (*gse.Segmenter, error) {
 	var user []userWord
 	if opts.UserDict != "" {
 		var err error
-		if user, err = readUserDict(opts.UserDict); err != nil {
+		if user, err = readUserDict(opts.UserDict, opts.Fold); err != nil {
 			return nil, err
 		}
 	}

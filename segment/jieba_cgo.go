@@ -51,7 +51,7 @@ func NewJieba(opts *Options) (*Jieba, error) {
 	}
 	var user []byte
 	if opts.UserDict != "" {
-		words, err := readUserDict(opts.UserDict)
+		words, err := readUserDict(opts.UserDict, opts.Fold)
 		if err != nil {
 			return nil, err
 		}

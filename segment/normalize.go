@@ -37,6 +37,9 @@ import (
 // The result is valid UTF-8, NFKC-normalised, and Normalize is idempotent:
 // Normalize(Normalize(s)) == Normalize(s). Punctuation is kept; it is
 // Cut, not Normalize, that splits text into words.
+//
+// Step 7, a Folder such as TradFold (traditional Chinese to simplified),
+// is NormalizeFold's: Normalize leaves the script as it is.
 func Normalize(s string) string {
 	if out, ok := normalizeFast(s); ok {
 		return out

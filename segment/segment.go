@@ -56,6 +56,10 @@ type Options struct {
 	// Han runs to the dictionary. A word without a frequency gets the
 	// median frequency of the main dictionary, as in cppjieba. Optional.
 	UserDict string
+	// Fold, when not nil, folds the user dictionary's words after
+	// Normalize, as the text the segmenter is given is folded (for
+	// instance traditional Chinese to simplified, TradFold).
+	Fold Folder
 	// CacheDir is where the jieba backend writes the dictionary files
 	// gojieba reads (see dict.MaterializeJieba); "" means the user's cache
 	// directory. The gse backend does not use it.

@@ -17,8 +17,9 @@ type userWord struct {
 }
 
 // readUserDict reads and checks the user dictionary at path (see
-// Options.UserDict). Errors name the path and, for content, the line.
-func readUserDict(path string) ([]userWord, error) {
+// Options.UserDict), folding its words with fold when it is not nil.
+// Errors name the path and, for content, the line.
+func readUserDict(path string, fold Folder) ([]userWord, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("segment: user dictionary: %w", err)
@@ -26,6 +27,13 @@ func readUserDict(path string) ([]userWord, error) {
 	words, err := parseUserDict(string(data))
 	if err != nil {
 		return nil, fmt.Errorf("segment: user dictionary %s: %w", path, err)
+	}
+	if fold != nil {
+		for i := range words {
+			if words[i].word, err = fold.Fold(words[i].word); err != nil {
+				return nil, fmt.Errorf("segment: user dictionary %s: %w", path, err)
+			}
+		}
 	}
 	return words, nil
 }

@@ -23,11 +23,14 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
 
 func main() {
+	// A flag set of our own: importing segment imports OpenCC's package,
+	// which registers a -dir flag on flag.CommandLine that means nothing here.
+	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines that cut")
 	backend := flag.String("segmenter", "", "segmenter backend (default: "+segment.DefaultBackend+")")
 	raw := flag.Bool("gojieba", false, "cut with gojieba's own Cut, HMM on, instead of neardup's segmenter")
@@ -55,7 +58,7 @@ func run(workers int, backend string, raw bool, paths []string) error {
 		}
 		cut = seg.Cut
 	}
-	r := neardup.NewReader(paths, os.Stdin, nil)
+	r := input.NewReader(paths, os.Stdin, nil)
 	texts := make(chan string, 64*workers)
 	var records, bytes, tokens atomic.Int64
 	var wg sync.WaitGroup
@@ -74,7 +77,7 @@ func run(workers int, backend string, raw bool, paths []string) error {
 		if err == io.EOF {
 			break
 		}
-		var re *neardup.RecordError
+		var re *input.RecordError
 		if errors.As(err, &re) {
 			continue
 		}

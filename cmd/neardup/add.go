@@ -3,18 +3,20 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -93,12 +95,16 @@ func runAdd(c *cli.Context) error {
 		return err
 	}
 	defer closeAnalyzer(c, a)
-	x, err := openIndex(dir, a.ID(), k, 0, false)
+	x, err := openIndex(c.Context, dir, a.ID(), k, 0, false)
 	if err != nil {
 		return err
 	}
 	defer x.Close()
 
+	before, err := x.Stats(c.Context)
+	if err != nil {
+		return err
+	}
 	ad := &adder{x: x, ew: c.App.ErrWriter, now: time.Now}
 	if fpFile != "" {
 		if err := ad.addFingerprints(c, fpFile); err != nil {
@@ -106,19 +112,22 @@ func runAdd(c *cli.Context) error {
 		}
 	}
 	if c.NArg() > 0 {
-		r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+		r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 		defer r.Close()
 		if err := ad.addArticles(c, r, a, nw); err != nil {
 			return err
 		}
 	}
-	st, err := x.Stats()
+	st, err := x.Stats(c.Context)
 	if err != nil {
 		return err
 	}
 	if err := x.Close(); err != nil {
 		return err
 	}
+	// add is the archive's only writer (it holds it open alone): what
+	// it added beyond the growth replaced documents with the same ids.
+	ad.replaced = ad.added - (st.Docs - before.Docs)
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, addJSON{Index: dir, Added: ad.added, Replaced: ad.replaced, Failed: ad.failed, Docs: st.Docs})
 	} else {
@@ -155,113 +164,46 @@ func (ad *adder) fail(format string, args ...any) {
 // the index, or repeated in the batch) from the index's size before and
 // after.
 func (ad *adder) add(docs []index.Doc) error {
-	before, err := ad.x.Stats()
-	if err != nil {
-		return err
-	}
-	if err := ad.x.Add(docs...); err != nil {
-		return err
-	}
-	after, err := ad.x.Stats()
-	if err != nil {
+	if err := ad.x.Add(context.Background(), docs...); err != nil {
 		return err
 	}
 	ad.added += int64(len(docs))
-	ad.replaced += int64(len(docs)) - (after.Docs - before.Docs)
 	return nil
 }
 
-// checkID reports whether the index can store id.
-func checkID(id string) error {
-	switch {
-	case id == "":
-		return errors.New("empty id")
-	case len(id) > index.MaxIDLen:
-		return fmt.Errorf("id is %d bytes long; an index holds ids of at most %d", len(id), index.MaxIDLen)
+// addArticles analyses the records of r with nw workers and adds them
+// in batches of addBatch, reporting the records that fail in input
+// order.
+func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyzer, nw int) error {
+	batch := make([]index.Doc, 0, addBatch)
+	check := func(rec *input.Record) error {
+		if err := index.CheckID(rec.ID); err != nil {
+			return fmt.Errorf("%s: %w", recordName(rec), err)
+		}
+		return nil
 	}
-	return nil
-}
-
-// addArticles analyses the records of r with nw workers, a batch at a
-// time, and adds them.
-func (ad *adder) addArticles(c *cli.Context, r *neardup.Reader, a *neardup.Analyzer, nw int) error {
-	// Bad records stay in the batch so that every failure is reported in
-	// input order.
-	type item struct {
-		rec     neardup.Record
-		an      *neardup.Analysis
-		err     error
-		readErr error // a bad record or input: not analysed
-	}
-	batch := make([]item, 0, addBatch)
-	flush := func() error {
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for w := 0; w < nw; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					if batch[i].readErr == nil {
-						batch[i].an, batch[i].err = a.Analyze(batch[i].rec.Text)
-					}
-				}
-			}()
-		}
-		for i := range batch {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		docs := make([]index.Doc, 0, len(batch))
-		for i := range batch {
-			it := &batch[i]
-			if it.readErr != nil {
-				ad.fail("%v", it.readErr)
-				continue
-			}
-			if it.err != nil {
-				ad.fail("%s: %v", recordName(&it.rec), it.err)
-				continue
-			}
-			docs = append(docs, index.Doc{
-				ID: it.rec.ID, Fingerprint: it.an.Fingerprint, ContentHash: it.an.ContentHash, Title: it.rec.Title,
-				Keywords: it.an.Keywords[:min(len(it.an.Keywords), storedKeywords)], Sketch: it.an.Sketch, Added: ad.now().UTC(),
-			})
-		}
-		batch = batch[:0]
-		if len(docs) == 0 {
+	err := pipeline.Run(c.Context, r, a, &pipeline.Options{Workers: nw, Check: check}, func(it *pipeline.Item) error {
+		switch {
+		case it.Err != nil && (pipeline.IsRecordErr(it.Err) || errors.Is(it.Err, index.ErrID)):
+			ad.fail("%v", it.Err)
+			return nil
+		case it.Err != nil:
+			ad.fail("%s: %v", recordName(&it.Record), it.Err)
 			return nil
 		}
-		return ad.add(docs)
-	}
-	for {
-		if err := c.Context.Err(); err != nil {
+		d := it.Analysis.Doc(it.Record.ID, it.Record.Title, storedKeywords)
+		d.Added = ad.now().UTC()
+		if batch = append(batch, d); len(batch) == addBatch {
+			err := ad.add(batch)
+			batch = batch[:0]
 			return err
 		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		it := item{rec: rec}
-		switch {
-		case err != nil && !isRecordErr(err):
-			return err
-		case err != nil:
-			it.readErr = err
-		default:
-			if err := checkID(rec.ID); err != nil {
-				it.readErr = fmt.Errorf("%s: %w", recordName(&rec), err)
-			}
-		}
-		batch = append(batch, it)
-		if len(batch) == addBatch {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = ad.add(batch)
 	}
-	return flush()
+	return err
 }
 
 // addFingerprints bulk-loads "id<TAB>hex" lines from path ("-": stdin):
@@ -279,13 +221,13 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 		in, name = f, path
 	}
 	docs, readErr := ad.fingerprintDocs(c, in, name)
-	st, err := ad.x.Stats()
+	st, err := ad.x.Stats(context.Background())
 	if err != nil {
 		return err
 	}
 	if st.Docs == 0 {
 		var read int64
-		n, err := ad.x.Load(func(yield func(index.Doc) bool) {
+		_, err := ad.x.Load(context.Background(), func(yield func(index.Doc) bool) {
 			for d := range docs {
 				read++
 				if !yield(d) {
@@ -297,7 +239,6 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 			return err
 		}
 		ad.added += read
-		ad.replaced += read - int64(n)
 		return readErr()
 	}
 	batch := make([]index.Doc, 0, fingerprintBatch)
@@ -368,7 +309,7 @@ func parseFingerprintLine(b []byte) (string, simhash.Fingerprint, error) {
 		return "", 0, errors.New(`want "id<TAB>fingerprint", found no tab`)
 	}
 	id := string(b[:tab])
-	if err := checkID(id); err != nil {
+	if err := index.CheckID(id); err != nil {
 		return "", 0, err
 	}
 	fp, err := simhash.Parse(string(bytes.TrimSpace(b[tab+1:])))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -69,7 +72,10 @@ type checkJSON struct {
 	Line        int         `json:"line,omitempty"`
 	Fingerprint string      `json:"fingerprint"`
 	Matches     []matchJSON `json:"matches"`
-	Added       bool        `json:"added"`
+	// Archived says that the archive holds a document under the
+	// article's own id: "same" (this very text) or "different".
+	Archived string `json:"archived,omitempty"`
+	Added    bool   `json:"added"`
 }
 
 // nearJSON is a fingerprint match of check --fingerprint.
@@ -116,7 +122,7 @@ func runCheck(c *cli.Context) error {
 	}
 	defer closeAnalyzer(c, a)
 	add := c.Bool("add")
-	x, err := openIndex(dir, a.ID(), k, minJ, !add)
+	x, err := openIndex(c.Context, dir, a.ID(), k, minJ, !add)
 	if err != nil {
 		return err
 	}
@@ -125,57 +131,58 @@ func runCheck(c *cli.Context) error {
 	asJSON, nkw := c.Bool("json"), c.Int("keywords")
 	w, ew := c.App.Writer, c.App.ErrWriter
 	idFlag := c.String("id")
-	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)
+	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
-	var checked, found, added, notAdded int64
-	prepare := func(n int, rec *neardup.Record) error {
+	var checked, found, inArchive, added, notAdded int64
+	failed, err := analyzeEach(c, r, a, func(n int64, rec *input.Record, an *neardup.Analysis) error {
 		if idFlag != "" {
 			if n > 0 {
 				return usagef(c, "--id names a single article, but the input holds more than one")
 			}
 			rec.ID = idFlag
 		}
-		return nil
-	}
-	failed, err := analyzeEach(c, r, a, prepare, func(rec *neardup.Record, an *neardup.Analysis) error {
-		doc := index.Doc{
-			ID: rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Title: rec.Title,
-			Keywords: an.Keywords[:min(len(an.Keywords), storedKeywords)], Sketch: an.Sketch,
-		}
-		ms, err := x.Similar(&doc, k)
+		doc := an.Doc(rec.ID, rec.Title, storedKeywords)
+		doc.Added = time.Now().UTC()
+		res, err := dedup.Check(c.Context, x, &doc, k, add && rec.ID != "-")
 		if err != nil {
 			return err
 		}
+		ms, isAdded := res.Matches, res.Added
 		checked++
-		if len(ms) > 0 {
+		if len(ms) > 0 || res.Same {
 			found++
 		}
-		isAdded := false
-		if add && len(ms) == 0 {
-			if reason, same := cannotAdd(x, rec, an); same {
-				fmt.Fprintf(ew, "neardup: %s: not added: %s\n", recordName(rec), reason)
-			} else if reason != "" {
-				fmt.Fprintf(ew, "neardup: %s: not added: %s\n", recordName(rec), reason)
+		if len(ms) == 0 && res.Same {
+			inArchive++
+		}
+		if add && len(ms) == 0 && !isAdded {
+			switch idErr := index.CheckID(rec.ID); {
+			case idErr != nil:
+				fmt.Fprintf(ew, "neardup: %s: not added: %v\n", recordName(rec), idErr)
 				notAdded++
-			} else {
-				doc.Added = time.Now().UTC()
-				if err := x.Add(doc); err != nil {
-					return err
-				}
-				isAdded = true
-				added++
+			case rec.ID == "-":
+				fmt.Fprintf(ew, "neardup: %s: not added: an article from standard input needs an id: give --id ID\n", recordName(rec))
+				notAdded++
+			case res.Same:
+				fmt.Fprintf(ew, "neardup: %s: not added: the index holds it already\n", recordName(rec))
+			default:
+				fmt.Fprintf(ew, "neardup: %s: not added: the index holds a different document with id %s (delete it first to replace it)\n", recordName(rec), quoteID(rec.ID))
+				notAdded++
 			}
+		}
+		if isAdded {
+			added++
 		}
 		if asJSON {
 			j := checkJSON{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line, Fingerprint: an.Fingerprint.String(),
-				Matches: []matchJSON{}, Added: isAdded}
+				Matches: []matchJSON{}, Archived: archived(res), Added: isAdded}
 			for _, m := range ms {
 				j.Matches = append(j.Matches, matchJSON{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
 					Content: m.Content, Exact: m.Exact, Shared: nonNil(sharedWords(an.Keywords, m.Keywords))})
 			}
 			return writeJSON(w, j)
 		}
-		return printCheck(w, dir, rec, an, ms, nkw, isAdded)
+		return printCheck(w, dir, rec, an, res, nkw)
 	})
 	if err != nil {
 		return err
@@ -186,6 +193,8 @@ func runCheck(c *cli.Context) error {
 		switch {
 		case found == 0:
 			msg = fmt.Sprintf("no near-duplicate in %s (%s checked)", dir, plural(checked, "article", "articles"))
+		case checked == 1 && inArchive == 1:
+			msg = fmt.Sprintf("the article is in %s already", dir)
 		case checked == 1:
 			msg = fmt.Sprintf("the article has near-duplicates in %s", dir)
 		default:
@@ -210,28 +219,6 @@ func runCheck(c *cli.Context) error {
 	return nil
 }
 
-// cannotAdd says why check --add must not add rec, or returns "". same
-// reports that the index holds this very article (same id, same
-// content) already: not an error.
-func cannotAdd(x *index.Index, rec *neardup.Record, an *neardup.Analysis) (reason string, same bool) {
-	if err := checkID(rec.ID); err != nil {
-		return err.Error(), false
-	}
-	if rec.ID == "-" {
-		return "an article from standard input needs an id: give --id ID", false
-	}
-	d, err := x.Get(rec.ID)
-	switch {
-	case errors.Is(err, index.ErrNotFound):
-		return "", false
-	case err != nil:
-		return err.Error(), false
-	case d.ContentHash == an.ContentHash:
-		return "the index holds it already", true
-	}
-	return fmt.Sprintf("the index holds a different document with id %s (delete it first to replace it)", quoteID(rec.ID)), false
-}
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -241,7 +228,8 @@ func nonNil(s []string) []string {
 
 // printCheck prints what check found for one article; nothing when it
 // found nothing and added nothing.
-func printCheck(w io.Writer, dir string, rec *neardup.Record, an *neardup.Analysis, ms []index.Match, nkw int, added bool) error {
+func printCheck(w io.Writer, dir string, rec *input.Record, an *neardup.Analysis, res *dedup.Checked, nkw int) error {
+	ms, added := res.Matches, res.Added
 	var b strings.Builder
 	name := quoteID(rec.ID)
 	if rec.Title != "" {
@@ -267,11 +255,29 @@ func printCheck(w io.Writer, dir string, rec *neardup.Record, an *neardup.Analys
 			b.WriteString("      (no keywords stored with it)\n")
 		}
 	}
+	switch archived(res) {
+	case "same":
+		fmt.Fprintf(&b, "%s: %s holds this article already, under its id\n", name, dir)
+	case "different":
+		fmt.Fprintf(&b, "%s: %s holds another text under this id\n", name, dir)
+	}
 	if added {
 		fmt.Fprintf(&b, "%s: added to %s\n", name, dir)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// archived says what the archive holds under the article's own id:
+// "same", "different" or "".
+func archived(res *dedup.Checked) string {
+	switch {
+	case res.Self == nil:
+		return ""
+	case res.Same:
+		return "same"
+	}
+	return "different"
 }
 
 // checkFingerprint looks up a precomputed fingerprint.
@@ -280,19 +286,19 @@ func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
 	if err != nil {
 		return usagef(c, "--fingerprint: %v", err)
 	}
-	x, err := openIndex(dir, "", k, 0, true)
+	x, err := openIndex(c.Context, dir, "", k, 0, true)
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	ms, err := x.Near(fp, k)
+	ms, err := x.Near(context.Background(), fp, k)
 	if err != nil {
 		return err
 	}
 	j := checkFingerprintJSON{Fingerprint: fp.String(), Matches: []nearJSON{}}
 	for _, m := range ms {
 		title := ""
-		if d, err := x.Get(m.ID); err == nil {
+		if d, err := x.Get(context.Background(), m.ID); err == nil {
 			title = d.Title
 		} else if !errors.Is(err, index.ErrNotFound) {
 			return err

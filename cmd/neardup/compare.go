@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -105,7 +105,7 @@ func runCompare(c *cli.Context) error {
 		return err
 	}
 	defer closeAnalyzer(c, a)
-	var recs [2]neardup.Record
+	var recs [2]input.Record
 	var ans [2]*neardup.Analysis
 	for i := range recs {
 		path := c.Args().Get(i)
@@ -139,7 +139,7 @@ func runCompare(c *cli.Context) error {
 	default:
 		why = fmt.Sprintf("content similarity %.2f < %.2f; fingerprints %d > %d bits apart", content, minJ, dist, k)
 	}
-	e := index.Explain(x.Keywords, y.Keywords)
+	e := tfidf.Explain(x.Keywords, y.Keywords)
 	w := c.App.Writer
 	if c.Bool("json") {
 		j := compareJSON{
@@ -200,8 +200,8 @@ func keywordList(ks []tfidf.Keyword, n int) string {
 }
 
 // readOne reads the single article of path ("-": stdin).
-func readOne(path string, stdin io.Reader, opts *neardup.InputOptions) (neardup.Record, error) {
-	r := neardup.NewReader([]string{path}, stdin, opts)
+func readOne(path string, stdin io.Reader, opts *input.Options) (input.Record, error) {
+	r := input.NewReader([]string{path}, stdin, opts)
 	defer r.Close()
 	rec, err := r.Next()
 	if err == io.EOF {

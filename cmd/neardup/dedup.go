@@ -2,19 +2,17 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 )
 
 func dedupCommand() *cli.Command {
@@ -120,42 +118,18 @@ type summaryJSON struct {
 	Workers          int     `json:"workers"`
 }
 
-// cluster collects the duplicates of one original.
-type cluster struct {
-	id      string
-	thisRun bool  // the original is a record of this run
-	seq     int64 // thisRun: the original's position; else the first member's
-	members []memberJSON
-}
-
 // maxShownRejects is how many bad records dedup lists on stderr when
 // there is no --rejects file.
 const maxShownRejects = 10
 
 // deduper writes dedup's outputs as the outcomes arrive.
 type deduper struct {
-	job                    string
-	pairs, unique, rejects *outFile // nil when not asked for
-	wantClusters           bool
-	clusters               map[string]*cluster
-	store                  neardup.Store
-	idx                    *index.Index     // with --index
-	recent, older          map[string]int64 // positions of the latest originals (see remember)
+	pairs, unique, rejects *outFile        // nil when not asked for
+	clusters               *dedup.Clusters // nil unless --clusters
+	idx                    *index.Index    // with --index
 	ew                     io.Writer
 	prog                   *progress
 	rejected, resumed      int64
-}
-
-// fixedDistance makes a Store answer Similar at distance k whatever it
-// is asked: DedupOptions.MaxDistance cannot express 0 (0 means the
-// default).
-type fixedDistance struct {
-	neardup.Store
-	k int
-}
-
-func (f fixedDistance) Similar(d *index.Doc, _ int) ([]index.Match, error) {
-	return f.Store.Similar(d, f.k)
 }
 
 func runDedup(c *cli.Context) (err error) {
@@ -194,11 +168,14 @@ func runDedup(c *cli.Context) (err error) {
 	}
 	defer closeAnalyzer(c, a)
 
-	opts := &neardup.DedupOptions{MaxDistance: k, Workers: nw, Strict: c.Bool("strict")}
-	var store neardup.Store
+	opts := &dedup.Options{MaxDistance: k, Workers: nw, Strict: c.Bool("strict")}
+	if k == 0 {
+		opts.MaxDistance = -1 // exact fingerprints (0 would mean the default)
+	}
+	var store *index.Index
 	var idx *index.Index
 	if dir := c.String("index"); dir != "" {
-		x, err := openIndex(dir, a.ID(), k, minJ, false)
+		x, err := openIndex(c.Context, dir, a.ID(), k, minJ, false)
 		if err != nil {
 			return err
 		}
@@ -208,26 +185,21 @@ func runDedup(c *cli.Context) (err error) {
 			}
 		}()
 		store, idx = x, x
-		opts.Job = jobDigest(a.ID(), c.Args().Slice(), inOpts, k, minJ)
-		if k > 0 {
-			// Write the originals in batches. (Dedup keeps a batch in a
-			// memory index queried at DedupOptions.MaxDistance, where 0
-			// means the default: with k = 0, write each at once.)
-			opts.Batch = 1000
-		}
+		opts.Job = dedup.JobID(a.ID(), c.Args().Slice(), inOpts, k, minJ)
+		opts.Batch = 1000 // write the originals in batches
 	} else {
-		m, err := memoryIndex(a.ID(), k, minJ)
+		m, err := memoryIndex(c.Context, a.ID(), k, minJ)
 		if err != nil {
 			return err
 		}
 		defer m.Close()
 		store = m
 	}
-	if k == 0 {
-		store = fixedDistance{Store: store, k: 0}
-	}
 
-	d := &deduper{job: opts.Job, store: store, idx: idx, ew: c.App.ErrWriter, wantClusters: c.String("clusters") != "", clusters: make(map[string]*cluster)}
+	d := &deduper{idx: idx, ew: c.App.ErrWriter}
+	if c.String("clusters") != "" {
+		d.clusters = dedup.NewClusters(opts.Job)
+	}
 	outs := &outputs{c: c}
 	open := outs.open
 	defer outs.abort()
@@ -248,15 +220,15 @@ func runDedup(c *cli.Context) (err error) {
 	if showProgress {
 		d.prog = startProgress(c.App.ErrWriter, inputSize(c.Args().Slice()))
 	}
-	r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
-	sum, err := neardup.Dedup(c.Context, r, a, store, opts, d.emit)
+	sum, err := dedup.Run(c.Context, r, a, store, opts, d.emit)
 	d.prog.finish()
 	if err != nil {
 		if errors.Is(err, context.Canceled) && opts.Job != "" {
 			fmt.Fprintln(c.App.ErrWriter, "neardup dedup: interrupted; run the same command again to resume")
 		}
-		if opts.Strict && isRecordErr(err) {
+		if opts.Strict && pipeline.IsRecordErr(err) {
 			return fmt.Errorf("--strict: %w", err)
 		}
 		return err
@@ -279,30 +251,12 @@ func runDedup(c *cli.Context) (err error) {
 	return nil
 }
 
-// jobDigest names a dedup --index run for resuming: the analyzer, the
-// inputs (absolute paths) and every setting that changes the outcome.
-func jobDigest(analyzerID string, inputs []string, o *neardup.InputOptions, k int, minJ float64) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "neardup dedup job v1\nanalyzer %s\nk %d\nmin-content %v\n", analyzerID, k, minJ)
-	fmt.Fprintf(h, "fields %q %q %q\nformat %q\nencoding %q\nhtml %t\nmax-bytes %d\nmax-line %d\n",
-		o.IDField, o.TextField, o.TitleField, o.Format, o.Encoding, o.HTML, o.MaxBytes, o.MaxLine)
-	for _, in := range inputs {
-		if in != "-" {
-			if abs, err := filepath.Abs(in); err == nil {
-				in = abs
-			}
-		}
-		fmt.Fprintf(h, "input %q\n", in)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
 // emit writes one outcome; Dedup calls it in input order.
-func (d *deduper) emit(o *neardup.Outcome) error {
+func (d *deduper) emit(o *dedup.Outcome) error {
 	rec := &o.Record
 	if d.prog != nil {
 		n := int64(len(rec.Raw)) + 1
-		var re *neardup.RecordError
+		var re *input.RecordError
 		switch {
 		case rec.Raw == nil && o.Err == nil:
 			n = int64(len(rec.Text))
@@ -312,7 +266,7 @@ func (d *deduper) emit(o *neardup.Outcome) error {
 		d.prog.add(n)
 	}
 	switch o.Verdict {
-	case neardup.Duplicate:
+	case dedup.Duplicate:
 		if d.pairs != nil {
 			for _, m := range o.Matches {
 				p := pairJSON{A: m.ID, B: rec.ID, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
@@ -321,28 +275,12 @@ func (d *deduper) emit(o *neardup.Outcome) error {
 				}
 			}
 		}
-		if d.wantClusters {
-			m := &o.Matches[0]
-			cl := d.clusters[m.ID]
-			if cl == nil {
-				cl = &cluster{id: m.ID, seq: o.Seq}
-				seq, thisRun, err := d.origin(m.ID)
-				if err != nil {
-					return err
-				}
-				if thisRun {
-					cl.thisRun, cl.seq = true, seq
-				}
-				d.clusters[m.ID] = cl
-			}
-			cl.members = append(cl.members, memberJSON{ID: rec.ID, Distance: m.Distance, Exact: m.Exact, Content: m.Content})
+		if d.clusters != nil {
+			d.clusters.Add(o)
 		}
-	case neardup.Unique, neardup.TooShort:
+	case dedup.Unique, dedup.TooShort:
 		if o.Resumed {
 			d.resumed++
-		}
-		if o.Verdict == neardup.Unique && d.wantClusters {
-			d.remember(rec.ID, o.Seq)
 		}
 		if d.unique != nil {
 			var err error
@@ -357,7 +295,7 @@ func (d *deduper) emit(o *neardup.Outcome) error {
 				return err
 			}
 		}
-	case neardup.Rejected, neardup.InputFailed:
+	case dedup.Rejected, dedup.InputFailed:
 		d.rejected++
 		j := newReject(rec, o.Err)
 		if d.rejects != nil {
@@ -365,7 +303,7 @@ func (d *deduper) emit(o *neardup.Outcome) error {
 		}
 		if d.rejected <= maxShownRejects {
 			kind := "rejected"
-			if o.Verdict == neardup.InputFailed {
+			if o.Verdict == dedup.InputFailed {
 				kind = "input error"
 			}
 			fmt.Fprintf(d.ew, "neardup: %s: %v\n", kind, o.Err)
@@ -374,62 +312,14 @@ func (d *deduper) emit(o *neardup.Outcome) error {
 	return nil
 }
 
-// recentOriginals is how many of the latest originals deduper.remember
-// keeps (at least): more than DedupOptions.Batch, the originals Dedup may
-// hold back from the store.
-const recentOriginals = 1024
-
-// remember notes the position of an original of this run.
-func (d *deduper) remember(id string, seq int64) {
-	if len(d.recent) >= recentOriginals {
-		d.older, d.recent = d.recent, make(map[string]int64, recentOriginals)
-	}
-	if d.recent == nil {
-		d.recent = make(map[string]int64, recentOriginals)
-	}
-	d.recent[id] = seq
-}
-
-// origin reports the position of the original id if this run added it.
-// The latest originals may not be in the store yet (Dedup writes them in
-// batches); the others are, with their job and position.
-func (d *deduper) origin(id string) (seq int64, thisRun bool, err error) {
-	if seq, ok := d.recent[id]; ok {
-		return seq, true, nil
-	}
-	if seq, ok := d.older[id]; ok {
-		return seq, true, nil
-	}
-	doc, err := d.store.Get(id)
-	switch {
-	case errors.Is(err, index.ErrNotFound):
-		return 0, false, nil
-	case err != nil:
-		return 0, false, err
-	}
-	return doc.Seq, doc.Job == d.job, nil
-}
-
-// writeClusters writes the clusters: first those of originals stored by
-// earlier runs, in the order their first duplicates appear, then those of
-// this run's originals, in the order the originals appear.
+// writeClusters writes the clusters in dedup.Clusters.Sorted's order.
 func (d *deduper) writeClusters(w io.Writer) error {
-	cls := make([]*cluster, 0, len(d.clusters))
-	for _, cl := range d.clusters {
-		cls = append(cls, cl)
-	}
-	sort.Slice(cls, func(i, j int) bool {
-		a, b := cls[i], cls[j]
-		if a.thisRun != b.thisRun {
-			return !a.thisRun
+	for _, cl := range d.clusters.Sorted() {
+		j := clusterJSON{ID: cl.ID, Members: make([]memberJSON, len(cl.Members))}
+		for i, m := range cl.Members {
+			j.Members[i] = memberJSON{ID: m.ID, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
 		}
-		if a.seq != b.seq {
-			return a.seq < b.seq
-		}
-		return a.id < b.id
-	})
-	for _, cl := range cls {
-		if err := writeJSON(w, clusterJSON{ID: cl.id, Members: cl.members}); err != nil {
+		if err := writeJSON(w, j); err != nil {
 			return err
 		}
 	}
@@ -438,7 +328,7 @@ func (d *deduper) writeClusters(w io.Writer) error {
 
 // report prints the summary: text on stderr, and with --json an object
 // on stdout.
-func (d *deduper) report(c *cli.Context, s neardup.Summary, nw int) error {
+func (d *deduper) report(c *cli.Context, s dedup.Summary, nw int) error {
 	secs := s.Elapsed.Seconds()
 	rate := 0.0
 	if secs > 0 {
@@ -456,7 +346,7 @@ func (d *deduper) report(c *cli.Context, s neardup.Summary, nw int) error {
 	}
 	var filter index.BloomStats
 	if d.idx != nil {
-		st, err := d.idx.Stats()
+		st, err := d.idx.Stats(context.Background())
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -41,7 +42,7 @@ func runDelete(c *cli.Context) error {
 	if !indexExists(dir) {
 		return fmt.Errorf("no index in %s", dir)
 	}
-	x, err := openIndex(dir, "", 0, 0, false)
+	x, err := openIndex(c.Context, dir, "", 0, 0, false)
 	if err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func runDelete(c *cli.Context) error {
 			continue
 		}
 		seen[id] = true
-		_, err := x.Get(id)
+		_, err := x.Get(context.Background(), id)
 		switch {
 		case errors.Is(err, index.ErrNotFound):
 			j.Missing = append(j.Missing, id)
@@ -64,11 +65,11 @@ func runDelete(c *cli.Context) error {
 		}
 	}
 	if len(j.Deleted) > 0 {
-		if err := x.Delete(j.Deleted...); err != nil {
+		if err := x.Delete(context.Background(), j.Deleted...); err != nil {
 			return err
 		}
 	}
-	st, err := x.Stats()
+	st, err := x.Stats(context.Background())
 	if err != nil {
 		return err
 	}

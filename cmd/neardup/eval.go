@@ -8,8 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 )
 
 // evalShowRejects is how many bad records eval names on stderr.
@@ -65,7 +66,7 @@ type evalJSON struct {
 	Inputs   []string `json:"inputs"`
 	Pairs    string   `json:"pairs"`
 	Analyzer string   `json:"analyzer"`
-	*neardup.EvalReport
+	*eval.Report
 }
 
 func runEval(c *cli.Context) error {
@@ -96,12 +97,12 @@ func runEval(c *cli.Context) error {
 		return err
 	}
 	// Build everything that can fail fast before the long analysis.
-	probe, err := memoryIndex("", k, mc)
+	probe, err := memoryIndex(c.Context, "", k, mc)
 	if err != nil {
 		return usagef(c, "--max-distance %d: %v", k, err)
 	}
 	probe.Close()
-	labels, err := neardup.ReadPairs(c.String("pairs"))
+	labels, err := eval.ReadPairs(c.String("pairs"))
 	if err != nil {
 		return fmt.Errorf("--pairs: %w", err)
 	}
@@ -112,9 +113,9 @@ func runEval(c *cli.Context) error {
 	defer closeAnalyzer(c, a)
 
 	start := time.Now()
-	r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
-	corpus, err := neardup.AnalyzeCorpus(c.Context, r, a, nw)
+	corpus, err := eval.AnalyzeCorpus(c.Context, r, a, nw)
 	if err != nil {
 		return err
 	}
@@ -127,8 +128,8 @@ func runEval(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "neardup eval: skipped: %v\n", e)
 	}
 	start = time.Now()
-	rep, err := neardup.Evaluate(corpus, labels, &neardup.EvalOptions{
-		Index:   index.Options{Blocks: blocksFor(k), MaxDistance: k, MinContent: mc, AnalyzerID: a.ID()},
+	rep, err := eval.Evaluate(corpus, labels, &eval.Options{
+		Index:   index.Options{Blocks: layoutBlocks(k), MaxDistance: k, MinContent: mc, AnalyzerID: a.ID()},
 		Sweep:   sweep,
 		Workers: nw,
 	})
@@ -140,7 +141,7 @@ func runEval(c *cli.Context) error {
 
 	w := c.App.Writer
 	if c.Bool("json") {
-		return writeJSON(w, evalJSON{Inputs: c.Args().Slice(), Pairs: c.String("pairs"), Analyzer: a.ID(), EvalReport: rep})
+		return writeJSON(w, evalJSON{Inputs: c.Args().Slice(), Pairs: c.String("pairs"), Analyzer: a.ID(), Report: rep})
 	}
 	fmt.Fprintf(w, "corpus    %s\npairs     %s\nanalyzer  %s\n\n", strings.Join(c.Args().Slice(), " "), c.String("pairs"), a.ID())
 	if err := rep.WriteTable(w); err != nil {

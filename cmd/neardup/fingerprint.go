@@ -1,13 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -62,9 +62,9 @@ func runFingerprint(c *cli.Context) error {
 	defer closeAnalyzer(c, a)
 	asJSON, nkw := c.Bool("json"), c.Int("keywords")
 	w := c.App.Writer
-	r := neardup.NewReader(inputArgs(c), c.App.Reader, inOpts)
+	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
-	failed, err := analyzeEach(c, r, a, nil, func(rec *neardup.Record, an *neardup.Analysis) error {
+	failed, err := analyzeEach(c, r, a, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
 		if asJSON {
 			return writeJSON(w, fingerprintJSON{
 				ID: rec.ID, Title: rec.Title, Fingerprint: an.Fingerprint.String(), ContentHash: hex16(an.ContentHash),
@@ -83,52 +83,25 @@ func runFingerprint(c *cli.Context) error {
 	return nil
 }
 
-// analyzeEach reads the records of r in order and analyses each, calling
-// f with those fingerprinted. A bad record, an unreadable input or an
-// article that cannot be fingerprinted is reported on stderr and counted
-// in failed, and the loop goes on; prepare (optional) may adjust a record
-// (n counts them from 0) before it is analysed. An error from prepare or
-// f, or any other error, stops the loop.
-func analyzeEach(c *cli.Context, r *neardup.Reader, a *neardup.Analyzer, prepare func(n int, rec *neardup.Record) error,
-	f func(rec *neardup.Record, an *neardup.Analysis) error) (failed int64, err error) {
+// analyzeEach analyses the records of r and calls f, in input order,
+// with those fingerprinted (n counts every record from 0, good or bad).
+// A bad record, an unreadable input or an article that cannot be
+// fingerprinted is reported on stderr and counted in failed, and the
+// loop goes on. An error from f, or any other error, stops the loop.
+func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, f func(n int64, rec *input.Record, an *neardup.Analysis) error) (failed int64, err error) {
 	ew := c.App.ErrWriter
-	for n := 0; ; n++ {
-		if err := c.Context.Err(); err != nil {
-			return failed, err
-		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			return failed, nil
-		}
-		if err != nil {
-			if !isRecordErr(err) {
-				return failed, err
-			}
-			fmt.Fprintf(ew, "neardup: %v\n", err)
+	err = pipeline.Run(c.Context, r, a, nil, func(it *pipeline.Item) error {
+		switch {
+		case it.Err != nil && pipeline.IsRecordErr(it.Err):
+			fmt.Fprintf(ew, "neardup: %v\n", it.Err)
 			failed++
-			continue
-		}
-		if prepare != nil {
-			if err := prepare(n, &rec); err != nil {
-				return failed, err
-			}
-		}
-		an, err := a.Analyze(rec.Text)
-		if err != nil {
-			fmt.Fprintf(ew, "neardup: %s: %v\n", recordName(&rec), err)
+			return nil
+		case it.Err != nil:
+			fmt.Fprintf(ew, "neardup: %s: %v\n", recordName(&it.Record), it.Err)
 			failed++
-			continue
+			return nil
 		}
-		if err := f(&rec, an); err != nil {
-			return failed, err
-		}
-	}
-}
-
-// isRecordErr reports whether err is about one record or input, after
-// which a Reader goes on.
-func isRecordErr(err error) bool {
-	var re *neardup.RecordError
-	var ie *neardup.InputError
-	return errors.As(err, &re) || errors.As(err, &ie)
+		return f(it.Seq, &it.Record, it.Analysis)
+	})
+	return failed, err
 }

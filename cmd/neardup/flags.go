@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/archive"
+	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -58,10 +63,12 @@ func analyzerFlags() []cli.Flag {
 			Usage: "fingerprint the `N` heaviest keywords (0: all candidate words, up to 256)"},
 		&cli.BoolFlag{DisableDefaultText: true, Name: "compat", Category: catAnalysis,
 			Usage: "gosimhash/yanyiwu simhash compatibility: cppjieba keywords, lookup3 hash, no normalisation (needs --top-n and jieba)"},
+		&cli.BoolFlag{DisableDefaultText: true, Name: "keep-traditional", Category: catAnalysis,
+			Usage: "leave traditional Chinese as it is instead of folding it to simplified: the analysis (and analyzer ID) of neardup before the fold, for an index built then"},
 	})
 }
 
-// inputFlags map onto neardup.InputOptions.
+// inputFlags map onto input.Options.
 func inputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "id-field", Value: "id", Category: catInput, Usage: "JSONL `FIELD` holding the article id"},
@@ -119,12 +126,13 @@ func workersFlag() cli.Flag {
 // analyzerOptions reads the analyzer flags.
 func analyzerOptions(c *cli.Context) (*neardup.Options, error) {
 	o := &neardup.Options{
-		Segmenter:     c.String("segmenter"),
-		IDFFile:       c.String("idf"),
-		StopWordsFile: c.String("stopwords"),
-		UserDictFile:  c.String("user-dict"),
-		TopN:          c.Int("top-n"),
-		Compat:        c.Bool("compat"),
+		Segmenter:       c.String("segmenter"),
+		IDFFile:         c.String("idf"),
+		StopWordsFile:   c.String("stopwords"),
+		UserDictFile:    c.String("user-dict"),
+		TopN:            c.Int("top-n"),
+		Compat:          c.Bool("compat"),
+		KeepTraditional: c.Bool("keep-traditional"),
 	}
 	if o.TopN < 0 {
 		return nil, usagef(c, "--top-n %d: want 0 (adaptive) or more", o.TopN)
@@ -162,8 +170,8 @@ func newAnalyzer(c *cli.Context) (*neardup.Analyzer, error) {
 }
 
 // inputOptions reads the input flags.
-func inputOptions(c *cli.Context) (*neardup.InputOptions, error) {
-	o := &neardup.InputOptions{
+func inputOptions(c *cli.Context) (*input.Options, error) {
+	o := &input.Options{
 		IDField:    c.String("id-field"),
 		TextField:  c.String("text-field"),
 		TitleField: c.String("title-field"),
@@ -207,7 +215,7 @@ func maxDistance(c *cli.Context) (int, error) {
 }
 
 // maxIndexDistance is the largest distance an index (persistent or in
-// memory) can be laid out for: with blocksFor(k) = k+2 blocks, C(k+2, 2)
+// memory) can be laid out for: with index.LayoutFor(k) = k+2 blocks, C(k+2, 2)
 // tables must not exceed index.MaxTables.
 const maxIndexDistance = 9
 
@@ -241,54 +249,56 @@ func indexDir(c *cli.Context) (string, error) {
 	return dir, nil
 }
 
-// blocksFor returns the number of fingerprint blocks of a new index that
-// answers distances up to k: the default 4 for k ≤ 3, else k+2 (C(k+2, k)
-// tables of 2 blocks each; k = 9 is the largest index.Open accepts).
-func blocksFor(k int) int {
-	if k <= index.DefaultMaxDistance {
-		return index.DefaultBlocks
-	}
-	return k + 2
-}
-
-// indexExists reports whether dir holds anything: a new index is created
-// in a missing or empty directory only.
+// indexExists reports whether dir holds anything: delete refuses to
+// create an archive to delete from.
 func indexExists(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	return err == nil && len(entries) > 0
 }
 
-// openIndex opens (or, unless readOnly, creates) the index in dir for
-// queries up to distance k with the given analyzer ID ("" accepts any).
-// A new index is laid out for k; an existing one must answer k.
-func openIndex(dir, analyzerID string, k int, minContent float64, readOnly bool) (*index.Index, error) {
-	o := &index.Options{AnalyzerID: analyzerID, MinContent: minContent, ReadOnly: readOnly}
-	if !readOnly && !indexExists(dir) && k > index.DefaultMaxDistance {
-		o.Blocks, o.MaxDistance = blocksFor(k), k
-	}
-	x, err := index.Open(dir, o)
+// openIndex opens (or, unless readOnly, creates) the archive dir for
+// queries up to distance k with the given analyzer ID ("" accepts any),
+// explaining the errors a user can act on.
+func openIndex(ctx context.Context, dir, analyzerID string, k int, minContent float64, readOnly bool) (*index.Index, error) {
+	x, err := archive.Open(ctx, dir, &archive.Options{AnalyzerID: analyzerID, Distance: k, MinContent: minContent, ReadOnly: readOnly})
+	var de *index.DistanceError
 	switch {
 	case errors.Is(err, index.ErrNotFound) || (readOnly && errors.Is(err, os.ErrNotExist)):
 		return nil, fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", dir, dir)
 	case errors.Is(err, index.ErrMismatch) && analyzerID != "":
-		return nil, fmt.Errorf("%w\n(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n and --compat)", err)
-	case err != nil:
-		return nil, err
-	}
-	st, err := x.Stats()
-	if err != nil {
-		x.Close()
-		return nil, err
-	}
-	if k > st.MaxDistance {
-		x.Close()
+		return nil, fmt.Errorf("%w\n%s", err, mismatchHint(dir, analyzerID))
+	case errors.As(err, &de):
 		return nil, fmt.Errorf("index %s answers distances up to %d, not --max-distance %d (its layout is fixed when it is created: create a new index with --max-distance %d)",
-			dir, st.MaxDistance, k, k)
+			dir, de.Max, k, k)
 	}
-	return x, nil
+	return x, err
+}
+
+// mismatchHint says what to do about the index in dir, built with another
+// analyzer than analyzerID: use the same settings; and for an index built
+// without the fold of traditional Chinese to simplified (by neardup before
+// the fold, or with --keep-traditional) queried by an analyzer that
+// folds, rebuild it, or query it with --keep-traditional.
+func mismatchHint(dir, analyzerID string) string {
+	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n, --compat and --keep-traditional)"
+	if !strings.Contains(analyzerID, neardup.FoldSuffix+"-") {
+		return hint
+	}
+	x, err := archive.Open(context.Background(), dir, &archive.Options{ReadOnly: true})
+	if err != nil {
+		return hint
+	}
+	stored := x.AnalyzerID()
+	x.Close()
+	if !strings.HasPrefix(stored, "nd") || strings.Contains(stored, neardup.FoldSuffix+"-") {
+		return hint
+	}
+	return hint + "\n(this index was built without folding traditional Chinese to simplified, as neardup did before it folded by default: " +
+		"to match traditional and simplified copies, build a new index from the same inputs with 'neardup add --index NEWDIR INPUT...' and use it instead; " +
+		"to query this one as it was built, add --keep-traditional)"
 }
 
 // memoryIndex returns an in-memory index for queries up to distance k.
-func memoryIndex(analyzerID string, k int, minContent float64) (*index.Memory, error) {
-	return index.NewMemory(&index.Options{Blocks: blocksFor(k), MaxDistance: k, MinContent: minContent, AnalyzerID: analyzerID})
+func memoryIndex(ctx context.Context, analyzerID string, k int, minContent float64) (*index.Index, error) {
+	return memstore.Open(ctx, &index.Options{Distance: k, MinContent: minContent, AnalyzerID: analyzerID})
 }

@@ -7,8 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dict"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -75,7 +76,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 
 	b := dict.NewIDFBuilder()
 	b.MinDF = minDF
-	r := neardup.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 
 	// Readers → nw segmenters → one counter. The table does not depend
@@ -117,7 +118,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 			break
 		}
 		if err != nil {
-			if !isRecordErr(err) {
+			if !pipeline.IsRecordErr(err) {
 				readErr = err
 				break
 			}

@@ -15,13 +15,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/tfidf"
 )
 
 // recordName names a record in messages: "file.jsonl:17 (id x)".
-func recordName(r *neardup.Record) string {
+func recordName(r *input.Record) string {
 	where := r.Source
 	if r.Line > 0 {
 		where += ":" + strconv.Itoa(r.Line)
@@ -77,7 +76,7 @@ func wordList(words []string, n int) string {
 // sharedWords returns the keywords of a and b that both have, heaviest
 // first.
 func sharedWords(a, b []tfidf.Keyword) []string {
-	e := index.Explain(a, b)
+	e := tfidf.Explain(a, b)
 	words := make([]string, len(e.Shared))
 	for i, s := range e.Shared {
 		words[i] = s.Word
@@ -118,11 +117,11 @@ type rejectJSON struct {
 	RawBase64 string `json:"raw_base64,omitempty"` // the raw line when it is not valid UTF-8 (raw then has U+FFFD in place of the bad bytes)
 }
 
-// newReject describes why a record failed: a *neardup.RecordError, a
-// *neardup.InputError or any other error about rec.
-func newReject(rec *neardup.Record, err error) rejectJSON {
-	var re *neardup.RecordError
-	var ie *neardup.InputError
+// newReject describes why a record failed: a *input.RecordError, a
+// *input.Error or any other error about rec.
+func newReject(rec *input.Record, err error) rejectJSON {
+	var re *input.RecordError
+	var ie *input.Error
 	var j rejectJSON
 	switch {
 	case errors.As(err, &re):

@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
 )
 
 // Articles the bad inputs are put between (the same as the library's
@@ -668,8 +670,8 @@ func TestRobustIndexMismatch(t *testing.T) {
 	if r := c.run(t, "add", "--index", "idx", "a.txt"); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
-	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n and --compat)\n"
-	mismatch := regexp.MustCompile(`^neardup: index: idx: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-[0-9a-f]{16}"\n`)
+	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n, --compat and --keep-traditional)\n"
+	mismatch := regexp.MustCompile(`^neardup: index: idx: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
 	args := [][]string{{"add", "--index", "idx", "--top-n", "5", "b.txt"}, {"check", "--index", "idx", "--top-n", "5", "b.txt"},
 		{"dedup", "--index", "idx", "--top-n", "5", "b.txt"}}
 	if haveCgo {
@@ -678,6 +680,24 @@ func TestRobustIndexMismatch(t *testing.T) {
 	for _, a := range args {
 		r := c.run(t, a...)
 		if r.code != 2 || !mismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, hint) {
+			t.Errorf("%q: exit %d, stderr:\n%s", a, r.code, r.stderr)
+		}
+	}
+	// An index built without the fold of traditional Chinese (as by
+	// neardup before it) is answered with --keep-traditional, and the
+	// refusal without it says how to rebuild it.
+	if r := c.run(t, "add", "--index", "old", "--keep-traditional", "a.txt"); r.code != 0 {
+		t.Fatalf("add --keep-traditional: exit %d: %s", r.code, r.stderr)
+	}
+	if r := c.run(t, "check", "--index", "old", "--keep-traditional", "b.txt"); r.code != 0 {
+		t.Errorf("check --keep-traditional: exit %d: %s", r.code, r.stderr)
+	}
+	oldHint := hint + "(this index was built without folding traditional Chinese to simplified, as neardup did before it folded by default: " +
+		"to match traditional and simplified copies, build a new index from the same inputs with 'neardup add --index NEWDIR INPUT...' and use it instead; " +
+		"to query this one as it was built, add --keep-traditional)\n"
+	oldMismatch := regexp.MustCompile(`^neardup: index: old: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
+	for _, a := range [][]string{{"check", "--index", "old", "b.txt"}, {"add", "--index", "old", "b.txt"}} {
+		if r := c.run(t, a...); r.code != 2 || !oldMismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, oldHint) {
 			t.Errorf("%q: exit %d, stderr:\n%s", a, r.code, r.stderr)
 		}
 	}
@@ -975,7 +995,7 @@ func TestRobustKillAdd(t *testing.T) {
 // robustOpenRO opens an index read-only in this process.
 func robustOpenRO(t *testing.T, dir string) *index.Index {
 	t.Helper()
-	x, err := index.Open(dir, &index.Options{ReadOnly: true})
+	x, err := badgerstore.OpenIndex(context.Background(), dir, &badgerstore.Options{ReadOnly: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -987,31 +1007,31 @@ func robustOpenRO(t *testing.T, dir string) *index.Index {
 // length. It opens dir read-only, or for writing if that fails.
 func robustCompareIndex(t *testing.T, dir string, want *index.Index, ids []string) int {
 	t.Helper()
-	x, err := index.Open(dir, &index.Options{ReadOnly: true})
+	x, err := badgerstore.OpenIndex(context.Background(), dir, &badgerstore.Options{ReadOnly: true}, nil)
 	if errors.Is(err, index.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 		return 0 // killed before the index was created
 	}
 	if err != nil {
-		x, err = index.Open(dir, nil)
+		x, err = badgerstore.OpenIndex(context.Background(), dir, nil, nil)
 	}
 	if err != nil {
 		t.Fatalf("opening %s: %v", dir, err)
 	}
 	defer x.Close()
-	st, err := x.Stats()
+	st, err := x.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, id := range ids {
-		got, err := x.Get(id)
+		got, err := x.Get(context.Background(), id)
 		if errors.Is(err, index.ErrNotFound) {
 			break
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := want.Get(id)
+		w, err := want.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

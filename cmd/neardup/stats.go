@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -49,12 +50,12 @@ func runStats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	x, err := openIndex(dir, "", 0, 0, true)
+	x, err := openIndex(c.Context, dir, "", 0, 0, true)
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	s, err := x.Stats()
+	s, err := x.Stats(context.Background())
 	if err != nil {
 		return err
 	}

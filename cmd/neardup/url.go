@@ -22,6 +22,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
@@ -38,10 +41,16 @@ const (
 )
 
 // urlIndexMaxDistance is the largest distance an index layout covers
-// (blocksFor(9) = 11 blocks, C(11,9) = 55 tables of 10-bit keys; 10
+// (layoutBlocks(9) = 11 blocks, C(11,9) = 55 tables of 10-bit keys; 10
 // would need 66 tables or keys shorter than 8 bits). TestURLLayouts
 // checks it against the index package.
 const urlIndexMaxDistance = 9
+
+// layoutBlocks is the number of blocks index.LayoutFor gives k.
+func layoutBlocks(k int) int {
+	b, _ := index.LayoutFor(k)
+	return b
+}
 
 // urlBatch is how many kept URLs url dedup --index writes per
 // transaction.
@@ -368,14 +377,14 @@ type urlSearch interface {
 // memSearch looks kept URLs up in an in-memory block index; document
 // IDs are positions in kept.
 type memSearch struct {
-	m    *index.Memory
+	m    *index.Index
 	k    int
 	kept []*keptURL
 	desc string
 }
 
 func (s *memSearch) near(fp simhash.Fingerprint) ([]urlHit, error) {
-	ms, err := s.m.Near(fp, s.k)
+	ms, err := s.m.Near(context.Background(), fp, s.k)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +400,7 @@ func (s *memSearch) near(fp simhash.Fingerprint) ([]urlHit, error) {
 }
 
 func (s *memSearch) add(fp simhash.Fingerprint, u *keptURL) error {
-	if err := s.m.Add(index.Doc{ID: strconv.Itoa(len(s.kept)), Fingerprint: fp}); err != nil {
+	if err := s.m.Add(context.Background(), index.Doc{ID: strconv.Itoa(len(s.kept)), Fingerprint: fp}); err != nil {
 		return err
 	}
 	s.kept = append(s.kept, u)
@@ -432,11 +441,11 @@ func newURLSearch(k int) (urlSearch, error) {
 	if k > urlIndexMaxDistance {
 		return &scanSearch{k: k}, nil
 	}
-	m, err := index.NewMemory(&index.Options{Blocks: blocksFor(k), MaxDistance: k})
+	m, err := memstore.Open(context.Background(), &index.Options{Blocks: layoutBlocks(k), MaxDistance: k})
 	if err != nil {
 		return nil, err
 	}
-	st, err := m.Stats()
+	st, err := m.Stats(context.Background())
 	if err != nil {
 		return nil, err
 	}
@@ -460,16 +469,16 @@ func openURLIndex(dir string, opts *urlhash.Options, k int) (*urlStore, error) {
 	}
 	o := &index.Options{AnalyzerID: opts.ID()}
 	if !indexExists(dir) && k > index.DefaultMaxDistance {
-		o.Blocks, o.MaxDistance = blocksFor(k), k
+		o.Blocks, o.MaxDistance = layoutBlocks(k), k
 	}
-	x, err := index.Open(dir, o)
+	x, err := badgerstore.OpenIndex(context.Background(), dir, nil, o)
 	if errors.Is(err, index.ErrMismatch) {
 		return nil, urlIndexMismatch(dir, opts, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	st, err := x.Stats()
+	st, err := x.Stats(context.Background())
 	if err != nil {
 		x.Close()
 		return nil, err
@@ -484,11 +493,11 @@ func openURLIndex(dir string, opts *urlhash.Options, k int) (*urlStore, error) {
 
 // urlIndexMismatch explains an index made for something else.
 func urlIndexMismatch(dir string, opts *urlhash.Options, err error) error {
-	x, rerr := index.Open(dir, &index.Options{ReadOnly: true})
+	x, rerr := badgerstore.OpenIndex(context.Background(), dir, &badgerstore.Options{ReadOnly: true}, nil)
 	if rerr != nil {
 		return err
 	}
-	st, rerr := x.Stats()
+	st, rerr := x.Stats(context.Background())
 	x.Close()
 	switch {
 	case rerr != nil || st.AnalyzerID == opts.ID():
@@ -505,12 +514,12 @@ func urlIndexMismatch(dir string, opts *urlhash.Options, err error) error {
 // kept URLs are in memory); resumed reports that an interrupted run of
 // this job stored this very URL (raw at position seq).
 func (s *urlStore) near(fp simhash.Fingerprint, raw string, seq int64) (hits []urlHit, resumed bool, err error) {
-	ms, err := s.x.Near(fp, s.k)
+	ms, err := s.x.Near(context.Background(), fp, s.k)
 	if err != nil {
 		return nil, false, err
 	}
 	for _, m := range ms {
-		d, err := s.x.Get(m.ID)
+		d, err := s.x.Get(context.Background(), m.ID)
 		if err != nil {
 			return nil, false, err
 		}
@@ -543,7 +552,7 @@ func (s *urlStore) flush() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	err := s.x.Add(s.pending...)
+	err := s.x.Add(context.Background(), s.pending...)
 	s.pending = s.pending[:0]
 	return err
 }
@@ -638,7 +647,7 @@ func runURLDedup(c *cli.Context) (err error) {
 			return err
 		}
 		d.store.job = urlJob(opts.ID(), k, d.field, inputs)
-		st, err := d.store.x.Stats()
+		st, err := d.store.x.Stats(context.Background())
 		if err != nil {
 			d.store.close()
 			return err
@@ -739,17 +748,14 @@ func (d *urlDeduper) readInput(ctx context.Context, name string, stdin io.Reader
 		defer zr.Close()
 		r = zr
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
+	lines := input.NewLineReader(bufio.NewReaderSize(r, 64<<10), maxURLLine)
 	for line := 1; ; line++ {
 		if line%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		var tooLong bool
-		var err error
-		buf, tooLong, err = readLine(br, buf[:0], maxURLLine)
+		buf, tooLong, err := lines.Next()
 		if err == io.EOF {
 			return nil
 		}
@@ -767,40 +773,11 @@ func (d *urlDeduper) readInput(ctx context.Context, name string, stdin io.Reader
 			}
 			continue
 		}
-		if err := d.process(source, line, buf); err != nil {
+		// Lines end in "\n" or "\r\n": drop the "\r".
+		if err := d.process(source, line, bytes.TrimSuffix(buf, []byte("\r"))); err != nil {
 			return err
 		}
 	}
-}
-
-// readLine appends the next line of br to buf, without its line end
-// ("\n" or "\r\n"). A line longer than max bytes is cut to max bytes
-// and reported with tooLong. At the end of the input it returns io.EOF.
-func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool, err error) {
-	n := 0 // bytes read, line end included
-	for {
-		chunk, err := br.ReadSlice('\n')
-		n += len(chunk)
-		if room := max + 1 - len(buf); room > 0 {
-			buf = append(buf, chunk[:min(len(chunk), room)]...)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && n > 0:
-			// A last line without a line end.
-		case err != nil:
-			return buf, false, err
-		default:
-			n-- // the '\n'
-		}
-		break
-	}
-	if n > max {
-		return buf[:min(len(buf), max)], true, nil
-	}
-	buf = bytes.TrimSuffix(buf, []byte("\n"))
-	return bytes.TrimSuffix(buf, []byte("\r")), false, nil
 }
 
 // inputError reports an input that could not be read (to its end).

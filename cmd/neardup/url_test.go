@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
@@ -203,19 +204,19 @@ func TestURLMaxDistance(t *testing.T) {
 // and none at all for the distances above, up to 80%.
 func TestURLLayouts(t *testing.T) {
 	for k := 0; k <= urlIndexMaxDistance; k++ {
-		m, err := index.NewMemory(&index.Options{Blocks: blocksFor(k), MaxDistance: k})
+		m, err := memstore.Open(context.Background(), &index.Options{Blocks: layoutBlocks(k), MaxDistance: k})
 		if err != nil {
-			t.Errorf("k=%d: %d blocks: %v", k, blocksFor(k), err)
+			t.Errorf("k=%d: %d blocks: %v", k, layoutBlocks(k), err)
 			continue
 		}
-		if _, err := m.Near(0, k); err != nil {
+		if _, err := m.Near(context.Background(), 0, k); err != nil {
 			t.Errorf("k=%d: Near: %v", k, err)
 		}
 		m.Close()
 	}
 	for k := urlIndexMaxDistance + 1; k <= urlMaxDistance(urlSamePattern); k++ {
 		for b := k + 1; b <= 64; b++ {
-			if _, err := index.NewMemory(&index.Options{Blocks: b, MaxDistance: k}); err == nil || !errors.Is(err, index.ErrLayout) {
+			if _, err := memstore.Open(context.Background(), &index.Options{Blocks: b, MaxDistance: k}); err == nil || !errors.Is(err, index.ErrLayout) {
 				t.Errorf("k=%d, %d blocks: NewMemory error %v, want ErrLayout", k, b, err)
 			}
 		}
@@ -583,7 +584,7 @@ func TestURLDedupIndexErrors(t *testing.T) {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	r = runURL(t, "", "url", "dedup", "--index", articles, in)
-	want := regexp.MustCompile(`^neardup: index ` + regexp.QuoteMeta(articles) + ` holds article fingerprints \(analyzer "nd2-[a-z]+-[0-9a-f]+"\), not URL fingerprints \(urlhash/1-420d1628b36be843\): URL and article fingerprints cannot share an index; give url dedup an index of its own: index options do not match the index\n$`)
+	want := regexp.MustCompile(`^neardup: index ` + regexp.QuoteMeta(articles) + ` holds article fingerprints \(analyzer "nd2-[a-z0-9-]+"\), not URL fingerprints \(urlhash/1-420d1628b36be843\): URL and article fingerprints cannot share an index; give url dedup an index of its own: index options do not match the index\n$`)
 	if r.code != exitError || !want.MatchString(r.stderr) || r.stdout != "" {
 		t.Errorf("article index: exit %d, stdout %q, stderr %q; want exit 2 and %v", r.code, r.stdout, r.stderr, want)
 	}
@@ -612,38 +613,27 @@ func TestURLDedupIndexErrors(t *testing.T) {
 	}
 }
 
-func TestReadLine(t *testing.T) {
-	tests := []struct {
-		in   string
-		max  int
-		want []string // "+" marks a line cut for being too long
-	}{
-		{"a\nb\r\n\nc", 10, []string{"a", "b", "", "c"}},
-		{"a\n", 10, []string{"a"}},
-		{"", 10, nil},
-		{"0123456789\n01234567890\nab", 10, []string{"0123456789", "0123456789+", "ab"}},
-		{strings.Repeat("x", 100) + "\nok\n", 10, []string{"xxxxxxxxxx+", "ok"}},
+// TestURLDedupLines: a byte-order mark before the first line, lines
+// ending in "\r\n" and a last line without a line end are read as URLs;
+// a line over maxURLLine is rejected with its first 200 bytes, and the
+// lines after it are read.
+func TestURLDedupLines(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	unique, rejects := filepath.Join(tmp, "unique.txt"), filepath.Join(tmp, "rejects.jsonl")
+	in := "\ufeffhttps://a.com/x\r\n" + "https://a.com/x\r\n" + "\r\n" +
+		strings.Repeat("y", maxURLLine) + "\r\n" + "https://b.org/\r"
+	r := runURL(t, in, "url", "dedup", "--unique", unique, "--rejects", rejects, "--pairs", "-")
+	wantPairs := `{"a":"https://a.com/x","b":"https://a.com/x","distance":0,"similarity":1,"exact":true}` + "\n"
+	if r.code != 0 || r.stdout != wantPairs {
+		t.Errorf("exit %d, pairs %q; want 0, %q", r.code, r.stdout, wantPairs)
 	}
-	for _, tt := range tests {
-		br := bufio.NewReaderSize(strings.NewReader(tt.in), 16) // smaller than some lines
-		var got []string
-		for {
-			line, long, err := readLine(br, nil, tt.max)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := string(line)
-			if long {
-				s += "+"
-			}
-			got = append(got, s)
-		}
-		if !slices.Equal(got, tt.want) {
-			t.Errorf("readLine(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
+	if got, want := readFile(t, unique), "https://a.com/x\nhttps://b.org/\n"; got != want {
+		t.Errorf("unique %q, want %q", got, want)
+	}
+	wantRejects := `{"source":"stdin","line":4,"field":"","reason":"line longer than 16777216 bytes","raw":"` + strings.Repeat("y", 200) + `"}` + "\n"
+	if got := readFile(t, rejects); got != wantRejects {
+		t.Errorf("rejects %q, want %q", got, wantRejects)
 	}
 }
 
@@ -671,49 +661,6 @@ func TestURLField(t *testing.T) {
 			t.Errorf("urlField(%s) = %q, %q; want %q, %q", tt.line, got, gotErr, tt.want, tt.err)
 		}
 	}
-}
-
-func FuzzReadLine(f *testing.F) {
-	for _, s := range []string{"a\nb\r\n\nc", "", "\n", "\r\n\r", strings.Repeat("y", 40) + "\nz"} {
-		f.Add(s, 8)
-	}
-	f.Fuzz(func(t *testing.T, in string, max int) {
-		if max < 1 || max > 64 {
-			return
-		}
-		want := strings.Split(in, "\n")
-		if strings.HasSuffix(in, "\n") || in == "" {
-			want = want[:len(want)-1]
-		}
-		br := bufio.NewReaderSize(strings.NewReader(in), 16)
-		for i := 0; ; i++ {
-			line, long, err := readLine(br, nil, max)
-			if err == io.EOF {
-				if i != len(want) {
-					t.Fatalf("%d lines, want %d", i, len(want))
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i >= len(want) {
-				t.Fatalf("more than %d lines", len(want))
-			}
-			w := want[i]
-			if wantLong := len(w) > max; long != wantLong {
-				t.Fatalf("line %d %q, max %d: tooLong %t", i+1, w, max, long)
-			}
-			if long {
-				w = w[:max]
-			} else {
-				w = strings.TrimSuffix(w, "\r")
-			}
-			if string(line) != w {
-				t.Fatalf("line %d = %q, want %q", i+1, line, w)
-			}
-		}
-	})
 }
 
 func FuzzURLField(f *testing.F) {

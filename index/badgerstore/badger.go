@@ -465,39 +465,53 @@ func (s *Store) use() error {
 	return nil
 }
 
-// Claim implements index.Store: the value is kept under 'm' name.
-func (s *Store) Claim(_ context.Context, name string, value []byte) ([]byte, error) {
+// Claim implements index.Store: each value is kept under 'm' name, all
+// that are missing written in one transaction.
+func (s *Store) Claim(_ context.Context, values map[string][]byte) (map[string][]byte, error) {
 	if err := s.use(); err != nil {
 		return nil, err
 	}
 	defer s.life.RUnlock()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	var got []byte
+	out := make(map[string][]byte, len(values))
+	var missing []string
 	err := s.db.View(func(txn *badger.Txn) error {
-		v, err := getValue(txn, metaKey(name))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
+		for name := range values {
+			v, err := getValue(txn, metaKey(name))
+			switch {
+			case errors.Is(err, badger.ErrKeyNotFound):
+				missing = append(missing, name)
+			case err != nil:
+				return err
+			default:
+				out[name] = v
+			}
 		}
-		got = v
-		return err
+		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("index: %s: reading %s: %w", s.dir, name, err)
+		return nil, fmt.Errorf("index: %s: reading metadata: %w", s.dir, err)
 	}
-	if got != nil {
-		return got, nil
+	if len(missing) == 0 {
+		return out, nil
 	}
 	if s.readOnly {
-		return nil, fmt.Errorf("index: %s: recording %s: %w", s.dir, name, ErrReadOnly)
+		return nil, fmt.Errorf("index: %s: recording %s: %w", s.dir, strings.Join(missing, ", "), ErrReadOnly)
 	}
 	err = s.db.Update(func(txn *badger.Txn) error {
-		return txn.Set(metaKey(name), append([]byte{}, value...))
+		for _, name := range missing {
+			if err := txn.Set(metaKey(name), append([]byte{}, values[name]...)); err != nil {
+				return err
+			}
+			out[name] = append([]byte{}, values[name]...)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index: %s: writing metadata: %w", s.dir, err)
 	}
-	return append([]byte{}, value...), nil
+	return out, nil
 }
 
 // getValue returns a copy of the value of key.

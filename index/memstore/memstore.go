@@ -180,17 +180,20 @@ func (s *Store) remove(k index.Key, id string) {
 }
 
 // Claim implements index.Store.
-func (s *Store) Claim(_ context.Context, name string, value []byte) ([]byte, error) {
+func (s *Store) Claim(_ context.Context, values map[string][]byte) (map[string][]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, errClosed
 	}
-	if v, ok := s.meta[name]; ok {
-		return slices.Clone(v), nil
+	out := make(map[string][]byte, len(values))
+	for name, v := range values {
+		if _, ok := s.meta[name]; !ok {
+			s.meta[name] = slices.Clone(v)
+		}
+		out[name] = slices.Clone(s.meta[name])
 	}
-	s.meta[name] = slices.Clone(value)
-	return slices.Clone(value), nil
+	return out, nil
 }
 
 // Stats implements index.Store.

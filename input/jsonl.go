@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"bufio"
@@ -13,14 +13,14 @@ import (
 
 // jsonlInput reads records from a JSONL stream.
 type jsonlInput struct {
-	opts   *InputOptions
+	opts   *Options
 	source string
 	br     *bufio.Reader
-	closer io.Closer // nil for stdin
+	lines  *LineReader // of br, after the byte-order mark
+	closer io.Closer   // nil for stdin
 	gz     bool
-	line   int    // lines read
-	pos    int64  // bytes consumed from br (and the byte-order mark)
-	long   []byte // a line longer than br's buffer, at most MaxLine+1 bytes
+	line   int   // lines read
+	bom    int64 // length of the byte-order mark skipped
 }
 
 // start skips a UTF-8 byte-order mark and rejects UTF-16.
@@ -29,12 +29,16 @@ func (in *jsonlInput) start() error {
 	switch {
 	case bytes.HasPrefix(head, utf8BOM):
 		in.br.Discard(len(utf8BOM))
-		in.pos = int64(len(utf8BOM))
+		in.bom = int64(len(utf8BOM))
 	case len(head) >= 2 && (head[0] == 0xFF && head[1] == 0xFE || head[0] == 0xFE && head[1] == 0xFF):
-		return &InputError{Source: in.source, Err: errors.New("UTF-16 text: JSONL must be UTF-8, GBK or GB18030")}
+		return &Error{Source: in.source, Err: errors.New("UTF-16 text: JSONL must be UTF-8, GBK or GB18030")}
 	}
+	in.lines = NewLineReader(in.br, in.opts.MaxLine)
 	return nil
 }
+
+// pos returns the offset in the stream of what has been read.
+func (in *jsonlInput) pos() int64 { return in.bom + in.lines.Offset() }
 
 func (in *jsonlInput) close() error {
 	if in.closer == nil {
@@ -43,62 +47,11 @@ func (in *jsonlInput) close() error {
 	return in.closer.Close()
 }
 
-// readLine returns the next line without its "\n", valid until the next
-// call, or tooLong (and no line) for a line of more than MaxLine bytes,
-// which it skips holding at most one buffer of it. At the end of the
-// stream it returns io.EOF; a last line without "\n" is a line. A read
-// error drops the incomplete line.
-func (in *jsonlInput) readLine() (line []byte, tooLong bool, err error) {
-	max := in.opts.MaxLine
-	in.long = in.long[:0]
-	n := 0 // bytes of the line so far, "\n" included
-	for {
-		frag, err := in.br.ReadSlice('\n')
-		in.pos += int64(len(frag))
-		n += len(frag)
-		complete := err == nil
-		if !tooLong {
-			length := n
-			if complete {
-				length--
-			}
-			switch {
-			case length > max:
-				tooLong = true
-				in.long = in.long[:0]
-			case complete && len(in.long) == 0:
-				return frag[:len(frag)-1], false, nil
-			default:
-				in.long = append(in.long, frag...)
-			}
-		}
-		switch {
-		case err == nil:
-			if tooLong {
-				return nil, true, nil
-			}
-			return in.long[:len(in.long)-1], false, nil
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF:
-			if n == 0 {
-				return nil, false, io.EOF
-			}
-			if tooLong {
-				return nil, true, nil
-			}
-			return in.long, false, nil
-		default:
-			return nil, false, err
-		}
-	}
-}
-
-// next returns the next record, a *RecordError, an *InputError or io.EOF.
+// next returns the next record, a *RecordError, an *Error or io.EOF.
 func (in *jsonlInput) next() (Record, error) {
 	for {
-		start := in.pos
-		line, tooLong, err := in.readLine()
+		start := in.pos()
+		line, tooLong, err := in.lines.Next()
 		if err == io.EOF {
 			return Record{}, io.EOF
 		}
@@ -106,7 +59,7 @@ func (in *jsonlInput) next() (Record, error) {
 			if in.gz {
 				err = gzipErr(err)
 			}
-			return Record{}, &InputError{Source: in.source, Line: in.line + 1, Offset: in.pos, Err: err}
+			return Record{}, &Error{Source: in.source, Line: in.line + 1, Offset: in.pos(), Err: err}
 		}
 		in.line++
 		if tooLong {
@@ -141,7 +94,7 @@ func isBlankLine(line []byte) bool {
 
 // parseJSONLRecord makes a record of a JSONL line, or returns why not and
 // the field at fault.
-func parseJSONLRecord(raw []byte, opts *InputOptions, source string, line int) (rec Record, reason, field string) {
+func parseJSONLRecord(raw []byte, opts *Options, source string, line int) (rec Record, reason, field string) {
 	text := raw
 	switch opts.Encoding {
 	case encAuto:

@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Add([]byte(`{"title":"&amp;","text":"<b>bold</b>"}`), true)
 	f.Fuzz(func(t *testing.T, data []byte, html bool) {
 		const maxLine = 200
-		opts := &InputOptions{Format: "jsonl", MaxLine: maxLine, MaxBytes: 100, HTML: html}
+		opts := &Options{Format: "jsonl", MaxLine: maxLine, MaxBytes: 100, HTML: html}
 		r := NewReader([]string{"-"}, bytes.NewReader(data), opts)
 		body, off := data, 0
 		if bytes.HasPrefix(body, gzipMagic) {
@@ -44,7 +44,7 @@ func FuzzReadJSONL(f *testing.F) {
 			for range len(data) + 2 {
 				_, err := r.Next()
 				var re *RecordError
-				var ie *InputError
+				var ie *Error
 				switch {
 				case err == io.EOF:
 					return
@@ -57,9 +57,9 @@ func FuzzReadJSONL(f *testing.F) {
 		if bytes.HasPrefix(body, utf8BOM) {
 			body, off = body[len(utf8BOM):], len(utf8BOM)
 		} else if len(body) >= 2 && (body[0] == 0xFF && body[1] == 0xFE || body[0] == 0xFE && body[1] == 0xFF) {
-			var ie *InputError
+			var ie *Error
 			if _, err := r.Next(); !errors.As(err, &ie) {
-				t.Fatalf("UTF-16: %v, want an *InputError", err)
+				t.Fatalf("UTF-16: %v, want an *Error", err)
 			}
 			if _, err := r.Next(); err != io.EOF {
 				t.Fatalf("after UTF-16: %v, want io.EOF", err)

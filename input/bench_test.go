@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"errors"
@@ -8,13 +8,25 @@ import (
 	"testing"
 )
 
+// zhNews returns the path of the shared news corpus zh_news.jsonl.gz, in
+// $NEARDUP_CORPORA or shared/corpora next to the repository, or skips b
+// when it is not there.
+func zhNews(b *testing.B) string {
+	dir := os.Getenv("NEARDUP_CORPORA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "corpora")
+	}
+	path := filepath.Join(dir, "zh_news.jsonl.gz")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("corpus not available: %v", err)
+	}
+	return path
+}
+
 // BenchmarkReadJSONL reads a real gzipped news corpus; the bytes are those
 // of the decompressed JSONL.
 func BenchmarkReadJSONL(b *testing.B) {
-	corpus := filepath.Join(corpusDir(), "zh_news.jsonl.gz")
-	if _, err := os.Stat(corpus); err != nil {
-		b.Skipf("corpus not available: %v", err)
-	}
+	corpus := zhNews(b)
 	for b.Loop() {
 		r := NewReader([]string{corpus}, nil, nil)
 		var n int64
@@ -35,10 +47,7 @@ func BenchmarkReadJSONL(b *testing.B) {
 // BenchmarkParseJSONL parses lines already in memory: the cost of reading
 // without decompression.
 func BenchmarkParseJSONL(b *testing.B) {
-	corpus := filepath.Join(corpusDir(), "zh_news.jsonl.gz")
-	if _, err := os.Stat(corpus); err != nil {
-		b.Skipf("corpus not available: %v", err)
-	}
+	corpus := zhNews(b)
 	var lines [][]byte
 	var n int64
 	r := NewReader([]string{corpus}, nil, nil)
@@ -53,7 +62,7 @@ func BenchmarkParseJSONL(b *testing.B) {
 		lines = append(lines, rec.Raw)
 		n += int64(len(rec.Raw)) + 1
 	}
-	opts, _ := (*InputOptions)(nil).resolved()
+	opts, _ := (*Options)(nil).resolved()
 	b.SetBytes(n)
 	for b.Loop() {
 		for i, line := range lines {

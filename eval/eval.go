@@ -1,4 +1,4 @@
-package neardup
+package eval
 
 import (
 	"bufio"
@@ -19,7 +19,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 )
 
 // Evaluation: how well the detector's pairs agree with labelled pairs.
@@ -49,9 +53,9 @@ const (
 	DistinctJaccard = 0.5
 )
 
-// DefaultEvalThresholds is the largest SimHash distance Evaluate tabulates
-// when EvalOptions.MaxThreshold is zero.
-const DefaultEvalThresholds = 10
+// DefaultThresholds is the largest SimHash distance Evaluate tabulates
+// when Options.MaxThreshold is zero.
+const DefaultThresholds = 10
 
 // maxPairLine limits a line of a labelled-pairs file.
 const maxPairLine = 1 << 20
@@ -113,12 +117,12 @@ func ReadPairs(path string) (*Labels, error) {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, readBufferSize)
+	br := bufio.NewReaderSize(f, 64<<10)
 	var r io.Reader = br
-	if magic, _ := br.Peek(len(gzipMagic)); bytes.Equal(magic, gzipMagic) {
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1F, 0x8B}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, &InputError{Source: path, Err: gzipErr(err)}
+			return nil, &input.Error{Source: path, Err: pairsReadErr(err)}
 		}
 		defer zr.Close()
 		r = zr
@@ -147,8 +151,8 @@ type pairLine struct {
 
 // ParsePairs reads labelled pairs (see the formats above) from r; source
 // names r in errors. Blank lines are skipped; other fields are allowed
-// and ignored. Errors are *RecordError (naming the line and field) or
-// *InputError (r could not be read).
+// and ignored. Errors are *input.RecordError (naming the line and field)
+// or *input.Error (r could not be read).
 func ParsePairs(r io.Reader, source string) (*Labels, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxPairLine)
@@ -160,13 +164,13 @@ func ParsePairs(r io.Reader, source string) (*Labels, error) {
 		line++
 		raw := sc.Bytes()
 		if line == 1 {
-			raw = bytes.TrimPrefix(raw, utf8BOM)
+			raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		fail := func(field, format string, args ...any) error {
-			return &RecordError{Source: source, Line: line, Field: field, Reason: fmt.Sprintf(format, args...),
+			return &input.RecordError{Source: source, Line: line, Field: field, Reason: fmt.Sprintf(format, args...),
 				Raw: slices.Clone(raw)}
 		}
 		var pl pairLine
@@ -235,19 +239,29 @@ func ParsePairs(r io.Reader, source string) (*Labels, error) {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &RecordError{Source: source, Line: line + 1,
+			return nil, &input.RecordError{Source: source, Line: line + 1,
 				Reason: fmt.Sprintf("line longer than %d bytes", maxPairLine)}
 		}
-		return nil, &InputError{Source: source, Line: line + 1, Err: gzipErr(err)}
+		return nil, &input.Error{Source: source, Line: line + 1, Err: pairsReadErr(err)}
 	}
 	ls.Reference = kind == "jaccard_char5"
 	return ls, nil
 }
 
+// pairsReadErr describes an error reading a pairs file as package input
+// describes those of its inputs: data that ends too soon is truncated gzip
+// data.
+func pairsReadErr(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+		return fmt.Errorf("truncated gzip data: %w", io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
 func isNull(v json.RawMessage) bool { return len(v) == 0 || string(v) == "null" }
 
 // pairID reads an ID: a nonempty string, or a number kept as its literal
-// text (as Reader does with JSONL ids).
+// text (as input.Reader does with JSONL ids).
 func pairID(v json.RawMessage) (string, error) {
 	if isNull(v) {
 		return "", errors.New("missing")
@@ -339,10 +353,10 @@ type Corpus struct {
 	// Fingerprint, ContentHash and Sketch set.
 	Docs []index.Doc
 	// TooShort are the IDs of the records with too few keywords to
-	// fingerprint (ErrTooShort), in input order. The detector never
+	// fingerprint (neardup.ErrTooShort), in input order. The detector never
 	// matches them.
 	TooShort []string
-	// Rejected are the bad records (*RecordError) and the records
+	// Rejected are the bad records (*input.RecordError) and the records
 	// Analyze failed on otherwise, in input order.
 	Rejected []error
 }
@@ -350,121 +364,51 @@ type Corpus struct {
 // AnalyzeCorpus reads every record of r and analyses them with a, with
 // workers goroutines (0 means GOMAXPROCS); the result does not depend on
 // workers. Bad records are collected in Corpus.Rejected; an input that
-// cannot be read to its end (*InputError), an invalid Reader or two
+// cannot be read to its end (*input.Error), an invalid Reader or two
 // records with the same ID are errors.
-func AnalyzeCorpus(ctx context.Context, r *Reader, a *Analyzer, workers int) (*Corpus, error) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	type job struct {
-		seq int
-		rec Record
-		err error
-	}
-	type result struct {
-		seq     int
-		id, loc string
-		doc     *index.Doc
-		err     error // a rejected record
-		short   bool
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan job, 4*workers)
-	results := make(chan result, 4*workers)
-	var readErr error
-	go func() {
-		defer close(jobs)
-		for seq := 0; ; seq++ {
-			rec, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
-				var re *RecordError
-				if !errors.As(err, &re) {
-					readErr = err
-					return
-				}
-			}
-			select {
-			case jobs <- job{seq, rec, err}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				res := result{seq: j.seq, id: j.rec.ID, loc: recordName(&j.rec), err: j.err}
-				if j.err == nil {
-					an, err := a.Analyze(j.rec.Text)
-					switch {
-					case err == nil:
-						res.doc = &index.Doc{ID: j.rec.ID, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash,
-							Sketch: an.Sketch}
-					case errors.Is(err, ErrTooShort):
-						res.short = true
-					default:
-						res.err = fmt.Errorf("%s: %w", res.loc, err)
-					}
-				}
-				select {
-				case results <- res:
-				case <-ctx.Done():
-				}
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(results) }()
-
-	var all []result
-	for res := range results {
-		for len(all) <= res.seq {
-			all = append(all, result{seq: -1})
-		}
-		all[res.seq] = res
-	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+func AnalyzeCorpus(ctx context.Context, r *input.Reader, a *neardup.Analyzer, workers int) (*Corpus, error) {
 	c := &Corpus{}
-	where := make(map[string]string, len(all)) // id → record name
-	for _, res := range all {
-		if res.err != nil {
-			c.Rejected = append(c.Rejected, res.err)
-			continue
+	where := make(map[string]string) // id → record location
+	err := pipeline.Run(ctx, r, a, &pipeline.Options{Workers: workers}, func(it *pipeline.Item) error {
+		var re *input.RecordError
+		rec := &it.Record
+		switch {
+		case errors.As(it.Err, &re):
+			c.Rejected = append(c.Rejected, it.Err)
+			return nil
+		case it.Err != nil && pipeline.IsRecordErr(it.Err):
+			return it.Err // an input not read to its end
+		case it.Err != nil && !errors.Is(it.Err, neardup.ErrTooShort):
+			c.Rejected = append(c.Rejected, fmt.Errorf("%s: %w", rec.Location(), it.Err))
+			return nil
 		}
-		if prev, ok := where[res.id]; ok {
-			return nil, fmt.Errorf("%s: duplicate id %q (first at %s): pairs would be ambiguous", res.loc, truncateID(res.id), prev)
+		if prev, ok := where[rec.ID]; ok {
+			return fmt.Errorf("%s: duplicate id %q (first at %s): pairs would be ambiguous", rec.Location(), input.ShortID(rec.ID), prev)
 		}
-		where[res.id] = res.loc
-		if res.short {
-			c.TooShort = append(c.TooShort, res.id)
-		} else {
-			c.Docs = append(c.Docs, *res.doc)
+		where[rec.ID] = rec.Location()
+		if it.Err != nil {
+			c.TooShort = append(c.TooShort, rec.ID)
+			return nil
 		}
+		c.Docs = append(c.Docs, it.Analysis.Doc(rec.ID, "", 0))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-// EvalOptions configure Evaluate. The zero value (or nil) means the
+// Options configure Evaluate. The zero value (or nil) means the
 // defaults.
-type EvalOptions struct {
+type Options struct {
 	// Index configures the in-memory index of the "current settings"
-	// detector (index.NewMemory), which is queried with index.Similar at
+	// detector (memstore), which is queried with index.Similar at
 	// the index's MaxDistance. Its MinContent (0: index.DefaultMinContent)
 	// also confirms the candidates of the verified SimHash rows.
 	Index index.Options
 	// MaxThreshold is the largest SimHash distance tabulated; 0 means
-	// DefaultEvalThresholds.
+	// DefaultThresholds.
 	MaxThreshold int
 	// Sweep lists more MinContent values to run the detector with.
 	Sweep []float64
@@ -542,8 +486,8 @@ type PairDetail struct {
 	TooShort bool    `json:"too_short"` // either article is too short
 }
 
-// EvalReport is what Evaluate measured.
-type EvalReport struct {
+// Report is what Evaluate measured.
+type Report struct {
 	Docs     int `json:"docs"`      // fingerprinted records
 	TooShort int `json:"too_short"` // records too short to fingerprint
 	Rejected int `json:"rejected"`  // bad records
@@ -569,8 +513,8 @@ type EvalReport struct {
 	MinContent float64 `json:"min_content"`
 	// Thresholds are the SimHash screen at distances 0 … MaxThreshold.
 	Thresholds []ThresholdResult `json:"thresholds"`
-	// Current is the detector with EvalOptions.Index; Sweep the same
-	// with each of EvalOptions.Sweep as MinContent.
+	// Current is the detector with Options.Index; Sweep the same
+	// with each of Options.Sweep as MinContent.
 	Current DetectorResult   `json:"current"`
 	Sweep   []DetectorResult `json:"sweep,omitempty"`
 	// Distances are the distributions of the fingerprints' Hamming
@@ -670,13 +614,13 @@ func (s *evalSet) label(a, b string) (LabeledPair, bool) {
 // Pairs are unordered. Only fingerprinted and too-short records are in
 // the corpus: labelled pairs naming any other ID (a rejected record's,
 // say) are counted as missing and otherwise left out.
-func Evaluate(c *Corpus, l *Labels, opts *EvalOptions) (*EvalReport, error) {
-	var o EvalOptions
+func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.MaxThreshold == 0 {
-		o.MaxThreshold = DefaultEvalThresholds
+		o.MaxThreshold = DefaultThresholds
 	}
 	if o.MaxThreshold < 0 || o.MaxThreshold > 64 {
 		return nil, fmt.Errorf("evaluate: MaxThreshold %d: want 0 to 64", o.MaxThreshold)
@@ -700,17 +644,17 @@ func Evaluate(c *Corpus, l *Labels, opts *EvalOptions) (*EvalReport, error) {
 	for i := range c.Docs {
 		id := c.Docs[i].ID
 		if _, dup := s.ids[id]; dup {
-			return nil, fmt.Errorf("evaluate: duplicate document id %q", truncateID(id))
+			return nil, fmt.Errorf("evaluate: duplicate document id %q", input.ShortID(id))
 		}
 		s.ids[id] = i
 	}
 	for _, id := range c.TooShort {
 		if _, dup := s.ids[id]; dup {
-			return nil, fmt.Errorf("evaluate: duplicate document id %q", truncateID(id))
+			return nil, fmt.Errorf("evaluate: duplicate document id %q", input.ShortID(id))
 		}
 		s.ids[id] = -1
 	}
-	rep := &EvalReport{Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
+	rep := &Report{Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
 		Reference: l.Reference, MinContent: minContent}
 	missing := make(map[string]bool)
 	var listedDistinct int64
@@ -810,7 +754,7 @@ func (s *evalSet) screen(maxK int, minContent float64) []ThresholdResult {
 				continue
 			}
 			count(p.Label, labelled, d, tp, fp, ign)
-			if confirmed(&docs[i], &docs[j], minContent) {
+			if index.Confirmed(&docs[i], &docs[j], minContent) {
 				count(p.Label, labelled, d, vtp, vfp, vign)
 			}
 		}
@@ -824,26 +768,18 @@ func (s *evalSet) screen(maxK int, minContent float64) []ThresholdResult {
 	return out
 }
 
-// confirmed reports whether index.Similar would confirm a SimHash
-// candidate pair: a missing sketch is not checked.
-func confirmed(a, b *index.Doc, minContent float64) bool {
-	if a.Sketch.IsZero() || b.Sketch.IsZero() {
-		return true
-	}
-	return a.Sketch.Jaccard(b.Sketch) >= minContent
-}
-
 // detect runs the real detector with opts.
 func (s *evalSet) detect(opts index.Options, workers int, details bool) (DetectorResult, error) {
-	m, err := index.NewMemory(&opts)
+	ctx := context.Background() // an index in memory: nothing to cancel
+	m, err := memstore.Open(ctx, &opts)
 	if err != nil {
 		return DetectorResult{}, fmt.Errorf("evaluate: %w", err)
 	}
 	defer m.Close()
-	if err := m.Add(s.docs...); err != nil {
+	if err := m.Add(ctx, s.docs...); err != nil {
 		return DetectorResult{}, fmt.Errorf("evaluate: %w", err)
 	}
-	st, err := m.Stats()
+	st, err := m.Stats(ctx)
 	if err != nil {
 		return DetectorResult{}, err
 	}
@@ -867,7 +803,7 @@ func (s *evalSet) detect(opts index.Options, workers int, details bool) (Detecto
 				if i >= len(s.docs) {
 					return
 				}
-				ms, err := m.Similar(&s.docs[i], st.MaxDistance)
+				ms, err := m.Similar(ctx, &s.docs[i], st.MaxDistance)
 				if err != nil {
 					errs[w] = fmt.Errorf("evaluate: %s: %w", s.docs[i].ID, err)
 					return
@@ -1032,7 +968,7 @@ func (h *Distances) write(b *strings.Builder) {
 // the SimHash screen at each distance without and with content
 // verification, the distance histograms, the detector at the current
 // settings and the sweep.
-func (r *EvalReport) WriteTable(w io.Writer) error {
+func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "records   %d fingerprinted, %d too short, %d rejected\n", r.Docs, r.TooShort, r.Rejected)
 	fmt.Fprintf(&b, "labels    %d duplicate pairs (%d with a too-short article), %d ignored, %d distinct",

@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -22,10 +23,10 @@ type Record struct {
 	// or "-" for standard input.
 	ID string
 	// Title is the JSONL title field; for a whole HTML file read with
-	// InputOptions.HTML, the text of its title element. Empty if none.
+	// Options.HTML, the text of its title element. Empty if none.
 	Title string
 	// Text is the article decoded to UTF-8, HTML-stripped when
-	// InputOptions.HTML is set. It is never empty or only white space.
+	// Options.HTML is set. It is never empty or only white space.
 	Text string
 	// Source names the input: the path of the file as given or as found
 	// under a walked directory, or "stdin".
@@ -40,6 +41,24 @@ type Record struct {
 	// Offset is the byte offset of the start of the line in the
 	// (decompressed) input stream; 0 for whole files.
 	Offset int64
+}
+
+// ShortID returns id cut to 80 bytes for messages: the first 77 and
+// "...".
+func ShortID(id string) string {
+	if len(id) > 80 {
+		return id[:77] + "..."
+	}
+	return id
+}
+
+// Location names where r came from: "source:line" for a JSONL record,
+// the source alone for a whole file.
+func (r *Record) Location() string {
+	if r.Line > 0 {
+		return r.Source + ":" + strconv.Itoa(r.Line)
+	}
+	return r.Source
 }
 
 // RecordError is a bad record: it names the input, the line and the field,
@@ -68,13 +87,13 @@ func (e *RecordError) Error() string {
 	return b.String()
 }
 
-// InputError means an input could not be read to its end: it cannot be
+// Error means an input could not be read to its end: it cannot be
 // opened, a directory cannot be listed, or reading fails (for example
 // truncated or corrupt gzip data). The records before the failure have
 // been returned already; the rest of that input is skipped. Next goes on
 // with the next input, so a caller can report the error and continue, but
 // since data was lost it should finally fail (exit non-zero).
-type InputError struct {
+type Error struct {
 	Source string
 	Line   int   // JSONL: the line being read when reading failed; else 0
 	Offset int64 // bytes of (decompressed) data read before the failure
@@ -83,7 +102,7 @@ type InputError struct {
 
 // Error formats the error as "news.jsonl.gz: line 1235 (byte 5678901):
 // truncated gzip data: unexpected EOF".
-func (e *InputError) Error() string {
+func (e *Error) Error() string {
 	switch {
 	case e.Line > 0:
 		return fmt.Sprintf("%s: line %d (byte %d): %v", e.Source, e.Line, e.Offset, e.Err)
@@ -94,12 +113,12 @@ func (e *InputError) Error() string {
 }
 
 // Unwrap returns the underlying error.
-func (e *InputError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// InputOptions tell a Reader how to read its inputs. The zero value (or a
-// nil *InputOptions) reads the fields "id", "title" and "text", detects
+// Options tell a Reader how to read its inputs. The zero value (or a
+// nil *Options) reads the fields "id", "title" and "text", detects
 // format and encoding, and limits articles to 16 MiB.
-type InputOptions struct {
+type Options struct {
 	// IDField, TextField and TitleField name the JSONL fields; defaults
 	// "id", "text" and "title".
 	IDField, TextField, TitleField string
@@ -131,8 +150,8 @@ const (
 
 // resolved returns the options with defaults filled in, or an error naming
 // the first invalid option.
-func (o *InputOptions) resolved() (InputOptions, error) {
-	var r InputOptions
+func (o *Options) resolved() (Options, error) {
+	var r Options
 	if o != nil {
 		r = *o
 	}
@@ -176,7 +195,7 @@ func (o *InputOptions) resolved() (InputOptions, error) {
 // Validate reports the first invalid option, if any: an unknown Format or
 // Encoding, or a negative limit. NewReader's Reader returns the same error
 // from every call to Next.
-func (o *InputOptions) Validate() error {
+func (o *Options) Validate() error {
 	_, err := o.resolved()
 	return err
 }
@@ -198,7 +217,7 @@ func (o *InputOptions) Validate() error {
 // spaces, tabs, "\r") are skipped and not reported, though they count in
 // line numbers. Any other input is one whole-file Record.
 type Reader struct {
-	opts   InputOptions
+	opts   Options
 	err    error // invalid options: returned by every Next
 	stdin  io.Reader
 	stack  []pendingInput // inputs still to read, the next one last
@@ -216,8 +235,8 @@ type pendingInput struct {
 
 // NewReader returns a Reader of the given paths of files and directories;
 // "-" reads stdin. opts may be nil for the defaults. Invalid options are
-// reported by Next (and by InputOptions.Validate).
-func NewReader(paths []string, stdin io.Reader, opts *InputOptions) *Reader {
+// reported by Next (and by Options.Validate).
+func NewReader(paths []string, stdin io.Reader, opts *Options) *Reader {
 	r := &Reader{stdin: stdin}
 	r.opts, r.err = opts.resolved()
 	for i := len(paths) - 1; i >= 0; i-- {
@@ -231,7 +250,7 @@ func NewReader(paths []string, stdin io.Reader, opts *InputOptions) *Reader {
 //   - *RecordError: a bad line or file (malformed JSON, a missing or
 //     non-string text, undecodable bytes, binary data, too large, empty…);
 //     the Record is zero; call Next again to go on.
-//   - *InputError: an input could not be opened or read to its end (the
+//   - *Error: an input could not be opened or read to its end (the
 //     records read before were returned); call Next again to go on with
 //     the next input.
 //   - any other error: invalid options; the Reader is unusable.
@@ -288,7 +307,7 @@ func (r *Reader) closeCurrent() error {
 func (r *Reader) start(p pendingInput) (rec Record, done bool, err error) {
 	if p.path == "-" {
 		if r.stdin == nil {
-			return Record{}, true, &InputError{Source: "stdin", Err: errors.New("no standard input")}
+			return Record{}, true, &Error{Source: "stdin", Err: errors.New("no standard input")}
 		}
 		return r.startStream("stdin", "-", "", r.stdin, nil, -1)
 	}
@@ -296,7 +315,7 @@ func (r *Reader) start(p pendingInput) (rec Record, done bool, err error) {
 	if !p.walked {
 		info, err := os.Stat(p.path)
 		if err != nil {
-			return Record{}, true, &InputError{Source: p.path, Err: pathErr(err)}
+			return Record{}, true, &Error{Source: p.path, Err: pathErr(err)}
 		}
 		dir, prefix = info.IsDir(), ""
 	}
@@ -308,7 +327,7 @@ func (r *Reader) start(p pendingInput) (rec Record, done bool, err error) {
 	}
 	f, err := os.Open(p.path)
 	if err != nil {
-		return Record{}, true, &InputError{Source: p.path, Err: pathErr(err)}
+		return Record{}, true, &Error{Source: p.path, Err: pathErr(err)}
 	}
 	size := int64(-1)
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
@@ -350,12 +369,12 @@ func (r *Reader) pushDir(dir, idPrefix string) error {
 		}
 	}
 	if err != nil {
-		return &InputError{Source: dir, Err: pathErr(err)}
+		return &Error{Source: dir, Err: pathErr(err)}
 	}
 	return nil
 }
 
-// pathErr drops the path from an *fs.PathError, which InputError names
+// pathErr drops the path from an *fs.PathError, which the *Error names
 // already, keeping the operation: "open: permission denied".
 func pathErr(err error) error {
 	var pe *fs.PathError
@@ -414,7 +433,7 @@ func (r *Reader) startStream(source, id, name string, f io.Reader, closer io.Clo
 	if magic, _ := br.Peek(len(gzipMagic)); bytes.Equal(magic, gzipMagic) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return done(Record{}, &InputError{Source: source, Err: gzipErr(err)})
+			return done(Record{}, &Error{Source: source, Err: gzipErr(err)})
 		}
 		br = bufio.NewReaderSize(&stickyReader{r: zr}, readBufferSize)
 		gz = true
@@ -487,7 +506,7 @@ func (r *Reader) readWhole(source, id string, br *bufio.Reader, gz bool, size in
 		if gz {
 			err = gzipErr(err)
 		}
-		return Record{}, &InputError{Source: source, Offset: int64(len(data)), Err: err}
+		return Record{}, &Error{Source: source, Offset: int64(len(data)), Err: err}
 	}
 	if len(data) > max {
 		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("too large: more than %d bytes", max)}

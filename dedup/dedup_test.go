@@ -1,4 +1,4 @@
-package neardup
+package dedup
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/segment"
+	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/testfixtures"
 )
 
 // dedupInput is a small JSONL corpus: two originals, an exact copy (only
 // width and case differ), an edited copy, a too-short record, a bad line
 // and a record reusing an id.
 func dedupInput() string {
-	en := goldenTexts["en"] + " The central bank also said it would keep reducing its bond holdings through next year, and officials pointed to wages."
-	zh := goldenTexts["zh"]
+	en := robustEN + " The central bank also said it would keep reducing its bond holdings through next year, and officials pointed to wages."
+	zh := robustZH
 	lines := []string{
 		fmt.Sprintf(`{"id":"en1","text":%q}`, en),
 		fmt.Sprintf(`{"id":"zh1","text":%q}`, zh),
@@ -38,12 +40,12 @@ type dedupResult struct {
 	Err     string
 }
 
-func runDedup(t *testing.T, store Store, opts *DedupOptions) ([]dedupResult, Summary) {
+func runDedup(t *testing.T, store *index.Index, opts *Options) ([]dedupResult, Summary) {
 	t.Helper()
-	a := testAnalyzer(t, segment.DefaultBackend)
-	r := NewReader([]string{"-"}, strings.NewReader(dedupInput()), nil)
+	a := testfixtures.Analyzer(t, "")
+	r := input.NewReader([]string{"-"}, strings.NewReader(dedupInput()), nil)
 	var got []dedupResult
-	sum, err := Dedup(context.Background(), r, a, store, opts, func(o *Outcome) error {
+	sum, err := Run(context.Background(), r, a, store, opts, func(o *Outcome) error {
 		res := dedupResult{ID: o.Record.ID, Verdict: o.Verdict.String()}
 		if len(o.Matches) > 0 {
 			res.Match, res.Exact = o.Matches[0].ID, o.Exact()
@@ -71,11 +73,11 @@ func TestDedup(t *testing.T) {
 		{ID: "en1", Verdict: "rejected", Err: `stdin:7: field "id": duplicate id "en1": an earlier article has it (record 1 of this input)`},
 	}
 	for _, workers := range []int{1, 2, 5} {
-		mem, err := index.NewMemory(nil)
+		mem, err := memstore.Open(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, sum := runDedup(t, mem, &DedupOptions{Workers: workers})
+		got, sum := runDedup(t, mem, &Options{Workers: workers})
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("workers %d:\n got %+v\nwant %+v", workers, got, want)
 		}
@@ -91,30 +93,30 @@ func TestDedup(t *testing.T) {
 // interrupted run of the same job added (the first original and, out of
 // order, nothing else) and checks the outcome equals a fresh run's.
 func TestDedupResume(t *testing.T) {
-	fresh, err := index.NewMemory(nil)
+	fresh, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return time.Unix(1e9, 0) }
-	want, _ := runDedup(t, fresh, &DedupOptions{Job: "job1", Now: now})
+	want, _ := runDedup(t, fresh, &Options{Job: "job1", Now: now})
 
 	// The interrupted run got as far as storing zh1 (record 2).
-	partial, err := index.NewMemory(nil)
+	partial, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	zh1, err := fresh.Get("zh1")
+	zh1, err := fresh.Get(context.Background(), "zh1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	en1, err := fresh.Get("en1")
+	en1, err := fresh.Get(context.Background(), "en1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := partial.Add(en1, zh1); err != nil {
+	if err := partial.Add(context.Background(), en1, zh1); err != nil {
 		t.Fatal(err)
 	}
-	got, sum := runDedup(t, partial, &DedupOptions{Job: "job1", Now: now, Batch: 3})
+	got, sum := runDedup(t, partial, &Options{Job: "job1", Now: now, Batch: 3})
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("resumed:\n got %+v\nwant %+v", got, want)
 	}
@@ -122,7 +124,7 @@ func TestDedupResume(t *testing.T) {
 		t.Errorf("resumed summary %+v, want 2 unique", sum)
 	}
 	// Another job reusing job1's ids is told so, naming the earlier job.
-	got, _ = runDedup(t, partial, &DedupOptions{Job: "job2", Now: now})
+	got, _ = runDedup(t, partial, &Options{Job: "job2", Now: now})
 	wantErr := `stdin:1: field "id": duplicate id "en1": an earlier article has it (added 2001-09-09T01:46:40Z by job job1, record 1)`
 	if got[0].Verdict != "rejected" || got[0].Err != wantErr {
 		t.Errorf("second job, first record: %+v, want rejected: %s", got[0], wantErr)

@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ type inputResult struct {
 }
 
 // readAllInputs reads r to io.EOF and checks the error types: every error must
-// be a *RecordError or an *InputError.
+// be a *RecordError or an *Error.
 func readAllInputs(t *testing.T, r *Reader) []inputResult {
 	t.Helper()
 	var out []inputResult
@@ -37,7 +37,7 @@ func readAllInputs(t *testing.T, r *Reader) []inputResult {
 		}
 		if err != nil {
 			var re *RecordError
-			var ie *InputError
+			var ie *Error
 			if !errors.As(err, &re) && !errors.As(err, &ie) {
 				t.Fatalf("Next: error of type %T: %v", err, err)
 			}
@@ -80,7 +80,7 @@ func TestReaderJSONL(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		opts *InputOptions
+		opts *Options
 		want []inputResult
 	}{
 		{
@@ -152,7 +152,7 @@ func TestReaderJSONL(t *testing.T) {
 		{
 			name: "line over MaxLine then a good line",
 			in:   long + "\n" + `{"id":"ok","text":"fine"}` + "\n",
-			opts: &InputOptions{MaxLine: 100},
+			opts: &Options{MaxLine: 100},
 			want: []inputResult{
 				{Err: `data.jsonl:1: line too long: more than 100 bytes`},
 				{Rec: Record{ID: "ok", Text: "fine", Source: "data.jsonl", Line: 2, Raw: []byte(`{"id":"ok","text":"fine"}`), Offset: int64(len(long) + 1)}},
@@ -161,7 +161,7 @@ func TestReaderJSONL(t *testing.T) {
 		{
 			name: "text over MaxBytes",
 			in:   `{"id":1,"text":"` + strings.Repeat("y", 11) + `"}` + "\n",
-			opts: &InputOptions{MaxBytes: 10},
+			opts: &Options{MaxBytes: 10},
 			want: []inputResult{{Err: `data.jsonl:1: field "text": too large: 11 bytes (maximum 10)`}},
 		},
 		{
@@ -201,13 +201,13 @@ func TestReaderJSONL(t *testing.T) {
 		{
 			name: "custom fields",
 			in:   `{"doc":"d1","body":"b","head":"h","text":"ignored"}`,
-			opts: &InputOptions{IDField: "doc", TextField: "body", TitleField: "head"},
+			opts: &Options{IDField: "doc", TextField: "body", TitleField: "head"},
 			want: []inputResult{{Rec: Record{ID: "d1", Title: "h", Text: "b", Source: "data.jsonl", Line: 1, Raw: []byte(`{"doc":"d1","body":"b","head":"h","text":"ignored"}`)}}},
 		},
 		{
 			name: "HTML",
 			in:   `{"id":1,"title":"A &amp; B","text":"<p>one<script>x()</script></p><p>two &lt;3</p>"}` + "\n" + `{"id":2,"text":"<br><!-- x -->"}`,
-			opts: &InputOptions{HTML: true},
+			opts: &Options{HTML: true},
 			want: []inputResult{
 				{Rec: Record{ID: "1", Title: "A & B", Text: "one\ntwo <3", Source: "data.jsonl", Line: 1,
 					Raw: []byte(`{"id":1,"title":"A &amp; B","text":"<p>one<script>x()</script></p><p>two &lt;3</p>"}`)}},
@@ -222,13 +222,13 @@ func TestReaderJSONL(t *testing.T) {
 		{
 			name: "GBK line, forced",
 			in:   gbkLine + "\n",
-			opts: &InputOptions{Encoding: "gbk"},
+			opts: &Options{Encoding: "gbk"},
 			want: []inputResult{{Rec: Record{ID: "g1", Title: "标题", Text: "中文新闻的正文。", Source: "data.jsonl", Line: 1, Raw: []byte(gbkLine)}}},
 		},
 		{
 			name: "GBK line, UTF-8 forced",
 			in:   gbkLine + "\n",
-			opts: &InputOptions{Encoding: "utf-8"},
+			opts: &Options{Encoding: "utf-8"},
 			want: []inputResult{{Err: `data.jsonl:1: invalid UTF-8 at byte 20 of the line`}},
 		},
 		{
@@ -256,17 +256,48 @@ func TestReaderJSONL(t *testing.T) {
 // without being held in memory.
 func TestReaderLongLineMemory(t *testing.T) {
 	in := `{"text":"` + strings.Repeat("x", 8<<20) + `"}` + "\n" + `{"text":"after"}` + "\n"
-	r := NewReader([]string{"-"}, strings.NewReader(in), &InputOptions{MaxLine: 1000})
+	r := NewReader([]string{"-"}, strings.NewReader(in), &Options{MaxLine: 1000})
 	_, err := r.Next()
 	if err == nil || err.Error() != "stdin:1: line too long: more than 1000 bytes" {
 		t.Fatalf("Next = %v, want line too long", err)
 	}
-	if c := cap(r.cur.long); c > 1000+readBufferSize {
+	if c := cap(r.cur.lines.buf); c > 1000+readBufferSize {
 		t.Errorf("line buffer grew to %d bytes", c)
 	}
 	rec, err := r.Next()
 	if err != nil || rec.Text != "after" || rec.Line != 2 {
 		t.Errorf("Next = %+v, %v; want the line after", rec, err)
+	}
+}
+
+// TestReaderLimits: a line over MaxLine and a text over MaxBytes are bad
+// records naming their line; the records after them are read. MaxLine
+// defaults to MaxBytes + 1 MiB; a MaxLine below MaxBytes applies.
+func TestReaderLimits(t *testing.T) {
+	t.Chdir(t.TempDir())
+	big := strings.Repeat("Heavy rain flooded the valley roads. ", 100) // 3,700 bytes
+	writeInputFiles(t, ".", map[string]string{"in.jsonl": `{"id":"a","text":"before"}` + "\n" +
+		`{"id":"big","text":"` + big + `"}` + "\n" + `{"id":"b","text":"after"}` + "\n"})
+	tests := []struct {
+		opts Options
+		bad  string
+	}{
+		{Options{MaxBytes: 2000}, `in.jsonl:2: field "text": too large: 3700 bytes (maximum 2000)`},
+		{Options{MaxLine: 2000}, `in.jsonl:2: line too long: more than 2000 bytes`},
+		{Options{MaxBytes: 100000, MaxLine: 1000}, `in.jsonl:2: line too long: more than 1000 bytes`},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, r := range readAllInputs(t, NewReader([]string{"in.jsonl"}, nil, &tt.opts)) {
+			if r.Err != "" {
+				got = append(got, r.Err)
+			} else {
+				got = append(got, r.Rec.ID)
+			}
+		}
+		if want := []string{"a", tt.bad, "b"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v:\n got %q\nwant %q", tt.opts, got, want)
+		}
 	}
 }
 
@@ -346,7 +377,7 @@ func TestReaderDirectory(t *testing.T) {
 	checkInputResults(t, got, want)
 
 	// With HTML stripping, an HTML file's title element is its title.
-	got = readAllInputs(t, NewReader([]string{"corpus/page.html"}, nil, &InputOptions{HTML: true}))
+	got = readAllInputs(t, NewReader([]string{"corpus/page.html"}, nil, &Options{HTML: true}))
 	checkInputResults(t, got, []inputResult{{Rec: Record{ID: "corpus/page.html", Title: "T", Text: "Body & soul", Source: "corpus/page.html"}}})
 }
 
@@ -360,7 +391,7 @@ func TestReaderInputErrors(t *testing.T) {
 		"header.gz":   "\x1f\x8b\x08",
 		"utf16.jsonl": "\xFF\xFE{\x00}\x00",
 	})
-	got := readAllInputs(t, NewReader([]string{"missing.txt", "ok.txt", "big.txt", "big.txt.gz", "fake.gz", "header.gz", "utf16.jsonl", "-"}, nil, &InputOptions{MaxBytes: 10}))
+	got := readAllInputs(t, NewReader([]string{"missing.txt", "ok.txt", "big.txt", "big.txt.gz", "fake.gz", "header.gz", "utf16.jsonl", "-"}, nil, &Options{MaxBytes: 10}))
 	want := []inputResult{
 		{Err: "missing.txt: stat: no such file or directory"},
 		{Rec: Record{ID: "ok.txt", Text: "fine", Source: "ok.txt"}},
@@ -373,10 +404,10 @@ func TestReaderInputErrors(t *testing.T) {
 	}
 	checkInputResults(t, got, want)
 
-	var ie *InputError
+	var ie *Error
 	_, err := NewReader([]string{"missing.txt"}, nil, nil).Next()
 	if !errors.As(err, &ie) || !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("Next = %v, want an *InputError wrapping os.ErrNotExist", err)
+		t.Errorf("Next = %v, want an *Error wrapping os.ErrNotExist", err)
 	}
 }
 
@@ -413,9 +444,9 @@ func TestReaderTruncatedGzip(t *testing.T) {
 	if n < 100 || n >= len(lines)-1 {
 		t.Errorf("read %d complete records of %d before the cut", n, len(lines)-1)
 	}
-	var ie *InputError
+	var ie *Error
 	if !errors.As(err, &ie) || ie.Source != "cut.jsonl.gz" || ie.Line != n+1 || !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("after %d records: %#v, want an *InputError for line %d", n, err, n+1)
+		t.Fatalf("after %d records: %#v, want an *Error for line %d", n, err, n+1)
 	}
 	if ok, _ := regexp.MatchString(`^cut\.jsonl\.gz: line \d+ \(byte \d+\): truncated gzip data: unexpected EOF$`, err.Error()); !ok {
 		t.Errorf("error text %q", err)
@@ -434,7 +465,7 @@ func TestReaderStdin(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		opts *InputOptions
+		opts *Options
 		want []inputResult
 	}{
 		{
@@ -450,13 +481,13 @@ func TestReaderStdin(t *testing.T) {
 		{
 			name: "JSONL forced to text",
 			in:   `{"text":"a"}`,
-			opts: &InputOptions{Format: "text"},
+			opts: &Options{Format: "text"},
 			want: []inputResult{{Rec: Record{ID: "-", Text: `{"text":"a"}`, Source: "stdin"}}},
 		},
 		{
 			name: "text forced to JSONL",
 			in:   "plain text",
-			opts: &InputOptions{Format: "jsonl"},
+			opts: &Options{Format: "jsonl"},
 			want: []inputResult{{Err: `stdin:1: malformed JSON at byte 0: unexpected 'p' looking for a value`}},
 		},
 		{
@@ -472,17 +503,17 @@ func TestReaderStdin(t *testing.T) {
 	}
 }
 
-func TestInputOptionsValidate(t *testing.T) {
+func TestOptionsValidate(t *testing.T) {
 	tests := []struct {
-		opts *InputOptions
+		opts *Options
 		want string
 	}{
 		{nil, ""},
-		{&InputOptions{Format: "JSONL", Encoding: "GB2312"}, ""},
-		{&InputOptions{Format: "xml"}, `input format "xml": want auto, jsonl or text`},
-		{&InputOptions{Encoding: "latin1"}, `input encoding: unknown encoding "latin1" (want auto, utf-8, gbk or gb18030)`},
-		{&InputOptions{MaxBytes: -1}, "maximum article size -1: must not be negative"},
-		{&InputOptions{MaxLine: -1}, "maximum line length -1: must not be negative"},
+		{&Options{Format: "JSONL", Encoding: "GB2312"}, ""},
+		{&Options{Format: "xml"}, `input format "xml": want auto, jsonl or text`},
+		{&Options{Encoding: "latin1"}, `input encoding: unknown encoding "latin1" (want auto, utf-8, gbk or gb18030)`},
+		{&Options{MaxBytes: -1}, "maximum article size -1: must not be negative"},
+		{&Options{MaxLine: -1}, "maximum line length -1: must not be negative"},
 	}
 	for _, tt := range tests {
 		err := tt.opts.Validate()
@@ -508,8 +539,8 @@ func inputErrString(err error) string {
 }
 
 func TestReaderDefaults(t *testing.T) {
-	o, err := (*InputOptions)(nil).resolved()
-	want := InputOptions{IDField: "id", TextField: "text", TitleField: "title", Format: "auto", Encoding: "auto",
+	o, err := (*Options)(nil).resolved()
+	want := Options{IDField: "id", TextField: "text", TitleField: "title", Format: "auto", Encoding: "auto",
 		MaxBytes: 16 << 20, MaxLine: 17 << 20}
 	if err != nil || o != want {
 		t.Errorf("defaults = %+v, %v; want %+v", o, err, want)
@@ -552,7 +583,7 @@ func TestReaderLineLengths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewReader([]string{"-"}, strings.NewReader(tt.in), &InputOptions{MaxLine: tt.maxLine})
+			r := NewReader([]string{"-"}, strings.NewReader(tt.in), &Options{MaxLine: tt.maxLine})
 			var got []int
 			for {
 				rec, err := r.Next()

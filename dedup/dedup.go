@@ -1,24 +1,18 @@
-package neardup
+package dedup
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
-	"sync"
 	"time"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/pipeline"
 )
-
-// Store is the index a Deduper checks records against and adds the
-// originals to. *index.Index and *index.Memory implement it.
-type Store interface {
-	Similar(d *index.Doc, k int) ([]index.Match, error)
-	Add(docs ...index.Doc) error
-	Get(id string) (index.Doc, error)
-}
 
 // Verdict is what Dedup decided about one record.
 type Verdict int
@@ -28,13 +22,13 @@ const (
 	Unique Verdict = iota
 	// Duplicate: it matches an earlier record (see Outcome.Matches).
 	Duplicate
-	// TooShort: too few keywords to fingerprint (ErrTooShort); passed
+	// TooShort: too few keywords to fingerprint (neardup.ErrTooShort); passed
 	// through as not a duplicate and not added to the store.
 	TooShort
-	// Rejected: a bad record (*RecordError, or an id the store already
+	// Rejected: a bad record (*input.RecordError, or an id the store already
 	// holds for another record); not processed further.
 	Rejected
-	// InputFailed: an input could not be read to its end (*InputError);
+	// InputFailed: an input could not be read to its end (*input.Error);
 	// the records before it were processed.
 	InputFailed
 )
@@ -58,12 +52,12 @@ func (v Verdict) String() string {
 // Outcome is one record and what Dedup decided about it.
 type Outcome struct {
 	Seq      int64 // 0-based position of the record among all read
-	Record   Record
+	Record   input.Record
 	Verdict  Verdict
-	Err      error         // the reason for TooShort, Rejected and InputFailed
-	Analysis *Analysis     // nil unless fingerprinted
-	Matches  []index.Match // Duplicate: the earlier records it matches, best first
-	Resumed  bool          // Unique: it was already in the store from an interrupted run of the same job
+	Err      error             // the reason for TooShort, Rejected and InputFailed
+	Analysis *neardup.Analysis // nil unless fingerprinted
+	Matches  []index.Match     // Duplicate: the earlier records it matches, best first
+	Resumed  bool              // Unique: it was already in the store from an interrupted run of the same job
 }
 
 // Exact reports whether a duplicate's best match has identical content.
@@ -82,10 +76,11 @@ type Summary struct {
 	Elapsed     time.Duration
 }
 
-// DedupOptions configure Dedup.
-type DedupOptions struct {
+// Options configure Dedup.
+type Options struct {
 	// MaxDistance is the SimHash screen's radius (see index.Similar);
-	// 0 means index.DefaultMaxDistance.
+	// 0 means index.DefaultMaxDistance, and a negative value means 0
+	// (candidates with equal fingerprints, besides the sketch bands).
 	MaxDistance int
 	// Workers analyse records in parallel; 0 means GOMAXPROCS. The
 	// result does not depend on it.
@@ -115,13 +110,16 @@ type DedupOptions struct {
 // an original itself. emit is called once per record, in input order;
 // an error from emit stops the run. Memory is bounded by the store and a
 // window of records in flight, not by the input.
-func Dedup(ctx context.Context, r *Reader, a *Analyzer, store Store, opts *DedupOptions, emit func(*Outcome) error) (Summary, error) {
-	var o DedupOptions
+func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index.Index, opts *Options, emit func(*Outcome) error) (Summary, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	if o.MaxDistance == 0 {
+	switch {
+	case o.MaxDistance == 0:
 		o.MaxDistance = index.DefaultMaxDistance
+	case o.MaxDistance < 0:
+		o.MaxDistance = 0
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -133,124 +131,44 @@ func Dedup(ctx context.Context, r *Reader, a *Analyzer, store Store, opts *Dedup
 		o.Now = time.Now
 	}
 	start := time.Now()
-	d := &deduper{o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
+	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
 	if o.Batch > 1 {
-		mem, err := index.NewMemory(&index.Options{MaxDistance: o.MaxDistance})
+		mem, err := memstore.Open(ctx, &index.Options{MaxDistance: max(o.MaxDistance, index.DefaultMaxDistance)})
 		if err != nil {
 			return d.sum, err
 		}
 		d.pending = mem
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	window := o.Workers * 64
-	jobs := make(chan *Outcome, window)
-	done := make(chan *Outcome, window)
-	slots := make(chan struct{}, window)
-
-	// Reader: one goroutine, in order.
-	var readErr error
-	go func() {
-		defer close(jobs)
-		for seq := int64(0); ; seq++ {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			rec, err := r.Next()
-			if err == io.EOF {
-				return
-			}
-			out := &Outcome{Seq: seq, Record: rec, Err: err}
-			if err != nil {
-				var re *RecordError
-				var ie *InputError
-				switch {
-				case errors.As(err, &re):
-					out.Verdict = Rejected
-				case errors.As(err, &ie):
-					out.Verdict = InputFailed
-				default:
-					readErr = err
-					<-slots
-					return
-				}
-			}
-			select {
-			case jobs <- out:
-			case <-ctx.Done():
-				return
-			}
+	err := pipeline.Run(ctx, r, a, &pipeline.Options{Workers: o.Workers}, func(it *pipeline.Item) error {
+		out := &Outcome{Seq: it.Seq, Record: it.Record, Err: it.Err, Analysis: it.Analysis}
+		var re *input.RecordError
+		var ie *input.Error
+		switch {
+		case it.Err == nil:
+		case errors.As(it.Err, &re):
+			out.Verdict = Rejected
+		case errors.As(it.Err, &ie):
+			out.Verdict = InputFailed
+		case errors.Is(it.Err, neardup.ErrTooShort):
+			out.Verdict = TooShort
+		default:
+			out.Verdict = Rejected
 		}
-	}()
-
-	// Analysers.
-	var wg sync.WaitGroup
-	for w := 0; w < o.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for out := range jobs {
-				if out.Err == nil {
-					an, err := a.Analyze(out.Record.Text)
-					switch {
-					case err == nil:
-						out.Analysis = an
-					case errors.Is(err, ErrTooShort):
-						out.Verdict, out.Err = TooShort, err
-					default:
-						out.Verdict, out.Err = Rejected, err
-					}
-				}
-				done <- out
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(done) }()
-
-	// Decide in input order.
-	buf := make(map[int64]*Outcome, window)
-	next := int64(0)
-	var err error
-	for out := range done {
-		if err != nil {
-			<-slots
-			continue // drain after a failure
-		}
-		buf[out.Seq] = out
-		for {
-			o, ok := buf[next]
-			if !ok {
-				break
-			}
-			delete(buf, next)
-			next++
-			<-slots
-			if err = d.decide(o); err != nil {
-				cancel()
-				break
-			}
-		}
-	}
-	if err == nil {
-		err = readErr
-	}
+		return d.decide(out)
+	})
 	if err == nil {
 		err = d.flush()
-	}
-	if err == nil {
-		err = ctx.Err()
 	}
 	d.sum.Elapsed = time.Since(start)
 	return d.sum, err
 }
 
 type deduper struct {
-	o       DedupOptions
-	store   Store
-	pending *index.Memory // originals not yet written to store
+	ctx     context.Context
+	o       Options
+	store   *index.Index
+	pending *index.Index // in memory: originals not yet written to store
 	queued  []index.Doc
 	emit    func(*Outcome) error
 	sum     Summary
@@ -296,26 +214,17 @@ func (d *deduper) match(out *Outcome) error {
 	rec, an := &out.Record, out.Analysis
 	if err := index.CheckID(rec.ID); err != nil {
 		out.Verdict = Rejected
-		out.Err = &RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
+		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
 		return nil
 	}
-	doc := index.Doc{
-		ID:          rec.ID,
-		Fingerprint: an.Fingerprint,
-		ContentHash: an.ContentHash,
-		Title:       rec.Title,
-		Keywords:    an.Keywords[:min(len(an.Keywords), d.o.Keywords)],
-		Sketch:      an.Sketch,
-		Added:       d.o.Now().UTC(),
-		Job:         d.o.Job,
-		Seq:         out.Seq,
-	}
-	ms, err := d.store.Similar(&doc, d.o.MaxDistance)
+	doc := an.Doc(rec.ID, rec.Title, d.o.Keywords)
+	doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
+	ms, err := d.store.Similar(d.ctx, &doc, d.o.MaxDistance)
 	if err != nil {
-		return fmt.Errorf("%s: %w", recordName(rec), err)
+		return fmt.Errorf("%s: %w", rec.Location(), err)
 	}
 	if d.pending != nil {
-		pm, err := d.pending.Similar(&doc, d.o.MaxDistance)
+		pm, err := d.pending.Similar(d.ctx, &doc, d.o.MaxDistance)
 		if err != nil {
 			return err
 		}
@@ -345,7 +254,7 @@ func (d *deduper) match(out *Outcome) error {
 	switch {
 	case errors.Is(err, index.ErrNotFound):
 	case err != nil:
-		return fmt.Errorf("%s: %w", recordName(rec), err)
+		return fmt.Errorf("%s: %w", rec.Location(), err)
 	case d.o.Job != "" && prev.Job == d.o.Job && prev.Seq == out.Seq:
 		out.Resumed = true
 		return nil
@@ -353,8 +262,8 @@ func (d *deduper) match(out *Outcome) error {
 		// Replaced below, as an uninterrupted run would have it.
 	default:
 		out.Verdict = Rejected
-		out.Err = &RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
-			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", truncateID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
+		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
+			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", input.ShortID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
 		return nil
 	}
 	return d.add(doc)
@@ -362,18 +271,18 @@ func (d *deduper) match(out *Outcome) error {
 
 func (d *deduper) getAny(id string) (index.Doc, error) {
 	if d.pending != nil {
-		if doc, err := d.pending.Get(id); err == nil || !errors.Is(err, index.ErrNotFound) {
+		if doc, err := d.pending.Get(d.ctx, id); err == nil || !errors.Is(err, index.ErrNotFound) {
 			return doc, err
 		}
 	}
-	return d.store.Get(id)
+	return d.store.Get(d.ctx, id)
 }
 
 func (d *deduper) add(doc index.Doc) error {
 	if d.pending == nil {
-		return d.store.Add(doc)
+		return d.store.Add(d.ctx, doc)
 	}
-	if err := d.pending.Add(doc); err != nil {
+	if err := d.pending.Add(d.ctx, doc); err != nil {
 		return err
 	}
 	d.queued = append(d.queued, doc)
@@ -388,7 +297,7 @@ func (d *deduper) flush() error {
 	if len(d.queued) == 0 {
 		return nil
 	}
-	if err := d.store.Add(d.queued...); err != nil {
+	if err := d.store.Add(d.ctx, d.queued...); err != nil {
 		return err
 	}
 	ids := make([]string, len(d.queued))
@@ -396,14 +305,7 @@ func (d *deduper) flush() error {
 		ids[i] = d.queued[i].ID
 	}
 	d.queued = d.queued[:0]
-	return d.pending.Delete(ids...)
-}
-
-func recordName(r *Record) string {
-	if r.Line > 0 {
-		return fmt.Sprintf("%s:%d", r.Source, r.Line)
-	}
-	return r.Source
+	return d.pending.Delete(d.ctx, ids...)
 }
 
 // describe says where an earlier document came from, without volatile
@@ -418,11 +320,4 @@ func (d *deduper) describe(doc *index.Doc) string {
 		return fmt.Sprintf("added %s by job %s, record %d", doc.Added.Format(time.RFC3339), doc.Job, doc.Seq+1)
 	}
 	return "added " + doc.Added.Format(time.RFC3339)
-}
-
-func truncateID(id string) string {
-	if len(id) > 80 {
-		return id[:77] + "..."
-	}
-	return id
 }

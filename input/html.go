@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package neardup
+package input
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 )
 
-// Encoding names used by DecodeText and InputOptions.Encoding.
+// Encoding names used by DecodeText and Options.Encoding.
 const (
 	encAuto    = "auto"
 	encUTF8    = "utf-8"

@@ -1,8 +1,9 @@
-package neardup
+package dedup
 
-// Robustness of the library: every kind of bad input through Reader,
-// Analyzer and Dedup, and concurrent use of one Analyzer. The command's
-// side of the same inputs is tested in cmd/neardup/robust_test.go.
+// Robustness of the library: every kind of bad input through
+// input.Reader, neardup.Analyzer and Dedup, and concurrent use of one neardup.Analyzer.
+// The command's side of the same inputs is tested in
+// cmd/neardup/robust_test.go.
 
 import (
 	"archive/zip"
@@ -28,22 +29,14 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/testfixtures"
 )
 
-// robustAnalyzer is the default analyzer, loaded once for these tests.
-var robustAnalyzer = sync.OnceValues(func() (*Analyzer, error) { return NewAnalyzer(nil) })
-
-func robustAnalyzerT(t testing.TB) *Analyzer {
-	t.Helper()
-	a, err := robustAnalyzer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
 // Articles the bad inputs are put between: each has well over
-// MinKeywords keywords and none is a near duplicate of another.
+// neardup.MinKeywords keywords and none is a near duplicate of another.
 const (
 	robustEN  = "The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation. Analysts expect two more increases this year as the economy continues to grow."
 	robustZH  = "新华社北京10月30日电 武侠小说泰斗金庸（原名查良镛）30日在香港逝世，享年94岁。金庸先生的武侠小说影响了几代读者，《射雕英雄传》《天龙八部》《笑傲江湖》等作品被多次改编为影视剧。"
@@ -104,7 +97,7 @@ func robustGzip(t testing.TB, s string) []byte {
 }
 
 // robustHTML is a page whose scripts and styles hold words that must not
-// be fingerprinted with InputOptions.HTML.
+// be fingerprinted with input.Options.HTML.
 const robustHTML = `<!DOCTYPE html>
 <html><head><title>Rates &amp; jobs</title>
 <script>var trackingpixel = "zzscriptword analyticsbeacon"; function loadads() { return 1 < 2; }</script>
@@ -146,12 +139,12 @@ func robustOutcome(o *Outcome, dir string) string {
 }
 
 // robustRead reads r to the end, describing each result as robustOutcome
-// does, and checks that every error is a *RecordError or an *InputError
+// does, and checks that every error is a *input.RecordError or an *input.Error
 // with a zero Record.
-func robustRead(t *testing.T, r *Reader, dir string) ([]string, []Record) {
+func robustRead(t *testing.T, r *input.Reader, dir string) ([]string, []input.Record) {
 	t.Helper()
 	var got []string
-	var recs []Record
+	var recs []input.Record
 	for i := 0; ; i++ {
 		if i > 10000 {
 			t.Fatal("the Reader does not end")
@@ -161,10 +154,10 @@ func robustRead(t *testing.T, r *Reader, dir string) ([]string, []Record) {
 			return got, recs
 		}
 		if err != nil {
-			var re *RecordError
-			var ie *InputError
+			var re *input.RecordError
+			var ie *input.Error
 			if !errors.As(err, &re) && !errors.As(err, &ie) {
-				t.Fatalf("Next: %T %v: want a *RecordError or *InputError", err, err)
+				t.Fatalf("Next: %T %v: want a *input.RecordError or *input.Error", err, err)
 			}
 			if rec.ID != "" || rec.Text != "" {
 				t.Errorf("Next returned record %q with error %v", rec.ID, err)
@@ -179,21 +172,21 @@ func robustRead(t *testing.T, r *Reader, dir string) ([]string, []Record) {
 
 // robustDedup runs Dedup over r with a fresh in-memory store and a fixed
 // clock, and returns the outcomes described by robustOutcome.
-func robustDedup(t *testing.T, r *Reader, dir string, opts *DedupOptions) ([]string, []*Outcome, Summary, error) {
+func robustDedup(t *testing.T, r *input.Reader, dir string, opts *Options) ([]string, []*Outcome, Summary, error) {
 	t.Helper()
-	store, err := index.NewMemory(nil)
+	store, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	var o DedupOptions
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	o.Now = func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
 	var got []string
 	var outs []*Outcome
-	sum, err := Dedup(context.Background(), r, robustAnalyzerT(t), store, &o, func(out *Outcome) error {
+	sum, err := Run(context.Background(), r, testfixtures.Analyzer(t, ""), store, &o, func(out *Outcome) error {
 		got = append(got, robustOutcome(out, dir))
 		outs = append(outs, out)
 		return nil
@@ -244,7 +237,7 @@ func TestRobustWholeFiles(t *testing.T) {
 	tests := []struct {
 		name     string
 		bad      robustFile
-		opts     InputOptions
+		opts     input.Options
 		read     string    // what the Reader returns for bad
 		verdict  string    // what Dedup decides for bad
 		last     string    // Dedup's verdict on 3-zh.txt, when not "unique 3-zh.txt"
@@ -285,7 +278,7 @@ func TestRobustWholeFiles(t *testing.T) {
 			read:    "error: 2-bad.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 12",
 			verdict: "rejected: 2-bad.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 12",
 			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
-		{name: "invalid UTF-8 forced", bad: robustFile{"2-bad.txt", []byte(robustGBK(t, robustZH))}, opts: InputOptions{Encoding: "utf-8"},
+		{name: "invalid UTF-8 forced", bad: robustFile{"2-bad.txt", []byte(robustGBK(t, robustZH))}, opts: input.Options{Encoding: "utf-8"},
 			read: "error: 2-bad.txt: invalid UTF-8 at byte 0", verdict: "rejected: 2-bad.txt: invalid UTF-8 at byte 0",
 			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
 		// GBK without a flag is detected and decoded: 3-zh.txt, the same
@@ -299,11 +292,11 @@ func TestRobustWholeFiles(t *testing.T) {
 		{name: "UTF-16 BOM", bad: robustFile{"2-utf16.txt", utf16(robustZH)},
 			read: "2-utf16.txt", verdict: "unique 2-utf16.txt", last: "duplicate 3-zh.txt of 2-utf16.txt (exact)",
 			sum: robustSum{Records: 3, Unique: 2, Exact: 1}},
-		{name: "too large", bad: robustFile{"2-big.txt", []byte(strings.Repeat(robustEN2+"\n", 10))}, opts: InputOptions{MaxBytes: 1000},
+		{name: "too large", bad: robustFile{"2-big.txt", []byte(strings.Repeat(robustEN2+"\n", 10))}, opts: input.Options{MaxBytes: 1000},
 			read:    fmt.Sprintf("error: 2-big.txt: too large: %d bytes (maximum 1000)", 10*(len(robustEN2)+1)),
 			verdict: fmt.Sprintf("rejected: 2-big.txt: too large: %d bytes (maximum 1000)", 10*(len(robustEN2)+1)),
 			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
-		{name: "too large gzip", bad: robustFile{"2-big.txt.gz", robustGzip(t, strings.Repeat(robustEN2+"\n", 10))}, opts: InputOptions{MaxBytes: 1000},
+		{name: "too large gzip", bad: robustFile{"2-big.txt.gz", robustGzip(t, strings.Repeat(robustEN2+"\n", 10))}, opts: input.Options{MaxBytes: 1000},
 			read:    "error: 2-big.txt.gz: too large: more than 1000 bytes",
 			verdict: "rejected: 2-big.txt.gz: too large: more than 1000 bytes",
 			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
@@ -326,7 +319,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := writeRobustFiles(t, []robustFile{{"1-en.txt", []byte(robustEN)}, tt.bad, {"3-zh.txt", []byte(robustZH)}})
-			got, recs := robustRead(t, NewReader([]string{dir}, nil, &tt.opts), dir)
+			got, recs := robustRead(t, input.NewReader([]string{dir}, nil, &tt.opts), dir)
 			if want := []string{"1-en.txt", tt.read, "3-zh.txt"}; !slices.Equal(got, want) {
 				t.Errorf("Reader:\n got %q\nwant %q", got, want)
 			}
@@ -339,7 +332,7 @@ func TestRobustWholeFiles(t *testing.T) {
 			if last == "" {
 				last = "unique 3-zh.txt"
 			}
-			verdicts, _, sum, err := robustDedup(t, NewReader([]string{dir}, nil, &tt.opts), dir, nil)
+			verdicts, _, sum, err := robustDedup(t, input.NewReader([]string{dir}, nil, &tt.opts), dir, nil)
 			if err != nil {
 				t.Fatalf("Dedup: %v", err)
 			}
@@ -351,8 +344,8 @@ func TestRobustWholeFiles(t *testing.T) {
 			}
 			// Strict mode stops at the bad record or input, after the good one.
 			n := 0
-			_, err = Dedup(context.Background(), NewReader([]string{dir}, nil, &tt.opts), robustAnalyzerT(t), robustMemory(t),
-				&DedupOptions{Strict: true}, func(*Outcome) error { n++; return nil })
+			_, err = Run(context.Background(), input.NewReader([]string{dir}, nil, &tt.opts), testfixtures.Analyzer(t, ""), robustMemory(t),
+				&Options{Strict: true}, func(*Outcome) error { n++; return nil })
 			if bad := tt.sum.Rejected + tt.sum.InputErrors; bad > 0 {
 				if err == nil || n != 2 || !strings.HasSuffix(tt.verdict, strings.ReplaceAll(err.Error(), dir+"/", "")) {
 					t.Errorf("Strict: %d outcomes, %v; want 2, then the error of %q", n, err, tt.verdict)
@@ -364,9 +357,9 @@ func TestRobustWholeFiles(t *testing.T) {
 	}
 }
 
-func robustMemory(t testing.TB) *index.Memory {
+func robustMemory(t testing.TB) *index.Index {
 	t.Helper()
-	m, err := index.NewMemory(nil)
+	m, err := memstore.Open(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,15 +382,15 @@ func robustGunzipLen(t testing.TB, b []byte) int64 {
 	return n
 }
 
-// TestRobustHTML: with InputOptions.HTML the scripts and styles of a page
+// TestRobustHTML: with input.Options.HTML the scripts and styles of a page
 // are gone and its title is the record's; without, the page is text and
 // the script's words are fingerprinted.
 func TestRobustHTML(t *testing.T) {
 	t.Parallel()
 	dir := writeRobustFiles(t, []robustFile{{"page.html", []byte(robustHTML)}})
-	a := robustAnalyzerT(t)
-	keywords := func(html bool) (Record, map[string]bool) {
-		r := NewReader([]string{filepath.Join(dir, "page.html")}, nil, &InputOptions{HTML: html})
+	a := testfixtures.Analyzer(t, "")
+	keywords := func(html bool) (input.Record, map[string]bool) {
+		r := input.NewReader([]string{filepath.Join(dir, "page.html")}, nil, &input.Options{HTML: html})
 		rec, err := r.Next()
 		if err != nil {
 			t.Fatal(err)
@@ -485,7 +478,7 @@ func TestRobustJSONL(t *testing.T) {
 		{robustLine("short", "abc def"), "short", "too-short short: too few keywords to fingerprint: 2 keywords, need 4"},
 		// A 1 MB id cannot be stored in an index (index.MaxIDLen): the
 		// record is rejected, and the run goes on.
-		{robustLine(longID, robustZH2), longID, `rejected: in.jsonl:24: field "id": invalid document id: id "` + longID[:32] + `"… is 1048576 bytes long, at most 64000 allowed`},
+		{robustLine(longID, robustZH2), longID, `rejected: in.jsonl:24: field "id": id is 1048576 bytes long; an index holds ids of at most 64000`},
 		{robustLine("last", robustZH2), "last", "unique last"},
 	}
 	var in strings.Builder
@@ -499,11 +492,11 @@ func TestRobustJSONL(t *testing.T) {
 	}
 	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(in.String())}})
 	path := filepath.Join(dir, "in.jsonl")
-	got, _ := robustRead(t, NewReader([]string{path}, nil, nil), dir)
+	got, _ := robustRead(t, input.NewReader([]string{path}, nil, nil), dir)
 	if !slices.Equal(got, wantRead) {
 		robustDiff(t, "Reader", got, wantRead)
 	}
-	verdicts, outs, sum, err := robustDedup(t, NewReader([]string{path}, nil, nil), dir, nil)
+	verdicts, outs, sum, err := robustDedup(t, input.NewReader([]string{path}, nil, nil), dir, nil)
 	if err != nil {
 		t.Errorf("Dedup: %v", err) // a bad record must not stop the run
 	}
@@ -516,9 +509,9 @@ func TestRobustJSONL(t *testing.T) {
 	}
 	// Rejected records carry the RecordError with the line and field.
 	for _, o := range outs {
-		var re *RecordError
+		var re *input.RecordError
 		if o.Verdict == Rejected && !errors.As(o.Err, &re) {
-			t.Errorf("rejected %v: not a *RecordError", o.Err)
+			t.Errorf("rejected %v: not a *input.RecordError", o.Err)
 		}
 		if re != nil && (re.Source != path || re.Line == 0) {
 			t.Errorf("%v: source %q line %d", o.Err, re.Source, re.Line)
@@ -552,32 +545,6 @@ func robustDiff(t *testing.T, what string, got, want []string) {
 	}
 }
 
-// TestRobustJSONLLimits: a line over MaxLine and a text over MaxBytes are
-// bad records naming their line; the records after them are read.
-func TestRobustJSONLLimits(t *testing.T) {
-	t.Parallel()
-	big := strings.Repeat(robustEN2+" ", 20) // 4 kB
-	in := robustLine("a", robustEN) + "\n" +
-		robustLine("big", big) + "\n" +
-		robustLine("b", robustZH) + "\n"
-	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(in)}})
-	path := filepath.Join(dir, "in.jsonl")
-	tests := []struct {
-		opts InputOptions
-		bad  string
-	}{
-		{InputOptions{MaxBytes: 2000}, fmt.Sprintf(`error: in.jsonl:2: field "text": too large: %d bytes (maximum 2000)`, len(big))},
-		{InputOptions{MaxLine: 2000}, `error: in.jsonl:2: line too long: more than 2000 bytes`},
-		{InputOptions{MaxBytes: 100000, MaxLine: 1000}, `error: in.jsonl:2: line too long: more than 1000 bytes`},
-	}
-	for _, tt := range tests {
-		got, _ := robustRead(t, NewReader([]string{path}, nil, &tt.opts), dir)
-		if want := []string{"a", tt.bad, "b"}; !slices.Equal(got, want) {
-			t.Errorf("%+v:\n got %q\nwant %q", tt.opts, got, want)
-		}
-	}
-}
-
 // TestRobustTruncatedGzipJSONL: the records before the cut are processed,
 // the cut is an input error with the line, and the next input is read.
 func TestRobustTruncatedGzipJSONL(t *testing.T) {
@@ -588,7 +555,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	}
 	gz := robustGzip(t, in.String())
 	dir := writeRobustFiles(t, []robustFile{{"1-cut.jsonl.gz", gz[:len(gz)*2/3]}, {"2-next.jsonl", []byte(robustLine("next", robustZH) + "\n")}})
-	verdicts, _, sum, err := robustDedup(t, NewReader([]string{dir}, nil, nil), dir, nil)
+	verdicts, _, sum, err := robustDedup(t, input.NewReader([]string{dir}, nil, nil), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -615,17 +582,17 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
 	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(
 		robustLine("a", robustEN) + "\n" + robustLine("b", robustZH) + "\n" + robustLine("c", robustZH2+" 新的一段。") + "\n")}})
-	x, err := index.Open(filepath.Join(dir, "idx"), nil)
+	x, err := badgerstore.OpenIndex(context.Background(), filepath.Join(dir, "idx"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	a := robustAnalyzerT(t)
+	a := testfixtures.Analyzer(t, "")
 	now := func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
 	run := func(job string) ([]string, Summary) {
 		var got []string
-		r := NewReader([]string{filepath.Join(dir, "in.jsonl")}, nil, nil)
-		sum, err := Dedup(context.Background(), r, a, x, &DedupOptions{Job: job, Now: now}, func(o *Outcome) error {
+		r := input.NewReader([]string{filepath.Join(dir, "in.jsonl")}, nil, nil)
+		sum, err := Run(context.Background(), r, a, x, &Options{Job: job, Now: now}, func(o *Outcome) error {
 			s := robustOutcome(o, dir)
 			if o.Resumed {
 				s += " (resumed)"
@@ -668,7 +635,7 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 // a copy with an added sentence, under new ids.
 func robustCorpus(t testing.TB, n int) string {
 	t.Helper()
-	f, err := os.Open("testdata/sample/sample.jsonl")
+	f, err := os.Open("../testdata/sample/sample.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -695,7 +662,7 @@ func robustCorpus(t testing.TB, n int) string {
 }
 
 // TestRobustConcurrentDedup runs Dedup several times at once with one
-// shared Analyzer (each with its own store): with -race it proves the
+// shared neardup.Analyzer (each with its own store): with -race it proves the
 // sharing safe, and every run decides what a run alone decides. The runs
 // also differ in Workers and Batch, which must not change the outcome.
 func TestRobustConcurrentDedup(t *testing.T) {
@@ -705,11 +672,11 @@ func TestRobustConcurrentDedup(t *testing.T) {
 		n = 25
 	}
 	corpus := robustCorpus(t, n)
-	a := robustAnalyzerT(t)
+	a := testfixtures.Analyzer(t, "")
 	run := func(workers, batch int) ([]string, error) {
 		var got []string
-		r := NewReader([]string{"-"}, strings.NewReader(corpus), nil)
-		_, err := Dedup(context.Background(), r, a, robustMemory(t), &DedupOptions{Workers: workers, Batch: batch}, func(o *Outcome) error {
+		r := input.NewReader([]string{"-"}, strings.NewReader(corpus), nil)
+		_, err := Run(context.Background(), r, a, robustMemory(t), &Options{Workers: workers, Batch: batch}, func(o *Outcome) error {
 			got = append(got, robustOutcome(o, ""))
 			return nil
 		})
@@ -756,8 +723,8 @@ func TestRobustDedupCancel(t *testing.T) {
 	corpus := robustCorpus(t, 40)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	r := NewReader([]string{"-"}, strings.NewReader(corpus), nil)
-	_, err := Dedup(ctx, r, robustAnalyzerT(t), robustMemory(t), &DedupOptions{Workers: 3}, func(*Outcome) error {
+	r := input.NewReader([]string{"-"}, strings.NewReader(corpus), nil)
+	_, err := Run(ctx, r, testfixtures.Analyzer(t, ""), robustMemory(t), &Options{Workers: 3}, func(*Outcome) error {
 		if n++; n == 5 {
 			cancel()
 		}
@@ -768,9 +735,9 @@ func TestRobustDedupCancel(t *testing.T) {
 	}
 	// An error from emit stops the run with that error.
 	stop := errors.New("stop here")
-	r = NewReader([]string{"-"}, strings.NewReader(corpus), nil)
+	r = input.NewReader([]string{"-"}, strings.NewReader(corpus), nil)
 	n = 0
-	_, err = Dedup(context.Background(), r, robustAnalyzerT(t), robustMemory(t), &DedupOptions{Workers: 3}, func(*Outcome) error {
+	_, err = Run(context.Background(), r, testfixtures.Analyzer(t, ""), robustMemory(t), &Options{Workers: 3}, func(*Outcome) error {
 		if n++; n == 3 {
 			return stop
 		}

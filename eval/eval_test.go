@@ -1,4 +1,4 @@
-package neardup
+package eval
 
 import (
 	"bytes"
@@ -15,7 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/segment"
+	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/testfixtures"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -96,7 +97,7 @@ func (c conf) check(t *testing.T, what string, got Confusion) {
 }
 
 func TestEvaluateReference(t *testing.T) {
-	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &EvalOptions{Sweep: []float64{0.5, 0.99}})
+	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &Options{Sweep: []float64{0.5, 0.99}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestEvaluateLabels(t *testing.T) {
 {"a": "e1", "b": "e2", "label": "dup"}
 {"a": "c", "b": "f", "label": 0}
 `)
-	rep, err := Evaluate(evalCorpus(), labels, &EvalOptions{MaxThreshold: 7})
+	rep, err := Evaluate(evalCorpus(), labels, &Options{MaxThreshold: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestEvaluateLabels(t *testing.T) {
 func TestEvaluateOptions(t *testing.T) {
 	labels := mustParsePairs(t, evalReference)
 	// A wider screen: k=4 needs more blocks.
-	rep, err := Evaluate(evalCorpus(), labels, &EvalOptions{Index: index.Options{Blocks: 6, MaxDistance: 4, MinContent: 0.5}, Workers: 3})
+	rep, err := Evaluate(evalCorpus(), labels, &Options{Index: index.Options{Blocks: 6, MaxDistance: 4, MinContent: 0.5}, Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,13 +205,13 @@ func TestEvaluateOptions(t *testing.T) {
 	conf{3, 0, 1, 0}.check(t, "current k=4", rep.Current.Confusion)
 
 	for _, tt := range []struct {
-		opts *EvalOptions
+		opts *Options
 		c    *Corpus
 		want string
 	}{
-		{&EvalOptions{Index: index.Options{MaxDistance: 4}}, evalCorpus(), "invalid index layout"},
-		{&EvalOptions{MaxThreshold: 65}, evalCorpus(), "MaxThreshold 65"},
-		{&EvalOptions{Index: index.Options{MinContent: 1.5}}, evalCorpus(), "MinContent 1.5"},
+		{&Options{Index: index.Options{MaxDistance: 4}}, evalCorpus(), "invalid index layout"},
+		{&Options{MaxThreshold: 65}, evalCorpus(), "MaxThreshold 65"},
+		{&Options{Index: index.Options{MinContent: 1.5}}, evalCorpus(), "MinContent 1.5"},
 		{nil, &Corpus{Docs: evalCorpus().Docs, TooShort: []string{"a"}}, `duplicate document id "a"`},
 		{nil, &Corpus{Docs: append(evalCorpus().Docs, evalCorpus().Docs[1])}, `duplicate document id "b"`},
 	} {
@@ -230,7 +231,7 @@ func TestEvaluateEmpty(t *testing.T) {
 	if c := rep.Current.Confusion; c.Precision != 1 || c.Recall != 1 || c.F1 != 1 {
 		t.Errorf("empty: %+v, want precision and recall 1", c)
 	}
-	if len(rep.Thresholds) != DefaultEvalThresholds+1 {
+	if len(rep.Thresholds) != DefaultThresholds+1 {
 		t.Errorf("%d thresholds", len(rep.Thresholds))
 	}
 }
@@ -254,7 +255,7 @@ func TestConfusionRates(t *testing.T) {
 }
 
 func TestEvalReportTable(t *testing.T) {
-	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &EvalOptions{MaxThreshold: 3, Sweep: []float64{0.5}})
+	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &Options{MaxThreshold: 3, Sweep: []float64{0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,9 +379,9 @@ func TestParsePairsErrors(t *testing.T) {
 		{`{"a":"x","b":"y","label":true}` + "\n" + strings.Repeat(" ", maxPairLine+1), "pairs.jsonl:2: line longer than 1048576 bytes"},
 	} {
 		_, err := ParsePairs(strings.NewReader(tt.in), "pairs.jsonl")
-		var re *RecordError
+		var re *input.RecordError
 		if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("%.60q: error %v, want a *RecordError starting %q", tt.in, err, tt.want)
+			t.Errorf("%.60q: error %v, want a *input.RecordError starting %q", tt.in, err, tt.want)
 		}
 	}
 }
@@ -406,9 +407,9 @@ func TestReadPairs(t *testing.T) {
 		}
 	}
 	_, err := ReadPairs(bad)
-	var ie *InputError
+	var ie *input.Error
 	if !errors.As(err, &ie) || ie.Source != bad || !strings.Contains(err.Error(), "bad.gz: line 2") {
-		t.Errorf("truncated gzip: %v, want an *InputError naming the file and line", err)
+		t.Errorf("truncated gzip: %v, want an *input.Error naming the file and line", err)
 	}
 	if _, err := ReadPairs(filepath.Join(dir, "none.jsonl")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
@@ -416,7 +417,7 @@ func TestReadPairs(t *testing.T) {
 }
 
 func TestAnalyzeCorpus(t *testing.T) {
-	a := testAnalyzer(t, segment.DefaultBackend)
+	a := testfixtures.Analyzer(t, "")
 	const in = `{"id":"a","text":"` + evalT1 + `"}
 {"id":"short","text":"hello"}
 {"id":"b","text":"` + evalT1b + `"}
@@ -425,7 +426,7 @@ func TestAnalyzeCorpus(t *testing.T) {
 `
 	var first *Corpus
 	for _, workers := range []int{1, 3, 0} {
-		c, err := AnalyzeCorpus(context.Background(), NewReader([]string{"-"}, strings.NewReader(in), nil), a, workers)
+		c, err := AnalyzeCorpus(context.Background(), input.NewReader([]string{"-"}, strings.NewReader(in), nil), a, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -451,24 +452,24 @@ func TestAnalyzeCorpus(t *testing.T) {
 		}
 	}
 
-	_, err := AnalyzeCorpus(context.Background(), NewReader([]string{"-"}, strings.NewReader(in+`{"id":"b","text":"again"}`), nil), a, 2)
+	_, err := AnalyzeCorpus(context.Background(), input.NewReader([]string{"-"}, strings.NewReader(in+`{"id":"b","text":"again"}`), nil), a, 2)
 	if err == nil || !strings.Contains(err.Error(), `stdin:6: duplicate id "b" (first at stdin:3)`) {
 		t.Errorf("duplicate id: %v", err)
 	}
-	_, err = AnalyzeCorpus(context.Background(), NewReader([]string{filepath.Join(t.TempDir(), "none.jsonl")}, nil, nil), a, 2)
-	var ie *InputError
+	_, err = AnalyzeCorpus(context.Background(), input.NewReader([]string{filepath.Join(t.TempDir(), "none.jsonl")}, nil, nil), a, 2)
+	var ie *input.Error
 	if !errors.As(err, &ie) {
-		t.Errorf("missing input: %v, want an *InputError", err)
+		t.Errorf("missing input: %v, want an *input.Error", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := AnalyzeCorpus(ctx, NewReader([]string{"-"}, strings.NewReader(in), nil), a, 2); !errors.Is(err, context.Canceled) {
+	if _, err := AnalyzeCorpus(ctx, input.NewReader([]string{"-"}, strings.NewReader(in), nil), a, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
 
 // FuzzParsePairs checks that ParsePairs never panics, fails only with a
-// *RecordError or *InputError naming a line, and that what it accepts
+// *input.RecordError or *input.Error naming a line, and that what it accepts
 // is well formed and survives writing out and reading back.
 func FuzzParsePairs(f *testing.F) {
 	for _, s := range []string{
@@ -485,10 +486,10 @@ func FuzzParsePairs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := ParsePairs(bytes.NewReader(data), "f")
 		if err != nil {
-			var re *RecordError
-			var ie *InputError
+			var re *input.RecordError
+			var ie *input.Error
 			if !(errors.As(err, &re) && re.Line >= 1) && !errors.As(err, &ie) {
-				t.Fatalf("error %v (%T), want a *RecordError with a line or an *InputError", err, err)
+				t.Fatalf("error %v (%T), want a *input.RecordError with a line or an *input.Error", err, err)
 			}
 			return
 		}

@@ -1,0 +1,98 @@
+package dedup
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/neardup/neardup/input"
+)
+
+// Cluster is an original and the duplicates whose best match it is.
+type Cluster struct {
+	ID      string
+	ThisRun bool  // the original is a record of this run (or of an interrupted run of its job)
+	Seq     int64 // ThisRun: the original's position; else its first duplicate's
+	Members []Member
+}
+
+// Member is a duplicate in a cluster.
+type Member struct {
+	ID       string
+	Distance int
+	Exact    bool
+	Content  float64
+}
+
+// Clusters groups the duplicates of a run by the original each matched
+// best. Feed it every Outcome of Run, in order; it needs nothing from
+// the archive, since each match carries the job and position that added
+// its document.
+type Clusters struct {
+	job string
+	m   map[string]*Cluster
+}
+
+// NewClusters returns an empty grouping for a run of job (Options.Job).
+func NewClusters(job string) *Clusters {
+	return &Clusters{job: job, m: make(map[string]*Cluster)}
+}
+
+// Add notes o if it is a duplicate.
+func (c *Clusters) Add(o *Outcome) {
+	if o.Verdict != Duplicate {
+		return
+	}
+	m := &o.Matches[0]
+	cl := c.m[m.ID]
+	if cl == nil {
+		cl = &Cluster{ID: m.ID, Seq: o.Seq}
+		if m.Job == c.job {
+			cl.ThisRun, cl.Seq = true, m.Seq
+		}
+		c.m[m.ID] = cl
+	}
+	cl.Members = append(cl.Members, Member{ID: o.Record.ID, Distance: m.Distance, Exact: m.Exact, Content: m.Content})
+}
+
+// Sorted returns the clusters: first those of originals stored by
+// earlier runs, in the order their first duplicates appeared, then
+// those of this run's originals, in the order the originals appeared.
+func (c *Clusters) Sorted() []*Cluster {
+	cls := make([]*Cluster, 0, len(c.m))
+	for _, cl := range c.m {
+		cls = append(cls, cl)
+	}
+	sort.Slice(cls, func(i, j int) bool {
+		a, b := cls[i], cls[j]
+		if a.ThisRun != b.ThisRun {
+			return !a.ThisRun
+		}
+		if a.Seq != b.Seq {
+			return a.Seq < b.Seq
+		}
+		return a.ID < b.ID
+	})
+	return cls
+}
+
+// JobID names a run over a persistent archive for resuming
+// (Options.Job): a digest of the analyzer, the inputs (absolute paths)
+// and every setting that changes the outcome.
+func JobID(analyzerID string, inputs []string, o *input.Options, k int, minContent float64) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "neardup dedup job v1\nanalyzer %s\nk %d\nmin-content %v\n", analyzerID, k, minContent)
+	fmt.Fprintf(h, "fields %q %q %q\nformat %q\nencoding %q\nhtml %t\nmax-bytes %d\nmax-line %d\n",
+		o.IDField, o.TextField, o.TitleField, o.Format, o.Encoding, o.HTML, o.MaxBytes, o.MaxLine)
+	for _, in := range inputs {
+		if in != "-" {
+			if abs, err := filepath.Abs(in); err == nil {
+				in = abs
+			}
+		}
+		fmt.Fprintf(h, "input %q\n", in)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
