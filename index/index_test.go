@@ -69,11 +69,16 @@ func (s *spy) Apply(ctx context.Context, b *index.Batch) error {
 	return s.s.Apply(ctx, b)
 }
 
-func (s *spy) Claim(ctx context.Context, name string, value []byte) ([]byte, error) {
-	if err := s.call(ctx, "Claim", name); err != nil {
+func (s *spy) Claim(ctx context.Context, values map[string][]byte) (map[string][]byte, error) {
+	var names []string
+	for name := range values {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	if err := s.call(ctx, "Claim", strings.Join(names, ",")); err != nil {
 		return nil, err
 	}
-	return s.s.Claim(ctx, name, value)
+	return s.s.Claim(ctx, values)
 }
 
 func (s *spy) Stats(ctx context.Context) (index.StoreStats, error) {
@@ -120,7 +125,7 @@ func TestStoreCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := s.takeLog(), []string{"Claim format", "Claim layout", "Claim analyzer"}; !slices.Equal(got, want) {
+	if got, want := s.takeLog(), []string{"Claim analyzer,format,layout"}; !slices.Equal(got, want) {
 		t.Errorf("New: %q, want %q", got, want)
 	}
 	withSketch := index.Doc{ID: "s", Fingerprint: 0xffff_0000_0000_0000, ContentHash: 1 << 50, Sketch: sketchOf(1)}
@@ -249,7 +254,7 @@ func TestStoreErrors(t *testing.T) {
 	if _, err := index.New(ctx, s2, nil); !errors.Is(err, errBoom) {
 		t.Errorf("New with Claim failing: %v", err)
 	}
-	if got := s2.takeLog(); !slices.Equal(got, []string{"Claim format", "Close"}) {
+	if got := s2.takeLog(); !slices.Equal(got, []string{"Claim analyzer,format,layout", "Close"}) {
 		t.Errorf("New with Claim failing: store calls %q", got)
 	}
 }
@@ -325,5 +330,29 @@ func TestLoadUsesLoader(t *testing.T) {
 	}
 	if want := []string{"a ttttc fp=0 replaces=false record=true"}; !reflect.DeepEqual(l.writes, want) {
 		t.Errorf("writes before the bad ID %q, want %q", l.writes, want)
+	}
+}
+
+func TestConfirmed(t *testing.T) {
+	var zero simhash.Sketch
+	a, half := sketchOf(0), sketchOf(0)
+	for i := range 32 {
+		half[2*i] = 60000 + uint16(i) // agrees with a on 32 of 64 values
+	}
+	tests := []struct {
+		a, b       simhash.Sketch
+		minContent float64
+		want       bool
+	}{
+		{a, a, 1, true},
+		{a, half, 0.5, true},
+		{a, half, 0.51, false},
+		{zero, half, 1, true}, // unconfirmed, kept
+		{a, zero, 1, true},
+	}
+	for i, tt := range tests {
+		if got := index.Confirmed(&index.Doc{Sketch: tt.a}, &index.Doc{Sketch: tt.b}, tt.minContent); got != tt.want {
+			t.Errorf("case %d: Confirmed = %v, want %v", i, got, tt.want)
+		}
 	}
 }

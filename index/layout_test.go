@@ -206,3 +206,28 @@ func TestCover(t *testing.T) {
 		t.Errorf("(4,3) covers %v, want %v", l.cover, want)
 	}
 }
+
+// LayoutFor lays out the default index up to distance 3, and k+2 blocks
+// of two-block tables above, each a valid layout up to
+// MaxLayoutDistance; one more would need 66 tables.
+func TestLayoutFor(t *testing.T) {
+	tests := []struct{ k, blocks, maxDist, tables int }{
+		{0, 4, 3, 4}, {1, 4, 3, 4}, {3, 4, 3, 4}, {4, 6, 4, 15}, {5, 7, 5, 21}, {8, 10, 8, 45}, {9, 11, 9, 55},
+	}
+	for _, tt := range tests {
+		b, k := LayoutFor(tt.k)
+		if b != tt.blocks || k != tt.maxDist {
+			t.Errorf("LayoutFor(%d) = %d, %d; want %d, %d", tt.k, b, k, tt.blocks, tt.maxDist)
+			continue
+		}
+		l, err := newLayout(b, k)
+		if err != nil || len(l.tables) != tt.tables {
+			t.Errorf("LayoutFor(%d): newLayout(%d, %d) = %v tables, %v; want %d", tt.k, b, k, l, err, tt.tables)
+		}
+	}
+	if b, k := LayoutFor(MaxLayoutDistance + 1); b != 12 {
+		t.Errorf("LayoutFor(%d) = %d, %d", MaxLayoutDistance+1, b, k)
+	} else if _, err := newLayout(b, k); !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "66 tables") {
+		t.Errorf("the layout one past MaxLayoutDistance: %v, want 66 tables refused", err)
+	}
+}

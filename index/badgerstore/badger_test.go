@@ -369,10 +369,11 @@ func TestReadOnly(t *testing.T) {
 	if err := r1.Delete(ctx, "a"); !errors.Is(err, index.ErrReadOnly) {
 		t.Errorf("Delete on read-only: %v", err)
 	}
-	if _, err := r1.Store().Claim(ctx, "new", []byte("v")); !errors.Is(err, index.ErrReadOnly) {
+	_, err := r1.Store().Claim(ctx, map[string][]byte{"new": []byte("v"), index.MetaFormat: {7}})
+	if !errors.Is(err, index.ErrReadOnly) || !strings.HasSuffix(err.Error(), ": recording new: index is read-only") {
 		t.Errorf("Claim of a new name on read-only: %v", err)
 	}
-	if v, err := r1.Store().Claim(ctx, index.MetaFormat, []byte{7}); err != nil || string(v) != "\x01" {
+	if v, err := r1.Store().Claim(ctx, map[string][]byte{index.MetaFormat: {7}}); err != nil || len(v) != 1 || string(v[index.MetaFormat]) != "\x01" {
 		t.Errorf("Claim of a recorded name on read-only = %q, %v", v, err)
 	}
 	if ms, err := r2.Near(ctx, 4, 1); err != nil || len(ms) != 1 {

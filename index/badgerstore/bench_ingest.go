@@ -8,16 +8,15 @@
 //
 //	go run bench_ingest.go -n 1000000 -memory
 //	go run bench_ingest.go -n 1000000 -load -sketch=false
-//	go run bench_ingest.go -n 1000000 -real fingerprints.jsonl
+//	go run bench_ingest.go -n 1000000 -real ../../../shared/corpora
 //	go run bench_ingest.go -n 10000000 -dir /work/tmp/idx10m
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"math/rand/v2"
 	"os"
@@ -25,16 +24,27 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
+
+// ownFlags gives the program a flag set of its own before its flags are
+// defined: importing neardup imports OpenCC's package, which registers a
+// -dir flag on flag.CommandLine that means nothing here.
+var ownFlags = func() bool {
+	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
+	return true
+}()
 
 var (
 	n        = flag.Int("n", 1_000_000, "fingerprints to index")
@@ -48,7 +58,7 @@ var (
 	reuse    = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
 	load     = flag.Bool("load", false, "fill the index with Index.Load (Badger's bulk path) instead of Add in batches")
 	bare     = flag.Bool("bare", false, "documents of an ID and a fingerprint only, as add --fingerprints makes (no title, keywords, content hash or sketch)")
-	realFile = flag.String("real", "", "also index the fingerprints of real articles read from `FILE`, the output of `neardup fingerprint --json` (one object a line with \"id\" and \"fingerprint\"), and query those instead of random ones")
+	realDir  = flag.String("real", "", "also index the fingerprints of every article of the corpora (*.jsonl.gz) in `DIR`, made by the default analyzer, and query those instead of random ones")
 )
 
 // realFP is the fingerprint of a real article.
@@ -57,29 +67,38 @@ type realFP struct {
 	fp simhash.Fingerprint
 }
 
-// realFingerprints reads the fingerprints of `neardup fingerprint
-// --json` output.
-func realFingerprints(path string) ([]realFP, error) {
-	f, err := os.Open(path)
+// realFingerprints fingerprints every article of the corpora in dir.
+func realFingerprints(dir string) ([]realFP, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []realFP
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		var rec struct{ ID, Fingerprint string }
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		fp, err := simhash.Parse(rec.Fingerprint)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		out = append(out, realFP{"real-" + rec.ID, fp})
+	paths = slices.DeleteFunc(paths, func(p string) bool { return strings.HasSuffix(p, ".pairs.jsonl.gz") })
+	a, err := neardup.NewAnalyzer(nil)
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	var out []realFP
+	for _, p := range paths {
+		r := input.NewReader([]string{p}, nil, nil)
+		corpus := strings.TrimSuffix(filepath.Base(p), ".jsonl.gz")
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			an, err := a.Analyze(rec.Text)
+			if err != nil {
+				continue // too short
+			}
+			out = append(out, realFP{"real-" + corpus + "/" + rec.ID, an.Fingerprint})
+		}
+		r.Close()
+	}
+	return out, nil
 }
 
 // blockSkew prints, for each 16-bit block, how many of fps share the
@@ -147,13 +166,13 @@ func main() {
 	fmt.Printf("n=%d batch=%d sketch=%v dir=%s GOMAXPROCS=%d\n", *n, *batch, *sketch, d, runtime.GOMAXPROCS(0))
 
 	var reals []realFP
-	if *realFile != "" {
+	if *realDir != "" {
 		t := time.Now()
 		var err error
-		if reals, err = realFingerprints(*realFile); err != nil {
+		if reals, err = realFingerprints(*realDir); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("real fingerprints: %d articles of %s in %v\n", len(reals), *realFile, time.Since(t).Round(time.Millisecond))
+		fmt.Printf("real fingerprints: %d articles of %s in %v\n", len(reals), *realDir, time.Since(t).Round(time.Millisecond))
 		blockSkew(reals)
 	}
 	realDoc := func(i int) index.Doc {

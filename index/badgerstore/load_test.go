@@ -116,7 +116,7 @@ func TestLoadErrors(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
 	x, s := openDir(t, dir, nil, nil)
 	_, err := x.Load(ctx, slices.Values([]index.Doc{{ID: "a"}, {ID: ""}}))
-	if !errors.Is(err, index.ErrID) || err.Error() != "index: load: document 1: invalid document id: empty id" {
+	if !errors.Is(err, index.ErrID) || err.Error() != "index: load: document 1: empty id" {
 		t.Errorf("Load with an empty id: %v", err)
 	}
 	if st, _ := x.Stats(ctx); st.Docs != 0 {

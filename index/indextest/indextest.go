@@ -56,6 +56,7 @@ func Run(t *testing.T, open Opener) {
 		{"LoadErrors", testLoadErrors},
 		{"Concurrent", testConcurrent},
 		{"Mismatch", testMismatch},
+		{"Distance", testDistance},
 		{"BadOptions", testBadOptions},
 		{"Closed", testClosed},
 		{"StoreMissing", testStoreMissing},
@@ -953,6 +954,65 @@ func testMismatch(t *testing.T, open Opener) {
 	}
 }
 
+// Options.Distance lays a new index out for the distance its users will
+// query and refuses an index that answers less.
+func testDistance(t *testing.T, open Opener) {
+	ctx := t.Context()
+	tests := []struct {
+		created                 *index.Options // nil: New on an empty store
+		opts                    index.Options
+		blocks, maxDist, tables int
+		max, want               int // of the DistanceError, when refused
+		err                     string
+	}{
+		{opts: index.Options{Distance: 2}, blocks: 4, maxDist: 3, tables: 4},
+		{opts: index.Options{Distance: 3}, blocks: 4, maxDist: 3, tables: 4},
+		{opts: index.Options{Distance: 5}, blocks: 7, maxDist: 5, tables: 21},
+		{opts: index.Options{Distance: 9}, blocks: 11, maxDist: 9, tables: 55},
+		{opts: index.Options{Blocks: 6, MaxDistance: 4, Distance: 4}, blocks: 6, maxDist: 4, tables: 15},
+		{opts: index.Options{Distance: 10}, err: "distance 10: an index answers distances 0 to 9"},
+		{opts: index.Options{Distance: -1}, err: "distance -1: an index answers distances 0 to 9"},
+		{opts: index.Options{Blocks: 5, MaxDistance: 3, Distance: 4}, max: 3, want: 4,
+			err: "distance out of range: it answers distances up to 3, not 4 (its layout is fixed when it is created)"},
+		{created: &index.Options{}, opts: index.Options{Distance: 3}, blocks: 4, maxDist: 3, tables: 4},
+		{created: &index.Options{}, opts: index.Options{Distance: 5}, max: 3, want: 5,
+			err: "distance out of range: it answers distances up to 3, not 5 (its layout is fixed when it is created)"},
+		{created: &index.Options{Distance: 5}, opts: index.Options{}, blocks: 7, maxDist: 5, tables: 21},
+		{created: &index.Options{Distance: 5}, opts: index.Options{Distance: 4}, blocks: 7, maxDist: 5, tables: 21},
+	}
+	for _, tt := range tests {
+		s := open(t)
+		if tt.created != nil {
+			x, err := index.New(ctx, s, tt.created)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { x.Close() })
+		}
+		x, err := index.New(ctx, s, &tt.opts)
+		if tt.err != "" {
+			var de *index.DistanceError
+			if !errors.Is(err, index.ErrDistance) || !strings.HasSuffix(fmt.Sprint(err), tt.err) ||
+				(tt.max != 0) != errors.As(err, &de) || de != nil && (de.Max != tt.max || de.Want != tt.want) {
+				t.Errorf("created with %+v, New(%+v): %v, want ErrDistance ending %q", tt.created, tt.opts, err, tt.err)
+			}
+			if err == nil {
+				x.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("created with %+v, New(%+v): %v", tt.created, tt.opts, err)
+			continue
+		}
+		t.Cleanup(func() { x.Close() })
+		if st, err := x.Stats(ctx); err != nil || st.Blocks != tt.blocks || st.MaxDistance != tt.maxDist || st.Tables != tt.tables {
+			t.Errorf("created with %+v, New(%+v): Stats %+v, %v; want %d blocks, max distance %d, %d tables",
+				tt.created, tt.opts, st, err, tt.blocks, tt.maxDist, tt.tables)
+		}
+	}
+}
+
 // New refuses bad options, and closes the store it was given.
 func testBadOptions(t *testing.T, open Opener) {
 	tests := []struct {
@@ -1014,7 +1074,7 @@ func testClosed(t *testing.T, open Opener) {
 	_, errs["Store.Postings"] = s.Postings(ctx, []index.Key{tableKey(0, 1)})
 	_, errs["Store.Records"] = s.Records(ctx, []string{"a"})
 	errs["Store.Apply"] = s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "b", Record: []byte{1}}}})
-	_, errs["Store.Claim"] = s.Claim(ctx, "name", []byte("v"))
+	_, errs["Store.Claim"] = s.Claim(ctx, map[string][]byte{"name": []byte("v")})
 	_, errs["Store.Stats"] = s.Stats(ctx)
 	for name, err := range errs {
 		if !errors.Is(err, index.ErrClosed) {
@@ -1140,47 +1200,61 @@ func testStoreApply(t *testing.T, open Opener) {
 	}
 }
 
-// Claim records a value once: later claims get the first one, and
-// neither the caller's slice nor the returned one is shared with the
-// store.
+// formatClaim formats the values of a claim as name=value pairs in name
+// order.
+func formatClaim(m map[string][]byte) string {
+	var out []string
+	for name, v := range m {
+		out = append(out, fmt.Sprintf("%s=%q", name, v))
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
+}
+
+// Claim records each value whose name holds none yet and returns what
+// every name asked for holds, all in one step; neither the caller's
+// slices nor the returned ones are shared with the store.
 func testStoreClaim(t *testing.T, open Opener) {
 	s := newStore(t, open)
 	ctx := t.Context()
 	v1 := []byte("v1")
-	claim := func(name string, value []byte, want string) []byte {
+	claim := func(values map[string][]byte, want string) map[string][]byte {
 		t.Helper()
-		got, err := s.Claim(ctx, name, value)
-		if err != nil || string(got) != want {
-			t.Fatalf("Claim(%q, %q) = %q, %v; want %q", name, value, got, err, want)
+		asked := formatClaim(values)
+		got, err := s.Claim(ctx, values)
+		if err != nil || formatClaim(got) != want {
+			t.Fatalf("Claim(%s) = %s, %v; want %s", asked, formatClaim(got), err, want)
 		}
 		return got
 	}
-	got := claim("k", v1, "v1")
-	v1[0], got[0] = 'X', 'Y'
-	got = claim("k", []byte("v2"), "v1")
-	got[0] = 'Z'
-	claim("other", []byte{}, "")
-	claim("other", []byte("v3"), "")
-	claim("bin", []byte{0, 1, 0xff}, "\x00\x01\xff")
-	claim("k", nil, "v1")
+	got := claim(map[string][]byte{"k": v1}, `k="v1"`)
+	v1[0], got["k"][0] = 'X', 'Y'
+	got = claim(map[string][]byte{"k": []byte("v2"), "new": []byte("n")}, `k="v1" new="n"`)
+	got["k"][0], got["new"][0] = 'Z', 'Z'
+	claim(map[string][]byte{"other": {}}, `other=""`)
+	claim(map[string][]byte{"other": []byte("v3"), "bin": {0, 1, 0xff}}, `bin="\x00\x01\xff" other=""`)
+	claim(map[string][]byte{"k": nil}, `k="v1"`)
+	claim(map[string][]byte{"new": nil, "k": nil, "bin": nil}, `bin="\x00\x01\xff" k="v1" new="n"`)
+	claim(map[string][]byte{}, ``)
 }
 
-// Of several goroutines claiming one name at once, exactly one wins and
-// all get its value.
+// Of several goroutines claiming the same names at once, exactly one
+// wins, all of its values, and all get them.
 func testStoreClaimRace(t *testing.T, open Opener) {
 	s := newStore(t, open)
 	ctx := t.Context()
 	for round := range 5 {
-		name := fmt.Sprint("race", round)
+		a, b := fmt.Sprint("a", round), fmt.Sprint("b", round)
 		const n = 8
-		got := make([][]byte, n)
+		got := make([]map[string][]byte, n)
 		errs := make([]error, n)
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
 				<-start
-				got[i], errs[i] = s.Claim(ctx, name, []byte(fmt.Sprint("writer", i)))
+				w := []byte(fmt.Sprint("writer", i))
+				got[i], errs[i] = s.Claim(ctx, map[string][]byte{a: w, b: w})
 			})
 		}
 		close(start)
@@ -1190,15 +1264,15 @@ func testStoreClaimRace(t *testing.T, open Opener) {
 			if errs[i] != nil {
 				t.Fatalf("round %d: claimer %d: %v", round, i, errs[i])
 			}
-			if string(got[i]) != string(got[0]) {
-				t.Errorf("round %d: claimer %d got %q, claimer 0 %q", round, i, got[i], got[0])
+			if formatClaim(got[i]) != formatClaim(got[0]) || string(got[i][a]) != string(got[i][b]) {
+				t.Errorf("round %d: claimer %d got %s, claimer 0 %s", round, i, formatClaim(got[i]), formatClaim(got[0]))
 			}
-			if string(got[i]) == fmt.Sprint("writer", i) {
+			if string(got[i][a]) == fmt.Sprint("writer", i) {
 				winners++
 			}
 		}
 		if winners != 1 {
-			t.Errorf("round %d: %d claimers got their own value back, want exactly 1: %q", round, winners, got)
+			t.Errorf("round %d: %d claimers got their own values back, want exactly 1: %s", round, winners, formatClaim(got[0]))
 		}
 	}
 }
