@@ -201,20 +201,7 @@ func BenchmarkNear(b *testing.B) {
 		qs[i] = indextest.Flip(r, fps[r.IntN(len(fps))], i%4)
 	}
 	for i, x := range xs {
-		b.Run(names[i], func(b *testing.B) {
-			found, q := 0, 0
-			for b.Loop() {
-				ms, err := x.Near(b.Context(), qs[q%len(qs)], 3)
-				if err != nil {
-					b.Fatal(err)
-				}
-				found += len(ms)
-				q++
-			}
-			if found < q {
-				b.Fatalf("%d matches for %d queries with planted neighbours", found, q)
-			}
-		})
+		benchQueries(b, names[i], func(q int) ([]index.Match, error) { return x.Near(b.Context(), qs[q%len(qs)], 3) })
 		b.Run(names[i]+"-parallel", func(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				q := rand.IntN(len(qs))
@@ -248,21 +235,28 @@ func BenchmarkSimilar(b *testing.B) {
 		qs[i] = d
 	}
 	for i, x := range xs {
-		b.Run(names[i], func(b *testing.B) {
-			found, q := 0, 0
-			for b.Loop() {
-				ms, err := x.Similar(b.Context(), &qs[q%len(qs)], 3)
-				if err != nil {
-					b.Fatal(err)
-				}
-				found += len(ms)
-				q++
-			}
-			if found < q {
-				b.Fatalf("%d matches for %d queries with planted originals", found, q)
-			}
-		})
+		benchQueries(b, names[i], func(q int) ([]index.Match, error) { return x.Similar(b.Context(), &qs[q%len(qs)], 3) })
 	}
+}
+
+// benchQueries runs query 0, 1, 2 … as a sub-benchmark, each with a
+// planted match: it fails if they find fewer matches than there were
+// queries.
+func benchQueries(b *testing.B, name string, query func(q int) ([]index.Match, error)) {
+	b.Run(name, func(b *testing.B) {
+		found, q := 0, 0
+		for b.Loop() {
+			ms, err := query(q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			found += len(ms)
+			q++
+		}
+		if found < q {
+			b.Fatalf("%d matches for %d queries with planted matches", found, q)
+		}
+	})
 }
 
 // BenchmarkExact looks up content hashes in an index of 10,000

@@ -150,16 +150,7 @@ func TestApplyAcrossTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	fp := func(i int, gen uint64) simhash.Fingerprint {
-		return simhash.Fingerprint(uint64(i)*0x9e3779b97f4a7c15 ^ gen)
-	}
-	mk := func(from, to int, gen uint64) []index.Doc {
-		var docs []index.Doc
-		for i := from; i < to; i++ {
-			docs = append(docs, index.Doc{ID: fmt.Sprintf("doc%06d", i), Fingerprint: fp(i, gen), ContentHash: uint64(i) + gen})
-		}
-		return docs
-	}
+	fp, mk := indextest.SeqFingerprint, indextest.SeqDocs
 	// apply adds docs to the model and applies its writes to s in one
 	// Batch.
 	apply := func(docs []index.Doc) {
@@ -541,10 +532,7 @@ func TestExactFilter(t *testing.T) {
 func TestIDFilterAfterAdd(t *testing.T) {
 	ctx := t.Context()
 	x, s := openTemp(t, nil)
-	var docs []index.Doc
-	for i := range 500 {
-		docs = append(docs, index.Doc{ID: fmt.Sprint("d", i), ContentHash: uint64(i)})
-	}
+	docs := indextest.SeqDocs(0, 500, 0)
 	if err := x.Add(ctx, docs...); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -36,14 +37,11 @@ func helperCmd(mode, dir string, env ...string) *exec.Cmd {
 	return cmd
 }
 
-// addUntilKilled starts a child that adds documents k<start>, k<start+1>…
-// to the index in dir one at a time, printing each ID once Add has
-// returned. onAck is called after each acknowledged document with the
-// count so far, and kills the child when it sees fit. It returns the
-// acknowledged IDs once the child has exited.
-func addUntilKilled(t *testing.T, dir string, start int, onAck func(n int, cmd *exec.Cmd)) []string {
+// startHelper starts the helper process mode on dir and returns it and
+// its standard output; its standard error is the test's.
+func startHelper(t *testing.T, mode, dir string, env ...string) (*exec.Cmd, io.Reader) {
 	t.Helper()
-	cmd := helperCmd("add", dir, fmt.Sprintf("NEARDUP_INDEX_START=%d", start))
+	cmd := helperCmd(mode, dir, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +50,17 @@ func addUntilKilled(t *testing.T, dir string, start int, onAck func(n int, cmd *
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd, out
+}
+
+// addUntilKilled starts a child that adds documents k<start>, k<start+1>…
+// to the index in dir one at a time, printing each ID once Add has
+// returned. onAck is called after each acknowledged document with the
+// count so far, and kills the child when it sees fit. It returns the
+// acknowledged IDs once the child has exited.
+func addUntilKilled(t *testing.T, dir string, start int, onAck func(n int, cmd *exec.Cmd)) []string {
+	t.Helper()
+	cmd, out := startHelper(t, "add", dir, fmt.Sprintf("NEARDUP_INDEX_START=%d", start))
 	var acked []string
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
@@ -68,35 +77,53 @@ func addUntilKilled(t *testing.T, dir string, start int, onAck func(n int, cmd *
 	return acked
 }
 
+// killAdds runs rounds writers on dir, one after the other, each adding
+// the documents after the last one acknowledged until onAck (which round
+// makes for each) kills it, and checks after each that the index, opened
+// with opts, holds every acknowledged document. round also says how many
+// documents its writer must acknowledge at least. killAdds returns the
+// acknowledged IDs.
+func killAdds(t *testing.T, dir string, rounds int, opts *Options, round func(int) (onAck func(n int, cmd *exec.Cmd), least int)) []string {
+	t.Helper()
+	var acked []string
+	next := 0
+	for r := range rounds {
+		onAck, least := round(r)
+		got := addUntilKilled(t, dir, next, onAck)
+		if len(got) < least {
+			t.Fatalf("round %d: the child acknowledged %d documents, want at least %d", r, len(got), least)
+		}
+		acked = append(acked, got...)
+		if len(got) > 0 {
+			fmt.Sscanf(got[len(got)-1], "k%d", &next)
+			next++
+		}
+		crashCheckAcked(t, dir, opts, acked)
+		if t.Failed() {
+			// The next round's writer repairs the log: report the first
+			// failure only.
+			t.FailNow()
+		}
+	}
+	return acked
+}
+
 // A process killed with SIGKILL right after Add returned loses none of
 // the documents it acknowledged.
 func TestKillDuringAdd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	dir := filepath.Join(t.TempDir(), "idx")
 	r := rand.New(rand.NewPCG(7, 8))
-	var acked []string
-	next := 0
-	for round := range 3 {
+	acked := killAdds(t, filepath.Join(t.TempDir(), "idx"), 3, nil, func(int) (func(int, *exec.Cmd), int) {
 		stop := 20 + r.IntN(60)
-		got := addUntilKilled(t, dir, next, func(n int, cmd *exec.Cmd) {
+		return func(n int, cmd *exec.Cmd) {
 			if n == stop {
 				cmd.Process.Kill() // SIGKILL
 			}
-		})
-		if len(got) < stop {
-			t.Fatalf("round %d: child stopped after %d documents", round, len(got))
-		}
-		acked = append(acked, got...)
-		fmt.Sscanf(acked[len(acked)-1], "k%d", &next)
-		next++
-		crashCheckAcked(t, dir, nil, acked)
-		if t.Failed() {
-			return
-		}
-		t.Logf("round %d: %d acknowledged documents survived", round, len(acked))
-	}
+		}, stop
+	})
+	t.Logf("%d acknowledged documents survived 3 kills", len(acked))
 }
 
 // crashCheckAcked opens dir with opts and checks that every acknowledged
@@ -156,32 +183,18 @@ func TestReadOnlyOpenAfterKill(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "idx")
 	rng := rand.New(rand.NewPCG(20, 24))
-	var acked []string
-	next := 0
-	const rounds = 12
-	for round := range rounds {
+	acked := killAdds(t, dir, 12, &Options{ReadOnly: true}, func(int) (func(int, *exec.Cmd), int) {
 		// Kill at a random moment once the child has acknowledged its
 		// first document (the index is open).
 		delay := time.Duration(rng.IntN(40_000)) * time.Microsecond
-		acked = append(acked, addUntilKilled(t, dir, next, func(n int, cmd *exec.Cmd) {
+		return func(n int, cmd *exec.Cmd) {
 			if n == 1 {
 				time.AfterFunc(delay, func() { cmd.Process.Kill() })
 			}
-		})...)
-		if len(acked) == 0 {
-			t.Fatalf("round %d: the child acknowledged nothing", round)
-		}
-		fmt.Sscanf(acked[len(acked)-1], "k%d", &next)
-		next++
-		crashCheckAcked(t, dir, &Options{ReadOnly: true}, acked)
-		if t.Failed() {
-			// The next round's writer repairs the log: report the
-			// first failure only.
-			return
-		}
-	}
+		}, 1
+	})
 	crashCheckAcked(t, dir, nil, acked)
-	t.Logf("%d acknowledged documents survived %d kills", len(acked), rounds)
+	t.Logf("%d acknowledged documents survived 12 kills", len(acked))
 }
 
 // addKillDocs adds killDoc(from) … killDoc(to-1) to the index in dir
@@ -326,15 +339,7 @@ func countTables(dir string) int {
 // first.
 func loadUntilKilled(t *testing.T, dir string, kill func(since time.Duration) bool) (finished bool) {
 	t.Helper()
-	cmd := helperCmd("load", dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, out := startHelper(t, "load", dir)
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(out)

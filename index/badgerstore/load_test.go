@@ -3,42 +3,15 @@ package badgerstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/indextest"
-	"github.com/neardup/neardup/simhash"
-	"github.com/neardup/neardup/tfidf"
 )
-
-// loadDocs returns n documents with random fingerprints, some with
-// sketches and keywords, and some IDs repeated (later ones win).
-func loadDocs(r *rand.Rand, n int) []index.Doc {
-	var docs []index.Doc
-	for i := range n {
-		id := fmt.Sprintf("doc%05d", i)
-		if i%10 == 9 {
-			id = fmt.Sprintf("doc%05d", r.IntN(i)) // a repeat, maybe in an earlier chunk
-		}
-		d := index.Doc{ID: id, Fingerprint: simhash.Fingerprint(r.Uint64()), ContentHash: r.Uint64() % 50,
-			Added: time.Unix(1.7e9+int64(i), 0).UTC(), Seq: int64(i)}
-		if i%3 == 0 {
-			d.Title = "title " + id
-			d.Keywords = []tfidf.Keyword{{Word: "w" + id, Weight: 1.5}}
-			for k := range d.Sketch {
-				d.Sketch[k] = uint16(r.Uint32()) | 1
-			}
-		}
-		docs = append(docs, d)
-	}
-	return docs
-}
 
 // Load writes exactly the keys Add writes for the same documents, across
 // chunks, with repeated IDs inside a chunk and across chunks, for the
@@ -46,7 +19,7 @@ func loadDocs(r *rand.Rand, n int) []index.Doc {
 func TestLoadEqualsAdd(t *testing.T) {
 	ctx := t.Context()
 	for _, opts := range []*index.Options{nil, {Blocks: 5, MaxDistance: 3, AnalyzerID: "a1"}} {
-		docs := loadDocs(rand.New(rand.NewPCG(5, 6)), 4000)
+		docs := indextest.RandomDocs(rand.New(rand.NewPCG(5, 6)), 4000)
 		added, addedStore := openTemp(t, opts)
 		if err := added.Add(ctx, docs...); err != nil {
 			t.Fatal(err)

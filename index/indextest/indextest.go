@@ -109,6 +109,24 @@ func IDs(ms []index.Match) []string {
 	return ids
 }
 
+// SeqFingerprint is the fingerprint of document i of generation gen of
+// SeqDocs: i times the 64-bit golden ratio, xor gen.
+func SeqFingerprint(i int, gen uint64) simhash.Fingerprint {
+	return simhash.Fingerprint(uint64(i)*0x9e3779b97f4a7c15 ^ gen)
+}
+
+// SeqDocs returns the documents from to to-1 of generation gen: IDs
+// doc000000, doc000001 …, fingerprints SeqFingerprint(i, gen), content
+// hashes i+gen. Later generations of the same IDs replace earlier ones
+// with other fingerprints and hashes.
+func SeqDocs(from, to int, gen uint64) []index.Doc {
+	var docs []index.Doc
+	for i := from; i < to; i++ {
+		docs = append(docs, index.Doc{ID: fmt.Sprintf("doc%06d", i), Fingerprint: SeqFingerprint(i, gen), ContentHash: uint64(i) + gen})
+	}
+	return docs
+}
+
 // tableKey is the Key of table t of the default layout (4 blocks of 16
 // bits, max distance 3: table t is block t) for fp.
 func tableKey(t int, fp simhash.Fingerprint) index.Key {
@@ -404,16 +422,7 @@ func testAddManyBatches(t *testing.T, open Opener) {
 	}
 	x := newIndex(t, open, nil)
 	ctx := t.Context()
-	fp := func(i int, gen uint64) simhash.Fingerprint {
-		return simhash.Fingerprint(uint64(i)*0x9e3779b97f4a7c15 ^ gen)
-	}
-	mk := func(from, to int, gen uint64) []index.Doc {
-		var docs []index.Doc
-		for i := from; i < to; i++ {
-			docs = append(docs, index.Doc{ID: fmt.Sprintf("doc%06d", i), Fingerprint: fp(i, gen), ContentHash: uint64(i) + gen})
-		}
-		return docs
-	}
+	fp, mk := SeqFingerprint, SeqDocs
 	if err := x.Add(ctx, mk(0, 6000, 0)...); err != nil {
 		t.Fatal(err)
 	}
@@ -707,10 +716,10 @@ func testStatsDocs(t *testing.T, open Opener) {
 	}
 }
 
-// loadDocs returns n documents with random fingerprints, a third with
-// sketches and keywords, and every tenth ID a repeat of an earlier one
-// (the later document wins).
-func loadDocs(r *rand.Rand, n int) []index.Doc {
+// RandomDocs returns n documents with random fingerprints, content
+// hashes below 50, a third with titles, keywords and sketches, and every
+// tenth ID a repeat of an earlier one (the later document wins).
+func RandomDocs(r *rand.Rand, n int) []index.Doc {
 	var docs []index.Doc
 	for i := range n {
 		id := fmt.Sprintf("doc%05d", i)
@@ -737,7 +746,7 @@ func loadDocs(r *rand.Rand, n int) []index.Doc {
 func testLoad(t *testing.T, open Opener) {
 	x := newIndex(t, open, nil)
 	ctx := t.Context()
-	docs := loadDocs(rand.New(rand.NewPCG(5, 6)), 3000)
+	docs := RandomDocs(rand.New(rand.NewPCG(5, 6)), 3000)
 	model := map[string]index.Doc{}
 	for _, d := range docs {
 		model[d.ID] = d
