@@ -4,17 +4,21 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 )
 
 // Cluster is an original and the duplicates whose best match it is.
 type Cluster struct {
 	ID      string
-	ThisRun bool  // the original is a record of this run (or of an interrupted run of its job)
-	Seq     int64 // ThisRun: the original's position; else its first duplicate's
+	Title   string // the original's title; for URLs (AddURL), the kept URL as given
+	ThisRun bool   // the original is a record of this run (or of an interrupted run of its job)
+	Seq     int64  // ThisRun: the original's position; else its first duplicate's
 	Members []Member
 }
 
@@ -27,34 +31,47 @@ type Member struct {
 }
 
 // Clusters groups the duplicates of a run by the original each matched
-// best. Feed it every Outcome of Run, in order; it needs nothing from
-// the archive, since each match carries the job and position that added
-// its document.
+// best. Feed it every Outcome of Run (or URLOutcome of RunURLs), in
+// order; it needs nothing from the archive, since each match carries the
+// job and position that added its document.
 type Clusters struct {
 	job string
 	m   map[string]*Cluster
 }
 
-// NewClusters returns an empty grouping for a run of job (Options.Job).
+// NewClusters returns an empty grouping for a run of job (Options.Job or
+// URLOptions.Job).
 func NewClusters(job string) *Clusters {
 	return &Clusters{job: job, m: make(map[string]*Cluster)}
 }
 
 // Add notes o if it is a duplicate.
 func (c *Clusters) Add(o *Outcome) {
-	if o.Verdict != Duplicate {
-		return
+	if o.Verdict == Duplicate {
+		c.add(o.Seq, o.Record.ID, &o.Matches[0])
 	}
-	m := &o.Matches[0]
+}
+
+// AddURL notes o, an outcome of RunURLs, if it is a duplicate: the
+// cluster's ID is the normalised kept URL, its Title the kept URL as
+// given, and the member's ID the duplicate as given.
+func (c *Clusters) AddURL(o *URLOutcome) {
+	if o.Verdict == Duplicate {
+		c.add(o.Seq, o.URL, &o.Matches[0])
+	}
+}
+
+// add notes the duplicate id at position seq, whose best match is m.
+func (c *Clusters) add(seq int64, id string, m *index.Match) {
 	cl := c.m[m.ID]
 	if cl == nil {
-		cl = &Cluster{ID: m.ID, Seq: o.Seq}
+		cl = &Cluster{ID: m.ID, Title: m.Title, Seq: seq}
 		if m.Job == c.job {
 			cl.ThisRun, cl.Seq = true, m.Seq
 		}
 		c.m[m.ID] = cl
 	}
-	cl.Members = append(cl.Members, Member{ID: o.Record.ID, Distance: m.Distance, Exact: m.Exact, Content: m.Content})
+	cl.Members = append(cl.Members, Member{ID: id, Distance: m.Distance, Exact: m.Exact, Content: m.Content})
 }
 
 // Sorted returns the clusters: first those of originals stored by
@@ -95,4 +112,29 @@ func JobID(analyzerID string, inputs []string, o *input.Options, k int, minConte
 		fmt.Fprintf(h, "input %q\n", in)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// URLJobID names a RunURLs run over a store for resuming
+// (URLOptions.Job): a digest of the normaliser (urlhash.Options.ID), the
+// distance, the field and the inputs (absolute paths, sizes and
+// modification times). Standard input is never resumed: its job is
+// unique to the call.
+func URLJobID(normalizerID string, maxDistance int, field string, inputs []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "neardup url dedup job v1\nnormalizer %s\nk %d\nurl-field %q\n", normalizerID, maxDistance, field)
+	for _, in := range inputs {
+		if in == "-" {
+			fmt.Fprintf(h, "stdin %d %d\n", os.Getpid(), time.Now().UnixNano())
+			continue
+		}
+		if abs, err := filepath.Abs(in); err == nil {
+			in = abs
+		}
+		fmt.Fprintf(h, "input %q", in)
+		if fi, err := os.Stat(in); err == nil {
+			fmt.Fprintf(h, " %d %d", fi.Size(), fi.ModTime().UnixNano())
+		}
+		h.Write([]byte{'\n'})
+	}
+	return "url-" + hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -186,6 +186,7 @@ type Match struct {
 	Similarity float64         // 1 − Distance/64
 	Content    float64         // Similar only: estimated content similarity (MinHash Jaccard), 1 for exact matches, 0 when a sketch is missing
 	Exact      bool            // Similar only: the content hashes are equal
+	Unverified bool            // Similar only: kept without a content check, a sketch being missing (a document loaded from a bare fingerprint)
 	Keywords   []tfidf.Keyword // Similar only: the match's keywords
 	Job        string          // Similar only: the match's Doc.Job
 	Seq        int64           // Similar only: the match's Doc.Seq

@@ -40,6 +40,8 @@ func similar(d *Doc, exact []string, near []Match, banded []string, docs map[str
 		}
 		if !d.Sketch.IsZero() && !r.Sketch.IsZero() {
 			m.Content = d.Sketch.Jaccard(r.Sketch)
+		} else {
+			m.Unverified = true
 		}
 		out = append(out, m)
 	}

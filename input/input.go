@@ -417,6 +417,34 @@ func (s *stickyReader) Read(p []byte) (int, error) {
 // gzipMagic starts every gzip stream.
 var gzipMagic = []byte{0x1F, 0x8B}
 
+// Decompress returns br, or, when br's data starts with the magic bytes
+// of gzip, a reader of size bytes of the decompressed data, with gz set:
+// gzip data is recognised as the Reader recognises it, whatever the file
+// is named. The read errors of the decompressed data name a truncated
+// stream as such ("truncated gzip data: unexpected EOF"); err is the
+// error of a gzip header that cannot be read.
+func Decompress(br *bufio.Reader, size int) (r *bufio.Reader, gz bool, err error) {
+	if magic, _ := br.Peek(len(gzipMagic)); !bytes.Equal(magic, gzipMagic) {
+		return br, false, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, false, gzipErr(err)
+	}
+	return bufio.NewReaderSize(&stickyReader{r: gzipReader{zr}}, size), true, nil
+}
+
+// gzipReader describes the read errors of a gzip stream with gzipErr.
+type gzipReader struct{ zr *gzip.Reader }
+
+func (g gzipReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err != nil && err != io.EOF {
+		err = gzipErr(err)
+	}
+	return n, err
+}
+
 // startStream reads an opened input: source names it in errors, id is the
 // ID of a whole-file record, name is the file name for format detection
 // ("" for stdin), closer is closed at the end (nil for stdin) and size is
@@ -428,15 +456,11 @@ func (r *Reader) startStream(source, id, name string, f io.Reader, closer io.Clo
 		}
 		return rec, true, err
 	}
-	br := bufio.NewReaderSize(&stickyReader{r: f}, readBufferSize)
-	gz := false
-	if magic, _ := br.Peek(len(gzipMagic)); bytes.Equal(magic, gzipMagic) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return done(Record{}, &Error{Source: source, Err: gzipErr(err)})
-		}
-		br = bufio.NewReaderSize(&stickyReader{r: zr}, readBufferSize)
-		gz = true
+	br, gz, err := Decompress(bufio.NewReaderSize(&stickyReader{r: f}, readBufferSize), readBufferSize)
+	if err != nil {
+		return done(Record{}, &Error{Source: source, Err: err})
+	}
+	if gz {
 		size = -1
 	}
 	lower := strings.ToLower(name)
@@ -454,14 +478,14 @@ func (r *Reader) startStream(source, id, name string, f io.Reader, closer io.Clo
 		}
 	}
 	if jsonl {
-		in := &jsonlInput{opts: &r.opts, source: source, br: br, closer: closer, gz: gz}
+		in := &jsonlInput{opts: &r.opts, source: source, br: br, closer: closer}
 		if err := in.start(); err != nil {
 			return done(Record{}, err)
 		}
 		r.cur = in
 		return Record{}, false, nil
 	}
-	return done(r.readWhole(source, id, br, gz, size))
+	return done(r.readWhole(source, id, br, size))
 }
 
 // knownTextExt reports whether ext (lower case) names a plain text or HTML
@@ -492,7 +516,7 @@ func gzipErr(err error) error {
 }
 
 // readWhole reads a whole-file article.
-func (r *Reader) readWhole(source, id string, br *bufio.Reader, gz bool, size int64) (Record, error) {
+func (r *Reader) readWhole(source, id string, br *bufio.Reader, size int64) (Record, error) {
 	max := r.opts.MaxBytes
 	if size > int64(max) {
 		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("too large: %d bytes (maximum %d)", size, max)}
@@ -503,9 +527,6 @@ func (r *Reader) readWhole(source, id string, br *bufio.Reader, gz bool, size in
 	}
 	data, err := io.ReadAll(io.LimitReader(br, int64(max)+1))
 	if err != nil {
-		if gz {
-			err = gzipErr(err)
-		}
 		return Record{}, &Error{Source: source, Offset: int64(len(data)), Err: err}
 	}
 	if len(data) > max {

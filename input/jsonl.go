@@ -18,9 +18,8 @@ type jsonlInput struct {
 	br     *bufio.Reader
 	lines  *LineReader // of br, after the byte-order mark
 	closer io.Closer   // nil for stdin
-	gz     bool
-	line   int   // lines read
-	bom    int64 // length of the byte-order mark skipped
+	line   int         // lines read
+	bom    int64       // length of the byte-order mark skipped
 }
 
 // start skips a UTF-8 byte-order mark and rejects UTF-16.
@@ -56,9 +55,6 @@ func (in *jsonlInput) next() (Record, error) {
 			return Record{}, io.EOF
 		}
 		if err != nil {
-			if in.gz {
-				err = gzipErr(err)
-			}
 			return Record{}, &Error{Source: in.source, Line: in.line + 1, Offset: in.pos(), Err: err}
 		}
 		in.line++
@@ -265,6 +261,35 @@ func parseJSONObject(line []byte, keys *[3]string) ([3]jsonValue, error) {
 		return vals, p.unexpected("after the object")
 	}
 	return vals, nil
+}
+
+// JSONField returns the value of the key name in line, one JSON object
+// (white space around it allowed), found as the JSONL reader finds the
+// fields of a record: raw is the value's bytes, nil when the key is
+// missing (the last value when it repeats), and when the value is a
+// string, s is that string decoded as encoding/json decodes it (each byte
+// that is not UTF-8 becomes U+FFFD). It accepts what encoding/json
+// accepts. Keys are compared as they are after unescaping (encoding/json
+// decodes the bytes of a key that are not UTF-8 as U+FFFD as well). err
+// says where the syntax is wrong ("malformed JSON at byte 7: ..."), or
+// that line holds another value ("not a JSON object (array)").
+func JSONField(line []byte, name string) (raw []byte, s string, err error) {
+	keys := [3]string{name, name, name}
+	vals, err := parseJSONObject(line, &keys)
+	if err != nil {
+		return nil, "", err
+	}
+	v := vals[0]
+	if v.kind == jsonString {
+		if s = v.str(); !utf8.ValidString(s) {
+			b := make([]byte, 0, len(s)+8)
+			for _, r := range s { // RuneError for each byte that is not UTF-8
+				b = utf8.AppendRune(b, r)
+			}
+			s = string(b)
+		}
+	}
+	return v.raw, s, nil
 }
 
 // jsonParser scans JSON.

@@ -39,7 +39,7 @@ Exit status:
    1   at least one near-duplicate found
    2   an error (an unreadable index, or an article that could not be checked)`,
 		Flags: flags([]cli.Flag{
-			indexFlag(),
+			indexFlag("archive `DIR` to check against (a Badger directory; --add creates it when missing)"),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "add", Category: catIndex, Usage: "add each article without a near-duplicate to the index"},
 			&cli.StringFlag{Name: "id", Category: catInput,
 				Usage: "`ID` of the article (default: its JSONL id, else the file name); for a single article"},
@@ -55,12 +55,15 @@ Exit status:
 
 // matchJSON is a near-duplicate found by check.
 type matchJSON struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Distance   int      `json:"distance"`
-	Similarity float64  `json:"similarity"`
-	Content    float64  `json:"content"`
-	Exact      bool     `json:"exact"`
+	ID         string  `json:"id"`
+	Title      string  `json:"title"`
+	Distance   int     `json:"distance"`
+	Similarity float64 `json:"similarity"`
+	Content    float64 `json:"content"`
+	Exact      bool    `json:"exact"`
+	// Unverified: found by its fingerprint alone, its content unknown
+	// (an archive loaded with add --fingerprints).
+	Unverified bool     `json:"unverified,omitempty"`
 	Shared     []string `json:"shared"`
 }
 
@@ -178,7 +181,7 @@ func runCheck(c *cli.Context) error {
 				Matches: []matchJSON{}, Archived: archived(res), Added: isAdded}
 			for _, m := range ms {
 				j.Matches = append(j.Matches, matchJSON{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
-					Content: m.Content, Exact: m.Exact, Shared: nonNil(sharedWords(an.Keywords, m.Keywords))})
+					Content: m.Content, Exact: m.Exact, Unverified: m.Unverified, Shared: nonNil(sharedWords(an.Keywords, m.Keywords))})
 			}
 			return writeJSON(w, j)
 		}
@@ -240,14 +243,21 @@ func printCheck(w io.Writer, dir string, rec *input.Record, an *neardup.Analysis
 	}
 	for _, m := range ms {
 		kind := "near duplicate "
-		if m.Exact {
+		switch {
+		case m.Exact:
 			kind = "exact duplicate"
+		case m.Unverified:
+			kind = "unverified     "
 		}
 		fmt.Fprintf(&b, "  %s  %s", kind, quoteID(m.ID))
 		if m.Title != "" {
 			fmt.Fprintf(&b, "  %q", m.Title)
 		}
-		fmt.Fprintf(&b, "\n      distance %d, similarity %.3f, content similarity %.2f\n", m.Distance, m.Similarity, m.Content)
+		if m.Unverified {
+			fmt.Fprintf(&b, "\n      distance %d, similarity %.3f, unverified (fingerprint only: no text to compare)\n", m.Distance, m.Similarity)
+		} else {
+			fmt.Fprintf(&b, "\n      distance %d, similarity %.3f, content similarity %.2f\n", m.Distance, m.Similarity, m.Content)
+		}
 		shared := sharedWords(an.Keywords, m.Keywords)
 		if len(shared) > 0 {
 			fmt.Fprintf(&b, "      shared keywords: %s\n", wordList(shared, nkw))

@@ -39,6 +39,7 @@ never leaves a partial file under the final name; - writes to standard output):
                     {"id", "title", "text"}
    --rejects FILE   a JSON line per bad record or unreadable input:
                     {"source", "line", "field", "reason", "raw"}
+With none of these (and no --json), the pairs go to standard output.
 A summary goes to stderr (and with --json to stdout as one object); a progress line too when
 stderr is a terminal.
 
@@ -203,7 +204,18 @@ func runDedup(c *cli.Context) (err error) {
 	outs := &outputs{c: c}
 	open := outs.open
 	defer outs.abort()
-	if d.pairs, err = open("pairs"); err != nil {
+	named := false
+	for _, f := range []string{"pairs", "clusters", "unique", "rejects"} {
+		named = named || c.String(f) != ""
+	}
+	if !named && !c.Bool("json") {
+		// Nothing named: the pairs go to standard output rather than
+		// nowhere.
+		d.pairs, err = outs.create("-")
+	} else {
+		d.pairs, err = open("pairs")
+	}
+	if err != nil {
 		return err
 	}
 	if d.unique, err = open("unique"); err != nil {

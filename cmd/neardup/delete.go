@@ -19,7 +19,7 @@ func deleteCommand() *cli.Command {
 		Description: `Deletes the documents with the given ids from the index in --index DIR (or $NEARDUP_INDEX).
 Like rm, it deletes the ids it finds and names each one it does not on stderr; the exit status is
 then 2.`,
-		Flags:  []cli.Flag{indexFlag(), jsonFlag()},
+		Flags:  []cli.Flag{indexFlag("archive `DIR` (a Badger directory; it must exist)"), jsonFlag()},
 		Action: runDelete,
 	}
 }

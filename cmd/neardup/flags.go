@@ -59,7 +59,7 @@ func analyzerFlags() []cli.Flag {
 			Usage: "IDF table `FILE` (\"word idf\" lines, see 'neardup idf build') in place of the embedded one"},
 		&cli.StringFlag{Name: "stopwords", Category: catAnalysis, TakesFile: true,
 			Usage: "stop-word list `FILE` (a word a line) in place of the embedded one"},
-		&cli.IntFlag{Name: "top-n", Category: catAnalysis, DefaultText: "adaptive",
+		&cli.IntFlag{Name: "top-n", Category: catAnalysis, DefaultText: "0",
 			Usage: "fingerprint the `N` heaviest keywords (0: all candidate words, up to 256)"},
 		&cli.BoolFlag{DisableDefaultText: true, Name: "compat", Category: catAnalysis,
 			Usage: "gosimhash/yanyiwu simhash compatibility: cppjieba keywords, lookup3 hash, no normalisation (needs --top-n and jieba)"},
@@ -102,9 +102,9 @@ func minContentFlag() cli.Flag {
 
 // indexFlag is the --index flag; NEARDUP_INDEX sets it too, except for
 // dedup (see dedupIndexFlag).
-func indexFlag() cli.Flag {
+func indexFlag(usage string) cli.Flag {
 	return &cli.StringFlag{Name: "index", Aliases: []string{"i"}, EnvVars: []string{"NEARDUP_INDEX"}, Category: catIndex,
-		TakesFile: true, Usage: "index `DIR` (a Badger database; created when missing)"}
+		TakesFile: true, Usage: usage}
 }
 
 // dedupIndexFlag is dedup's --index: NEARDUP_INDEX does not set it, so
@@ -135,7 +135,7 @@ func analyzerOptions(c *cli.Context) (*neardup.Options, error) {
 		KeepTraditional: c.Bool("keep-traditional"),
 	}
 	if o.TopN < 0 {
-		return nil, usagef(c, "--top-n %d: want 0 (adaptive) or more", o.TopN)
+		return nil, usagef(c, "--top-n %d: want 0 (all candidate words, up to 256) or more", o.TopN)
 	}
 	if o.Compat && o.TopN == 0 {
 		return nil, usagef(c, "--compat needs --top-n N (gosimhash's topN)")
@@ -296,6 +296,13 @@ func mismatchHint(dir, analyzerID string) string {
 	return hint + "\n(this index was built without folding traditional Chinese to simplified, as neardup did before it folded by default: " +
 		"to match traditional and simplified copies, build a new index from the same inputs with 'neardup add --index NEWDIR INPUT...' and use it instead; " +
 		"to query this one as it was built, add --keep-traditional)"
+}
+
+// layoutBlocks is the number of blocks index.LayoutFor gives k (eval
+// uses it).
+func layoutBlocks(k int) int {
+	b, _ := index.LayoutFor(k)
+	return b
 }
 
 // memoryIndex returns an in-memory index for queries up to distance k.

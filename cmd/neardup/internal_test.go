@@ -71,7 +71,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"compare", "a"}, "neardup compare: want two articles A and B, got 1 arguments"},
 		{[]string{"compare", "-", "-"}, "only one of A and B can be standard input"},
 		{[]string{"fingerprint", "--compat"}, "--compat needs --top-n N"},
-		{[]string{"fingerprint", "--top-n", "-2"}, "--top-n -2: want 0 (adaptive) or more"},
+		{[]string{"fingerprint", "--top-n", "-2"}, "--top-n -2: want 0 (all candidate words, up to 256) or more"},
 		{[]string{"fingerprint", "--format", "xml"}, `input format "xml": want auto, jsonl or text`},
 		{[]string{"fingerprint", "--encoding", "latin1"}, "input encoding"},
 		{[]string{"dedup", "--workers", "0", "x"}, "--workers 0: want at least 1"},

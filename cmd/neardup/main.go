@@ -135,6 +135,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		HideVersion: true, // --version is ours: it also prints the analyzer defaults
 		Flags: []cli.Flag{
 			&cli.BoolFlag{DisableDefaultText: true, Name: "version", Aliases: []string{"v"}, Usage: "print the version and the analyzer defaults"},
+			cli.HelpFlag, // urfave/cli adds it only along with its own help command
 		},
 		Commands: []*cli.Command{
 			fingerprintCommand(),
@@ -147,6 +148,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			idfCommand(),
 			statsCommand(),
 			deleteCommand(),
+			helpCommand(), // in place of urfave/cli's own
 		},
 		Action:         rootAction,
 		ExitErrHandler: func(*cli.Context, error) {}, // run maps errors to exit statuses; nothing calls os.Exit

@@ -157,15 +157,48 @@ func createOut(path string, stdout io.Writer) (*outFile, error) {
 	if path == "-" {
 		return &outFile{path: path, w: bufio.NewWriterSize(stdout, 64<<10)}, nil
 	}
+	// Found now, not at the rename after the whole run.
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("create %s: is a directory", path)
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	removeStaleTemps(dir, base)
+	f, err := os.CreateTemp(dir, fmt.Sprintf(".%s.tmp-%d-*", base, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	return &outFile{path: path, f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+// removeStaleTemps removes the temporary files of output base in dir
+// that a run killed before it could rename or remove them left behind:
+// those whose process (the number in the name) is gone, and those named
+// as before the number was put in (".BASE.tmp-DIGITS").
+func removeStaleTemps(dir, base string) {
+	prefix := "." + base + ".tmp-"
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		name := e.Name()
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pid, _, twoParts := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if err != nil || n <= 0 {
+			continue
+		}
+		if twoParts && processAlive(n) {
+			continue // another run writing the same output now
+		}
+		os.Remove(filepath.Join(dir, name))
+	}
 }
 
 func (o *outFile) Write(p []byte) (int, error) { return o.w.Write(p) }

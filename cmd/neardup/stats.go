@@ -15,7 +15,7 @@ func statsCommand() *cli.Command {
 		Description: `Prints the number of documents in the index in --index DIR (or $NEARDUP_INDEX), its layout (the
 fingerprint blocks and the largest distance it answers), the analyzer that built it, its size on disk
 and the Bloom filter in front of its exact-duplicate lookups. The index is opened read-only.`,
-		Flags:  []cli.Flag{indexFlag(), jsonFlag()},
+		Flags:  []cli.Flag{indexFlag("archive `DIR` (a Badger directory; it must exist)"), jsonFlag()},
 		Action: runStats,
 	}
 }

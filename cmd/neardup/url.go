@@ -1,31 +1,22 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/badgerstore"
-	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
-	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
 
@@ -39,18 +30,6 @@ const (
 	urlClose       = 90 // distance ≤ 6
 	urlSamePattern = 80 // distance ≤ 12
 )
-
-// urlIndexMaxDistance is the largest distance an index layout covers
-// (layoutBlocks(9) = 11 blocks, C(11,9) = 55 tables of 10-bit keys; 10
-// would need 66 tables or keys shorter than 8 bits). TestURLLayouts
-// checks it against the index package.
-const urlIndexMaxDistance = 9
-
-// layoutBlocks is the number of blocks index.LayoutFor gives k.
-func layoutBlocks(k int) int {
-	b, _ := index.LayoutFor(k)
-	return b
-}
 
 // urlBatch is how many kept URLs url dedup --index writes per
 // transaction.
@@ -103,8 +82,8 @@ func urlDedupCommand() *cli.Command {
 		Usage:     "find the near-duplicate URLs in a list",
 		ArgsUsage: "[INPUT...]",
 		Description: `Reads URLs, one a line (or with --url-field NAME JSON objects, one a line, with the URL in field
-NAME), from the inputs in order (files, gzip-compressed when named *.gz, or - for standard input;
-none: standard input) and decides for each whether it duplicates an earlier one. A URL is kept
+NAME), from the inputs in order (files, gzip-compressed or not, or - for standard input; none:
+standard input) and decides for each whether it duplicates an earlier one. A URL is kept
 (an original) unless it is within the distance of --min-similarity of a URL kept before it; then
 it is a duplicate of every such kept URL. Duplicates are not kept: later URLs are compared with the
 originals only.
@@ -353,268 +332,19 @@ type urlSummaryJSON struct {
 	Seconds       float64 `json:"seconds"`
 }
 
-// keptURL is an original: a URL of this run that duplicates no earlier
-// one, or (seq < 0) one stored in --index by an earlier run.
-type keptURL struct {
-	url  string // as given; for an earlier run's, as that run gave it
-	norm string // normalised
-	seq  int64  // position in this run's input; -1 for an earlier run's
-}
-
-// urlHit is a kept URL within the distance of a URL.
-type urlHit struct {
-	kept *keptURL
-	dist int
-}
-
-// urlSearch finds this run's kept URLs near a fingerprint.
-type urlSearch interface {
-	near(fp simhash.Fingerprint) ([]urlHit, error)
-	add(fp simhash.Fingerprint, u *keptURL) error
-	describe() string
-}
-
-// memSearch looks kept URLs up in an in-memory block index; document
-// IDs are positions in kept.
-type memSearch struct {
-	m    *index.Index
-	k    int
-	kept []*keptURL
-	desc string
-}
-
-func (s *memSearch) near(fp simhash.Fingerprint) ([]urlHit, error) {
-	ms, err := s.m.Near(context.Background(), fp, s.k)
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]urlHit, len(ms))
-	for i, m := range ms {
-		j, err := strconv.Atoi(m.ID)
-		if err != nil || j < 0 || j >= len(s.kept) {
-			return nil, fmt.Errorf("url dedup: in-memory index returned unknown id %q", m.ID)
-		}
-		hits[i] = urlHit{kept: s.kept[j], dist: m.Distance}
-	}
-	return hits, nil
-}
-
-func (s *memSearch) add(fp simhash.Fingerprint, u *keptURL) error {
-	if err := s.m.Add(context.Background(), index.Doc{ID: strconv.Itoa(len(s.kept)), Fingerprint: fp}); err != nil {
-		return err
-	}
-	s.kept = append(s.kept, u)
-	return nil
-}
-
-func (s *memSearch) describe() string { return s.desc }
-
-// scanSearch compares with every kept URL, for distances no block
-// layout covers.
-type scanSearch struct {
-	k    int
-	fps  []simhash.Fingerprint
-	kept []*keptURL
-}
-
-func (s *scanSearch) near(fp simhash.Fingerprint) ([]urlHit, error) {
-	var hits []urlHit
-	for i, c := range s.fps {
-		if d := fp.Distance(c); d <= s.k {
-			hits = append(hits, urlHit{kept: s.kept[i], dist: d})
-		}
-	}
-	return hits, nil
-}
-
-func (s *scanSearch) add(fp simhash.Fingerprint, u *keptURL) error {
-	s.fps = append(s.fps, fp)
-	s.kept = append(s.kept, u)
-	return nil
-}
-
-func (s *scanSearch) describe() string { return "every kept URL (no block layout covers the distance)" }
-
-// newURLSearch returns an in-memory block index for distance k, or a
-// scan when no layout covers k.
-func newURLSearch(k int) (urlSearch, error) {
-	if k > urlIndexMaxDistance {
-		return &scanSearch{k: k}, nil
-	}
-	m, err := memstore.Open(context.Background(), &index.Options{Blocks: layoutBlocks(k), MaxDistance: k})
-	if err != nil {
-		return nil, err
-	}
-	st, err := m.Stats(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	return &memSearch{m: m, k: k, desc: fmt.Sprintf("in-memory block index (%d blocks, %d tables)", st.Blocks, st.Tables)}, nil
-}
-
-// urlStore is url dedup's --index: the URLs earlier runs kept, and this
-// run's kept URLs, written in batches.
-type urlStore struct {
-	x       *index.Index
-	k       int
-	job     string
-	pending []index.Doc
-}
-
-// openURLIndex opens or creates the URL index in dir for distance k.
-func openURLIndex(dir string, opts *urlhash.Options, k int) (*urlStore, error) {
-	if k > urlIndexMaxDistance {
-		return nil, fmt.Errorf("--index %s: an index answers distances up to %d (--min-similarity above 84.375), not %d; use a higher --min-similarity or no --index",
-			dir, urlIndexMaxDistance, k)
-	}
-	o := &index.Options{AnalyzerID: opts.ID()}
-	if !indexExists(dir) && k > index.DefaultMaxDistance {
-		o.Blocks, o.MaxDistance = layoutBlocks(k), k
-	}
-	x, err := badgerstore.OpenIndex(context.Background(), dir, nil, o)
-	if errors.Is(err, index.ErrMismatch) {
-		return nil, urlIndexMismatch(dir, opts, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	st, err := x.Stats(context.Background())
-	if err != nil {
-		x.Close()
-		return nil, err
-	}
-	if k > st.MaxDistance {
-		x.Close()
-		return nil, fmt.Errorf("index %s answers distances up to %d (similarity ≥ %s), not %d (--min-similarity): its layout is fixed when it is created; create a new index for this --min-similarity",
-			dir, st.MaxDistance, percent(1-float64(st.MaxDistance)/64), k)
-	}
-	return &urlStore{x: x, k: k}, nil
-}
-
-// urlIndexMismatch explains an index made for something else.
-func urlIndexMismatch(dir string, opts *urlhash.Options, err error) error {
-	x, rerr := badgerstore.OpenIndex(context.Background(), dir, &badgerstore.Options{ReadOnly: true}, nil)
-	if rerr != nil {
-		return err
-	}
-	st, rerr := x.Stats(context.Background())
-	x.Close()
-	switch {
-	case rerr != nil || st.AnalyzerID == opts.ID():
-		return err // not the fingerprints: the format
-	case strings.HasPrefix(st.AnalyzerID, urlhash.IDPrefix[:len("urlhash/")]):
-		return fmt.Errorf("index %s holds URL fingerprints made by %s, not %s (these normalisation flags): use the --drop-param and --keep-* flags it was created with, or another index: %w",
-			dir, st.AnalyzerID, opts.ID(), index.ErrMismatch)
-	}
-	return fmt.Errorf("index %s holds article fingerprints (analyzer %q), not URL fingerprints (%s): URL and article fingerprints cannot share an index; give url dedup an index of its own: %w",
-		dir, st.AnalyzerID, opts.ID(), index.ErrMismatch)
-}
-
-// near returns the stored URLs near fp, except this job's (this run's
-// kept URLs are in memory); resumed reports that an interrupted run of
-// this job stored this very URL (raw at position seq).
-func (s *urlStore) near(fp simhash.Fingerprint, raw string, seq int64) (hits []urlHit, resumed bool, err error) {
-	ms, err := s.x.Near(context.Background(), fp, s.k)
-	if err != nil {
-		return nil, false, err
-	}
-	for _, m := range ms {
-		d, err := s.x.Get(context.Background(), m.ID)
-		if err != nil {
-			return nil, false, err
-		}
-		if d.Job == s.job {
-			resumed = resumed || (d.Seq == seq && d.Title == raw)
-			continue
-		}
-		u := d.Title
-		if u == "" {
-			u = d.ID
-		}
-		hits = append(hits, urlHit{kept: &keptURL{url: u, norm: d.ID, seq: -1}, dist: m.Distance})
-	}
-	return hits, resumed, nil
-}
-
-// add queues a kept URL, writing a batch when enough are queued.
-func (s *urlStore) add(fp simhash.Fingerprint, u *keptURL) error {
-	s.pending = append(s.pending, index.Doc{
-		ID: u.norm, Fingerprint: fp, ContentHash: simhash.HashWord(u.norm), Title: u.url,
-		Added: time.Now(), Job: s.job, Seq: u.seq,
-	})
-	if len(s.pending) >= urlBatch {
-		return s.flush()
-	}
-	return nil
-}
-
-func (s *urlStore) flush() error {
-	if len(s.pending) == 0 {
-		return nil
-	}
-	err := s.x.Add(context.Background(), s.pending...)
-	s.pending = s.pending[:0]
-	return err
-}
-
-// close writes what is queued and closes the index.
-func (s *urlStore) close() error {
-	return errors.Join(s.flush(), s.x.Close())
-}
-
-// urlJob names a url dedup --index run for resuming: the normaliser,
-// the distance, the input format and the inputs (absolute paths, sizes
-// and modification times). Standard input is never resumed: its job is
-// unique to the run.
-func urlJob(normID string, k int, field string, inputs []string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "neardup url dedup job v1\nnormalizer %s\nk %d\nurl-field %q\n", normID, k, field)
-	for _, in := range inputs {
-		if in == "-" {
-			fmt.Fprintf(h, "stdin %d %d\n", os.Getpid(), time.Now().UnixNano())
-			continue
-		}
-		if abs, err := filepath.Abs(in); err == nil {
-			in = abs
-		}
-		fmt.Fprintf(h, "input %q", in)
-		if fi, err := os.Stat(in); err == nil {
-			fmt.Fprintf(h, " %d %d", fi.Size(), fi.ModTime().UnixNano())
-		}
-		h.Write([]byte{'\n'})
-	}
-	return "url-" + hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// urlCluster collects the duplicates of one kept URL.
-type urlCluster struct {
-	kept    *keptURL
-	first   int64 // position of the first member
-	members []urlMemberJSON
-}
-
-// urlDeduper holds url dedup's state.
-type urlDeduper struct {
-	opts     *urlhash.Options
-	field    string
-	search   urlSearch
-	store    *urlStore // nil without --index
-	pairs    *outFile
-	unique   *outFile
-	rejects  *outFile
-	clusters map[*keptURL]*urlCluster // nil without --clusters
-	earlier  map[string]*keptURL      // an earlier run's kept URLs, by normalised URL, so clusters gather
-	seen     map[uint64]struct{}      // hashes of the normalised URLs read, to count exact duplicates
-	ew       io.Writer
-	seq      int64
-	sum      urlSummaryJSON
-}
-
 // maxShownURLRejects is how many bad lines url dedup reports on stderr.
 const maxShownURLRejects = 10
 
+// urlWriter writes url dedup's outputs as the outcomes arrive.
+type urlWriter struct {
+	pairs, unique, rejects *outFile        // nil when not asked for
+	clusters               *dedup.Clusters // nil unless --clusters
+	field                  string
+	ew                     io.Writer
+	nPairs, rejected       int64
+}
+
 func runURLDedup(c *cli.Context) (err error) {
-	start := time.Now()
 	pct := c.Float64("min-similarity")
 	if !(pct >= 50 && pct <= 100) {
 		hint := ""
@@ -623,8 +353,7 @@ func runURLDedup(c *cli.Context) (err error) {
 		}
 		return usagef(c, "--min-similarity %g: want a percentage from 50 to 100%s", pct, hint)
 	}
-	k := urlMaxDistance(pct)
-	opts := urlOptions(c)
+	norm := urlOptions(c)
 	inputs := c.Args().Slice()
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
@@ -632,85 +361,74 @@ func runURLDedup(c *cli.Context) (err error) {
 	if n := countStdin(inputs); n > 1 {
 		return usagef(c, "standard input (-) given %d times", n)
 	}
-	d := &urlDeduper{opts: opts, field: c.String("url-field"), ew: c.App.ErrWriter,
-		earlier: make(map[string]*keptURL), seen: make(map[uint64]struct{})}
-	d.sum.MinSimilarity, d.sum.MaxDistance, d.sum.Normalizer = pct, k, opts.ID()
-	if d.search, err = newURLSearch(k); err != nil {
-		return err
-	}
-	if ms, ok := d.search.(*memSearch); ok {
-		defer ms.m.Close()
-	}
-	d.sum.Search = d.search.describe()
+	opts := &dedup.URLOptions{MaxDistance: urlMaxDistance(pct), Normalize: norm, Field: c.String("url-field"), MaxLine: maxURLLine}
+	var store *index.Index
+	indexDesc := ""
 	if dir := c.String("index"); dir != "" {
-		if d.store, err = openURLIndex(dir, opts, k); err != nil {
+		if store, err = openURLIndex(c.Context, dir, norm, opts.MaxDistance); err != nil {
 			return err
 		}
-		d.store.job = urlJob(opts.ID(), k, d.field, inputs)
-		st, err := d.store.x.Stats(context.Background())
-		if err != nil {
-			d.store.close()
-			return err
-		}
-		d.sum.Search += fmt.Sprintf(" and index %s (%d blocks, %d tables, %s)", dir, st.Blocks, st.Tables, plural(st.Docs, "URL", "URLs"))
 		defer func() {
-			if cerr := d.store.close(); err == nil {
+			if cerr := store.Close(); err == nil {
 				err = cerr
 			}
 		}()
+		st, err := store.Stats(c.Context)
+		if err != nil {
+			return err
+		}
+		indexDesc = fmt.Sprintf(" and index %s (%d blocks, %d tables, %s)", dir, st.Blocks, st.Tables, plural(st.Docs, "URL", "URLs"))
+		opts.Job = dedup.URLJobID(norm.ID(), opts.MaxDistance, opts.Field, inputs)
+		opts.Batch = urlBatch
 	}
 
+	w := &urlWriter{field: opts.Field, ew: c.App.ErrWriter}
 	outs := &outputs{c: c}
-	open := outs.open
 	defer outs.abort()
-	if d.pairs, err = open("pairs"); err != nil {
-		return err
-	}
 	var clusters *outFile
-	if clusters, err = open("clusters"); err != nil {
-		return err
+	for _, out := range []struct {
+		flag string
+		f    **outFile
+	}{{"pairs", &w.pairs}, {"clusters", &clusters}, {"unique", &w.unique}, {"rejects", &w.rejects}} {
+		if *out.f, err = outs.open(out.flag); err != nil {
+			return err
+		}
 	}
-	if d.unique, err = open("unique"); err != nil {
-		return err
-	}
-	if d.rejects, err = open("rejects"); err != nil {
-		return err
-	}
-	if d.pairs == nil && clusters == nil && d.unique == nil {
-		if d.pairs, err = outs.create("-"); err != nil {
+	if w.pairs == nil && clusters == nil && w.unique == nil {
+		if w.pairs, err = outs.create("-"); err != nil {
 			return err
 		}
 	}
 	if clusters != nil {
-		d.clusters = make(map[*keptURL]*urlCluster)
+		w.clusters = dedup.NewClusters(opts.Job)
 	}
 
-	for _, in := range inputs {
-		if err := d.readInput(c.Context, in, c.App.Reader); err != nil {
-			return err
-		}
+	sum, err := dedup.RunURLs(c.Context, inputs, c.App.Reader, store, opts, w.emit)
+	if err != nil {
+		return err
 	}
+	var nClusters int64
 	if clusters != nil {
-		if err := d.writeClusters(clusters); err != nil {
-			return err
-		}
-	}
-	if d.store != nil {
-		// Store the last kept URLs before the outputs say they are kept.
-		if err := d.store.flush(); err != nil {
+		if nClusters, err = writeURLClusters(clusters, w.clusters); err != nil {
 			return err
 		}
 	}
 	if err := outs.commit(); err != nil {
 		return err
 	}
-	d.sum.Seconds = time.Since(start).Seconds()
-	if err := d.report(c); err != nil {
+	search := "every kept URL (no block layout covers the distance)"
+	if sum.Blocks > 0 {
+		search = fmt.Sprintf("in-memory block index (%d blocks, %d tables)", sum.Blocks, sum.Tables)
+	}
+	j := urlSummaryJSON{Lines: sum.Lines, URLs: sum.URLs, Unique: sum.Unique, Duplicates: sum.Exact + sum.Near, Exact: sum.Exact, Near: sum.Near,
+		Blank: sum.Blank, Rejected: sum.Rejected, InputErrors: sum.InputErrors, Resumed: sum.Resumed, Pairs: w.nPairs, Clusters: nClusters,
+		MinSimilarity: pct, MaxDistance: opts.MaxDistance, Search: search + indexDesc, Normalizer: norm.ID(), Seconds: sum.Elapsed.Seconds()}
+	if err := w.report(c, &j); err != nil {
 		return err
 	}
-	if d.sum.InputErrors > 0 {
+	if sum.InputErrors > 0 {
 		return &exitStatus{code: exitError, err: fmt.Errorf("%s could not be read to the end; the outputs cover the lines read",
-			plural(d.sum.InputErrors, "input", "inputs"))}
+			plural(sum.InputErrors, "input", "inputs"))}
 	}
 	return nil
 }
@@ -725,273 +443,113 @@ func countStdin(inputs []string) int {
 	return n
 }
 
-// readInput processes the lines of one input. Only errors that stop the
-// run are returned; unreadable inputs are reported and counted.
-func (d *urlDeduper) readInput(ctx context.Context, name string, stdin io.Reader) error {
-	source := name
-	var r io.Reader
-	if name == "-" {
-		source, r = "stdin", stdin
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return d.inputError(source, 0, err)
-		}
-		defer f.Close()
-		r = f
+// openURLIndex opens or creates the URL index in dir for distance k,
+// explaining the errors a user can act on.
+func openURLIndex(ctx context.Context, dir string, norm *urlhash.Options, k int) (*index.Index, error) {
+	if k > index.MaxLayoutDistance {
+		return nil, fmt.Errorf("--index %s: an index answers distances up to %d (--min-similarity above 84.375), not %d; use a higher --min-similarity or no --index",
+			dir, index.MaxLayoutDistance, k)
 	}
-	if strings.HasSuffix(name, ".gz") {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return d.inputError(source, 0, err)
-		}
-		defer zr.Close()
-		r = zr
+	x, err := archive.Open(ctx, dir, &archive.Options{AnalyzerID: norm.ID(), Distance: k})
+	var de *index.DistanceError
+	if err == nil || (!errors.As(err, &de) && !errors.Is(err, index.ErrMismatch)) {
+		return x, err
 	}
-	lines := input.NewLineReader(bufio.NewReaderSize(r, 64<<10), maxURLLine)
-	for line := 1; ; line++ {
-		if line%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		buf, tooLong, err := lines.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return d.inputError(source, line, err)
-		}
-		d.sum.Lines++
-		d.seq++
-		if line == 1 {
-			buf = bytes.TrimPrefix(buf, []byte("\xef\xbb\xbf"))
-		}
-		if tooLong {
-			if err := d.reject(rejectJSON{Source: source, Line: line, Reason: fmt.Sprintf("line longer than %d bytes", maxURLLine)}, buf[:min(len(buf), 200)]); err != nil {
-				return err
-			}
-			continue
-		}
-		// Lines end in "\n" or "\r\n": drop the "\r".
-		if err := d.process(source, line, bytes.TrimSuffix(buf, []byte("\r"))); err != nil {
-			return err
-		}
+	// The index checks the distance before the fingerprints: name a
+	// mismatch of the fingerprints first.
+	ro, rerr := archive.Open(ctx, dir, &archive.Options{ReadOnly: true})
+	if rerr != nil {
+		return nil, err
 	}
+	stored := ro.AnalyzerID()
+	ro.Close()
+	switch {
+	case stored == norm.ID() && de != nil:
+		return nil, fmt.Errorf("index %s answers distances up to %d (similarity ≥ %s), not %d (--min-similarity): its layout is fixed when it is created; create a new index for this --min-similarity",
+			dir, de.Max, percent(1-float64(de.Max)/64), k)
+	case stored == norm.ID():
+		return nil, err // not the fingerprints: the format
+	case strings.HasPrefix(stored, urlhash.IDPrefix[:len("urlhash/")]):
+		return nil, fmt.Errorf("index %s holds URL fingerprints made by %s, not %s (these normalisation flags): use the --drop-param and --keep-* flags it was created with, or another index: %w",
+			dir, stored, norm.ID(), index.ErrMismatch)
+	}
+	return nil, fmt.Errorf("index %s holds article fingerprints (analyzer %q), not URL fingerprints (%s): URL and article fingerprints cannot share an index; give url dedup an index of its own: %w",
+		dir, stored, norm.ID(), index.ErrMismatch)
 }
 
-// inputError reports an input that could not be read (to its end).
-func (d *urlDeduper) inputError(source string, line int, err error) error {
-	d.sum.InputErrors++
-	j := rejectJSON{Source: source, Line: line, Reason: err.Error()}
-	if d.rejects != nil {
-		if werr := writeURLJSON(d.rejects, j); werr != nil {
-			return werr
-		}
-	}
-	where := source
-	if line > 0 {
-		where += ":" + strconv.Itoa(line)
-	}
-	fmt.Fprintf(d.ew, "neardup url dedup: input error: %s: %v\n", where, err)
-	return nil
-}
-
-// reject reports a bad line.
-func (d *urlDeduper) reject(j rejectJSON, raw []byte) error {
-	d.sum.Rejected++
-	j.setRaw(raw)
-	if d.sum.Rejected <= maxShownURLRejects {
-		fmt.Fprintf(d.ew, "neardup url dedup: %s:%d: %s\n", j.Source, j.Line, j.Reason)
-	}
-	if d.rejects != nil {
-		return writeURLJSON(d.rejects, j)
-	}
-	return nil
-}
-
-// process decides one line.
-func (d *urlDeduper) process(source string, line int, raw []byte) error {
-	text := strings.TrimSpace(string(raw))
-	if text == "" {
-		d.sum.Blank++
-		return nil
-	}
-	u := text
-	if d.field != "" {
-		var err error
-		if u, err = urlField(raw, d.field); err != nil {
-			return d.reject(rejectJSON{Source: source, Line: line, Field: d.field, Reason: err.Error()}, raw)
-		}
-	}
-	p, err := urlhash.Normalize(u, d.opts)
-	if err != nil {
-		reason := strings.TrimPrefix(err.Error(), "urlhash: ")
-		if d.field == "" && strings.HasPrefix(text, "{") {
-			reason += " (for lines of JSON give --url-field NAME)"
-		}
-		return d.reject(rejectJSON{Source: source, Line: line, Field: d.field, Reason: reason}, raw)
-	}
-	u = strings.TrimSpace(u)
-	norm := p.String()
-	if d.store != nil && len(norm) > index.MaxIDLen {
-		return d.reject(rejectJSON{Source: source, Line: line, Field: d.field,
-			Reason: fmt.Sprintf("normalised URL of %d bytes: an index takes at most %d", len(norm), index.MaxIDLen)}, raw)
-	}
-	d.sum.URLs++
-	fp := p.Fingerprint()
-	h := simhash.HashWord(norm)
-	// A URL normalised like an earlier one is a duplicate: it has that
-	// URL's fingerprint, so it is within k of the same kept URLs.
-	_, exact := d.seen[h]
-	d.seen[h] = struct{}{}
-	hits, err := d.search.near(fp)
-	if err != nil {
-		return err
-	}
-	resumed := false
-	if d.store != nil {
-		more, r, err := d.store.near(fp, u, d.seq)
-		if err != nil {
-			return err
-		}
-		resumed = r
-		for _, h := range more {
-			if k, ok := d.earlier[h.kept.norm]; ok {
-				h.kept = k
-			} else {
-				d.earlier[h.kept.norm] = h.kept
+// emit writes one outcome; RunURLs calls it in input order.
+func (w *urlWriter) emit(o *dedup.URLOutcome) error {
+	switch o.Verdict {
+	case dedup.Unique:
+		if w.unique != nil {
+			if _, err := w.unique.Write(o.Raw); err != nil {
+				return err
 			}
-			hits = append(hits, h)
-		}
-	}
-	if len(hits) == 0 {
-		k := &keptURL{url: u, norm: norm, seq: d.seq}
-		d.sum.Unique++
-		if err := d.search.add(fp, k); err != nil {
+			_, err := w.unique.Write([]byte{'\n'})
 			return err
 		}
-		if d.store != nil {
-			if resumed {
-				d.sum.Resumed++
-			} else if err := d.store.add(fp, k); err != nil {
+	case dedup.Duplicate:
+		if w.pairs != nil {
+			for _, m := range o.Matches {
+				w.nPairs++
+				p := urlPairJSON{A: m.Title, B: o.URL, Distance: m.Distance, Similarity: 1 - float64(m.Distance)/64, Exact: m.Exact}
+				if err := writeURLJSON(w.pairs, p); err != nil {
+					return err
+				}
+			}
+		}
+		if w.clusters != nil {
+			w.clusters.AddURL(o)
+		}
+	case dedup.Rejected:
+		w.rejected++
+		j := newReject(&input.Record{}, o.Err)
+		// A URL that could not be normalised, and looks like JSON.
+		if w.field == "" && o.URL != "" && o.Normalized == "" && strings.HasPrefix(o.URL, "{") {
+			j.Reason += " (for lines of JSON give --url-field NAME)"
+		}
+		if w.rejected <= maxShownURLRejects {
+			fmt.Fprintf(w.ew, "neardup url dedup: %s:%d: %s\n", j.Source, j.Line, j.Reason)
+		}
+		if w.rejects != nil {
+			return writeURLJSON(w.rejects, j)
+		}
+	case dedup.InputFailed:
+		j := newReject(&input.Record{}, o.Err)
+		if w.rejects != nil {
+			if err := writeURLJSON(w.rejects, j); err != nil {
 				return err
 			}
 		}
-		if d.unique != nil {
-			if _, err := d.unique.Write(raw); err != nil {
-				return err
-			}
-			_, err := d.unique.Write([]byte{'\n'})
-			return err
+		where := j.Source
+		if j.Line > 0 {
+			where += ":" + strconv.Itoa(j.Line)
 		}
-		return nil
-	}
-	slices.SortFunc(hits, func(a, b urlHit) int {
-		if a.dist != b.dist {
-			return a.dist - b.dist
-		}
-		if a.kept.seq != b.kept.seq {
-			return int(a.kept.seq - b.kept.seq) // an earlier run's (-1) first
-		}
-		return strings.Compare(a.kept.norm, b.kept.norm)
-	})
-	d.sum.Duplicates++
-	if exact || slices.ContainsFunc(hits, func(h urlHit) bool { return h.kept.norm == norm }) {
-		d.sum.Exact++
-	} else {
-		d.sum.Near++
-	}
-	if d.pairs != nil {
-		for _, h := range hits {
-			d.sum.Pairs++
-			p := urlPairJSON{A: h.kept.url, B: u, Distance: h.dist, Similarity: 1 - float64(h.dist)/64, Exact: h.kept.norm == norm}
-			if err := writeURLJSON(d.pairs, p); err != nil {
-				return err
-			}
-		}
-	}
-	if d.clusters != nil {
-		best := hits[0]
-		cl := d.clusters[best.kept]
-		if cl == nil {
-			cl = &urlCluster{kept: best.kept, first: d.seq}
-			d.clusters[best.kept] = cl
-		}
-		cl.members = append(cl.members, urlMemberJSON{ID: u, Distance: best.dist, Similarity: 1 - float64(best.dist)/64, Exact: best.kept.norm == norm})
+		fmt.Fprintf(w.ew, "neardup url dedup: input error: %s: %s\n", where, j.Reason)
 	}
 	return nil
 }
 
-// urlField returns the string in field name of the JSON object line.
-func urlField(line []byte, name string) (string, error) {
-	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) {
-		return "", errors.New("not a JSON object")
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return "", fmt.Errorf("malformed JSON at byte %d: %v", se.Offset, err)
+// writeURLClusters writes the clusters in dedup.Clusters.Sorted's order
+// and returns how many.
+func writeURLClusters(out io.Writer, cls *dedup.Clusters) (int64, error) {
+	n := int64(0)
+	for _, cl := range cls.Sorted() {
+		j := urlClusterJSON{ID: cl.Title, Members: make([]urlMemberJSON, len(cl.Members))}
+		for i, m := range cl.Members {
+			j.Members[i] = urlMemberJSON{ID: m.ID, Distance: m.Distance, Similarity: 1 - float64(m.Distance)/64, Exact: m.Exact}
 		}
-		return "", fmt.Errorf("malformed JSON: %v", err)
-	}
-	v, ok := obj[name]
-	if !ok {
-		return "", fmt.Errorf("no field %q", name)
-	}
-	var s string
-	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
-		return "", fmt.Errorf("field %q is not a string: %s", name, shorten(string(v), 60))
-	}
-	return s, nil
-}
-
-// shorten cuts s to at most n bytes, marking the cut.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
-// writeClusters writes the clusters: first those of URLs stored by
-// earlier runs, in the order of their first duplicates, then those of
-// this run's kept URLs, in input order.
-func (d *urlDeduper) writeClusters(w io.Writer) error {
-	cls := make([]*urlCluster, 0, len(d.clusters))
-	for _, cl := range d.clusters {
-		cls = append(cls, cl)
-	}
-	slices.SortFunc(cls, func(a, b *urlCluster) int {
-		ka, kb := a.kept.seq, b.kept.seq
-		if ka < 0 {
-			ka = a.first - (1 << 62) // before every kept URL of this run
+		if err := writeURLJSON(out, j); err != nil {
+			return n, err
 		}
-		if kb < 0 {
-			kb = b.first - (1 << 62)
-		}
-		if ka != kb {
-			if ka < kb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.kept.norm, b.kept.norm)
-	})
-	for _, cl := range cls {
-		d.sum.Clusters++
-		if err := writeURLJSON(w, urlClusterJSON{ID: cl.kept.url, Members: cl.members}); err != nil {
-			return err
-		}
+		n++
 	}
-	return nil
+	return n, nil
 }
 
 // report prints the summary: text on stderr, and with --json an object
 // on stdout.
-func (d *urlDeduper) report(c *cli.Context) error {
-	s := &d.sum
+func (w *urlWriter) report(c *cli.Context, s *urlSummaryJSON) error {
 	ew := c.App.ErrWriter
 	fmt.Fprintf(ew, "neardup url dedup: %s: %s, %s kept, %s (%s exact: the same normalised URL as an earlier one), %s, %s, %s\n",
 		plural(s.Lines, "line", "lines"), plural(s.URLs, "URL", "URLs"), formatCount(s.Unique),
@@ -1008,8 +566,8 @@ func (d *urlDeduper) report(c *cli.Context) error {
 	}
 	if n := s.Rejected + s.InputErrors; n > 0 {
 		switch {
-		case d.rejects != nil:
-			fmt.Fprintf(ew, "neardup url dedup: %s written to %s\n", plural(n, "bad line or input", "bad lines or inputs"), d.rejects.path)
+		case w.rejects != nil:
+			fmt.Fprintf(ew, "neardup url dedup: %s written to %s\n", plural(n, "bad line or input", "bad lines or inputs"), w.rejects.path)
 		case s.Rejected > maxShownURLRejects:
 			fmt.Fprintf(ew, "neardup url dedup: %d more bad lines not shown (write them all with --rejects FILE)\n", s.Rejected-maxShownURLRejects)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -15,9 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/memstore"
-	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/urlhash"
 )
 
@@ -196,109 +193,6 @@ func TestURLMaxDistance(t *testing.T) {
 		if 100*(1-float64(d)/64) < tt.pct-1e-9 || (d < 64 && 100*(1-float64(d+1)/64) >= tt.pct+1e-9) {
 			t.Errorf("urlMaxDistance(%v) = %d: not the largest distance at that similarity", tt.pct, d)
 		}
-	}
-}
-
-// TestURLLayouts checks the help's claim: the index package has a
-// layout for every distance up to urlIndexMaxDistance (blocksFor's),
-// and none at all for the distances above, up to 80%.
-func TestURLLayouts(t *testing.T) {
-	for k := 0; k <= urlIndexMaxDistance; k++ {
-		m, err := memstore.Open(context.Background(), &index.Options{Blocks: layoutBlocks(k), MaxDistance: k})
-		if err != nil {
-			t.Errorf("k=%d: %d blocks: %v", k, layoutBlocks(k), err)
-			continue
-		}
-		if _, err := m.Near(context.Background(), 0, k); err != nil {
-			t.Errorf("k=%d: Near: %v", k, err)
-		}
-		m.Close()
-	}
-	for k := urlIndexMaxDistance + 1; k <= urlMaxDistance(urlSamePattern); k++ {
-		for b := k + 1; b <= 64; b++ {
-			if _, err := memstore.Open(context.Background(), &index.Options{Blocks: b, MaxDistance: k}); err == nil || !errors.Is(err, index.ErrLayout) {
-				t.Errorf("k=%d, %d blocks: NewMemory error %v, want ErrLayout", k, b, err)
-			}
-		}
-	}
-}
-
-// readURLs returns the fingerprints and normalised URLs of the URLs in
-// path, skipping those that do not parse.
-func readURLs(t testing.TB, path string) ([]simhash.Fingerprint, []string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var fps []simhash.Fingerprint
-	var norms []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		p, err := urlhash.Normalize(sc.Text(), nil)
-		if err != nil {
-			continue
-		}
-		fps = append(fps, p.Fingerprint())
-		norms = append(norms, p.String())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return fps, norms
-}
-
-// TestURLSearchAgree runs the greedy dedup of the fixture with the
-// block index and with the scan at every distance the index covers:
-// both must find the same kept URLs at every step.
-func TestURLSearchAgree(t *testing.T) {
-	t.Parallel()
-	fps, norms := readURLs(t, "testdata/url/urls.txt")
-	for k := 0; k <= urlIndexMaxDistance; k++ {
-		idx, err := newURLSearch(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := idx.(*memSearch); !ok {
-			t.Fatalf("k=%d: newURLSearch = %T, want *memSearch", k, idx)
-		}
-		scan := &scanSearch{k: k}
-		kept, near := 0, 0
-		for i, fp := range fps {
-			a, err := idx.near(fp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := scan.near(fp)
-			key := func(hs []urlHit) []string {
-				var s []string
-				for _, h := range hs {
-					s = append(s, fmt.Sprintf("%d %s", h.dist, h.kept.norm))
-				}
-				slices.Sort(s)
-				return s
-			}
-			if !slices.Equal(key(a), key(b)) {
-				t.Fatalf("k=%d, URL %d %s: index finds %q, scan %q", k, i, norms[i], key(a), key(b))
-			}
-			if len(a) > 0 {
-				near++
-				continue
-			}
-			u := &keptURL{url: norms[i], norm: norms[i], seq: int64(i)}
-			if err := idx.add(fp, u); err != nil {
-				t.Fatal(err)
-			}
-			scan.add(fp, u)
-			kept++
-		}
-		if kept == 0 || (k >= 3 && near == 0) {
-			t.Errorf("k=%d: %d kept, %d duplicates: the fixture does not exercise the search", k, kept, near)
-		}
-	}
-	if s, _ := newURLSearch(urlIndexMaxDistance + 1); !strings.HasPrefix(s.describe(), "every kept URL") {
-		t.Errorf("newURLSearch(%d) = %T, want a scan", urlIndexMaxDistance+1, s)
 	}
 }
 
@@ -536,31 +430,29 @@ func TestURLDedupIndex(t *testing.T) {
 		t.Errorf("rerun: stderr %q lacks %q", r.stderr, want)
 	}
 
-	// An interrupted run: the index holds the job's first 30 kept URLs.
+	// An interrupted run: the index holds the job's first 30 kept URLs
+	// (the run stops there, as an interrupt would stop it).
 	dir3 := filepath.Join(tmp, "interrupted.idx")
 	opts := &urlhash.Options{}
 	k := urlMaxDistance(urlClose)
-	s, err := openURLIndex(dir3, opts, k)
+	x, err := openURLIndex(context.Background(), dir3, opts, k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.job = urlJob(opts.ID(), k, "", []string{all})
-	seq := map[string]int64{}
-	for i, l := range lines {
-		if _, ok := seq[strings.TrimSpace(l)]; !ok {
-			seq[strings.TrimSpace(l)] = int64(i + 1)
+	errStop, kept := errors.New("interrupted"), 0
+	_, err = dedup.RunURLs(context.Background(), []string{all}, nil, x, &dedup.URLOptions{MaxDistance: k, Normalize: opts,
+		Job: dedup.URLJobID(opts.ID(), k, "", []string{all}), Batch: urlBatch}, func(o *dedup.URLOutcome) error {
+		if o.Verdict == dedup.Unique {
+			if kept++; kept == 30 {
+				return errStop
+			}
 		}
+		return nil
+	})
+	if err != errStop {
+		t.Fatalf("interrupted run: %v", err)
 	}
-	for _, u := range wantKept[:30] {
-		p, err := urlhash.Normalize(u, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.add(p.Fingerprint(), &keptURL{url: u, norm: p.String(), seq: seq[u]}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.close(); err != nil {
+	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
 	k3, p3, r := dedupKept(t, all, "--index", dir3)
@@ -635,49 +527,6 @@ func TestURLDedupLines(t *testing.T) {
 	if got := readFile(t, rejects); got != wantRejects {
 		t.Errorf("rejects %q, want %q", got, wantRejects)
 	}
-}
-
-func TestURLField(t *testing.T) {
-	tests := []struct {
-		line, want, err string
-	}{
-		{`{"url": "http://a.com/"}`, "http://a.com/", ""},
-		{`{"url": "http://a.com/\u0026x"}`, "http://a.com/&x", ""},
-		{`{"link": "http://a.com/"}`, "", `no field "url"`},
-		{`{"url": 42}`, "", `field "url" is not a string: 42`},
-		{`{"url": null}`, "", `field "url" is not a string: null`},
-		{`{"url": "x"`, "", "malformed JSON at byte 11: unexpected end of JSON input"},
-		{`http://a.com/`, "", "not a JSON object"},
-		{`{"url": "a", }`, "", "malformed JSON at byte 14: invalid character '}' looking for beginning of object key string"},
-		{`["http://a.com/"]`, "", "not a JSON object"},
-	}
-	for _, tt := range tests {
-		got, err := urlField([]byte(tt.line), "url")
-		gotErr := ""
-		if err != nil {
-			gotErr = err.Error()
-		}
-		if got != tt.want || gotErr != tt.err {
-			t.Errorf("urlField(%s) = %q, %q; want %q, %q", tt.line, got, gotErr, tt.want, tt.err)
-		}
-	}
-}
-
-func FuzzURLField(f *testing.F) {
-	for _, s := range []string{`{"url": "http://a.com/"}`, `{"url": 1}`, `{"url": "x"`, `[]`, `null`, `{"url":"\ud800"}`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		got, err := urlField([]byte(line), "url")
-		var obj struct {
-			URL *string `json:"url"`
-		}
-		jerr := json.Unmarshal([]byte(line), &obj)
-		if err == nil && (jerr != nil || obj.URL == nil || *obj.URL != got) {
-			// Duplicate keys: encoding/json keeps the last in both.
-			t.Fatalf("urlField(%q) = %q; json.Unmarshal: %v, %v", line, got, obj.URL, jerr)
-		}
-	})
 }
 
 func BenchmarkURLDedup(b *testing.B) {

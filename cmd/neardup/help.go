@@ -1,0 +1,39 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+)
+
+// helpCommand is "neardup help [COMMAND [SUBCOMMAND]]": the same text as
+// "neardup COMMAND [SUBCOMMAND] --help". (urfave/cli's own help command
+// shows a command that has subcommands, "idf" or "url", without its
+// description, and "help idf build" as "help idf".)
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the help of neardup or of a command",
+		ArgsUsage: "[COMMAND [SUBCOMMAND]]",
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			// Only known names: the run below must not do anything else.
+			cmds := c.App.Commands
+			for _, name := range c.Args().Slice() {
+				var next *cli.Command
+				for _, k := range cmds {
+					if k.HasName(name) {
+						next = k
+					}
+				}
+				if next == nil {
+					return usagef(c, "no command %q", name)
+				}
+				cmds = next.Subcommands
+			}
+			args := append(append([]string{c.App.Name}, c.Args().Slice()...), "--help")
+			return c.App.RunContext(c.Context, args)
+		},
+	}
+}
