@@ -477,7 +477,7 @@ func testSimilar(t *testing.T, open Opener) {
 	const editJ = 57.0 / 64
 	copyM := index.Match{ID: "copy", Title: "Copy", Distance: 0, Similarity: 1, Content: 1, Exact: true, Job: "j", Seq: 4}
 	aM := index.Match{ID: "a", Title: "A", Distance: 0, Similarity: 1, Content: 1, Exact: true}
-	nosketchM := index.Match{ID: "nosketch", Title: "No sketch", Distance: 1, Similarity: 63.0 / 64}
+	nosketchM := index.Match{ID: "nosketch", Title: "No sketch", Distance: 1, Similarity: 63.0 / 64, Unverified: true}
 	editM := index.Match{ID: "edit", Title: "Edit", Distance: 2, Similarity: 62.0 / 64, Content: editJ, Keywords: []tfidf.Keyword{{Word: "budget", Weight: 1}}}
 	farM := index.Match{ID: "far", Distance: 64, Similarity: 0, Content: 1}
 	unindexed := docs[0]
@@ -495,9 +495,9 @@ func testSimilar(t *testing.T, open Opener) {
 		{0.5, &docs[0], 0, []index.Match{copyM, editM, farM}}, // the edit through its bands
 		{0.5, &unindexed, 0, []index.Match{aM, copyM, editM, farM}},
 		{0.5, &bare, 3, []index.Match{aM, copyM,
-			{ID: "nosketch", Title: "No sketch", Distance: 1, Similarity: 63.0 / 64},
-			{ID: "other", Title: "Other", Distance: 1, Similarity: 63.0 / 64},
-			{ID: "edit", Title: "Edit", Distance: 2, Similarity: 62.0 / 64, Keywords: []tfidf.Keyword{{Word: "budget", Weight: 1}}}}},
+			{ID: "nosketch", Title: "No sketch", Distance: 1, Similarity: 63.0 / 64, Unverified: true},
+			{ID: "other", Title: "Other", Distance: 1, Similarity: 63.0 / 64, Unverified: true},
+			{ID: "edit", Title: "Edit", Distance: 2, Similarity: 62.0 / 64, Unverified: true, Keywords: []tfidf.Keyword{{Word: "budget", Weight: 1}}}}},
 		{0.5, &index.Doc{ID: "none", Fingerprint: 0x0f0f, ContentHash: 1}, 3, nil},
 	}
 	xs := map[float64]*index.Index{}
