@@ -1,10 +1,9 @@
 package index
 
 import (
-	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,67 +11,93 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// The key bytes of fingerprint 0123456789abcdef and ID "a", worked out by
-// hand (and checked with a separate Python script) from the layout in the
-// package documentation.
+// The Keys of fingerprint 0123456789abcdef in one table of each layout,
+// worked out by hand (and checked with a separate Python script) from
+// the layout in the package documentation. badgerstore's
+// TestTableKeyGolden checks the bytes it files these Keys under.
 func TestTableKeyGolden(t *testing.T) {
 	const fp = simhash.Fingerprint(0x0123456789abcdef)
 	tests := []struct {
 		blocks, maxDist, table int
-		key                    string // hex
+		bits                   uint8
+		value                  uint64
 	}{
-		{4, 3, 0, "74" + "00" + "0123" + "0123456789abcdef" + "61"},
-		{4, 3, 1, "74" + "01" + "4567" + "0123456789abcdef" + "61"},
-		{4, 3, 3, "74" + "03" + "cdef" + "0123456789abcdef" + "61"},
-		{5, 3, 0, "74" + "00" + "01234540" + "0123456789abcdef" + "61"}, // blocks {0,1}: 26 bits, 6 zero bits of padding
-		{5, 3, 4, "74" + "04" + "68acf100" + "0123456789abcdef" + "61"}, // blocks {1,2}
-		{5, 3, 9, "74" + "09" + "d5e6f780" + "0123456789abcdef" + "61"}, // blocks {3,4}: 13+12 bits
-		{6, 3, 19, "74" + "13" + "13579bde" + "0123456789abcdef" + "61"},
-		{8, 6, 27, "74" + "1b" + "cdef" + "0123456789abcdef" + "61"},
-		{4, 2, 5, "74" + "05" + "89abcdef" + "0123456789abcdef" + "61"},
-		{1, 0, 0, "74" + "00" + "0123456789abcdef" + "0123456789abcdef" + "61"},
+		{4, 3, 0, 16, 0x0123},
+		{4, 3, 1, 16, 0x4567},
+		{4, 3, 3, 16, 0xcdef},
+		{5, 3, 0, 26, 0x48d15},    // blocks {0,1}: 0x0123456789abcdef >> 38
+		{5, 3, 4, 26, 0x1a2b3c4},  // blocks {1,2}
+		{5, 3, 9, 25, 0x1abcdef},  // blocks {3,4}: 13+12 bits
+		{6, 3, 19, 31, 0x9abcdef}, // blocks {3,4,5}: 11+10+10 bits
+		{8, 6, 27, 16, 0xcdef},    // blocks {6,7}
+		{4, 2, 5, 32, 0x89abcdef},
+		{1, 0, 0, 64, 0x0123456789abcdef},
 	}
 	for _, tt := range tests {
 		l, err := newLayout(tt.blocks, tt.maxDist)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := hex.EncodeToString(l.appendTableKey(nil, tt.table, fp, "a"))
-		if got != tt.key {
-			t.Errorf("(%d,%d) table %d: key %s, want %s", tt.blocks, tt.maxDist, tt.table, got, tt.key)
-		}
-		tab, gotFP, id, err := l.parseTableKey(mustHex(t, tt.key))
-		if err != nil || tab != tt.table || gotFP != fp || id != "a" {
-			t.Errorf("(%d,%d) parse %s = %d, %v, %q, %v", tt.blocks, tt.maxDist, tt.key, tab, gotFP, id, err)
+		want := Key{Kind: KindTable, Table: uint8(tt.table), Bits: tt.bits, Value: tt.value}
+		if got := l.key(tt.table, fp); got != want {
+			t.Errorf("(%d,%d) table %d: key %v, want %v", tt.blocks, tt.maxDist, tt.table, got, want)
 		}
 	}
 }
 
-func TestOtherKeysGolden(t *testing.T) {
-	tests := []struct {
-		name string
-		got  []byte
+func TestBandValue(t *testing.T) {
+	var s simhash.Sketch
+	for i := range s {
+		s[i] = uint16(i)
+	}
+	for b, want := range map[int]uint64{0: 0x0000_0001_0002_0003, 2: 0x0008_0009_000a_000b, 15: 0x003c_003d_003e_003f} {
+		if got := bandValue(&s, b); got != want {
+			t.Errorf("band %d: %016x, want %016x", b, got, want)
+		}
+	}
+}
+
+func TestKeyString(t *testing.T) {
+	for _, tt := range []struct {
+		k    Key
 		want string
 	}{
-		{"doc", docKey("a"), "6461"},
-		{"content", contentKey(0x0123456789abcdef, "a"), "63" + "0123456789abcdef" + "61"},
-		{"content prefix", contentPrefix(0xff), "63" + "00000000000000ff"},
-		{"meta", metaKey(metaLayout), "6d" + hex.EncodeToString([]byte("layout"))},
-	}
-	for _, tt := range tests {
-		if got := hex.EncodeToString(tt.got); got != tt.want {
-			t.Errorf("%s key %s, want %s", tt.name, got, tt.want)
+		{Key{Kind: KindTable, Table: 1, Bits: 16, Value: 0x4567}, "t1/16:4567"},
+		{Key{Kind: KindBand, Table: 3, Value: 0xab}, "b3:00000000000000ab"},
+		{Key{Kind: KindContent, Value: 1}, "c:0000000000000001"},
+		{Key{Kind: 'x', Table: 1, Bits: 2, Value: 3}, "kind 'x' table 1 bits 2 value 3"},
+	} {
+		if got := tt.k.String(); got != tt.want {
+			t.Errorf("%#v: %q, want %q", tt.k, got, tt.want)
 		}
 	}
 }
 
-func mustHex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
+// Flipping bits of one block changes the key of exactly the tables that
+// keep that block.
+func TestKeyBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, lk := range [][2]int{{4, 3}, {5, 3}, {6, 3}, {8, 6}, {7, 3}, {1, 0}} {
+		l, err := newLayout(lk[0], lk[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 200 {
+			fp := simhash.Fingerprint(r.Uint64())
+			b := r.IntN(l.blocks)
+			bit := l.start[b] + r.IntN(l.width[b]) // from the most significant bit
+			g := fp ^ 1<<(63-bit)
+			for ti, tab := range l.tables {
+				keeps := false
+				for _, x := range tab.blocks {
+					keeps = keeps || x == b
+				}
+				if changed := l.key(ti, fp) != l.key(ti, g); changed != keeps {
+					t.Fatalf("%v: flipping bit %d (block %d) changes the key of table %d %v: %v", lk, bit, b, ti, tab.blocks, changed)
+				}
+			}
+		}
 	}
-	return b
 }
 
 func TestLayoutValidation(t *testing.T) {
@@ -182,48 +207,27 @@ func TestCover(t *testing.T) {
 	}
 }
 
-func TestParseTableKeyErrors(t *testing.T) {
-	l, _ := newLayout(4, 3)
-	good := l.appendTableKey(nil, 1, 0x0123456789abcdef, "a")
-	bad := map[string][]byte{
-		"empty":        {},
-		"wrong kind":   append([]byte{'d'}, good[1:]...),
-		"table 4 of 4": append([]byte{'t', 4}, good[2:]...),
-		"short":        good[:11],
-		"disagree":     append([]byte{'t', 1, 0x45, 0x68}, good[4:]...),
+// LayoutFor lays out the default index up to distance 3, and k+2 blocks
+// of two-block tables above, each a valid layout up to
+// MaxLayoutDistance; one more would need 66 tables.
+func TestLayoutFor(t *testing.T) {
+	tests := []struct{ k, blocks, maxDist, tables int }{
+		{0, 4, 3, 4}, {1, 4, 3, 4}, {3, 4, 3, 4}, {4, 6, 4, 15}, {5, 7, 5, 21}, {8, 10, 8, 45}, {9, 11, 9, 55},
 	}
-	for name, key := range bad {
-		if _, _, _, err := l.parseTableKey(key); !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: error %v, want ErrCorrupt", name, err)
+	for _, tt := range tests {
+		b, k := LayoutFor(tt.k)
+		if b != tt.blocks || k != tt.maxDist {
+			t.Errorf("LayoutFor(%d) = %d, %d; want %d, %d", tt.k, b, k, tt.blocks, tt.maxDist)
+			continue
+		}
+		l, err := newLayout(b, k)
+		if err != nil || len(l.tables) != tt.tables {
+			t.Errorf("LayoutFor(%d): newLayout(%d, %d) = %v tables, %v; want %d", tt.k, b, k, l, err, tt.tables)
 		}
 	}
-}
-
-// FuzzKey checks that table keys decode to what was encoded, for every
-// layout, and that decoding arbitrary bytes fails cleanly.
-func FuzzKey(f *testing.F) {
-	f.Add(uint8(4), uint8(3), uint8(1), uint64(0x0123456789abcdef), "a", []byte("t\x01\x45\x67\x01\x23\x45\x67\x89\xab\xcd\xef"))
-	f.Add(uint8(5), uint8(3), uint8(9), uint64(0), "", []byte{})
-	f.Add(uint8(1), uint8(0), uint8(0), uint64(1<<63), "id\x00x", []byte("t\x00"))
-	f.Fuzz(func(t *testing.T, blocks, maxDist, tab uint8, fp uint64, id string, raw []byte) {
-		l, err := newLayout(int(blocks%20)+1, int(maxDist%8))
-		if err != nil {
-			return
-		}
-		_, _, _, _ = l.parseTableKey(raw) // must not panic
-		ti := int(tab) % len(l.tables)
-		key := l.appendTableKey(nil, ti, simhash.Fingerprint(fp), id)
-		gotT, gotFP, gotID, err := l.parseTableKey(key)
-		if err != nil || gotT != ti || gotFP != simhash.Fingerprint(fp) || gotID != id {
-			t.Fatalf("round trip of (%d, %x, %q): %d, %v, %q, %v", ti, fp, id, gotT, gotFP, gotID, err)
-		}
-		prefix := l.appendTablePrefix(nil, ti, simhash.Fingerprint(fp))
-		if !bytes.HasPrefix(key, prefix) {
-			t.Fatalf("key %x lacks prefix %x", key, prefix)
-		}
-		h, cid, err := parseContentKey(contentKey(fp, id))
-		if err != nil || h != fp || cid != id {
-			t.Fatalf("content key round trip of (%x, %q): %x, %q, %v", fp, id, h, cid, err)
-		}
-	})
+	if b, k := LayoutFor(MaxLayoutDistance + 1); b != 12 {
+		t.Errorf("LayoutFor(%d) = %d, %d", MaxLayoutDistance+1, b, k)
+	} else if _, err := newLayout(b, k); !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "66 tables") {
+		t.Errorf("the layout one past MaxLayoutDistance: %v, want 66 tables refused", err)
+	}
 }

@@ -115,3 +115,12 @@ func FuzzDecodeDoc(f *testing.F) {
 		}
 	})
 }
+
+func mustHex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

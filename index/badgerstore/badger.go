@@ -268,10 +268,11 @@ func Open(dir string, opts *Options) (*Store, error) {
 func openBadger(dir string, o Options) (*badger.DB, error) {
 	var before map[string]bool
 	if !o.ReadOnly {
-		// An empty memtable log left by a writer killed while Badger
-		// created it (before sizing it) holds no writes but fails every
-		// open. (A live writer's log is sized the moment it is created.)
-		removeEmptyMem(dir)
+		// An empty log (memtable or value log) left by a writer killed
+		// while Badger created it (before sizing it) holds no writes but
+		// fails the next open. (A live writer's log is sized the moment
+		// it is created.)
+		removeEmptyLogs(dir)
 		before = logFiles(dir)
 	}
 	db, err := badger.Open(badgerOptions(dir, o))
@@ -283,7 +284,7 @@ func openBadger(dir string, o Options) (*badger.DB, error) {
 		return nil, fmt.Errorf("%w: %s", ErrInUse, dir)
 	case o.ReadOnly && strings.Contains(msg, "no manifest found"):
 		return nil, fmt.Errorf("index: %s: %w: no index there to open read-only", dir, ErrNotFound)
-	case o.ReadOnly && (strings.Contains(msg, "Log truncate required") || hasEmptyMem(dir)):
+	case o.ReadOnly && (strings.Contains(msg, "Log truncate required") || hasEmptyLog(dir)):
 		rw := o
 		rw.ReadOnly = false
 		db, err := openBadger(dir, rw)
@@ -310,21 +311,23 @@ func openBadger(dir string, o Options) (*badger.DB, error) {
 	return nil, fmt.Errorf("index: open %s: %w", dir, err)
 }
 
-// hasEmptyMem reports whether dir holds an empty .mem file. A log with
-// data starts with a header; an empty .vlog is harmless.
-func hasEmptyMem(dir string) bool {
+// hasEmptyLog reports whether dir holds an empty .mem or .vlog file. A
+// log with data starts with a header; Badger fails to open an empty one
+// (an empty .vlog: "Open existing file … Create a new file" for writing,
+// a failed truncate read-only).
+func hasEmptyLog(dir string) bool {
 	for name := range logFiles(dir) {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Size() == 0 && strings.HasSuffix(name, ".mem") {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Size() == 0 {
 			return true
 		}
 	}
 	return false
 }
 
-func removeEmptyMem(dir string) {
+func removeEmptyLogs(dir string) {
 	for name := range logFiles(dir) {
 		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Size() == 0 && strings.HasSuffix(name, ".mem") {
+		if fi, err := os.Stat(p); err == nil && fi.Size() == 0 {
 			os.Remove(p)
 		}
 	}
@@ -833,15 +836,14 @@ func (s *Store) fillTxn(txn *badger.Txn, writes []index.Write, limit int) (n int
 	s.bmu.Lock()
 	for i := range writes[:n] {
 		w := &writes[i]
-		if w.Record == nil {
-			continue
-		}
 		for _, k := range w.Keys {
 			if k.Kind == index.KindContent {
-				s.bloom.add(k.Value)
+				s.bloom.add(k.Value) // with or without a record: Postings must find it
 			}
 		}
-		s.ids.add(xxhash.Sum64String(w.ID))
+		if w.Record != nil {
+			s.ids.add(xxhash.Sum64String(w.ID))
+		}
 	}
 	s.bmu.Unlock()
 	return n, added, removed, nil

@@ -1,18 +1,19 @@
 //go:build ignore
 
-// bench_ingest builds a Badger index of random fingerprints with
-// realistic records and measures ingest rate, Near latency, bytes on
-// disk and peak RSS; optionally it does the same queries on a Memory
-// index. It is a program rather than a benchmark because a 10M index
-// takes minutes to build.
+// bench_ingest builds an index of random fingerprints with realistic
+// records in a Badger store and measures ingest rate, Near latency,
+// bytes on disk and peak RSS; optionally it does the same queries on an
+// index in memory. It is a program rather than a benchmark because a
+// 10M index takes minutes to build.
 //
 //	go run bench_ingest.go -n 1000000 -memory
 //	go run bench_ingest.go -n 1000000 -load -sketch=false
-//	go run bench_ingest.go -n 1000000 -real ../../shared/corpora
+//	go run bench_ingest.go -n 1000000 -real ../../../shared/corpora
 //	go run bench_ingest.go -n 10000000 -dir /work/tmp/idx10m
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -30,22 +31,32 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
+
+// ownFlags gives the program a flag set of its own before its flags are
+// defined: importing neardup imports OpenCC's package, which registers a
+// -dir flag on flag.CommandLine that means nothing here.
+var ownFlags = func() bool {
+	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
+	return true
+}()
 
 var (
 	n        = flag.Int("n", 1_000_000, "fingerprints to index")
 	batch    = flag.Int("batch", 1000, "documents per Add call")
 	queries  = flag.Int("queries", 10000, "Near queries, each with a planted neighbour 0 to 3 bits away")
 	dir      = flag.String("dir", "", "index directory (default: a new temporary directory, removed at the end)")
-	memory   = flag.Bool("memory", false, "also build a Memory index and measure its query rate")
+	memory   = flag.Bool("memory", false, "also build an index in memory (memstore) and measure its query rate")
 	noBadger = flag.Bool("nobadger", false, "skip the Badger index (with -memory)")
 	sketch   = flag.Bool("sketch", true, "give documents a MinHash sketch (and so 16 band keys each); false measures the fingerprint tables alone")
 	cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the query phase to this file")
 	reuse    = flag.Bool("reuse", false, "query an existing index in -dir built by an earlier run with the same -n (skip ingest)")
-	load     = flag.Bool("load", false, "fill the index with Index.Load (the bulk path) instead of Add in batches")
+	load     = flag.Bool("load", false, "fill the index with Index.Load (Badger's bulk path) instead of Add in batches")
 	bare     = flag.Bool("bare", false, "documents of an ID and a fingerprint only, as add --fingerprints makes (no title, keywords, content hash or sketch)")
 	realDir  = flag.String("real", "", "also index the fingerprints of every article of the corpora (*.jsonl.gz) in `DIR`, made by the default analyzer, and query those instead of random ones")
 )
@@ -142,6 +153,7 @@ func peakRSS() string {
 
 func main() {
 	flag.Parse()
+	ctx := context.Background()
 	d := *dir
 	if d == "" {
 		tmp, err := os.MkdirTemp("", "neardup-bench")
@@ -174,7 +186,7 @@ func main() {
 	if *noBadger {
 		*reuse = true // only regenerate the fingerprints
 	}
-	x, err := index.Open(d, nil)
+	x, err := badgerstore.OpenIndex(ctx, d, nil, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -186,7 +198,7 @@ func main() {
 			fps = append(fps, doc(r, i).Fingerprint)
 		}
 	case *load:
-		got, err := x.Load(func(yield func(index.Doc) bool) {
+		got, err := x.Load(ctx, func(yield func(index.Doc) bool) {
 			for i := 0; i < *n; i++ {
 				dd := doc(r, i)
 				fps = append(fps, dd.Fingerprint)
@@ -214,7 +226,7 @@ func main() {
 			docs = append(docs, dd)
 			if len(docs) == *batch || i == *n-1 {
 				t := time.Now()
-				if err := x.Add(docs...); err != nil {
+				if err := x.Add(ctx, docs...); err != nil {
 					log.Fatal(err)
 				}
 				addTime += time.Since(t)
@@ -229,7 +241,7 @@ func main() {
 			for j := i; j < min(i+*batch, len(reals)); j++ {
 				docs = append(docs, realDoc(j))
 			}
-			if err := x.Add(docs...); err != nil {
+			if err := x.Add(ctx, docs...); err != nil {
 				log.Fatal(err)
 			}
 		}
@@ -240,12 +252,12 @@ func main() {
 		log.Fatal(err)
 	}
 	t := time.Now()
-	x, err = index.Open(d, nil)
+	x, err = badgerstore.OpenIndex(ctx, d, nil, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("reopen (filters from the file Close saved): %v\n", time.Since(t).Round(time.Millisecond))
-	s, err := x.Stats()
+	s, err := x.Stats(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -273,7 +285,8 @@ func main() {
 		}
 		qs[i] = query{fp, want}
 	}
-	measure := func(name string, near func(simhash.Fingerprint, int) ([]index.Match, error)) {
+	measure := func(name string, x *index.Index) {
+		near := func(fp simhash.Fingerprint, k int) ([]index.Match, error) { return x.Near(ctx, fp, k) }
 		lat := make([]time.Duration, len(qs))
 		found, matches := 0, 0
 		for i, q := range qs {
@@ -321,32 +334,37 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	if !*noBadger {
-		measure("badger (cold)", x.Near)
-		measure("badger (warm)", x.Near)
+		measure("badger (cold)", x)
+		measure("badger (warm)", x)
 		fmt.Println("peak RSS after badger:", peakRSS())
 	}
 	x.Close()
 
 	if *memory {
-		m, err := index.NewMemory(nil)
+		m, err := memstore.Open(ctx, nil)
 		if err != nil {
 			log.Fatal(err)
 		}
+		defer m.Close()
 		r := rand.New(rand.NewPCG(42, 42))
 		t := time.Now()
 		docs := make([]index.Doc, 0, *batch)
 		for i := 0; i < *n; i++ {
 			docs = append(docs, doc(r, i))
 			if len(docs) == *batch || i == *n-1 {
-				m.Add(docs...)
+				if err := m.Add(ctx, docs...); err != nil {
+					log.Fatal(err)
+				}
 				docs = docs[:0]
 			}
 		}
 		for i := range reals {
-			m.Add(realDoc(i))
+			if err := m.Add(ctx, realDoc(i)); err != nil {
+				log.Fatal(err)
+			}
 		}
 		fmt.Printf("memory: built in %v\n", time.Since(t).Round(time.Millisecond))
-		measure("memory", m.Near)
+		measure("memory", m)
 		fmt.Println("peak RSS after memory:", peakRSS())
 	}
 }

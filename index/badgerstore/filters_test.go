@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/neardup/neardup/index"
 )
 
 // Open uses the filters file only when it describes the database as it
@@ -15,12 +17,12 @@ func TestFiltersFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
 	add := func(opts *Options, from, to int) {
 		t.Helper()
-		x, err := Open(dir, opts)
+		x, err := OpenIndex(t.Context(), dir, opts, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := from; i < to; i++ {
-			if err := x.Add(Doc{ID: fmt.Sprint("d", i), ContentHash: mix64(uint64(i))}); err != nil {
+			if err := x.Add(t.Context(), index.Doc{ID: fmt.Sprint("d", i), ContentHash: mix64(uint64(i))}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -32,20 +34,17 @@ func TestFiltersFile(t *testing.T) {
 	// document and whether it was loaded from the file.
 	check := func(what string, opts *Options, docs int, fromFile bool) {
 		t.Helper()
-		x, err := Open(dir, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		x, s := openDir(t, dir, opts, nil)
 		defer x.Close()
-		if err := x.loadFilters(x.db.MaxVersion()); (err == nil) != fromFile {
+		if err := s.loadFilters(s.db.MaxVersion()); (err == nil) != fromFile {
 			t.Errorf("%s: loadFilters: %v, want success %v", what, err, fromFile)
 		}
-		s, _ := x.Stats()
-		if s.Docs != int64(docs) {
-			t.Errorf("%s: %d docs, want %d", what, s.Docs, docs)
+		st, _ := x.Stats(t.Context())
+		if st.Docs != int64(docs) {
+			t.Errorf("%s: %d docs, want %d", what, st.Docs, docs)
 		}
-		for i := 0; i < docs; i++ {
-			if ids, err := x.Exact(mix64(uint64(i))); err != nil || len(ids) != 1 {
+		for i := range docs {
+			if ids, err := x.Exact(t.Context(), mix64(uint64(i))); err != nil || len(ids) != 1 {
 				t.Fatalf("%s: Exact of document %d = %q, %v", what, i, ids, err)
 			}
 		}
@@ -68,20 +67,20 @@ func TestFiltersFile(t *testing.T) {
 
 	// A read-only open neither uses nor writes a stale file; the next
 	// writer's Close saves a good one.
-	x, err := Open(dir, &Options{ReadOnly: true})
+	s, err := Open(dir, &Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.Close()
+	s.Close()
 	check("after a writer's Close", nil, 150, true)
-	x, err = Open(dir, &Options{ReadOnly: true})
+	s, err = Open(dir, &Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := x.loadFilters(x.db.MaxVersion()); err != nil {
+	if err := s.loadFilters(s.db.MaxVersion()); err != nil {
 		t.Errorf("read-only open of a good file: %v", err)
 	}
-	x.Close()
+	s.Close()
 
 	// One flipped byte.
 	good, _ := os.ReadFile(path)
@@ -103,12 +102,13 @@ func TestFiltersFile(t *testing.T) {
 // loadFilters never panics on a damaged file and installs only what
 // passes its checks.
 func FuzzLoadFilters(f *testing.F) {
-	x, dir := openTemp(f, nil)
-	if err := x.Add(Doc{ID: "a", ContentHash: 1}, Doc{ID: "b", ContentHash: 2}); err != nil {
+	dir := filepath.Join(f.TempDir(), "idx")
+	x, s := openDir(f, dir, nil, nil)
+	if err := x.Add(f.Context(), index.Doc{ID: "a", ContentHash: 1}, index.Doc{ID: "b", ContentHash: 2}); err != nil {
 		f.Fatal(err)
 	}
-	stamp := x.db.MaxVersion()
-	if err := x.saveFilters(stamp); err != nil {
+	stamp := s.db.MaxVersion()
+	if err := s.saveFilters(stamp); err != nil {
 		f.Fatal(err)
 	}
 	good, err := os.ReadFile(filepath.Join(dir, filtersFile))
@@ -123,10 +123,10 @@ func FuzzLoadFilters(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, filtersFile), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := x.loadFilters(stamp); err == nil {
+		if err := s.loadFilters(stamp); err == nil {
 			// Whatever loaded must know the two documents.
 			for _, h := range []uint64{1, 2} {
-				if !x.mayContain(h) {
+				if !s.mayContain(h) {
 					t.Fatalf("loaded filter lacks content hash %d", h)
 				}
 			}

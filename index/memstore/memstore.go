@@ -136,18 +136,23 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 		for _, k := range w.OldKeys {
 			s.remove(k, w.ID)
 		}
+		var id string
 		if w.Record == nil {
 			delete(s.recs, w.ID)
-			continue
+			if len(w.Keys) == 0 {
+				continue
+			}
+			id = strings.Clone(w.ID) // postings without a record
+		} else {
+			// One allocation for the ID and the record.
+			var sb strings.Builder
+			sb.Grow(len(w.ID) + len(w.Record))
+			sb.WriteString(w.ID)
+			sb.Write(w.Record)
+			all := sb.String()
+			id = all[:len(w.ID)]
+			s.recs[id] = []byte(all[len(w.ID):])
 		}
-		// One allocation for the ID and the record.
-		var sb strings.Builder
-		sb.Grow(len(w.ID) + len(w.Record))
-		sb.WriteString(w.ID)
-		sb.Write(w.Record)
-		all := sb.String()
-		id := all[:len(w.ID)]
-		s.recs[id] = []byte(all[len(w.ID):])
 		for _, k := range w.Keys {
 			p := index.Posting{ID: id}
 			if k.Kind == index.KindTable {

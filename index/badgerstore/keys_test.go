@@ -1,0 +1,293 @@
+package badgerstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/tfidf"
+)
+
+func mustHex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The key bytes of fingerprint 0123456789abcdef and ID "a", worked out by
+// hand (and checked with a separate Python script) from the layout in the
+// package documentation: the bytes the index package wrote before the
+// Store seam, so that old archives open. index's TestTableKeyGolden
+// checks that the layout makes these Keys of the fingerprint.
+func TestTableKeyGolden(t *testing.T) {
+	const fp = simhash.Fingerprint(0x0123456789abcdef)
+	tests := []struct {
+		key index.Key
+		hex string
+	}{
+		{index.Key{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x0123}, "74" + "00" + "0123" + "0123456789abcdef" + "61"},                         // (4,3) table 0
+		{index.Key{Kind: index.KindTable, Table: 1, Bits: 16, Value: 0x4567}, "74" + "01" + "4567" + "0123456789abcdef" + "61"},                         // (4,3) table 1
+		{index.Key{Kind: index.KindTable, Table: 3, Bits: 16, Value: 0xcdef}, "74" + "03" + "cdef" + "0123456789abcdef" + "61"},                         // (4,3) table 3
+		{index.Key{Kind: index.KindTable, Table: 0, Bits: 26, Value: 0x48d15}, "74" + "00" + "01234540" + "0123456789abcdef" + "61"},                    // (5,3) blocks {0,1}: 26 bits, 6 zero bits of padding
+		{index.Key{Kind: index.KindTable, Table: 4, Bits: 26, Value: 0x1a2b3c4}, "74" + "04" + "68acf100" + "0123456789abcdef" + "61"},                  // (5,3) blocks {1,2}
+		{index.Key{Kind: index.KindTable, Table: 9, Bits: 25, Value: 0x1abcdef}, "74" + "09" + "d5e6f780" + "0123456789abcdef" + "61"},                  // (5,3) blocks {3,4}: 13+12 bits
+		{index.Key{Kind: index.KindTable, Table: 19, Bits: 31, Value: 0x9abcdef}, "74" + "13" + "13579bde" + "0123456789abcdef" + "61"},                 // (6,3) blocks {3,4,5}
+		{index.Key{Kind: index.KindTable, Table: 27, Bits: 16, Value: 0xcdef}, "74" + "1b" + "cdef" + "0123456789abcdef" + "61"},                        // (8,6) blocks {6,7}
+		{index.Key{Kind: index.KindTable, Table: 5, Bits: 32, Value: 0x89abcdef}, "74" + "05" + "89abcdef" + "0123456789abcdef" + "61"},                 // (4,2) blocks {2,3}
+		{index.Key{Kind: index.KindTable, Table: 0, Bits: 64, Value: 0x0123456789abcdef}, "74" + "00" + "0123456789abcdef" + "0123456789abcdef" + "61"}, // (1,0)
+	}
+	for _, tt := range tests {
+		if got := hex.EncodeToString(appendPostingKey(nil, tt.key, fp, "a")); got != tt.hex {
+			t.Errorf("%v: key %s, want %s", tt.key, got, tt.hex)
+		}
+		n := len(tt.hex)/2 - 9
+		if got := hex.EncodeToString(appendPrefix(nil, tt.key)); got != tt.hex[:2*n] || prefixLen(tt.key) != n {
+			t.Errorf("%v: prefix %s (length %d), want %s", tt.key, got, prefixLen(tt.key), tt.hex[:2*n])
+		}
+	}
+}
+
+func TestOtherKeysGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"doc", docKey("a"), "6461"},
+		{"content", appendPostingKey(nil, index.Key{Kind: index.KindContent, Value: 0x0123456789abcdef}, 0x5555, "a"), "63" + "0123456789abcdef" + "61"},
+		{"content prefix", appendPrefix(nil, index.Key{Kind: index.KindContent, Value: 0xff}), "63" + "00000000000000ff"},
+		// 'b', band 2, the values 8 9 10 11 as 16-bit big-endian, "id"
+		{"band", appendPostingKey(nil, index.Key{Kind: index.KindBand, Table: 2, Value: 0x0008_0009_000a_000b}, 0x5555, "id"), "6202" + "00080009000a000b" + "6964"},
+		{"band prefix", appendPrefix(nil, index.Key{Kind: index.KindBand, Table: 15, Value: 1}), "620f" + "0000000000000001"},
+		{"meta", metaKey(index.MetaLayout), "6d" + hex.EncodeToString([]byte("layout"))},
+		{"meta format", metaKey(index.MetaFormat), "6d" + hex.EncodeToString([]byte("format"))},
+		{"meta analyzer", metaKey(index.MetaAnalyzer), "6d" + hex.EncodeToString([]byte("analyzer"))},
+	}
+	for _, tt := range tests {
+		if got := hex.EncodeToString(tt.got); got != tt.want {
+			t.Errorf("%s key %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	h, id, err := parseContentKey(mustHex(t, "63 0123456789abcdef 61"))
+	if h != 0x0123456789abcdef || id != "a" || err != nil {
+		t.Errorf("parseContentKey = %x, %q, %v", h, id, err)
+	}
+	for _, bad := range []string{"", "63 0123", "64 0123456789abcdef 61"} {
+		if _, _, err := parseContentKey(mustHex(t, bad)); err == nil || !strings.Contains(err.Error(), "corrupt index: content key") {
+			t.Errorf("parseContentKey(%s): %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
+
+// FuzzKey checks that posting keys hold their key's prefix, the
+// fingerprint (table keys) and the ID where Postings reads them, that
+// table prefixes sort as their values, and that parsing arbitrary
+// bytes as a content key fails cleanly or round-trips.
+func FuzzKey(f *testing.F) {
+	f.Add(uint8(4), uint8(3), uint8(1), uint64(0x0123456789abcdef), "a", []byte("t\x01\x45\x67\x01\x23\x45\x67\x89\xab\xcd\xef"))
+	f.Add(uint8(5), uint8(3), uint8(9), uint64(0), "", []byte{})
+	f.Add(uint8(1), uint8(0), uint8(0), uint64(1<<63), "id\x00x", []byte("c\x00\x00\x00\x00\x00\x00\x00\x01id"))
+	f.Fuzz(func(t *testing.T, bits, kind, table uint8, fp uint64, id string, raw []byte) {
+		n := 1 + int(bits)%64
+		k := index.Key{Kind: index.KindTable, Table: table, Bits: uint8(n), Value: fp >> (64 - n)}
+		switch kind % 3 {
+		case 1:
+			k = index.Key{Kind: index.KindBand, Table: table, Value: fp}
+		case 2:
+			k = index.Key{Kind: index.KindContent, Value: fp}
+		}
+		key := appendPostingKey(nil, k, simhash.Fingerprint(fp), id)
+		prefix := appendPrefix(nil, k)
+		if !bytes.HasPrefix(key, prefix) || len(prefix) != prefixLen(k) || len(key) != prefixLen(k)+fpLen(k)+len(id) || key[0] != byte(k.Kind) {
+			t.Fatalf("%v: key %x, prefix %x (prefixLen %d, fpLen %d)", k, key, prefix, prefixLen(k), fpLen(k))
+		}
+		rest := key[len(prefix):]
+		switch k.Kind {
+		case index.KindTable:
+			var v [8]byte
+			copy(v[:], prefix[2:])
+			if prefix[1] != table || binary.BigEndian.Uint64(v[:])>>(64-n) != k.Value || binary.BigEndian.Uint64(rest) != fp {
+				t.Fatalf("%v: key %x does not hold the table, the value and fingerprint %x", k, key, fp)
+			}
+			rest = rest[8:]
+			if k.Value+1 < 1<<n || n == 64 && k.Value+1 != 0 {
+				next := k
+				next.Value++
+				if bytes.Compare(appendPrefix(nil, next), prefix) <= 0 {
+					t.Fatalf("%v: the prefix of value %x does not sort after %x", k, next.Value, prefix)
+				}
+			}
+		case index.KindContent:
+			if h, cid, err := parseContentKey(key); err != nil || h != fp || cid != id {
+				t.Fatalf("content key round trip of (%x, %q): %x, %q, %v", fp, id, h, cid, err)
+			}
+		}
+		if string(rest) != id {
+			t.Fatalf("%v: key %x ends in %q, want the ID %q", k, key, rest, id)
+		}
+		if h, cid, err := parseContentKey(raw); err == nil {
+			if again := appendPostingKey(nil, index.Key{Kind: index.KindContent, Value: h}, 0, cid); !bytes.Equal(again, raw) {
+				t.Fatalf("content key %x parsed as (%x, %q), which makes %x", raw, h, cid, again)
+			}
+		}
+	})
+}
+
+// oldArchiveDocs are the documents of testdata/old-archive.txt: every
+// key and value of a Badger directory that the index package wrote
+// before the Store seam (commit 5b682bc, layout 5 blocks, max distance
+// 3, analyzer "old/v1"), dumped as hex, a key and its value a line.
+func oldArchiveDocs() []index.Doc {
+	base := "the committee approved the budget for the new library on tuesday after a long debate about costs"
+	edit := "the committee approved the budget for the new library on wednesday after a long debate about costs"
+	other := "heavy rain flooded the valley roads and the river rose above the old stone bridge overnight"
+	const fp = simhash.Fingerprint(0x0123456789abcdef)
+	t0 := time.Date(2024, 3, 4, 5, 6, 7, 8, time.UTC)
+	return []index.Doc{
+		{ID: "a", Fingerprint: fp, ContentHash: 100, Title: "A", Sketch: simhash.NewSketch(base), Added: t0,
+			Keywords: []tfidf.Keyword{{Word: "budget", Weight: 2.5}, {Word: "library", Weight: 1.25}}, Job: "job1", Seq: 1},
+		{ID: "copy", Fingerprint: fp, ContentHash: 100, Title: "Copy", Sketch: simhash.NewSketch(base), Added: t0.Add(time.Second), Job: "job1", Seq: 2},
+		{ID: "edit", Fingerprint: fp ^ 0x3, ContentHash: 101, Title: "Edit", Sketch: simhash.NewSketch(edit), Added: t0.Add(2 * time.Second)},
+		{ID: "other", Fingerprint: fp ^ 0x1, ContentHash: 102, Title: "Other", Sketch: simhash.NewSketch(other), Added: t0.Add(3 * time.Second)},
+		{ID: "bare", Fingerprint: fp ^ 0x8000000000000000, Added: t0.Add(4 * time.Second)},
+		{ID: "far", Fingerprint: ^fp, ContentHash: 104, Sketch: simhash.NewSketch(base), Added: t0.Add(5 * time.Second)},
+	}
+}
+
+// oldArchive returns the lines of testdata/old-archive.txt.
+func oldArchive(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "old-archive.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// An archive written by the index package before the Store seam opens
+// and answers as the old code did: its keys are written into a new
+// Badger directory as they were, and the answers are those the old code
+// gave on it.
+func TestOldArchive(t *testing.T) {
+	ctx := t.Context()
+	dir := filepath.Join(t.TempDir(), "old")
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(txn *badger.Txn) error {
+		for _, line := range oldArchive(t) {
+			k, v, _ := strings.Cut(line, " ")
+			if err := txn.Set(mustHex(t, k), mustHex(t, v)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := openDir(t, dir, &Options{ReadOnly: true}, nil)
+	st, err := x.Stats(ctx)
+	if err != nil || st.Docs != 6 || st.Blocks != 5 || st.MaxDistance != 3 || st.Tables != 10 || st.AnalyzerID != "old/v1" || st.FormatVersion != 1 {
+		t.Errorf("Stats = %+v, %v", st, err)
+	}
+	// What the old code answered (Similar: id@distance/content/exact/seq).
+	wantSimilar := map[string]string{
+		"a":     "copy@0/1/true/2 bare@1/0/false/0 edit@2/0.890625/false/0 far@64/1/false/0",
+		"copy":  "a@0/1/true/1 bare@1/0/false/0 edit@2/0.890625/false/0 far@64/1/false/0",
+		"edit":  "a@2/0.890625/false/1 copy@2/0.890625/false/2 bare@3/0/false/0 far@62/0.890625/false/0",
+		"other": "bare@2/0/false/0",
+		"bare":  "a@1/0/false/1 copy@1/0/false/2 other@2/0/false/0 edit@3/0/false/0",
+		"far":   "edit@62/0.890625/false/0 a@64/1/false/1 copy@64/1/false/2",
+	}
+	wantNear := map[string]string{
+		"a":     "a@0 copy@0 bare@1 other@1 edit@2",
+		"copy":  "a@0 copy@0 bare@1 other@1 edit@2",
+		"edit":  "edit@0 other@1 a@2 copy@2 bare@3",
+		"other": "other@0 a@1 copy@1 edit@1 bare@2",
+		"bare":  "bare@0 a@1 copy@1 other@2 edit@3",
+		"far":   "far@0",
+	}
+	for _, d := range oldArchiveDocs() {
+		got, err := x.Get(ctx, d.ID)
+		if err != nil || !reflect.DeepEqual(got, d) {
+			t.Errorf("Get(%s) = %+v, %v\nwant %+v", d.ID, got, err, d)
+		}
+		ms, err := x.Similar(ctx, &d, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sim []string
+		for _, m := range ms {
+			sim = append(sim, fmt.Sprintf("%s@%d/%v/%v/%v", m.ID, m.Distance, m.Content, m.Exact, m.Seq))
+		}
+		if got := strings.Join(sim, " "); got != wantSimilar[d.ID] {
+			t.Errorf("Similar(%s) = %s\nwant %s", d.ID, got, wantSimilar[d.ID])
+		}
+		ms, err = x.Near(ctx, d.Fingerprint, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var near []string
+		for _, m := range ms {
+			near = append(near, fmt.Sprintf("%s@%d", m.ID, m.Distance))
+		}
+		if got := strings.Join(near, " "); got != wantNear[d.ID] {
+			t.Errorf("Near(%s) = %s, want %s", d.ID, got, wantNear[d.ID])
+		}
+	}
+	for h, want := range map[uint64][]string{0: {"bare"}, 100: {"a", "copy"}, 101: {"edit"}, 104: {"far"}, 105: nil} {
+		if got, err := x.Exact(ctx, h); err != nil || !slices.Equal(got, want) {
+			t.Errorf("Exact(%d) = %q, %v; want %q", h, got, err, want)
+		}
+	}
+}
+
+// The Store writes, for the documents of the old archive, exactly its
+// keys and values.
+func TestWritesOldArchive(t *testing.T) {
+	x, s := openTemp(t, &index.Options{Blocks: 5, MaxDistance: 3, AnalyzerID: "old/v1"})
+	if err := x.Add(t.Context(), oldArchiveDocs()...); err != nil {
+		t.Fatal(err)
+	}
+	got, want := dumpKeys(t, s), oldArchive(t)
+	if !slices.Equal(got, want) {
+		i := firstDiff(got, want)
+		t.Errorf("%d keys, the old archive %d; first difference at %d:\n%s\nwant\n%s", len(got), len(want), i, at(got, i), at(want, i))
+	}
+	// Load writes them too.
+	y, ys := openTemp(t, &index.Options{Blocks: 5, MaxDistance: 3, AnalyzerID: "old/v1"})
+	if _, err := y.Load(t.Context(), slices.Values(oldArchiveDocs())); err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpKeys(t, ys); !slices.Equal(got, want) {
+		i := firstDiff(got, want)
+		t.Errorf("Load: %d keys, the old archive %d; first difference at %d:\n%s\nwant\n%s", len(got), len(want), i, at(got, i), at(want, i))
+	}
+}
+
+func at(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "(end)"
+}
