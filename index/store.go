@@ -34,7 +34,8 @@ type Store interface {
 	// set (or deleted, when nil) and its postings added and removed,
 	// atomically per Write where the store can. When Apply returns an
 	// error some Writes may be applied; applying the same Batch again
-	// completes it.
+	// completes it. A Write with Keys but no Record leaves postings
+	// without a record, which a store may keep or drop.
 	Apply(ctx context.Context, b *Batch) error
 
 	// Claim records each of values under its name unless the name holds

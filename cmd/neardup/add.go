@@ -40,7 +40,7 @@ them one batch at a time; an interrupted load is completed by running the same c
 Articles that cannot be added (bad records, or too short to fingerprint) and bad fingerprint lines
 are reported on stderr with their file and line; the others are added, and the exit status is 2.`,
 		Flags: flags([]cli.Flag{
-			indexFlag("archive `DIR` (a Badger directory; created when missing)"),
+			indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "fingerprints", Category: catIndex, TakesFile: true,
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
 			workersFlag(),

@@ -39,7 +39,7 @@ Exit status:
    1   at least one near-duplicate found
    2   an error (an unreadable index, or an article that could not be checked)`,
 		Flags: flags([]cli.Flag{
-			indexFlag("archive `DIR` to check against (a Badger directory; --add creates it when missing)"),
+			indexFlag("archive `DIR|URL` to check against (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; --add creates it when missing)"),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "add", Category: catIndex, Usage: "add each article without a near-duplicate to the index"},
 			&cli.StringFlag{Name: "id", Category: catInput,
 				Usage: "`ID` of the article (default: its JSONL id, else the file name); for a single article"},

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/archive"
 )
 
 func deleteCommand() *cli.Command {
@@ -19,7 +21,7 @@ func deleteCommand() *cli.Command {
 		Description: `Deletes the documents with the given ids from the index in --index DIR (or $NEARDUP_INDEX).
 Like rm, it deletes the ids it finds and names each one it does not on stderr; the exit status is
 then 2.`,
-		Flags:  []cli.Flag{indexFlag("archive `DIR` (a Badger directory; it must exist)"), jsonFlag()},
+		Flags:  []cli.Flag{indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; it must exist)"), jsonFlag()},
 		Action: runDelete,
 	}
 }
@@ -39,10 +41,10 @@ func runDelete(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if !indexExists(dir) {
+	x, err := archive.Open(c.Context, dir, &archive.Options{MustExist: true})
+	if errors.Is(err, index.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no index in %s", dir)
 	}
-	x, err := openIndex(c.Context, dir, "", 0, 0, false)
 	if err != nil {
 		return err
 	}

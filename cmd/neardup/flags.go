@@ -111,7 +111,7 @@ func indexFlag(usage string) cli.Flag {
 // that a corpus is never added to the archive index by accident.
 func dedupIndexFlag() cli.Flag {
 	return &cli.StringFlag{Name: "index", Aliases: []string{"i"}, Category: catIndex, TakesFile: true,
-		Usage: "keep the originals in the persistent index `DIR` (resumable; NEARDUP_INDEX is not used here) instead of memory"}
+		Usage: "keep the originals in the persistent archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME; resumable; NEARDUP_INDEX is not used here) instead of memory"}
 }
 
 func jsonFlag() cli.Flag {
@@ -247,13 +247,6 @@ func indexDir(c *cli.Context) (string, error) {
 		return "", usagef(c, "no index: give --index DIR or set NEARDUP_INDEX")
 	}
 	return dir, nil
-}
-
-// indexExists reports whether dir holds anything: delete refuses to
-// create an archive to delete from.
-func indexExists(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	return err == nil && len(entries) > 0
 }
 
 // openIndex opens (or, unless readOnly, creates) the archive dir for

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
+	"github.com/neardup/neardup/index/redisstore"
 	"github.com/urfave/cli/v2"
 )
 
@@ -15,7 +15,7 @@ func statsCommand() *cli.Command {
 		Description: `Prints the number of documents in the index in --index DIR (or $NEARDUP_INDEX), its layout (the
 fingerprint blocks and the largest distance it answers), the analyzer that built it, its size on disk
 and the Bloom filter in front of its exact-duplicate lookups. The index is opened read-only.`,
-		Flags:  []cli.Flag{indexFlag("archive `DIR` (a Badger directory; it must exist)"), jsonFlag()},
+		Flags:  []cli.Flag{indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; it must exist)"), jsonFlag()},
 		Action: runStats,
 	}
 }
@@ -31,6 +31,8 @@ type statsJSON struct {
 	FormatVersion int       `json:"format_version"`
 	DiskBytes     int64     `json:"disk_bytes"`
 	Bloom         bloomJSON `json:"bloom"`
+	// Cluster: a Redis archive's cluster (memory, largest keys).
+	Cluster *redisstore.ClusterStats `json:"cluster,omitempty"`
 }
 
 type bloomJSON struct {
@@ -55,17 +57,28 @@ func runStats(c *cli.Context) error {
 		return err
 	}
 	defer x.Close()
-	s, err := x.Stats(context.Background())
+	s, err := x.Stats(c.Context)
 	if err != nil {
 		return err
 	}
+	rs, isRedis := x.Store().(*redisstore.Store)
+	var cs redisstore.ClusterStats
+	if isRedis {
+		if cs, err = rs.ClusterStats(c.Context, 5); err != nil {
+			return err
+		}
+	}
 	if c.Bool("json") {
-		return writeJSON(c.App.Writer, statsJSON{
+		j := statsJSON{
 			Index: dir, Docs: s.Docs, Blocks: s.Blocks, MaxDistance: s.MaxDistance, Tables: s.Tables, Analyzer: s.AnalyzerID,
 			FormatVersion: s.FormatVersion, DiskBytes: s.DiskBytes,
 			Bloom: bloomJSON{Capacity: s.Bloom.Capacity, Counters: s.Bloom.Counters, Hashes: s.Bloom.Hashes,
 				MemoryBytes: s.Bloom.MemoryBytes, FalsePositive: s.Bloom.FalsePositive, Saturated: s.Bloom.Saturated},
-		})
+		}
+		if isRedis {
+			j.Cluster = &cs
+		}
+		return writeJSON(c.App.Writer, j)
 	}
 	var b strings.Builder
 	analyzer := s.AnalyzerID
@@ -77,10 +90,22 @@ func runStats(c *cli.Context) error {
 	fmt.Fprintf(&b, "%-13s %d blocks, answers distances up to %d, %s\n", "layout", s.Blocks, s.MaxDistance, plural(int64(s.Tables), "table", "tables"))
 	fmt.Fprintf(&b, "%-13s %s\n", "analyzer", analyzer)
 	fmt.Fprintf(&b, "%-13s %d\n", "format", s.FormatVersion)
-	fmt.Fprintf(&b, "%-13s %s (%s bytes)\n", "disk", formatBytes(s.DiskBytes), formatCount(s.DiskBytes))
-	fmt.Fprintf(&b, "%-13s sized for %s documents: %s counters, %d hashes, %s in memory, target false-positive rate %.2f%%, %s saturated\n",
-		"bloom filter", formatCount(s.Bloom.Capacity), formatCount(s.Bloom.Counters), s.Bloom.Hashes,
-		formatBytes(s.Bloom.MemoryBytes), s.Bloom.FalsePositive*100, formatCount(s.Bloom.Saturated))
+	if isRedis {
+		fmt.Fprintf(&b, "%-13s %d masters, %d replicas; %s used on the masters, %s a document\n", "cluster",
+			cs.Masters, cs.Replicas, formatBytes(cs.UsedMemory), formatBytes(int64(cs.BytesPerDoc)))
+		for i, k := range cs.Largest {
+			label := ""
+			if i == 0 {
+				label = "largest keys"
+			}
+			fmt.Fprintf(&b, "%-13s %s: %s postings, %s\n", label, k.Key, formatCount(k.Postings), formatBytes(k.Bytes))
+		}
+	} else {
+		fmt.Fprintf(&b, "%-13s %s (%s bytes)\n", "disk", formatBytes(s.DiskBytes), formatCount(s.DiskBytes))
+		fmt.Fprintf(&b, "%-13s sized for %s documents: %s counters, %d hashes, %s in memory, target false-positive rate %.2f%%, %s saturated\n",
+			"bloom filter", formatCount(s.Bloom.Capacity), formatCount(s.Bloom.Counters), s.Bloom.Hashes,
+			formatBytes(s.Bloom.MemoryBytes), s.Bloom.FalsePositive*100, formatCount(s.Bloom.Saturated))
+	}
 	_, err = fmt.Fprint(c.App.Writer, b.String())
 	return err
 }

@@ -527,8 +527,10 @@ func testSimilar(t *testing.T, open Opener) {
 
 // A posting whose record is missing (a write of keys without a record,
 // as a store shared by several writers may show for a moment) is
-// returned by Near and Exact, which read postings only, and skipped by
-// Similar, which reads the records.
+// skipped by Similar, which reads the records. A store may keep such
+// postings (then Near and Exact, which read postings only, return them)
+// or drop them (a store whose postings point to records, as redisstore's
+// do, cannot keep one), but it does the same for all of a write's keys.
 func testSimilarSkipsMissingRecords(t *testing.T, open Opener) {
 	x := newIndex(t, open, nil)
 	ctx := t.Context()
@@ -547,13 +549,17 @@ func testSimilarSkipsMissingRecords(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	got := postings(t, x.Store(), keys...)
+	kept := len(got[0]) > 0
 	for i, k := range keys {
-		want := []string{"ghost"}
-		if k.Kind == index.KindTable {
-			want = []string{"ghost/1111222233334444"}
+		want := []string{}
+		if kept {
+			want = []string{"ghost"}
+			if k.Kind == index.KindTable {
+				want = []string{"ghost/1111222233334444"}
+			}
 		}
 		if !slices.Equal(got[i], want) {
-			t.Errorf("postings of %v: %q, want %q", k, got[i], want)
+			t.Errorf("postings of %v: %q, want %q (the store kept the first key's: %t)", k, got[i], want, kept)
 		}
 	}
 	if err := x.Add(ctx, index.Doc{ID: "real", Fingerprint: fp ^ 1, ContentHash: 77}); err != nil {
@@ -567,11 +573,15 @@ func testSimilarSkipsMissingRecords(t *testing.T, open Opener) {
 	if got := IDs(ms); !slices.Equal(got, []string{"real@1"}) || !ms[0].Exact {
 		t.Errorf("Similar = %+v, want real@1 (exact) only", ms)
 	}
-	if ms, err := x.Near(ctx, fp, 3); err != nil || !slices.Equal(IDs(ms), []string{"ghost@0", "real@1"}) {
-		t.Errorf("Near = %v, %v; want [ghost@0 real@1]", IDs(ms), err)
+	wantNear, wantExact := []string{"real@1"}, []string{"real"}
+	if kept {
+		wantNear, wantExact = []string{"ghost@0", "real@1"}, []string{"ghost", "real"}
 	}
-	if ids, err := x.Exact(ctx, 77); err != nil || !slices.Equal(ids, []string{"ghost", "real"}) {
-		t.Errorf("Exact = %q, %v; want [ghost real]", ids, err)
+	if ms, err := x.Near(ctx, fp, 3); err != nil || !slices.Equal(IDs(ms), wantNear) {
+		t.Errorf("Near = %v, %v; want %v", IDs(ms), err, wantNear)
+	}
+	if ids, err := x.Exact(ctx, 77); err != nil || !slices.Equal(ids, wantExact) {
+		t.Errorf("Exact = %q, %v; want %q", ids, err, wantExact)
 	}
 	if _, err := x.Get(ctx, "ghost"); !errors.Is(err, index.ErrNotFound) {
 		t.Errorf("Get(ghost): %v, want ErrNotFound", err)
@@ -1147,12 +1157,9 @@ func testStoreApply(t *testing.T, open Opener) {
 		{"delete y", []index.Write{
 			{ID: "y", Replaces: true, OldFingerprint: 0xbbbb, OldKeys: []index.Key{t0(1), contentKey(5)}},
 		}, [][]string{{}, {"x/cccc"}, {}, {}, {"x"}, {}, {"x"}, {}}, []string{"rx2", "-", "-"}, 1},
-		{"postings of g without a record", []index.Write{
-			{ID: "g", Fingerprint: 0xdddd, Keys: []index.Key{t0(2), contentKey(6), bandKey(1, 8)}},
-		}, [][]string{{}, {"g/dddd", "x/cccc"}, {}, {}, {"g", "x"}, {}, {"x"}, {"g"}}, []string{"rx2", "-", "-"}, 1},
 		{"add y again", []index.Write{
 			{ID: "y", Record: []byte("ry3"), Fingerprint: 0xffff, Keys: []index.Key{bandKey(0, 7)}},
-		}, [][]string{{}, {"g/dddd", "x/cccc"}, {}, {}, {"g", "x"}, {"y"}, {"x"}, {"g"}}, []string{"rx2", "ry3", "-"}, 2},
+		}, [][]string{{}, {"x/cccc"}, {}, {}, {"x"}, {"y"}, {"x"}, {}}, []string{"rx2", "ry3", "-"}, 2},
 	}
 	for _, st := range steps {
 		// The store must copy what it keeps: the caller's buffers are
