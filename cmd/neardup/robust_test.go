@@ -157,7 +157,8 @@ func TestRobustWholeFiles(t *testing.T) {
 	tmp := t.TempDir()
 	cut := robustGzip(t, strings.Repeat(robustEN+"\n", 300)+strings.Repeat(robustZH+"\n", 300))
 	cut = cut[:len(cut)/2]
-	robustWriteFiles(t, filepath.Join(tmp, "in"), map[string][]byte{
+	in := filepath.Join(tmp, "in")
+	robustWriteFiles(t, in, map[string][]byte{
 		"a-en.txt":      []byte(robustEN),
 		"b-empty.txt":   nil,
 		"c-blank.txt":   []byte(" \r\n\t \n\u3000\n"),
@@ -175,25 +176,25 @@ func TestRobustWholeFiles(t *testing.T) {
 		"o-en2.txt":     []byte(robustEN2), // k-bom.txt without the BOM
 	})
 	messages := []string{ // in file order
-		"in/b-empty.txt: empty file",
-		"in/c-blank.txt: no text",
-		"in/d-punct.txt: too few keywords to fingerprint: 0 keywords, need 4",
-		"in/e-stop.txt: too few keywords to fingerprint: 0 keywords, need 4",
-		"in/f-three.txt: too few keywords to fingerprint: 1 keyword, need 4",
-		"in/g-image.png: binary data (PNG image)",
-		"in/h-archive.zip: binary data (ZIP archive)",
-		"in/i-latin1.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 3",
-		fmt.Sprintf("in/m-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut)),
+		in + "/b-empty.txt: empty file",
+		in + "/c-blank.txt: no text",
+		in + "/d-punct.txt: too few keywords to fingerprint: 0 keywords, need 4",
+		in + "/e-stop.txt: too few keywords to fingerprint: 0 keywords, need 4",
+		in + "/f-three.txt: too few keywords to fingerprint: 1 keyword, need 4",
+		in + "/g-image.png: binary data (PNG image)",
+		in + "/h-archive.zip: binary data (ZIP archive)",
+		in + "/i-latin1.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 3",
+		fmt.Sprintf("%s/m-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", in, robustGunzipLen(t, cut)),
 	}
 	var stderr strings.Builder
 	for _, m := range messages {
 		stderr.WriteString("neardup: " + m + "\n")
 	}
 	good := []string{"a-en.txt", "j-gbk.txt", "k-bom.txt", "l-page.html", "n-zh.txt", "o-en2.txt"}
-	c := robustCmd{dir: tmp}
+	c := cliRun{}
 
 	t.Run("fingerprint", func(t *testing.T) {
-		r := c.run(t, "fingerprint", "--json", "in")
+		r := c.run(t, "fingerprint", "--json", in)
 		if want := stderr.String() + "neardup: 9 articles not fingerprinted\n"; r.stderr != want || r.code != 2 {
 			t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and:\n%s", r.code, r.stderr, want)
 		}
@@ -214,7 +215,7 @@ func TestRobustWholeFiles(t *testing.T) {
 
 	t.Run("add and check", func(t *testing.T) {
 		idx := filepath.Join(tmp, "idx")
-		r := c.run(t, "add", "--index", idx, "in")
+		r := c.run(t, "add", "--index", idx, in)
 		// (add reports the records it cannot read at once, and those too
 		// short when it analyses their batch: not in input order.)
 		gotErr, wantErr := robustLines(r.stderr), robustLines(stderr.String()+"neardup: 9 records not added (see above)\n")
@@ -226,7 +227,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		if want := "added 6 documents to " + idx + "; the index holds 6 documents\n"; r.stdout != want {
 			t.Errorf("add: stdout %q, want %q", r.stdout, want)
 		}
-		r = c.run(t, "check", "--index", idx, "--json", "in")
+		r = c.run(t, "check", "--index", idx, "--json", in)
 		if want := stderr.String() + "neardup: 9 articles could not be checked or added\n"; r.stderr != want || r.code != 2 {
 			t.Errorf("check: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", r.code, r.stderr, want)
 		}
@@ -250,7 +251,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		if err := os.Mkdir(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		r := c.run(t, "dedup", "--json", "in", "--pairs", "out/pairs", "--unique", "out/unique", "--rejects", "out/rejects")
+		r := c.run(t, "dedup", "--json", in, "--pairs", filepath.Join(out, "pairs"), "--unique", filepath.Join(out, "unique"), "--rejects", filepath.Join(out, "rejects"))
 		if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 1 input could not be read to the end; the outputs cover the records read\n") {
 			t.Errorf("exit %d, want 2 for the truncated file:\n%s", r.code, r.stderr)
 		}
@@ -267,7 +268,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		}
 		// (An input error's reason has no byte offset: the file stops
 		// being read there.)
-		wantRejects := []string{messages[0], messages[1], messages[5], messages[6], messages[7], "in/m-cut.txt.gz: truncated gzip data: unexpected EOF"}
+		wantRejects := []string{messages[0], messages[1], messages[5], messages[6], messages[7], in + "/m-cut.txt.gz: truncated gzip data: unexpected EOF"}
 		if !slices.Equal(rejects, wantRejects) {
 			t.Errorf("rejects %q, want %q", rejects, wantRejects)
 		}
@@ -296,7 +297,7 @@ func TestRobustWholeFiles(t *testing.T) {
 	})
 
 	t.Run("html", func(t *testing.T) {
-		r := c.run(t, "fingerprint", "--json", "--html", "in/l-page.html", "in/a-en.txt")
+		r := c.run(t, "fingerprint", "--json", "--html", filepath.Join(in, "l-page.html"), filepath.Join(in, "a-en.txt"))
 		js := robustJSONLines[fingerprintJSON](t, r.stdout)
 		if r.code != 0 || len(js) != 2 {
 			t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
@@ -313,7 +314,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		if r.code != 2 || r.stderr != "neardup: stdin: empty file\nneardup: 1 article not fingerprinted\n" {
 			t.Errorf("--html, empty stdin: exit %d: %s", r.code, r.stderr)
 		}
-		r = robustCmd{dir: tmp, stdin: strings.NewReader("<html><script>var a = 1;</script><style>p{}</style></html>")}.run(t, "dedup", "--html", "--json", "-")
+		r = cliRun{stdin: "<html><script>var a = 1;</script><style>p{}</style></html>"}.run(t, "dedup", "--html", "--json", "-")
 		if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 1, Rejected: 1}) ||
 			!strings.Contains(r.stderr, "neardup: rejected: stdin: no text\n") {
 			t.Errorf("--html, a page of scripts only: exit %d: %s%s", r.code, r.stdout, r.stderr)
@@ -321,22 +322,22 @@ func TestRobustWholeFiles(t *testing.T) {
 	})
 
 	t.Run("forced encoding", func(t *testing.T) {
-		r := c.run(t, "fingerprint", "--encoding", "utf-8", "in/j-gbk.txt")
-		if r.code != 2 || r.stderr != "neardup: in/j-gbk.txt: invalid UTF-8 at byte 0\nneardup: 1 article not fingerprinted\n" {
+		r := c.run(t, "fingerprint", "--encoding", "utf-8", filepath.Join(in, "j-gbk.txt"))
+		if r.code != 2 || r.stderr != "neardup: "+in+"/j-gbk.txt: invalid UTF-8 at byte 0\nneardup: 1 article not fingerprinted\n" {
 			t.Errorf("exit %d: %s", r.code, r.stderr)
 		}
-		r = c.run(t, "fingerprint", "--encoding", "gbk", "in/n-zh.txt")
-		if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: in/n-zh.txt: invalid GBK at byte ") {
+		r = c.run(t, "fingerprint", "--encoding", "gbk", filepath.Join(in, "n-zh.txt"))
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: "+in+"/n-zh.txt: invalid GBK at byte ") {
 			t.Errorf("UTF-8 read as GBK: exit %d: %s", r.code, r.stderr)
 		}
-		r = c.run(t, "fingerprint", "--encoding", "latin1", "in/n-zh.txt")
+		r = c.run(t, "fingerprint", "--encoding", "latin1", filepath.Join(in, "n-zh.txt"))
 		if r.code != 2 || !strings.Contains(r.stderr, `unknown encoding "latin1"`) {
 			t.Errorf("unknown encoding: exit %d: %s", r.code, r.stderr)
 		}
 	})
 
 	t.Run("stdin", func(t *testing.T) {
-		r := robustCmd{dir: tmp, stdin: bytes.NewReader(robustPNG(t))}.run(t, "fingerprint", "-")
+		r := cliRun{stdin: string(robustPNG(t))}.run(t, "fingerprint", "-")
 		if r.code != 2 || r.stderr != "neardup: stdin: binary data (PNG image)\nneardup: 1 article not fingerprinted\n" {
 			t.Errorf("PNG on stdin: exit %d: %s", r.code, r.stderr)
 		}
@@ -378,10 +379,12 @@ func TestRobustJSONL(t *testing.T) {
 		in.WriteString(l.text + "\n")
 	}
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in.String())})
-	c := robustCmd{dir: tmp}
+	// The messages above name the input in.jsonl as given: its path in tmp.
+	src := filepath.Join(tmp, "in.jsonl")
+	c := cliRun{}
 
 	t.Run("dedup", func(t *testing.T) {
-		r := c.run(t, "dedup", "--json", "in.jsonl", "--pairs", "pairs", "--rejects", "rejects", "--unique", "unique")
+		r := c.run(t, "dedup", "--json", src, "--pairs", filepath.Join(tmp, "pairs"), "--rejects", filepath.Join(tmp, "rejects"), "--unique", filepath.Join(tmp, "unique"))
 		if r.code != 0 {
 			t.Fatalf("exit %d, want 0 (bad records do not fail a run): %s", r.code, r.stderr)
 		}
@@ -407,8 +410,8 @@ func TestRobustJSONL(t *testing.T) {
 				msg += fmt.Sprintf("field %q: ", j.Field)
 			}
 			msg += j.Reason
-			if !strings.HasPrefix(msg, wantErrs[i].err) {
-				t.Errorf("reject %d: %.200q, want %q…", i, msg, wantErrs[i].err)
+			if !strings.HasPrefix(msg, tmp+"/"+wantErrs[i].err) {
+				t.Errorf("reject %d: %.200q, want %q…", i, msg, tmp+"/"+wantErrs[i].err)
 			}
 			// The raw line is kept, in base64 too when it is not UTF-8.
 			if raw := wantErrs[i].text; utf8.ValidString(raw) && j.Raw != raw || !utf8.ValidString(raw) && j.RawBase64 != base64.StdEncoding.EncodeToString([]byte(raw)) {
@@ -428,18 +431,18 @@ func TestRobustJSONL(t *testing.T) {
 	})
 
 	t.Run("fingerprint", func(t *testing.T) {
-		r := c.run(t, "fingerprint", "in.jsonl")
+		r := c.run(t, "fingerprint", src)
 		if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 8 articles not fingerprinted\n") {
 			t.Errorf("exit %d: %s", r.code, r.stderr)
 		}
 		// The same messages as dedup's (duplicate ids are no error here);
 		// text output quotes an id with a newline.
 		for _, l := range ls {
-			if l.err != "" && !strings.Contains(l.err, "duplicate id") && !strings.Contains(l.err, `field "id"`) && !strings.Contains(r.stderr, "neardup: "+l.err) {
+			if l.err != "" && !strings.Contains(l.err, "duplicate id") && !strings.Contains(l.err, `field "id"`) && !strings.Contains(r.stderr, "neardup: "+tmp+"/"+l.err) {
 				t.Errorf("stderr lacks %q:\n%s", l.err, r.stderr)
 			}
 		}
-		if !strings.Contains(r.stderr, `neardup: in.jsonl:16 (id short): too few keywords to fingerprint: 2 keywords, need 4`) ||
+		if !strings.Contains(r.stderr, "neardup: "+src+`:16 (id short): too few keywords to fingerprint: 2 keywords, need 4`) ||
 			!strings.Contains(r.stdout, `  "line\nbreak"`+"\n") || !strings.Contains(r.stdout, "  "+longID[:117]+"...\n") {
 			t.Errorf("stdout:\n%.2000s\nstderr:\n%s", r.stdout, r.stderr)
 		}
@@ -447,8 +450,8 @@ func TestRobustJSONL(t *testing.T) {
 
 	t.Run("add", func(t *testing.T) {
 		idx := filepath.Join(tmp, "idx")
-		r := c.run(t, "add", "--index", idx, "in.jsonl")
-		want := "neardup: in.jsonl:17 (id " + longID[:117] + "...): id is 1048576 bytes long; an index holds ids of at most 64000\n"
+		r := c.run(t, "add", "--index", idx, src)
+		want := "neardup: " + src + ":17 (id " + longID[:117] + "...): id is 1048576 bytes long; an index holds ids of at most 64000\n"
 		if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.HasSuffix(r.stderr, "neardup: 9 records not added (see above)\n") {
 			t.Errorf("exit %d, stderr:\n%.3000s", r.code, r.stderr)
 		}
@@ -472,7 +475,8 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	}
 	gz := robustGzip(t, in.String())
 	robustWriteFiles(t, tmp, map[string][]byte{"cut.jsonl.gz": gz[:len(gz)*2/3], "next.jsonl": []byte(robustLine("next", robustZH) + "\n")})
-	r := robustCmd{dir: tmp}.run(t, "dedup", "--json", "cut.jsonl.gz", "next.jsonl", "--unique", "unique", "--rejects", "rejects")
+	cut := filepath.Join(tmp, "cut.jsonl.gz")
+	r := runCLI(t, "dedup", "--json", cut, filepath.Join(tmp, "next.jsonl"), "--unique", filepath.Join(tmp, "unique"), "--rejects", filepath.Join(tmp, "rejects"))
 	if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 1 input could not be read to the end; the outputs cover the records read\n") {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
 	}
@@ -482,14 +486,14 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 		t.Errorf("summary %+v", sum)
 	}
 	rejects := robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(tmp, "rejects")))
-	if len(rejects) != 1 || rejects[0].Source != "cut.jsonl.gz" || rejects[0].Line != int(n+1) || rejects[0].Reason != "truncated gzip data: unexpected EOF" {
+	if len(rejects) != 1 || rejects[0].Source != cut || rejects[0].Line != int(n+1) || rejects[0].Reason != "truncated gzip data: unexpected EOF" {
 		t.Errorf("rejects: %+v, want line %d", rejects, n+1)
 	}
 	if u := robustLines(readFile(t, filepath.Join(tmp, "unique"))); len(u) == 0 || u[0] != robustLine("r000", robustEN+" Record 0 of 0, 0.") || u[len(u)-1] != robustLine("next", robustZH) {
 		t.Errorf("unique: first and last of %d robustLines are not r000 and next", len(u))
 	}
-	r = robustCmd{dir: tmp}.run(t, "fingerprint", "cut.jsonl.gz")
-	if !regexp.MustCompile(`neardup: cut\.jsonl\.gz: line \d+ \(byte \d+\): truncated gzip data: unexpected EOF\nneardup: 1 article not fingerprinted\n$`).MatchString(r.stderr) || r.code != 2 {
+	r = runCLI(t, "fingerprint", cut)
+	if !regexp.MustCompile(`neardup: `+regexp.QuoteMeta(cut)+`: line \d+ \(byte \d+\): truncated gzip data: unexpected EOF\nneardup: 1 article not fingerprinted\n$`).MatchString(r.stderr) || r.code != 2 {
 		t.Errorf("fingerprint: exit %d: %s", r.code, r.stderr)
 	}
 }
@@ -502,16 +506,17 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	tmp := t.TempDir()
 	in := robustLine("a", robustEN) + "\n" + robustLine("b", robustZH) + "\n"
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "again.jsonl": []byte(in)})
-	c := robustCmd{dir: tmp}
-	r := c.run(t, "dedup", "--json", "--index", "idx", "in.jsonl", "--unique", "u1")
+	at := func(name string) string { return filepath.Join(tmp, name) }
+	c := cliRun{}
+	r := c.run(t, "dedup", "--json", "--index", at("idx"), at("in.jsonl"), "--unique", at("u1"))
 	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Unique: 2}) {
 		t.Fatalf("first run: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	r = c.run(t, "dedup", "--json", "--index", "idx", "in.jsonl", "--unique", "u2")
+	r = c.run(t, "dedup", "--json", "--index", at("idx"), at("in.jsonl"), "--unique", at("u2"))
 	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Unique: 2, Resumed: 2}) || readFile(t, filepath.Join(tmp, "u2")) != in {
 		t.Errorf("same run again: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	r = c.run(t, "dedup", "--json", "--index", "idx", "again.jsonl", "--rejects", "rejects")
+	r = c.run(t, "dedup", "--json", "--index", at("idx"), at("again.jsonl"), "--rejects", at("rejects"))
 	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Rejected: 2}) {
 		t.Errorf("another input: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
@@ -531,20 +536,20 @@ func TestRobustLimits(t *testing.T) {
 	big := strings.Repeat(robustEN2+" ", 20)
 	in := robustLine("a", robustEN) + "\n" + robustLine("big", big) + "\n" + robustLine("b", robustZH) + "\n"
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "big.txt": []byte(big)})
-	c := robustCmd{dir: tmp}
+	src, bigTxt := filepath.Join(tmp, "in.jsonl"), filepath.Join(tmp, "big.txt")
 	tests := []struct {
 		args   []string
 		code   int
 		stderr string
 	}{
-		{[]string{"--max-bytes", "2000"}, 0, fmt.Sprintf(`neardup: rejected: in.jsonl:2: field "text": too large: %d bytes (maximum 2000)`, len(big))},
-		{[]string{"--max-line", "2000"}, 0, "neardup: rejected: in.jsonl:2: line too long: more than 2000 bytes"},
-		{[]string{"--max-bytes", "2000", "big.txt"}, 0, fmt.Sprintf("neardup: rejected: big.txt: too large: %d bytes (maximum 2000)", len(big))},
+		{[]string{"--max-bytes", "2000"}, 0, fmt.Sprintf(`neardup: rejected: %s:2: field "text": too large: %d bytes (maximum 2000)`, src, len(big))},
+		{[]string{"--max-line", "2000"}, 0, "neardup: rejected: " + src + ":2: line too long: more than 2000 bytes"},
+		{[]string{"--max-bytes", "2000", bigTxt}, 0, fmt.Sprintf("neardup: rejected: %s: too large: %d bytes (maximum 2000)", bigTxt, len(big))},
 		{[]string{"--max-bytes", "-1"}, 2, "neardup dedup: maximum article size -1: must not be negative"},
 		{[]string{"--max-line", "-5"}, 2, "neardup dedup: maximum line length -5: must not be negative"},
 	}
 	for _, tt := range tests {
-		r := c.run(t, append([]string{"dedup", "in.jsonl"}, tt.args...)...)
+		r := runCLI(t, append([]string{"dedup", src}, tt.args...)...)
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr+"\n") {
 			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit %d and %q", tt.args, r.code, r.stderr, tt.code, tt.stderr)
 		}
@@ -667,36 +672,37 @@ func TestRobustIndexMismatch(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustEN2)})
-	c := robustCmd{dir: tmp}
-	if r := c.run(t, "add", "--index", "idx", "a.txt"); r.code != 0 {
+	idx, a, b := filepath.Join(tmp, "idx"), filepath.Join(tmp, "a.txt"), filepath.Join(tmp, "b.txt")
+	c := cliRun{}
+	if r := c.run(t, "add", "--index", idx, a); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n and --compat)\n"
-	mismatch := regexp.MustCompile(`^neardup: index: idx: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-[0-9a-f]{16}"\n`)
-	args := [][]string{{"add", "--index", "idx", "--top-n", "5", "b.txt"}, {"check", "--index", "idx", "--top-n", "5", "b.txt"},
-		{"dedup", "--index", "idx", "--top-n", "5", "b.txt"}}
+	mismatch := regexp.MustCompile(`^neardup: index: ` + regexp.QuoteMeta(idx) + `: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-[0-9a-f]{16}"\n`)
+	args := [][]string{{"add", "--index", idx, "--top-n", "5", b}, {"check", "--index", idx, "--top-n", "5", b},
+		{"dedup", "--index", idx, "--top-n", "5", b}}
 	if slices.Contains(segment.Backends(), segment.BackendJieba) {
-		args = append(args, []string{"add", "--index", "idx", "--segmenter", "gse", "b.txt"})
+		args = append(args, []string{"add", "--index", idx, "--segmenter", "gse", b})
 	}
-	for _, a := range args {
-		r := c.run(t, a...)
+	for _, args := range args {
+		r := c.run(t, args...)
 		if r.code != 2 || !mismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, hint) {
-			t.Errorf("%q: exit %d, stderr:\n%s", a, r.code, r.stderr)
+			t.Errorf("%q: exit %d, stderr:\n%s", args, r.code, r.stderr)
 		}
 	}
-	layout := "neardup: index idx answers distances up to 3, not --max-distance 6 (its layout is fixed when it is created: create a new index with --max-distance 6)\n"
-	for _, a := range [][]string{{"add", "--index", "idx", "--max-distance", "6", "b.txt"}, {"check", "--index", "idx", "-k", "6", "b.txt"}} {
-		if r := c.run(t, a...); r.code != 2 || r.stderr != layout {
-			t.Errorf("%q: exit %d, stderr:\n%s\nwant:\n%s", a, r.code, r.stderr, layout)
+	layout := "neardup: index " + idx + " answers distances up to 3, not --max-distance 6 (its layout is fixed when it is created: create a new index with --max-distance 6)\n"
+	for _, args := range [][]string{{"add", "--index", idx, "--max-distance", "6", b}, {"check", "--index", idx, "-k", "6", b}} {
+		if r := c.run(t, args...); r.code != 2 || r.stderr != layout {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant:\n%s", args, r.code, r.stderr, layout)
 		}
 	}
 	// Nothing was added by the refused commands.
-	if r := c.run(t, "stats", "--index", "idx", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":1,`) {
+	if r := c.run(t, "stats", "--index", idx, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":1,`) {
 		t.Errorf("stats: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	// Not an index at all.
 	robustWriteFiles(t, filepath.Join(tmp, "notidx"), map[string][]byte{"notes.txt": []byte("hello")})
-	if r := c.run(t, "stats", "--index", "notidx"); r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: ") || !strings.Contains(r.stderr, "notidx") {
+	if r := c.run(t, "stats", "--index", filepath.Join(tmp, "notidx")); r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: ") || !strings.Contains(r.stderr, "notidx") {
 		t.Errorf("stats of a directory that is not an index: exit %d: %s", r.code, r.stderr)
 	}
 }
