@@ -1,20 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/neardup/neardup/segment"
 )
@@ -265,171 +258,6 @@ func TestDedupInputError(t *testing.T) {
 	if err := json.Unmarshal([]byte(outs[2]), &u); err != nil || u.ID != "testdata/a.txt" || u.Text != readFile(t, "testdata/a.txt") {
 		t.Errorf("unique: %v\n%s", err, outs[2])
 	}
-}
-
-// bigInput writes n articles made of random lines of the sample corpus,
-// so that most are originals; every tenth is an earlier one with its last
-// line cut, a near duplicate.
-func bigInput(t *testing.T, path string, n int) {
-	t.Helper()
-	var pool []string
-	for _, l := range strings.Split(strings.TrimSpace(readFile(t, samplePath)), "\n") {
-		var a struct{ Text string }
-		if err := json.Unmarshal([]byte(l), &a); err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(a.Text, "\n") {
-			if len(line) >= 30 {
-				pool = append(pool, line)
-			}
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	texts := make([][]string, n)
-	for j := range n {
-		if j%10 == 9 {
-			prev := texts[j-5]
-			texts[j] = prev[:len(prev)-1]
-		} else {
-			lines := make([]string, 12+rng.IntN(12))
-			for i := range lines {
-				lines[i] = pool[rng.IntN(len(pool))]
-			}
-			texts[j] = lines
-		}
-		rec := map[string]string{"id": fmt.Sprintf("mix/%05d", j), "title": fmt.Sprintf("Mix %d", j), "text": strings.Join(texts[j], "\n")}
-		if err := enc.Encode(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestDedupResumeAfterKill kills a dedup --index run with SIGKILL in the
-// middle, runs it again, and compares the outputs with those of an
-// uninterrupted run into a fresh index.
-func TestDedupResumeAfterKill(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("slow: kills and reruns a dedup of 5,000 articles")
-	}
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "big.jsonl")
-	bigInput(t, in, 5000)
-	outDir := func(name string) string {
-		d := filepath.Join(tmp, name)
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	args := func(idx, dir string) []string {
-		a := []string{"dedup", "--index", idx, "--workers", "2", "--progress", "always", in}
-		for _, n := range []string{"pairs", "clusters", "unique", "rejects"} {
-			a = append(a, "--"+n, filepath.Join(dir, n+".jsonl"))
-		}
-		return a
-	}
-
-	// Interrupted run: kill -9 once 1,500 records are done.
-	idx := filepath.Join(tmp, "idx")
-	killed := outDir("killed")
-	cmd := exec.Command(binary, args(idx, killed)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	progress := regexp.MustCompile(`([0-9,]+) records`)
-	sc := bufio.NewScanner(stderr)
-	sc.Split(scanProgress)
-	done := 0
-	for sc.Scan() {
-		if m := progress.FindStringSubmatch(sc.Text()); m != nil {
-			done, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-			if done >= 1500 {
-				break
-			}
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for sc.Scan() { // drain
-		}
-	}()
-	werr := cmd.Wait()
-	if ee, ok := werr.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("the run was not killed (it ended first?): %v after %d records", werr, done)
-	}
-	t.Logf("killed after %d records", done)
-	if entries, _ := os.ReadDir(killed); len(entries) > 0 {
-		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), ".") {
-				t.Errorf("the killed run left a visible output file %s", e.Name())
-			}
-		}
-	}
-
-	// A read-only open recovers the index after the crash.
-	if r := runCLI(t, "stats", "--index", idx); r.code != 0 {
-		t.Errorf("stats after the kill: exit %d: %s", r.code, r.stderr)
-	}
-
-	// Rerun the same command to the end.
-	resumed := outDir("resumed")
-	start := time.Now()
-	r := runCLI(t, args(idx, resumed)...)
-	if r.code != 0 {
-		t.Fatalf("rerun: exit %d: %s", r.code, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "resumed an interrupted run") {
-		t.Errorf("the rerun did not resume anything (was the index written before the kill?):\n%s", r.stderr)
-	}
-	t.Logf("rerun took %v", time.Since(start))
-
-	// Uninterrupted run into a fresh index.
-	fresh := outDir("fresh")
-	r2 := runCLI(t, args(filepath.Join(tmp, "idx2"), fresh)...)
-	if r2.code != 0 {
-		t.Fatalf("fresh run: exit %d: %s", r2.code, r2.stderr)
-	}
-	for _, n := range []string{"pairs", "clusters", "unique", "rejects"} {
-		a, b := readFile(t, filepath.Join(resumed, n+".jsonl")), readFile(t, filepath.Join(fresh, n+".jsonl"))
-		if a != b {
-			t.Errorf("--%s of the resumed run differs from an uninterrupted run:\n%s", n, diff(b, a))
-		}
-	}
-	if u, p := countLines(readFile(t, filepath.Join(fresh, "unique.jsonl"))), countLines(readFile(t, filepath.Join(fresh, "pairs.jsonl"))); u < 4200 || p < 450 {
-		t.Errorf("fresh run: %d unique, %d pairs: not the input the test expects", u, p)
-	}
-}
-
-// scanProgress splits the progress output at "\r" and "\n".
-func scanProgress(data []byte, atEOF bool) (int, []byte, error) {
-	for i, c := range data {
-		if c == '\r' || c == '\n' {
-			return i + 1, data[:i], nil
-		}
-	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
-	}
-	return 0, nil, nil
 }
 
 func TestAddFingerprints(t *testing.T) {
