@@ -145,23 +145,6 @@ func (f *envFlag) Apply(set *flag.FlagSet) error {
 	return bare.Apply(set)
 }
 
-// sharedFlag is a bool flag that several apps may apply at once: Apply
-// works on a copy. urfave/cli adds its package-level HelpFlag to every
-// app and command and writes to it when it applies it, which is a data
-// race when runs go on in parallel (tests); init makes HelpFlag one.
-type sharedFlag struct{ *cli.BoolFlag }
-
-func (f sharedFlag) Apply(set *flag.FlagSet) error {
-	c := *f.BoolFlag
-	return c.Apply(set)
-}
-
-func init() {
-	if bf, ok := cli.HelpFlag.(*cli.BoolFlag); ok {
-		cli.HelpFlag = sharedFlag{bf}
-	}
-}
-
 // exitStatus is an error that carries an exit status. An exitStatus with
 // a nil err has been reported already (or is not an error, as check's
 // status 1) and prints nothing more.

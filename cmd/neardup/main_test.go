@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/neardup/neardup/internal/testfixtures"
@@ -56,6 +57,11 @@ type result struct {
 // given standard input and environment, and the analyzers of the test
 // binary's pool (testfixtures.Analyzers): one per set of options for all
 // the runs, where each process of the binary would load its own.
+//
+// The runs take turns (inProcess): urfave/cli writes to package-level
+// values when it sets up an app and its commands (it adds its HelpFlag and
+// help command to each, and Apply writes to the flag), a data race
+// between runs in parallel.
 type cliRun struct {
 	stdin string
 	env   []string // "NAME=value": the run's environment variables, its only ones
@@ -69,9 +75,14 @@ func (o cliRun) run(t testing.TB, args ...string) result {
 	}
 	env := &environment{lookupEnv: lookupIn(o.env), analyzers: testfixtures.Analyzers}
 	var out, errb bytes.Buffer
+	inProcess.Lock()
+	defer inProcess.Unlock()
 	code := runEnv(context.Background(), append([]string{"neardup"}, args...), strings.NewReader(o.stdin), &out, &errb, env)
 	return result{out.String(), errb.String(), code}
 }
+
+// inProcess is held by the in-process run under way.
+var inProcess sync.Mutex
 
 // lookupIn looks variables up in env, "NAME=value" strings.
 func lookupIn(env []string) func(string) (string, bool) {
