@@ -19,8 +19,8 @@ import (
 // and case differ), an edited copy, and the text of the record that reuses
 // an id (rejected once fingerprinted, when its id is looked up).
 func dedupTexts() (en1, zh1, en2, zh2, reused string) {
-	en1 = robustEN + " The central bank also said it would keep reducing its bond holdings through next year, and officials pointed to wages."
-	zh1 = robustZH
+	en1 = testfixtures.EN + " The central bank also said it would keep reducing its bond holdings through next year, and officials pointed to wages."
+	zh1 = testfixtures.ZH
 	return en1, zh1, strings.ToUpper(en1), strings.Replace(zh1, "新华社北京10月30日电 ", "本报讯 ", 1),
 		"A completely different story about river floods, bridges, rain, valleys and the officials who closed the old roads overnight."
 }

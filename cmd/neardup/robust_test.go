@@ -7,10 +7,9 @@ package main
 // analyzer or layout, a second process, a read-only directory, a file
 // size limit); kill -9 during add and dedup --index; --workers; and the
 // memory a 20 MiB article and a 150 MB stream take. The library's side of
-// the same inputs is tested in ../../robust_test.go.
+// the same inputs is tested in ../../dedup/robust_test.go.
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -19,9 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -36,21 +32,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/text/encoding/simplifiedchinese"
-
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/internal/testfixtures"
 	"github.com/neardup/neardup/segment"
-)
-
-// Articles the bad inputs are put between (the same as the library's
-// robustness tests): well over 4 keywords each, none near another.
-const (
-	robustEN  = "The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation. Analysts expect two more increases this year as the economy continues to grow."
-	robustZH  = "新华社北京10月30日电 武侠小说泰斗金庸（原名查良镛）30日在香港逝世，享年94岁。金庸先生的武侠小说影响了几代读者，《射雕英雄传》《天龙八部》《笑傲江湖》等作品被多次改编为影视剧。"
-	robustEN2 = "Heavy rain flooded the valley roads overnight and the river rose above the old stone bridge, officials said, closing schools across the district for the rest of the week while engineers inspected the damage."
-	robustZH2 = "国家统计局今天发布数据显示，今年前三季度全国粮食总产量再创历史新高，秋粮丰收已成定局。专家表示，粮食生产连年丰收为稳定物价、保障民生提供了坚实基础。"
-	robustEN3 = "The orchestra opened its winter season with a program of Sibelius and Nielsen, conducted by a young Finnish guest who drew long applause from a sold-out hall on Saturday evening."
 )
 
 // robustHTML is a page whose script and style hold words that --html
@@ -59,57 +44,9 @@ const robustHTML = `<!DOCTYPE html>
 <html><head><title>Winter season</title>
 <script>var trackingpixel = "zzscriptword analyticsbeacon"; function loadads() { return 1 < 2; }</script>
 <style>.zzstyleword { color: red }</style>
-</head><body><p>` + robustEN3 + `</p>
+</head><body><p>` + testfixtures.EN3 + `</p>
 <script type="text/javascript">document.write("<p>zzscriptword</p>");</script>
 </body></html>`
-
-func robustPNG(t testing.TB) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
-	for i := range 16 {
-		img.Set(i, 15-i, color.RGBA{B: 255, A: 255})
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func robustZip(t testing.TB) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, err := zw.Create("article.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(w, robustEN)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func robustGBK(t testing.TB, s string) string {
-	t.Helper()
-	b, err := simplifiedchinese.GBK.NewEncoder().String(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func robustGzip(t testing.TB, s string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	io.WriteString(zw, s)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // robustGunzipLen is how many bytes truncated gzip data decompress to.
 func robustGunzipLen(t testing.TB, b []byte) int64 {
@@ -155,25 +92,25 @@ func robustLines(s string) []string {
 func TestRobustWholeFiles(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	cut := robustGzip(t, strings.Repeat(robustEN+"\n", 300)+strings.Repeat(robustZH+"\n", 300))
+	cut := testfixtures.Gzip(t, strings.Repeat(testfixtures.EN+"\n", 300)+strings.Repeat(testfixtures.ZH+"\n", 300))
 	cut = cut[:len(cut)/2]
 	in := filepath.Join(tmp, "in")
 	robustWriteFiles(t, in, map[string][]byte{
-		"a-en.txt":      []byte(robustEN),
+		"a-en.txt":      []byte(testfixtures.EN),
 		"b-empty.txt":   nil,
 		"c-blank.txt":   []byte(" \r\n\t \n\u3000\n"),
 		"d-punct.txt":   []byte("，。！？……——!!! ... --- ??? (*) [#] 《》"),
 		"e-stop.txt":    []byte("the and of a to is in it that was for on are with as 的 了 是 在 和 我们 他们 这个 那个"),
 		"f-three.txt":   []byte("abc"),
-		"g-image.png":   robustPNG(t),
-		"h-archive.zip": robustZip(t),
+		"g-image.png":   testfixtures.PNG(t),
+		"h-archive.zip": testfixtures.Zip(t),
 		"i-latin1.txt":  []byte("Caf\xe9 cr\xe8me br\xfbl\xe9e \xe0 la carte, na\xefve r\xe9sum\xe9 \xa9 1999 \xb1 \xbd \xbe"),
-		"j-gbk.txt":     []byte(robustGBK(t, robustZH)),
-		"k-bom.txt":     []byte("\ufeff" + robustEN2),
+		"j-gbk.txt":     []byte(testfixtures.GBK(t, testfixtures.ZH)),
+		"k-bom.txt":     []byte("\ufeff" + testfixtures.EN2),
 		"l-page.html":   []byte(robustHTML),
 		"m-cut.txt.gz":  cut,
-		"n-zh.txt":      []byte(robustZH),  // j-gbk.txt in UTF-8
-		"o-en2.txt":     []byte(robustEN2), // k-bom.txt without the BOM
+		"n-zh.txt":      []byte(testfixtures.ZH),  // j-gbk.txt in UTF-8
+		"o-en2.txt":     []byte(testfixtures.EN2), // k-bom.txt without the BOM
 	})
 	messages := []string{ // in file order
 		in + "/b-empty.txt: empty file",
@@ -284,7 +221,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		var unique []string
 		for _, u := range robustJSONLines[uniqueJSON](t, readFile(t, filepath.Join(out, "unique"))) {
 			unique = append(unique, u.ID)
-			if u.ID == "k-bom.txt" && u.Text != robustEN2 {
+			if u.ID == "k-bom.txt" && u.Text != testfixtures.EN2 {
 				t.Errorf("k-bom.txt: text %q keeps the byte-order mark", u.Text)
 			}
 			if u.ID == "l-page.html" && !strings.Contains(u.Text, "zzscriptword") {
@@ -337,7 +274,7 @@ func TestRobustWholeFiles(t *testing.T) {
 	})
 
 	t.Run("stdin", func(t *testing.T) {
-		r := cliRun{stdin: string(robustPNG(t))}.run(t, "fingerprint", "-")
+		r := cliRun{stdin: string(testfixtures.PNG(t))}.run(t, "fingerprint", "-")
 		if r.code != 2 || r.stderr != "neardup: stdin: binary data (PNG image)\nneardup: 1 article not fingerprinted\n" {
 			t.Errorf("PNG on stdin: exit %d: %s", r.code, r.stderr)
 		}
@@ -355,7 +292,7 @@ func TestRobustJSONL(t *testing.T) {
 		err  string // the message about the line, "" for a good one
 	}
 	ls := []line{
-		{"\ufeff" + robustLine("en", robustEN), ""}, // a BOM starts the stream
+		{"\ufeff" + robustLine("en", testfixtures.EN), ""}, // a BOM starts the stream
 		{`{"id":"m1","text":"unterminated`, `in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`},
 		{`{"id":"m2","text":"trailing comma",}`, `in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`},
 		{`[1, 2, 3]`, `in.jsonl:4: not a JSON object (array)`},
@@ -363,16 +300,16 @@ func TestRobustJSONL(t *testing.T) {
 		{`{"id":"n1","text":42}`, `in.jsonl:6: field "text": not a string (number)`},
 		{`{"id":"n2","title":"no text"}`, `in.jsonl:7: field "text": missing`},
 		{`{"id":"n3","text":null}`, `in.jsonl:8: field "text": not a string (null)`},
-		{robustLine("dup", robustEN2), ""},
-		{robustLine("dup", robustZH2), `in.jsonl:10: field "id": duplicate id "dup": an earlier article has it (record 8 of this input)`},
-		{robustLine("line\nbreak", robustZH), ""},
-		{robustLine("a/b/../c", robustEN3), ""},
+		{robustLine("dup", testfixtures.EN2), ""},
+		{robustLine("dup", testfixtures.ZH2), `in.jsonl:10: field "id": duplicate id "dup": an earlier article has it (record 8 of this input)`},
+		{robustLine("line\nbreak", testfixtures.ZH), ""},
+		{robustLine("a/b/../c", testfixtures.EN3), ""},
 		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `in.jsonl:13: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
-		{robustGBK(t, robustLine("gbk", robustZH)), ""}, // exact duplicate of line\nbreak
-		{"\ufeff" + robustLine("bom2", robustZH2), ""},  // a BOM starts a later line: files joined with cat
+		{testfixtures.GBK(t, robustLine("gbk", testfixtures.ZH)), ""}, // exact duplicate of line\nbreak
+		{"\ufeff" + robustLine("bom2", testfixtures.ZH2), ""},         // a BOM starts a later line: files joined with cat
 		{robustLine("short", "abc def"), ""},
-		{robustLine(longID, robustZH2+" 第二版。"), `in.jsonl:17: field "id": `},
-		{robustLine("last", robustZH2), ""},
+		{robustLine(longID, testfixtures.ZH2+" 第二版。"), `in.jsonl:17: field "id": `},
+		{robustLine("last", testfixtures.ZH2), ""},
 	}
 	var in strings.Builder
 	for _, l := range ls {
@@ -471,10 +408,10 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	tmp := t.TempDir()
 	var in strings.Builder
 	for i := range 300 {
-		in.WriteString(robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", robustEN, i, i*i, i*7919)) + "\n")
+		in.WriteString(robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)) + "\n")
 	}
-	gz := robustGzip(t, in.String())
-	robustWriteFiles(t, tmp, map[string][]byte{"cut.jsonl.gz": gz[:len(gz)*2/3], "next.jsonl": []byte(robustLine("next", robustZH) + "\n")})
+	gz := testfixtures.Gzip(t, in.String())
+	robustWriteFiles(t, tmp, map[string][]byte{"cut.jsonl.gz": gz[:len(gz)*2/3], "next.jsonl": []byte(robustLine("next", testfixtures.ZH) + "\n")})
 	cut := filepath.Join(tmp, "cut.jsonl.gz")
 	r := runCLI(t, "dedup", "--json", cut, filepath.Join(tmp, "next.jsonl"), "--unique", filepath.Join(tmp, "unique"), "--rejects", filepath.Join(tmp, "rejects"))
 	if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 1 input could not be read to the end; the outputs cover the records read\n") {
@@ -489,7 +426,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	if len(rejects) != 1 || rejects[0].Source != cut || rejects[0].Line != int(n+1) || rejects[0].Reason != "truncated gzip data: unexpected EOF" {
 		t.Errorf("rejects: %+v, want line %d", rejects, n+1)
 	}
-	if u := robustLines(readFile(t, filepath.Join(tmp, "unique"))); len(u) == 0 || u[0] != robustLine("r000", robustEN+" Record 0 of 0, 0.") || u[len(u)-1] != robustLine("next", robustZH) {
+	if u := robustLines(readFile(t, filepath.Join(tmp, "unique"))); len(u) == 0 || u[0] != robustLine("r000", testfixtures.EN+" Record 0 of 0, 0.") || u[len(u)-1] != robustLine("next", testfixtures.ZH) {
 		t.Errorf("unique: first and last of %d robustLines are not r000 and next", len(u))
 	}
 	r = runCLI(t, "fingerprint", cut)
@@ -504,7 +441,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	in := robustLine("a", robustEN) + "\n" + robustLine("b", robustZH) + "\n"
+	in := robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH) + "\n"
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "again.jsonl": []byte(in)})
 	at := func(name string) string { return filepath.Join(tmp, name) }
 	c := cliRun{}
@@ -533,8 +470,8 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 func TestRobustLimits(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	big := strings.Repeat(robustEN2+" ", 20)
-	in := robustLine("a", robustEN) + "\n" + robustLine("big", big) + "\n" + robustLine("b", robustZH) + "\n"
+	big := strings.Repeat(testfixtures.EN2+" ", 20)
+	in := robustLine("a", testfixtures.EN) + "\n" + robustLine("big", big) + "\n" + robustLine("b", testfixtures.ZH) + "\n"
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "big.txt": []byte(big)})
 	src, bigTxt := filepath.Join(tmp, "in.jsonl"), filepath.Join(tmp, "big.txt")
 	tests := []struct {
@@ -593,7 +530,7 @@ func TestRobustLargeArticle(t *testing.T) {
 	// being held.
 	pr, pw := io.Pipe()
 	go func() {
-		io.WriteString(pw, robustLine("a", robustEN)+"\n")
+		io.WriteString(pw, robustLine("a", testfixtures.EN)+"\n")
 		pw.CloseWithError(json.NewEncoder(pw).Encode(map[string]string{"id": "big", "text": text}))
 	}()
 	r, rss = robustCmd{dir: tmp, stdin: pr}.runRusage(t, "dedup", "--json", "-")
@@ -682,7 +619,7 @@ func TestRobustStream(t *testing.T) {
 func TestRobustIndexMismatch(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustEN2)})
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN), "b.txt": []byte(testfixtures.EN2)})
 	idx, a, b := filepath.Join(tmp, "idx"), filepath.Join(tmp, "a.txt"), filepath.Join(tmp, "b.txt")
 	c := cliRun{}
 	if r := c.run(t, "add", "--index", idx, a); r.code != 0 {
@@ -724,7 +661,7 @@ func TestRobustIndexMismatch(t *testing.T) {
 func TestRobustIndexInUse(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN)})
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN)})
 	idx := filepath.Join(tmp, "idx")
 	holder := robustCmd{dir: tmp}.command("dedup", "--json", "--index", idx, "-")
 	stdin, err := holder.StdinPipe()
@@ -746,7 +683,7 @@ func TestRobustIndexInUse(t *testing.T) {
 			t.Fatalf("dedup --index did not open the index: %s", herr.String())
 		}
 	}
-	io.WriteString(stdin, robustLine("held", robustEN2)+"\n")
+	io.WriteString(stdin, robustLine("held", testfixtures.EN2)+"\n")
 	c := robustCmd{dir: tmp}
 	want := "neardup: index is in use by another process: " + idx + "\n"
 	for _, a := range [][]string{{"add", "--index", idx, "a.txt"}, {"check", "--index", idx, "a.txt"}, {"stats", "--index", idx},
@@ -781,7 +718,7 @@ func TestRobustReadOnlyIndex(t *testing.T) {
 		tmp = t.TempDir()
 	}
 	c.dir = tmp
-	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustEN + " Markets rallied.")})
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN), "b.txt": []byte(testfixtures.EN + " Markets rallied.")})
 	if err := os.MkdirAll(filepath.Join(tmp, "cache"), 0o777); err != nil {
 		t.Fatal(err)
 	}
@@ -818,7 +755,7 @@ func TestRobustReadOnlyIndex(t *testing.T) {
 func TestRobustFileSizeLimit(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustZH), "c.txt": []byte(robustEN2)})
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN), "b.txt": []byte(testfixtures.ZH), "c.txt": []byte(testfixtures.EN2)})
 	c := robustCmd{dir: tmp}
 	if r := c.run(t, "add", "--index", "idx", "a.txt", "b.txt"); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
