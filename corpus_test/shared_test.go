@@ -30,6 +30,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/testfixtures"
 	sharedcorpora "github.com/neardup/neardup/internal/testfixtures/corpora"
 	"github.com/neardup/neardup/segment"
 )
@@ -82,24 +83,19 @@ func corporaDir(t *testing.T) string {
 // suite analyses each corpus once per analyzer and shares the results
 // between subtests.
 type suite struct {
-	dir       string
-	analyzers map[string]*neardup.Analyzer // "" (default) or "compat N"
-	corpora   map[string]*eval.Corpus      // analyzer key + "/" + corpus
-	took      map[string]time.Duration
-	cleanup   func(func()) // the top-level test's Cleanup: analyzers outlive subtests
+	dir     string
+	corpora map[string]*eval.Corpus // analyzer key ("" for the default, or "compat N") + "/" + corpus
+	took    map[string]time.Duration
 }
 
+// analyzer returns the analyzer of opts, shared with the package's other
+// tests (testfixtures.Analyzers).
 func (s *suite) analyzer(t *testing.T, key string, opts *neardup.Options) *neardup.Analyzer {
 	t.Helper()
-	if a, ok := s.analyzers[key]; ok {
-		return a
-	}
-	a, err := neardup.NewAnalyzer(opts)
+	a, err := testfixtures.Analyzers.Get(opts)
 	if err != nil {
 		t.Fatalf("analyzer %q: %v", key, err)
 	}
-	s.cleanup(func() { a.Close() })
-	s.analyzers[key] = a
 	return a
 }
 
@@ -126,8 +122,7 @@ func (s *suite) corpus(t *testing.T, key string, opts *neardup.Options, name str
 
 func TestSharedCorpora(t *testing.T) {
 	dir := corporaDir(t)
-	s := &suite{dir: dir, analyzers: map[string]*neardup.Analyzer{}, corpora: map[string]*eval.Corpus{},
-		took: map[string]time.Duration{}, cleanup: t.Cleanup}
+	s := &suite{dir: dir, corpora: map[string]*eval.Corpus{}, took: map[string]time.Duration{}}
 	haveJieba := slices.Contains(segment.Backends(), segment.BackendJieba)
 
 	for _, spec := range corpora {
