@@ -657,7 +657,8 @@ func TestRobustIndexMismatch(t *testing.T) {
 
 // TestRobustIndexInUse: while dedup --index holds an index (reading a
 // pipe this test keeps open), add, check and stats on it fail with exit
-// status 2 and say it is in use; once it ends, they work.
+// status 2 and say it is in use; once it ends, they work. The holder is a
+// process of its own; the others run in this one, another process.
 func TestRobustIndexInUse(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -684,11 +685,11 @@ func TestRobustIndexInUse(t *testing.T) {
 		}
 	}
 	io.WriteString(stdin, robustLine("held", testfixtures.EN2)+"\n")
-	c := robustCmd{dir: tmp}
+	a := filepath.Join(tmp, "a.txt")
 	want := "neardup: index is in use by another process: " + idx + "\n"
-	for _, a := range [][]string{{"add", "--index", idx, "a.txt"}, {"check", "--index", idx, "a.txt"}, {"stats", "--index", idx},
-		{"dedup", "--index", idx, "a.txt"}, {"delete", "--index", idx, "held"}} {
-		if r := c.run(t, a...); r.code != 2 || r.stderr != want {
+	for _, a := range [][]string{{"add", "--index", idx, a}, {"check", "--index", idx, a}, {"stats", "--index", idx},
+		{"dedup", "--index", idx, a}, {"delete", "--index", idx, "held"}} {
+		if r := runCLI(t, a...); r.code != 2 || r.stderr != want {
 			t.Errorf("%q while dedup holds the index: exit %d, stderr %q, want %q", a, r.code, r.stderr, want)
 		}
 	}
@@ -696,7 +697,7 @@ func TestRobustIndexInUse(t *testing.T) {
 	if err := holder.Wait(); err != nil {
 		t.Fatalf("the holding dedup: %v: %s", err, herr.String())
 	}
-	if r := c.run(t, "add", "--index", idx, "a.txt"); r.code != 0 || !strings.Contains(r.stdout, "the index holds 2 documents") {
+	if r := runCLI(t, "add", "--index", idx, a); r.code != 0 || !strings.Contains(r.stdout, "the index holds 2 documents") {
 		t.Errorf("add after the holder ended: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -752,22 +753,23 @@ func TestRobustReadOnlyIndex(t *testing.T) {
 // -f), as on a file system that cannot grow a file: Badger cannot
 // preallocate its log, and add must fail with a clear error and leave the
 // index as it was, opening afterwards with every document added before.
+// (Only the run under the limit needs a process of its own.)
 func TestRobustFileSizeLimit(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN), "b.txt": []byte(testfixtures.ZH), "c.txt": []byte(testfixtures.EN2)})
-	c := robustCmd{dir: tmp}
-	if r := c.run(t, "add", "--index", "idx", "a.txt", "b.txt"); r.code != 0 {
+	at := func(name string) string { return filepath.Join(tmp, name) }
+	if r := runCLI(t, "add", "--index", at("idx"), at("a.txt"), at("b.txt")); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	r := robustCmd{dir: tmp, fsize: 2048}.run(t, "add", "--index", "idx", "c.txt")
 	if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: index: open idx: ") || !strings.Contains(r.stderr, "file too large") {
 		t.Errorf("add under ulimit -f: exit %d: %s", r.code, r.stderr)
 	}
-	if r := c.run(t, "stats", "--index", "idx", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":2,`) {
+	if r := runCLI(t, "stats", "--index", at("idx"), "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":2,`) {
 		t.Errorf("stats after the failed add: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := c.run(t, "add", "--index", "idx", "c.txt"); r.code != 0 || !strings.Contains(r.stdout, "the index holds 3 documents") {
+	if r := runCLI(t, "add", "--index", at("idx"), at("c.txt")); r.code != 0 || !strings.Contains(r.stdout, "the index holds 3 documents") {
 		t.Errorf("add after the failed add: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
