@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -123,20 +124,42 @@ func TestAnalyzeTooShort(t *testing.T) {
 	}
 }
 
+// TestAnalyzerID checks that analyzers that may fingerprint a text
+// differently have different IDs, in every build: the only options
+// allowed to share an ID are those naming the same analyzer (nil and
+// &Options{}, and the default backend named or not: gse in a pure-Go
+// build, jieba with cgo).
 func TestAnalyzerID(t *testing.T) {
 	dir := t.TempDir()
-	idf := filepath.Join(dir, "idf.txt")
-	if err := os.WriteFile(idf, []byte("北京 3.5\n清华大学 9\n"), 0o644); err != nil {
-		t.Fatal(err)
+	file := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
-	ids := map[string]string{}
-	for name, o := range map[string]*Options{
+	idf := file("idf.txt", "北京 3.5\n清华大学 9\n")
+	stop := file("stop.txt", "的\nthe\n")
+	userDict := file("user.dict", "清华北大 10 n\n")
+	opts := map[string]*Options{
 		"default":       nil,
 		"default again": {},
 		"topn 10":       {TopN: 10},
 		"idf":           {IDFFile: idf},
-		"gse":           {Segmenter: "gse"},
-	} {
+		"stop words":    {StopWordsFile: stop},
+		"user dict":     {UserDictFile: userDict},
+	}
+	if slices.Contains(segment.Backends(), segment.BackendJieba) {
+		opts["compat 5"] = &Options{Compat: true, TopN: 5}
+	}
+	// The names of the options that make the same analyzer as another.
+	same := map[string]string{"default again": "default", segment.DefaultBackend: "default"}
+
+	ids := map[string]string{}
+	for _, be := range segment.Backends() {
+		ids[be] = testAnalyzer(t, be).ID() // {Segmenter: be}, loaded once for the package's tests
+	}
+	for name, o := range opts {
 		a, err := NewAnalyzer(o)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -144,21 +167,26 @@ func TestAnalyzerID(t *testing.T) {
 		ids[name] = a.ID()
 		a.Close()
 	}
-	if ids["default"] != ids["default again"] {
-		t.Errorf("default IDs differ: %s, %s", ids["default"], ids["default again"])
-	}
-	seen := map[string]string{}
 	for name, id := range ids {
-		if name == "default again" {
-			continue
-		}
-		if other, ok := seen[id]; ok && segment.DefaultBackend != "gse" {
-			t.Errorf("%s and %s share ID %s", name, other, id)
-		}
-		seen[id] = name
 		if !strings.HasPrefix(id, "nd2-") {
 			t.Errorf("%s: ID %q lacks the format prefix", name, id)
 		}
+	}
+	seen := map[string]string{}
+	for name, id := range ids {
+		if other, ok := same[name]; ok {
+			if id != ids[other] {
+				t.Errorf("%s and %s name the same analyzer, but their IDs differ: %s, %s", name, other, id, ids[other])
+			}
+			continue
+		}
+		if other, ok := seen[id]; ok {
+			t.Errorf("%s and %s share ID %s", name, other, id)
+		}
+		seen[id] = name
+	}
+	if want := len(ids) - len(same); len(seen) != want {
+		t.Errorf("%d distinct IDs, want %d: %v", len(seen), want, ids)
 	}
 }
 

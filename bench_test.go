@@ -14,28 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/internal/testfixtures/corpora"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/simhash"
 )
 
-// corpusDir is where the shared corpora live: $NEARDUP_CORPORA, or
-// shared/corpora next to the repository.
-func corpusDir() string {
-	if d := os.Getenv("NEARDUP_CORPORA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "shared", "corpora")
-}
-
 // benchArticles returns the texts of the first n articles of a shared
-// corpus and their total size, or skips when the corpus is absent.
+// corpus and their total size, or skips when the corpus is absent (see
+// corpora.Require).
 func benchArticles(b testing.TB, name string, n int) ([]string, int64) {
 	b.Helper()
-	path := filepath.Join(corpusDir(), name+".jsonl.gz")
+	path := filepath.Join(corpora.Require(b, name+".jsonl.gz"), name+".jsonl.gz")
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		b.Skipf("corpus %s not found", path)
-	}
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/testfixtures"
 )
 
 var scnCorpora = flag.String("scenario-corpora", "",
@@ -54,11 +55,7 @@ func TestScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scenarios: skipped with -short")
 	}
-	a, err := neardup.NewAnalyzer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := testfixtures.Analyzer(t, "") // neardup.NewAnalyzer(nil), shared with TestSharedCorpora
 	corpora := scnCorpusCache{dir: *scnCorpora}
 	var tot scnTotals
 	for _, sc := range scnScenarios {

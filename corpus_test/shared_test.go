@@ -1,7 +1,9 @@
 // Shared-corpus quality tests: they measure the detector's quality on the shared real
-// corpora (../../shared/corpora, or $NEARDUP_CORPORA) against their
-// reference pairs: character 5-gram Jaccard similarity computed without
-// SimHash. They skip when the corpora are absent, and under -short.
+// corpora (shared/corpora beside the repository, or $NEARDUP_CORPORA)
+// against their reference pairs: character 5-gram Jaccard similarity
+// computed without SimHash. They skip under -short, and when the corpora
+// are absent, except in CI (CI=true) or when NEARDUP_CORPORA is set, where
+// they fail.
 //
 // The tables are kept as golden files in testdata/shared, one per corpus
 // (<corpus>.golden for the default cgo build with jieba,
@@ -28,6 +30,8 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/testfixtures"
+	sharedcorpora "github.com/neardup/neardup/internal/testfixtures/corpora"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -61,47 +65,37 @@ var corpora = []corpusSpec{
 	{"en_docs", false},
 }
 
-// corporaDir returns the directory of the shared corpora, or skips.
+// corporaDir returns the directory of the shared corpora. When one is
+// missing it skips, or fails in CI or when NEARDUP_CORPORA is set (the
+// quality gates must not pass by not running).
 func corporaDir(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("shared-corpus quality tests are long: skipped under -short")
 	}
-	dir := os.Getenv("NEARDUP_CORPORA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpora")
-	}
+	var files []string
 	for _, c := range corpora {
-		for _, f := range []string{c.name + ".jsonl.gz", c.name + ".pairs.jsonl.gz"} {
-			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-				t.Skipf("shared corpora not found (%v): set NEARDUP_CORPORA to the directory holding %s", err, f)
-			}
-		}
+		files = append(files, c.name+".jsonl.gz", c.name+".pairs.jsonl.gz")
 	}
-	return dir
+	return sharedcorpora.Require(t, files...)
 }
 
 // suite analyses each corpus once per analyzer and shares the results
 // between subtests.
 type suite struct {
-	dir       string
-	analyzers map[string]*neardup.Analyzer // "" (default) or "compat N"
-	corpora   map[string]*eval.Corpus      // analyzer key + "/" + corpus
-	took      map[string]time.Duration
-	cleanup   func(func()) // the top-level test's Cleanup: analyzers outlive subtests
+	dir     string
+	corpora map[string]*eval.Corpus // analyzer key ("" for the default, or "compat N") + "/" + corpus
+	took    map[string]time.Duration
 }
 
+// analyzer returns the analyzer of opts, shared with the package's other
+// tests (testfixtures.Analyzers).
 func (s *suite) analyzer(t *testing.T, key string, opts *neardup.Options) *neardup.Analyzer {
 	t.Helper()
-	if a, ok := s.analyzers[key]; ok {
-		return a
-	}
-	a, err := neardup.NewAnalyzer(opts)
+	a, err := testfixtures.Analyzers.Get(opts)
 	if err != nil {
 		t.Fatalf("analyzer %q: %v", key, err)
 	}
-	s.cleanup(func() { a.Close() })
-	s.analyzers[key] = a
 	return a
 }
 
@@ -128,8 +122,7 @@ func (s *suite) corpus(t *testing.T, key string, opts *neardup.Options, name str
 
 func TestSharedCorpora(t *testing.T) {
 	dir := corporaDir(t)
-	s := &suite{dir: dir, analyzers: map[string]*neardup.Analyzer{}, corpora: map[string]*eval.Corpus{},
-		took: map[string]time.Duration{}, cleanup: t.Cleanup}
+	s := &suite{dir: dir, corpora: map[string]*eval.Corpus{}, took: map[string]time.Duration{}}
 	haveJieba := slices.Contains(segment.Backends(), segment.BackendJieba)
 
 	for _, spec := range corpora {

@@ -6,16 +6,12 @@ package dedup
 // cmd/neardup/robust_test.go.
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/neardup/neardup/index"
@@ -35,74 +30,13 @@ import (
 	"github.com/neardup/neardup/internal/testfixtures"
 )
 
-// Articles the bad inputs are put between: each has well over
-// neardup.MinKeywords keywords and none is a near duplicate of another.
-const (
-	robustEN  = "The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation. Analysts expect two more increases this year as the economy continues to grow."
-	robustZH  = "新华社北京10月30日电 武侠小说泰斗金庸（原名查良镛）30日在香港逝世，享年94岁。金庸先生的武侠小说影响了几代读者，《射雕英雄传》《天龙八部》《笑傲江湖》等作品被多次改编为影视剧。"
-	robustEN2 = "Heavy rain flooded the valley roads overnight and the river rose above the old stone bridge, officials said, closing schools across the district for the rest of the week while engineers inspected the damage."
-	robustZH2 = "国家统计局今天发布数据显示，今年前三季度全国粮食总产量再创历史新高，秋粮丰收已成定局。专家表示，粮食生产连年丰收为稳定物价、保障民生提供了坚实基础。"
-)
-
-// robustPNG is a small PNG image made by image/png.
-func robustPNG(t testing.TB) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
-	for i := range 16 {
-		img.Set(i, i, color.RGBA{R: 255, A: 255})
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// robustZip is a ZIP archive made by archive/zip holding a text article.
-func robustZip(t testing.TB) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, err := zw.Create("article.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(w, robustEN)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// robustGBK encodes s in GBK.
-func robustGBK(t testing.TB, s string) string {
-	t.Helper()
-	b, err := simplifiedchinese.GBK.NewEncoder().String(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// robustGzip compresses s.
-func robustGzip(t testing.TB, s string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	io.WriteString(zw, s)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // robustHTML is a page whose scripts and styles hold words that must not
 // be fingerprinted with input.Options.HTML.
 const robustHTML = `<!DOCTYPE html>
 <html><head><title>Rates &amp; jobs</title>
 <script>var trackingpixel = "zzscriptword analyticsbeacon"; function loadads() { return 1 < 2; }</script>
 <style>.zzstyleword { color: red }</style>
-</head><body><h1>Rates</h1><p>` + robustEN + `</p>
+</head><body><h1>Rates</h1><p>` + testfixtures.EN + `</p>
 <script type="text/javascript">document.write("<p>zzscriptword</p>");</script>
 </body></html>`
 
@@ -225,7 +159,7 @@ func writeRobustFiles(t *testing.T, files []robustFile) string {
 // good articles around it are processed.
 func TestRobustWholeFiles(t *testing.T) {
 	t.Parallel()
-	withBOM := "\ufeff" + robustEN
+	withBOM := "\ufeff" + testfixtures.EN
 	utf16 := func(s string) []byte {
 		b, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(s))
 		if err != nil {
@@ -233,7 +167,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		}
 		return b
 	}
-	cut := robustGzip(t, strings.Repeat(robustEN+"\n", 200)+strings.Repeat(robustZH+"\n", 200))
+	cut := testfixtures.Gzip(t, strings.Repeat(testfixtures.EN+"\n", 200)+strings.Repeat(testfixtures.ZH+"\n", 200))
 	tests := []struct {
 		name     string
 		bad      robustFile
@@ -262,13 +196,13 @@ func TestRobustWholeFiles(t *testing.T) {
 		{name: "three Chinese characters", bad: robustFile{"2-three.txt", []byte("你好吗")},
 			read: "2-three.txt", verdict: "too-short 2-three.txt: too few keywords to fingerprint: 1 keyword, need 4",
 			sum: robustSum{Records: 3, Unique: 2, TooShort: 1}},
-		{name: "PNG", bad: robustFile{"2-image.png", robustPNG(t)},
+		{name: "PNG", bad: robustFile{"2-image.png", testfixtures.PNG(t)},
 			read: "error: 2-image.png: binary data (PNG image)", verdict: "rejected: 2-image.png: binary data (PNG image)",
 			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
-		{name: "PNG named .txt", bad: robustFile{"2-image.txt", robustPNG(t)},
+		{name: "PNG named .txt", bad: robustFile{"2-image.txt", testfixtures.PNG(t)},
 			read: "error: 2-image.txt: binary data (PNG image)", verdict: "rejected: 2-image.txt: binary data (PNG image)",
 			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
-		{name: "ZIP", bad: robustFile{"2-archive.zip", robustZip(t)},
+		{name: "ZIP", bad: robustFile{"2-archive.zip", testfixtures.Zip(t)},
 			read: "error: 2-archive.zip: binary data (ZIP archive)", verdict: "rejected: 2-archive.zip: binary data (ZIP archive)",
 			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
 		{name: "NUL bytes", bad: robustFile{"2-data.bin", []byte("some text\x00\x01\x02\x00 more")},
@@ -278,25 +212,25 @@ func TestRobustWholeFiles(t *testing.T) {
 			read:    "error: 2-bad.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 12",
 			verdict: "rejected: 2-bad.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 12",
 			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
-		{name: "invalid UTF-8 forced", bad: robustFile{"2-bad.txt", []byte(robustGBK(t, robustZH))}, opts: input.Options{Encoding: "utf-8"},
+		{name: "invalid UTF-8 forced", bad: robustFile{"2-bad.txt", []byte(testfixtures.GBK(t, testfixtures.ZH))}, opts: input.Options{Encoding: "utf-8"},
 			read: "error: 2-bad.txt: invalid UTF-8 at byte 0", verdict: "rejected: 2-bad.txt: invalid UTF-8 at byte 0",
 			sum: robustSum{Records: 3, Unique: 2, Rejected: 1}},
 		// GBK without a flag is detected and decoded: 3-zh.txt, the same
 		// article in UTF-8, is then its exact duplicate.
-		{name: "GBK", bad: robustFile{"2-gbk.txt", []byte(robustGBK(t, robustZH))},
+		{name: "GBK", bad: robustFile{"2-gbk.txt", []byte(testfixtures.GBK(t, testfixtures.ZH))},
 			read: "2-gbk.txt", verdict: "unique 2-gbk.txt", last: "duplicate 3-zh.txt of 2-gbk.txt (exact)",
 			sum: robustSum{Records: 3, Unique: 2, Exact: 1}},
-		{name: "UTF-8 BOM", bad: robustFile{"2-bom.txt", []byte("\ufeff" + robustZH)},
+		{name: "UTF-8 BOM", bad: robustFile{"2-bom.txt", []byte("\ufeff" + testfixtures.ZH)},
 			read: "2-bom.txt", verdict: "unique 2-bom.txt", last: "duplicate 3-zh.txt of 2-bom.txt (exact)",
 			sum: robustSum{Records: 3, Unique: 2, Exact: 1}},
-		{name: "UTF-16 BOM", bad: robustFile{"2-utf16.txt", utf16(robustZH)},
+		{name: "UTF-16 BOM", bad: robustFile{"2-utf16.txt", utf16(testfixtures.ZH)},
 			read: "2-utf16.txt", verdict: "unique 2-utf16.txt", last: "duplicate 3-zh.txt of 2-utf16.txt (exact)",
 			sum: robustSum{Records: 3, Unique: 2, Exact: 1}},
-		{name: "too large", bad: robustFile{"2-big.txt", []byte(strings.Repeat(robustEN2+"\n", 10))}, opts: input.Options{MaxBytes: 1000},
-			read:    fmt.Sprintf("error: 2-big.txt: too large: %d bytes (maximum 1000)", 10*(len(robustEN2)+1)),
-			verdict: fmt.Sprintf("rejected: 2-big.txt: too large: %d bytes (maximum 1000)", 10*(len(robustEN2)+1)),
+		{name: "too large", bad: robustFile{"2-big.txt", []byte(strings.Repeat(testfixtures.EN2+"\n", 10))}, opts: input.Options{MaxBytes: 1000},
+			read:    fmt.Sprintf("error: 2-big.txt: too large: %d bytes (maximum 1000)", 10*(len(testfixtures.EN2)+1)),
+			verdict: fmt.Sprintf("rejected: 2-big.txt: too large: %d bytes (maximum 1000)", 10*(len(testfixtures.EN2)+1)),
 			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
-		{name: "too large gzip", bad: robustFile{"2-big.txt.gz", robustGzip(t, strings.Repeat(robustEN2+"\n", 10))}, opts: input.Options{MaxBytes: 1000},
+		{name: "too large gzip", bad: robustFile{"2-big.txt.gz", testfixtures.Gzip(t, strings.Repeat(testfixtures.EN2+"\n", 10))}, opts: input.Options{MaxBytes: 1000},
 			read:    "error: 2-big.txt.gz: too large: more than 1000 bytes",
 			verdict: "rejected: 2-big.txt.gz: too large: more than 1000 bytes",
 			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
@@ -318,7 +252,7 @@ func TestRobustWholeFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeRobustFiles(t, []robustFile{{"1-en.txt", []byte(robustEN)}, tt.bad, {"3-zh.txt", []byte(robustZH)}})
+			dir := writeRobustFiles(t, []robustFile{{"1-en.txt", []byte(testfixtures.EN)}, tt.bad, {"3-zh.txt", []byte(testfixtures.ZH)}})
 			got, recs := robustRead(t, input.NewReader([]string{dir}, nil, &tt.opts), dir)
 			if want := []string{"1-en.txt", tt.read, "3-zh.txt"}; !slices.Equal(got, want) {
 				t.Errorf("Reader:\n got %q\nwant %q", got, want)
@@ -414,12 +348,12 @@ func TestRobustHTML(t *testing.T) {
 			t.Errorf("HTML: %q is in the text or keywords:\n%s", w, rec.Text)
 		}
 	}
-	if !strings.Contains(rec.Text, robustEN) || !kw["inflation"] {
+	if !strings.Contains(rec.Text, testfixtures.EN) || !kw["inflation"] {
 		t.Errorf("HTML: the article text is lost:\n%s", rec.Text)
 	}
 	// Its fingerprint is that of the bare article plus the heading.
 	an1, _ := a.Analyze(rec.Text)
-	an2, _ := a.Analyze("Rates\n" + robustEN)
+	an2, _ := a.Analyze("Rates\n" + testfixtures.EN)
 	if an1.Fingerprint != an2.Fingerprint {
 		t.Errorf("HTML: fingerprint %s, want %s (of the visible text)", an1.Fingerprint, an2.Fingerprint)
 	}
@@ -442,7 +376,7 @@ func TestRobustJSONL(t *testing.T) {
 		verdict string // Dedup outcome
 	}{
 		// A UTF-8 byte-order mark starts the stream.
-		{"\ufeff" + robustLine("en", robustEN), "en", "unique en"},
+		{"\ufeff" + robustLine("en", testfixtures.EN), "en", "unique en"},
 		{`{"id":"m1","text":"unterminated`, `error: in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`,
 			`rejected: in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`},
 		{`{"id":"m2","text":"trailing comma",}`, `error: in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`,
@@ -461,25 +395,25 @@ func TestRobustJSONL(t *testing.T) {
 		{`{"id":"n6","text":" \n\t "}`, `error: in.jsonl:13: field "text": only white space`, `rejected: in.jsonl:13: field "text": only white space`},
 		{`{"id":{"a":1},"text":"x"}`, `error: in.jsonl:14: field "id": not a string or number (object)`,
 			`rejected: in.jsonl:14: field "id": not a string or number (object)`},
-		{robustLine("dup", robustEN2), "dup", "unique dup"},
+		{robustLine("dup", testfixtures.EN2), "dup", "unique dup"},
 		// The same id again, for another article: the second is rejected.
-		{robustLine("dup", robustZH2), "dup", `rejected: in.jsonl:16: field "id": duplicate id "dup": an earlier article has it (record 14 of this input)`},
-		{robustLine("line\nbreak", robustZH), "line\nbreak", "unique line\nbreak"},
-		{robustLine("a/b/../c", robustEN+" Extra sentence."), "a/b/../c", "duplicate a/b/../c of en (near)"},
-		{`{"id":12345,"text":` + fmt.Sprintf("%q", robustEN) + `}`, "12345", "duplicate 12345 of en (exact)"},
+		{robustLine("dup", testfixtures.ZH2), "dup", `rejected: in.jsonl:16: field "id": duplicate id "dup": an earlier article has it (record 14 of this input)`},
+		{robustLine("line\nbreak", testfixtures.ZH), "line\nbreak", "unique line\nbreak"},
+		{robustLine("a/b/../c", testfixtures.EN+" Extra sentence."), "a/b/../c", "duplicate a/b/../c of en (near)"},
+		{`{"id":12345,"text":` + fmt.Sprintf("%q", testfixtures.EN) + `}`, "12345", "duplicate 12345 of en (exact)"},
 		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `error: in.jsonl:20: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`,
 			`rejected: in.jsonl:20: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
 		// GBK without a flag: detected and decoded, so it is the exact
 		// duplicate of the UTF-8 line.
-		{robustGBK(t, robustLine("gbk", robustZH)), "gbk", "duplicate gbk of line\nbreak (exact)"},
+		{testfixtures.GBK(t, robustLine("gbk", testfixtures.ZH)), "gbk", "duplicate gbk of line\nbreak (exact)"},
 		// A byte-order mark in the middle of a stream (cat a.jsonl b.jsonl)
 		// is dropped like the first line's.
-		{"\ufeff" + robustLine("bom2", robustEN2), "bom2", "duplicate bom2 of dup (exact)"},
+		{"\ufeff" + robustLine("bom2", testfixtures.EN2), "bom2", "duplicate bom2 of dup (exact)"},
 		{robustLine("short", "abc def"), "short", "too-short short: too few keywords to fingerprint: 2 keywords, need 4"},
 		// A 1 MB id cannot be stored in an index (index.MaxIDLen): the
 		// record is rejected, and the run goes on.
-		{robustLine(longID, robustZH2), longID, `rejected: in.jsonl:24: field "id": id is 1048576 bytes long; an index holds ids of at most 64000`},
-		{robustLine("last", robustZH2), "last", "unique last"},
+		{robustLine(longID, testfixtures.ZH2), longID, `rejected: in.jsonl:24: field "id": id is 1048576 bytes long; an index holds ids of at most 64000`},
+		{robustLine("last", testfixtures.ZH2), "last", "unique last"},
 	}
 	var in strings.Builder
 	var wantRead, wantDedup []string
@@ -551,10 +485,10 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	t.Parallel()
 	var in strings.Builder
 	for i := range 300 {
-		fmt.Fprintf(&in, "%s\n", robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", robustEN, i, i*i, i*7919)))
+		fmt.Fprintf(&in, "%s\n", robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)))
 	}
-	gz := robustGzip(t, in.String())
-	dir := writeRobustFiles(t, []robustFile{{"1-cut.jsonl.gz", gz[:len(gz)*2/3]}, {"2-next.jsonl", []byte(robustLine("next", robustZH) + "\n")}})
+	gz := testfixtures.Gzip(t, in.String())
+	dir := writeRobustFiles(t, []robustFile{{"1-cut.jsonl.gz", gz[:len(gz)*2/3]}, {"2-next.jsonl", []byte(robustLine("next", testfixtures.ZH) + "\n")}})
 	verdicts, _, sum, err := robustDedup(t, input.NewReader([]string{dir}, nil, nil), dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -581,7 +515,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
 	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(
-		robustLine("a", robustEN) + "\n" + robustLine("b", robustZH) + "\n" + robustLine("c", robustZH2+" 新的一段。") + "\n")}})
+		robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH) + "\n" + robustLine("c", testfixtures.ZH2+" 新的一段。") + "\n")}})
 	x, err := badgerstore.OpenIndex(context.Background(), filepath.Join(dir, "idx"), nil, nil)
 	if err != nil {
 		t.Fatal(err)

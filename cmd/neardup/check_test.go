@@ -19,14 +19,14 @@ func TestCheckUnverified(t *testing.T) {
 	if err := os.WriteFile(fps, []byte("doc-1\td6114e778fe93131\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := runBin(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps); r.code != 0 {
+	if r := runCLI(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
-	r := runBin(t, "check", "--index", idx, "--segmenter", "gse", "a.txt")
+	r := runCLI(t, "check", "--index", idx, "--segmenter", "gse", "testdata/a.txt")
 	if r.code != 1 || !strings.Contains(r.stdout, "  unverified       doc-1\n      distance 1, similarity 0.984, unverified (fingerprint only: no text to compare)\n") {
 		t.Errorf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runBin(t, "check", "--index", idx, "--segmenter", "gse", "--json", "a.txt")
+	r = runCLI(t, "check", "--index", idx, "--segmenter", "gse", "--json", "testdata/a.txt")
 	if r.code != 1 || !strings.Contains(r.stdout, `{"id":"doc-1","title":"","distance":1,"similarity":0.984375,"content":0,"exact":false,"unverified":true,"shared":[]}`) {
 		t.Errorf("check --json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -37,15 +37,15 @@ func TestCheckUnverified(t *testing.T) {
 func TestCheckItself(t *testing.T) {
 	t.Parallel()
 	idx := filepath.Join(t.TempDir(), "idx")
-	if r := runBin(t, "add", "--index", idx, "--segmenter", "gse", "c.txt"); r.code != 0 {
+	if r := runCLI(t, "add", "--index", idx, "--segmenter", "gse", "testdata/c.txt"); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
-	r := runBin(t, "check", "--index", idx, "--segmenter", "gse", "c.txt")
-	want := "c.txt: " + idx + " holds this article already, under its id\nthe article is in " + idx + " already\n"
+	r := runCLI(t, "check", "--index", idx, "--segmenter", "gse", "testdata/c.txt")
+	want := "testdata/c.txt: " + idx + " holds this article already, under its id\nthe article is in " + idx + " already\n"
 	if r.code != 1 || r.stdout != want {
 		t.Errorf("check: exit %d\n%s\nwant\n%s%s", r.code, r.stdout, want, r.stderr)
 	}
-	r = runBin(t, "check", "--index", idx, "--segmenter", "gse", "--json", "c.txt")
+	r = runCLI(t, "check", "--index", idx, "--segmenter", "gse", "--json", "testdata/c.txt")
 	if r.code != 1 || !strings.Contains(r.stdout, `"matches":[],"archived":"same","added":false}`) {
 		t.Errorf("check --json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

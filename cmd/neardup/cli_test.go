@@ -1,41 +1,25 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/neardup/neardup/segment"
 )
 
 // samplePath is the sample corpus of the repository's README.
 const samplePath = "../../testdata/sample/sample.jsonl"
 
-func TestCompatFingerprint(t *testing.T) {
-	t.Parallel()
-	needCgo(t)
-	r := cliRun{stdin: "我来到北京清华大学"}.run(t, "fingerprint", "--compat", "--top-n", "5")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	if fp, _, _ := strings.Cut(r.stdout, " "); fp != "feb6372a8750eb1d" {
-		t.Errorf("fingerprint %q, want feb6372a8750eb1d (gosimhash)\n%s", fp, r.stdout)
-	}
-}
-
 func TestCheckExitCodes(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	idx := filepath.Join(tmp, "idx")
-	if r := runBin(t, "add", "--index", idx, "a.txt"); r.code != 0 {
+	if r := runCLI(t, "add", "--index", idx, "testdata/a.txt"); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	tests := []struct {
@@ -45,15 +29,15 @@ func TestCheckExitCodes(t *testing.T) {
 		code  int
 		out   string // in stdout, or in stderr for code 2
 	}{
-		{"none", "", []string{"c.txt"}, 0, "no near-duplicate in " + idx + " (1 article checked)"},
-		{"near", "", []string{"b.txt"}, 1, "near duplicate   a.txt"},
-		{"exact", "", []string{"--id", "copy", "a.txt"}, 1, "exact duplicate  a.txt"},
+		{"none", "", []string{"testdata/c.txt"}, 0, "no near-duplicate in " + idx + " (1 article checked)"},
+		{"near", "", []string{"testdata/b.txt"}, 1, "near duplicate   testdata/a.txt"},
+		{"exact", "", []string{"--id", "copy", "testdata/a.txt"}, 1, "exact duplicate  testdata/a.txt"},
 		{"stdin", readFile(t, "testdata/b.txt"), nil, 1, "-: 1 near-duplicate in"},
 		{"too short", "你好", nil, 2, "too few keywords"},
-		{"found and failed", "", []string{"b.txt", "no-such-file.txt"}, 2, "could not be checked"},
-		{"no index", "", []string{"--index", filepath.Join(tmp, "nothing"), "b.txt"}, 2, "no index in"},
+		{"found and failed", "", []string{"testdata/b.txt", "no-such-file.txt"}, 2, "could not be checked"},
+		{"no index", "", []string{"--index", filepath.Join(tmp, "nothing"), "testdata/b.txt"}, 2, "no index in"},
 		{"bad fingerprint", "", []string{"--fingerprint", "xyz"}, 2, "not hexadecimal"},
-		{"bad distance", "", []string{"--max-distance", "9", "b.txt"}, 2, "answers distances up to 3"},
+		{"bad distance", "", []string{"--max-distance", "9", "testdata/b.txt"}, 2, "answers distances up to 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,7 +57,7 @@ func TestCheckExitCodes(t *testing.T) {
 		})
 	}
 	// The exit statuses are documented in the help.
-	r := runBin(t, "check", "--help")
+	r := runCLI(t, "check", "--help")
 	for _, want := range []string{"0   no near-duplicate found", "1   at least one near-duplicate found", "2   an error"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("check --help lacks %q", want)
@@ -85,10 +69,10 @@ func TestEnvIndex(t *testing.T) {
 	t.Parallel()
 	idx := filepath.Join(t.TempDir(), "env-idx")
 	env := cliRun{env: []string{"NEARDUP_INDEX=" + idx}}
-	if r := env.run(t, "add", "a.txt"); r.code != 0 || !strings.Contains(r.stdout, "added 1 document to "+idx) {
+	if r := env.run(t, "add", "testdata/a.txt"); r.code != 0 || !strings.Contains(r.stdout, "added 1 document to "+idx) {
 		t.Fatalf("add with NEARDUP_INDEX: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := env.run(t, "check", "b.txt"); r.code != 1 {
+	if r := env.run(t, "check", "testdata/b.txt"); r.code != 1 {
 		t.Errorf("check with NEARDUP_INDEX: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := env.run(t, "stats", "--json"); !strings.Contains(r.stdout, `"docs":1,`) {
@@ -96,18 +80,18 @@ func TestEnvIndex(t *testing.T) {
 	}
 	// --index wins over the variable.
 	other := filepath.Join(t.TempDir(), "other")
-	if r := env.run(t, "check", "--index", other, "b.txt"); r.code != 2 || !strings.Contains(r.stderr, "no index in "+other) {
+	if r := env.run(t, "check", "--index", other, "testdata/b.txt"); r.code != 2 || !strings.Contains(r.stderr, "no index in "+other) {
 		t.Errorf("check --index with NEARDUP_INDEX: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// dedup ignores the variable: a corpus never lands in the archive by accident.
-	if r := env.run(t, "dedup", "c.txt"); r.code != 0 {
+	if r := env.run(t, "dedup", "testdata/c.txt"); r.code != 0 {
 		t.Fatalf("dedup: exit %d: %s", r.code, r.stderr)
 	}
 	if r := env.run(t, "stats", "--json"); !strings.Contains(r.stdout, `"docs":1,`) {
 		t.Errorf("dedup added to $NEARDUP_INDEX: %s", r.stdout)
 	}
 	// Without either, commands that need an index say so.
-	if r := runBin(t, "check", "b.txt"); r.code != 2 || !strings.Contains(r.stderr, "give --index DIR or set NEARDUP_INDEX") {
+	if r := runCLI(t, "check", "testdata/b.txt"); r.code != 2 || !strings.Contains(r.stderr, "give --index DIR or set NEARDUP_INDEX") {
 		t.Errorf("check without index: exit %d: %s", r.code, r.stderr)
 	}
 }
@@ -149,7 +133,7 @@ func TestDedupWorkersIdentical(t *testing.T) {
 		// (Not articles.jsonl: it shares ids with the sample, and the
 		// reason of a duplicate-id reject names the time the first was
 		// added.)
-		r, outs := dedupOutputs(t, cliRun{}, dir, "--workers", w, abs, "a.txt", "b.txt", "no-such-file")
+		r, outs := dedupOutputs(t, cliRun{}, dir, "--workers", w, abs, "testdata/a.txt", "testdata/b.txt", "no-such-file")
 		if r.code != 2 { // no-such-file
 			t.Fatalf("--workers %s: exit %d: %s", w, r.code, r.stderr)
 		}
@@ -240,7 +224,7 @@ func TestDedupRejects(t *testing.T) {
 	}
 
 	// Without --rejects the bad records are listed on stderr.
-	r = runBin(t, "dedup", in)
+	r = runCLI(t, "dedup", in)
 	if r.code != 0 || strings.Count(r.stderr, "neardup: rejected: ") != 6 {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
@@ -261,184 +245,19 @@ func TestDedupRejects(t *testing.T) {
 func TestDedupInputError(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	r, outs := dedupOutputs(t, cliRun{}, tmp, "a.txt", "no-such-file.jsonl", "b.txt")
+	r, outs := dedupOutputs(t, cliRun{}, tmp, "testdata/a.txt", "no-such-file.jsonl", "testdata/b.txt")
 	if r.code != 2 || !strings.Contains(r.stderr, "1 input could not be read to the end") {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	// The outputs are written all the same, with the error in rejects.
-	if !strings.Contains(outs[0], `{"a":"a.txt","b":"b.txt",`) || !strings.Contains(outs[3], `"source":"no-such-file.jsonl"`) {
+	if !strings.Contains(outs[0], `{"a":"testdata/a.txt","b":"testdata/b.txt",`) || !strings.Contains(outs[3], `"source":"no-such-file.jsonl"`) {
 		t.Errorf("pairs:\n%s\nrejects:\n%s", outs[0], outs[3])
 	}
 	// Whole-file articles go to --unique as JSON lines.
 	var u uniqueJSON
-	if err := json.Unmarshal([]byte(outs[2]), &u); err != nil || u.ID != "a.txt" || u.Text != readFile(t, "testdata/a.txt") {
+	if err := json.Unmarshal([]byte(outs[2]), &u); err != nil || u.ID != "testdata/a.txt" || u.Text != readFile(t, "testdata/a.txt") {
 		t.Errorf("unique: %v\n%s", err, outs[2])
 	}
-}
-
-// bigInput writes n articles made of random lines of the sample corpus,
-// so that most are originals; every tenth is an earlier one with its last
-// line cut, a near duplicate.
-func bigInput(t *testing.T, path string, n int) {
-	t.Helper()
-	var pool []string
-	for _, l := range strings.Split(strings.TrimSpace(readFile(t, samplePath)), "\n") {
-		var a struct{ Text string }
-		if err := json.Unmarshal([]byte(l), &a); err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(a.Text, "\n") {
-			if len(line) >= 30 {
-				pool = append(pool, line)
-			}
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	texts := make([][]string, n)
-	for j := range n {
-		if j%10 == 9 {
-			prev := texts[j-5]
-			texts[j] = prev[:len(prev)-1]
-		} else {
-			lines := make([]string, 12+rng.IntN(12))
-			for i := range lines {
-				lines[i] = pool[rng.IntN(len(pool))]
-			}
-			texts[j] = lines
-		}
-		rec := map[string]string{"id": fmt.Sprintf("mix/%05d", j), "title": fmt.Sprintf("Mix %d", j), "text": strings.Join(texts[j], "\n")}
-		if err := enc.Encode(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestDedupResumeAfterKill kills a dedup --index run with SIGKILL in the
-// middle, runs it again, and compares the outputs with those of an
-// uninterrupted run into a fresh index.
-func TestDedupResumeAfterKill(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("slow: kills and reruns a dedup of 5,000 articles")
-	}
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "big.jsonl")
-	bigInput(t, in, 5000)
-	outDir := func(name string) string {
-		d := filepath.Join(tmp, name)
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	args := func(idx, dir string) []string {
-		a := []string{"dedup", "--index", idx, "--workers", "2", "--progress", "always", in}
-		for _, n := range []string{"pairs", "clusters", "unique", "rejects"} {
-			a = append(a, "--"+n, filepath.Join(dir, n+".jsonl"))
-		}
-		return a
-	}
-
-	// Interrupted run: kill -9 once 1,500 records are done.
-	idx := filepath.Join(tmp, "idx")
-	killed := outDir("killed")
-	cmd := exec.Command(binary, args(idx, killed)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	progress := regexp.MustCompile(`([0-9,]+) records`)
-	sc := bufio.NewScanner(stderr)
-	sc.Split(scanProgress)
-	done := 0
-	for sc.Scan() {
-		if m := progress.FindStringSubmatch(sc.Text()); m != nil {
-			done, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-			if done >= 1500 {
-				break
-			}
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for sc.Scan() { // drain
-		}
-	}()
-	werr := cmd.Wait()
-	if ee, ok := werr.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("the run was not killed (it ended first?): %v after %d records", werr, done)
-	}
-	t.Logf("killed after %d records", done)
-	if entries, _ := os.ReadDir(killed); len(entries) > 0 {
-		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), ".") {
-				t.Errorf("the killed run left a visible output file %s", e.Name())
-			}
-		}
-	}
-
-	// A read-only open recovers the index after the crash.
-	if r := runBin(t, "stats", "--index", idx); r.code != 0 {
-		t.Errorf("stats after the kill: exit %d: %s", r.code, r.stderr)
-	}
-
-	// Rerun the same command to the end.
-	resumed := outDir("resumed")
-	start := time.Now()
-	r := runBin(t, args(idx, resumed)...)
-	if r.code != 0 {
-		t.Fatalf("rerun: exit %d: %s", r.code, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "resumed an interrupted run") {
-		t.Errorf("the rerun did not resume anything (was the index written before the kill?):\n%s", r.stderr)
-	}
-	t.Logf("rerun took %v", time.Since(start))
-
-	// Uninterrupted run into a fresh index.
-	fresh := outDir("fresh")
-	r2 := runBin(t, args(filepath.Join(tmp, "idx2"), fresh)...)
-	if r2.code != 0 {
-		t.Fatalf("fresh run: exit %d: %s", r2.code, r2.stderr)
-	}
-	for _, n := range []string{"pairs", "clusters", "unique", "rejects"} {
-		a, b := readFile(t, filepath.Join(resumed, n+".jsonl")), readFile(t, filepath.Join(fresh, n+".jsonl"))
-		if a != b {
-			t.Errorf("--%s of the resumed run differs from an uninterrupted run:\n%s", n, diff(b, a))
-		}
-	}
-	if u, p := countLines(readFile(t, filepath.Join(fresh, "unique.jsonl"))), countLines(readFile(t, filepath.Join(fresh, "pairs.jsonl"))); u < 4200 || p < 450 {
-		t.Errorf("fresh run: %d unique, %d pairs: not the input the test expects", u, p)
-	}
-}
-
-// scanProgress splits the progress output at "\r" and "\n".
-func scanProgress(data []byte, atEOF bool) (int, []byte, error) {
-	for i, c := range data {
-		if c == '\r' || c == '\n' {
-			return i + 1, data[:i], nil
-		}
-	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
-	}
-	return 0, nil, nil
 }
 
 func TestAddFingerprints(t *testing.T) {
@@ -457,7 +276,7 @@ func TestAddFingerprints(t *testing.T) {
 	if err := os.WriteFile(fps, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := runBin(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps)
+	r := runCLI(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps)
 	if r.code != 2 {
 		t.Errorf("exit %d, want 2 for bad lines", r.code)
 	}
@@ -471,56 +290,47 @@ func TestAddFingerprints(t *testing.T) {
 		t.Errorf("stdout: %s", r.stdout)
 	}
 	// Adding them again (with Add: the index is not empty) replaces them.
-	r = runBin(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps)
+	r = runCLI(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps)
 	if !strings.Contains(r.stdout, "added 4 documents to "+idx+" (4 replaced a document with the same id); the index holds 3 documents") {
 		t.Errorf("second add: %s", r.stdout)
 	}
-	r = runBin(t, "check", "--index", idx, "--json", "--fingerprint", "d6114e778fe93132")
+	r = runCLI(t, "check", "--index", idx, "--json", "--fingerprint", "d6114e778fe93132")
 	want := `{"fingerprint":"d6114e778fe93132","verified":false,"matches":[{"id":"doc-1","title":"","distance":1,"similarity":0.984375}]}` + "\n"
 	if r.code != 1 || r.stdout != want {
 		t.Errorf("check --fingerprint: exit %d\n%s\nwant\n%s%s", r.code, r.stdout, want, r.stderr)
 	}
 	// The index was created for the gse analyzer: the jieba one is refused.
-	if haveCgo {
-		r = runBin(t, "check", "--index", idx, "--segmenter", "jieba", "a.txt")
+	if slices.Contains(segment.Backends(), segment.BackendJieba) {
+		r = runCLI(t, "check", "--index", idx, "--segmenter", "jieba", "testdata/a.txt")
 		if r.code != 2 || !strings.Contains(r.stderr, "analyzer") {
 			t.Errorf("analyzer mismatch: exit %d: %s", r.code, r.stderr)
 		}
 	}
 }
 
-func TestGse(t *testing.T) {
-	// The pure-Go segmenter works in every build.
-	t.Parallel()
-	r := runBin(t, "compare", "--segmenter", "gse", "a.txt", "b.txt")
-	if r.code != 0 || !strings.Contains(r.stdout, "verdict             near duplicate") {
-		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-}
-
 func TestMaxDistanceIndexLayout(t *testing.T) {
 	t.Parallel()
 	idx := filepath.Join(t.TempDir(), "k6")
-	if r := runBin(t, "add", "--index", idx, "--max-distance", "6", "a.txt"); r.code != 0 {
+	if r := runCLI(t, "add", "--index", idx, "--max-distance", "6", "testdata/a.txt"); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
-	r := runBin(t, "stats", "--index", idx, "--json")
+	r := runCLI(t, "stats", "--index", idx, "--json")
 	if !strings.Contains(r.stdout, `"blocks":8,"max_distance":6,"tables":28`) {
 		t.Errorf("stats: %s", r.stdout)
 	}
-	if r := runBin(t, "check", "--index", idx, "--max-distance", "6", "b.txt"); r.code != 1 {
+	if r := runCLI(t, "check", "--index", idx, "--max-distance", "6", "testdata/b.txt"); r.code != 1 {
 		t.Errorf("check -k 6: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
 
 func TestVersionAndHelp(t *testing.T) {
 	t.Parallel()
-	r := runBin(t, "--version")
+	r := runCLI(t, "--version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "neardup ") || !strings.Contains(r.stdout, "analyzer format:    v2") ||
 		!strings.Contains(r.stdout, "max distance:       3 bits of 64") {
 		t.Errorf("--version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runBin(t, "--help")
+	r = runCLI(t, "--help")
 	for _, cmd := range []string{"fingerprint", "compare", "check", "add", "dedup", "eval", "url", "idf", "stats", "delete"} {
 		if !strings.Contains(r.stdout, "   "+cmd) {
 			t.Errorf("--help lacks %s:\n%s", cmd, r.stdout)
@@ -540,7 +350,7 @@ func TestDedupIndexFilterSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []struct{ lookups, saved int }{{318, 318}, {318, 68}} {
-		r := runBin(t, "dedup", "--index", idx, "--json", sample)
+		r := runCLI(t, "dedup", "--index", idx, "--json", sample)
 		if r.code != 0 {
 			t.Fatalf("run %d: exit %d: %s", i+1, r.code, r.stderr)
 		}

@@ -146,27 +146,20 @@ func analyzerOptions(c *cli.Context) (*neardup.Options, error) {
 	return o, nil
 }
 
-// metaExiting is the App.Metadata key that says the process exits when the
-// command returns.
-const metaExiting = "exiting"
-
-// closeAnalyzer frees a at the end of a command, unless the process exits
-// right after (main's runs; tests run commands in-process and free it):
-// freeing cppjieba's dictionary takes about 0.2 s, most of it glibc's
-// malloc_trim, which the exit makes pointless.
+// closeAnalyzer hands a back to the run's analyzer pool at the end of a
+// command.
 func closeAnalyzer(c *cli.Context, a *neardup.Analyzer) {
-	if exiting, _ := c.App.Metadata[metaExiting].(bool); !exiting {
-		a.Close()
-	}
+	envOf(c).analyzers.Put(a)
 }
 
-// newAnalyzer builds the analyzer the flags describe.
+// newAnalyzer builds the analyzer the flags describe, or takes it from
+// the run's pool.
 func newAnalyzer(c *cli.Context) (*neardup.Analyzer, error) {
 	o, err := analyzerOptions(c)
 	if err != nil {
 		return nil, err
 	}
-	return neardup.NewAnalyzer(o)
+	return envOf(c).analyzers.Get(o)
 }
 
 // inputOptions reads the input flags.

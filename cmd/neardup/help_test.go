@@ -10,13 +10,13 @@ import (
 func TestHelpCommand(t *testing.T) {
 	t.Parallel()
 	for _, path := range [][]string{{"idf"}, {"idf", "build"}, {"url"}, {"url", "dedup"}, {"dedup"}, {"check"}} {
-		want := runBin(t, append(path, "--help")...)
-		got := runBin(t, append([]string{"help"}, path...)...)
+		want := runCLI(t, append(path, "--help")...)
+		got := runCLI(t, append([]string{"help"}, path...)...)
 		if got.code != 0 || got.stdout != want.stdout || !strings.Contains(got.stdout, "neardup "+strings.Join(path, " ")+" - ") {
 			t.Errorf("help %s: exit %d\n%s\nwant\n%s", strings.Join(path, " "), got.code, got.stdout, want.stdout)
 		}
 	}
-	if r := runBin(t, "help", "nosuch"); r.code != 2 || !strings.Contains(r.stderr, `no command "nosuch"`) {
+	if r := runCLI(t, "help", "nosuch"); r.code != 2 || !strings.Contains(r.stderr, `no command "nosuch"`) {
 		t.Errorf("help nosuch: exit %d: %s", r.code, r.stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,7 +88,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "--index", "x", "--fingerprint", "00", "file"}, "--fingerprint checks a fingerprint alone"},
 	}
 	for _, tt := range tests {
-		r := runInProcess("", tt.args...)
+		r := runCLI(t, tt.args...)
 		if r.code != exitError || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("neardup %s: exit %d, stderr %q; want 2 and %q", strings.Join(tt.args, " "), r.code, r.stderr, tt.want)
 		}
@@ -105,7 +106,7 @@ func TestNoIndex(t *testing.T) {
 		{"delete", "--index", missing, "x"},
 		{"check", "--index", missing, "--fingerprint", "0123456789abcdef"},
 	} {
-		r := runInProcess("", args...)
+		r := runCLI(t, args...)
 		if r.code != exitError || !strings.Contains(r.stderr, "no index in "+missing) {
 			t.Errorf("neardup %s: exit %d: %q", strings.Join(args, " "), r.code, r.stderr)
 		}
@@ -251,7 +252,7 @@ func FuzzParseFingerprintLine(f *testing.F) {
 }
 
 // BenchmarkDedupSample runs dedup on the sample corpus in process,
-// including loading the dictionaries.
+// including loading the dictionaries (run makes a new analyzer).
 func BenchmarkDedupSample(b *testing.B) {
 	fi, err := os.Stat(samplePath)
 	if err != nil {
@@ -259,8 +260,9 @@ func BenchmarkDedupSample(b *testing.B) {
 	}
 	b.SetBytes(fi.Size())
 	for b.Loop() {
-		if r := runInProcess("", "dedup", "--workers", "2", samplePath); r.code != 0 {
-			b.Fatalf("exit %d: %s", r.code, r.stderr)
+		var stderr strings.Builder
+		if code := run([]string{"neardup", "dedup", "--workers", "2", samplePath}, strings.NewReader(""), io.Discard, &stderr); code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr.String())
 		}
 	}
 }

@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -45,24 +46,103 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := runContext(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, true)
+	code := runEnv(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, &environment{lookupEnv: os.LookupEnv, analyzers: newAnalyzers{exiting: true}})
 	stop()
 	os.Exit(code)
 }
 
-// run runs the command line args (args[0] is the program name) and
-// returns the exit status. Tests call it in-process.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runContext(context.Background(), args, stdin, stdout, stderr, false)
+// environment is what a run takes from its process besides the command
+// line and the standard streams. main passes the process's; tests pass
+// their own, so that runs in one process share nothing else.
+type environment struct {
+	// lookupEnv reads an environment variable (NEARDUP_INDEX); nil reads
+	// none.
+	lookupEnv func(string) (string, bool)
+	// analyzers makes the commands' analyzers and takes them back.
+	analyzers analyzerPool
 }
 
-// runContext runs the command line; exiting says the process exits when
-// it returns (see closeAnalyzer).
-func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, exiting bool) int {
+// analyzerPool makes the analyzer of a command's options (Get) and takes
+// it back when the command is done with it (Put). A pool may lend one
+// analyzer to several runs at once: an Analyzer is safe for concurrent
+// use.
+type analyzerPool interface {
+	Get(*neardup.Options) (*neardup.Analyzer, error)
+	Put(*neardup.Analyzer)
+}
+
+// newAnalyzers makes a new analyzer for each command and closes it
+// afterwards, unless the process exits right after (main's runs):
+// freeing cppjieba's dictionary takes about 0.2 s, most of it glibc's
+// malloc_trim, which the exit makes pointless.
+type newAnalyzers struct{ exiting bool }
+
+func (p newAnalyzers) Get(o *neardup.Options) (*neardup.Analyzer, error) {
+	return neardup.NewAnalyzer(o)
+}
+
+func (p newAnalyzers) Put(a *neardup.Analyzer) {
+	if !p.exiting {
+		a.Close()
+	}
+}
+
+// metaEnv is the App.Metadata key of the run's *environment.
+const metaEnv = "environment"
+
+// envOf returns the environment of the run of c.
+func envOf(c *cli.Context) *environment {
+	return c.App.Metadata[metaEnv].(*environment)
+}
+
+// run runs the command line args (args[0] is the program name) and
+// returns the exit status, reading no environment variable. Examples
+// call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runEnv(context.Background(), args, stdin, stdout, stderr, &environment{analyzers: newAnalyzers{}})
+}
+
+// runEnv runs the command line args in env and returns the exit status.
+func runEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env *environment) int {
 	app := newApp(stdin, stdout, stderr)
-	app.Metadata = map[string]any{metaExiting: exiting}
+	app.Metadata = map[string]any{metaEnv: env}
+	useEnv(app.Commands, env.lookupEnv)
 	err := app.RunContext(ctx, interspersed(app.Commands, args))
 	return exitCode(err, stderr)
+}
+
+// useEnv makes the flags of cmds that take their value from environment
+// variables read them with lookup instead of os.LookupEnv.
+func useEnv(cmds []*cli.Command, lookup func(string) (string, bool)) {
+	for _, c := range cmds {
+		for i, f := range c.Flags {
+			if sf, ok := f.(*cli.StringFlag); ok && len(sf.EnvVars) > 0 {
+				c.Flags[i] = &envFlag{StringFlag: sf, lookup: lookup}
+			}
+		}
+		useEnv(c.Subcommands, lookup)
+	}
+}
+
+// envFlag is a string flag whose environment variables are read with
+// lookup. Its help still names them.
+type envFlag struct {
+	*cli.StringFlag
+	lookup func(string) (string, bool)
+}
+
+func (f *envFlag) Apply(set *flag.FlagSet) error {
+	bare := *f.StringFlag // cli would read os.LookupEnv
+	bare.EnvVars = nil
+	if f.lookup != nil {
+		for _, v := range f.EnvVars {
+			if val, ok := f.lookup(v); ok {
+				bare.Value = val // the default, which the command line overrides
+				break
+			}
+		}
+	}
+	return bare.Apply(set)
 }
 
 // exitStatus is an error that carries an exit status. An exitStatus with

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +12,10 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/neardup/neardup/internal/testfixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -49,47 +53,53 @@ type result struct {
 	code           int
 }
 
-// cli runs the binary in testdata with the given standard input and
-// extra environment ("NAME=value").
+// cliRun runs the command in-process, in the package directory, with the
+// given standard input and environment, and the analyzers of the test
+// binary's pool (testfixtures.Analyzers): one per set of options for all
+// the runs, where each process of the binary would load its own.
+//
+// The runs take turns (inProcess): urfave/cli writes to package-level
+// values when it sets up an app and its commands (it adds its HelpFlag and
+// help command to each, and Apply writes to the flag), a data race
+// between runs in parallel.
 type cliRun struct {
 	stdin string
-	env   []string
-	dir   string // working directory; default testdata
+	env   []string // "NAME=value": the run's environment variables, its only ones
+	dir   string   // "" or ".": a run in-process cannot change directory
 }
 
-func (o cliRun) run(t *testing.T, args ...string) result {
+func (o cliRun) run(t testing.TB, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = o.dir
-	if cmd.Dir == "" {
-		cmd.Dir = "testdata"
+	if o.dir != "" && o.dir != "." {
+		t.Fatalf("neardup %s: an in-process run cannot work in %s", strings.Join(args, " "), o.dir)
 	}
-	cmd.Env = append(os.Environ(), "NEARDUP_INDEX=")
-	cmd.Env = append(cmd.Env, o.env...)
-	cmd.Stdin = strings.NewReader(o.stdin)
+	env := &environment{lookupEnv: lookupIn(o.env), analyzers: testfixtures.Analyzers}
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("neardup %s: %v", strings.Join(args, " "), err)
-	}
+	inProcess.Lock()
+	defer inProcess.Unlock()
+	code := runEnv(context.Background(), append([]string{"neardup"}, args...), strings.NewReader(o.stdin), &out, &errb, env)
 	return result{out.String(), errb.String(), code}
 }
 
-// runBin runs the binary in testdata.
-func runBin(t *testing.T, args ...string) result {
+// inProcess is held by the in-process run under way.
+var inProcess sync.Mutex
+
+// lookupIn looks variables up in env, "NAME=value" strings.
+func lookupIn(env []string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		for _, kv := range env {
+			if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+				return v, true
+			}
+		}
+		return "", false
+	}
+}
+
+// runCLI runs the command in-process with nothing on standard input.
+func runCLI(t testing.TB, args ...string) result {
 	t.Helper()
 	return cliRun{}.run(t, args...)
-}
-
-// runInProcess calls run with the given standard input.
-func runInProcess(stdin string, args ...string) result {
-	var out, errb bytes.Buffer
-	code := run(append([]string{"neardup"}, args...), strings.NewReader(stdin), &out, &errb)
-	return result{out.String(), errb.String(), code}
 }
 
 // Volatile parts of the output, replaced before comparing with goldens.
@@ -135,11 +145,11 @@ func transcript(args []string, r result, files ...string) string {
 	return b.String()
 }
 
-// golden compares got with testdata/golden/name, or rewrites it with
-// -update.
-func golden(t *testing.T, name, got string) {
+// golden compares got with testdata/golden/backend/name, or rewrites it
+// with -update.
+func golden(t *testing.T, backend, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	path := filepath.Join("testdata", "golden", backend, name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -206,14 +216,5 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// needCgo skips tests whose expected output was made with the jieba
-// segmenter, which needs cgo.
-func needCgo(t *testing.T) {
-	t.Helper()
-	if !haveCgo {
-		t.Skip("needs the jieba segmenter (cgo)")
 	}
 }

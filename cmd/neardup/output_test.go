@@ -71,8 +71,8 @@ func TestStaleTemps(t *testing.T) {
 // standard output (the same lines --pairs - writes) instead of
 // discarding them.
 func TestDedupPairsToStdout(t *testing.T) {
-	want := runBin(t, "dedup", "--workers", "2", "--pairs", "-", "articles.jsonl")
-	got := runBin(t, "dedup", "--workers", "2", "articles.jsonl")
+	want := runCLI(t, "dedup", "--workers", "2", "--pairs", "-", "testdata/articles.jsonl")
+	got := runCLI(t, "dedup", "--workers", "2", "testdata/articles.jsonl")
 	if got.code != 0 || want.code != 0 {
 		t.Fatalf("exit %d and %d: %s%s", got.code, want.code, got.stderr, want.stderr)
 	}

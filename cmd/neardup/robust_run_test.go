@@ -93,7 +93,6 @@ func (c robustCmd) runRusage(t *testing.T, args ...string) (result, int64) {
 // Being sampled, it can miss growth in the last few milliseconds of a
 // run.
 func robustWatchRSS(pid int) (stop func() int64) {
-	status := fmt.Sprintf("/proc/%d/status", pid)
 	quit := make(chan struct{})
 	result := make(chan int64, 1)
 	go func() {
@@ -101,16 +100,7 @@ func robustWatchRSS(pid int) (stop func() int64) {
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if b, err := os.ReadFile(status); err == nil {
-				for line := range strings.Lines(string(b)) {
-					if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-						var kb int64
-						if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-							peak = max(peak, kb*1024)
-						}
-					}
-				}
-			}
+			peak = max(peak, robustHWM(pid))
 			select {
 			case <-quit:
 				result <- peak
@@ -123,6 +113,24 @@ func robustWatchRSS(pid int) (stop func() int64) {
 		close(quit)
 		return <-result
 	}
+}
+
+// robustHWM reads the peak resident set size (VmHWM) of a running
+// process so far, in bytes, or -1 if it cannot.
+func robustHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return -1
 }
 
 // robustResult makes a result of a finished command.
@@ -254,6 +262,7 @@ func robustArticles(t testing.TB, path string, n int, seed uint64) []string {
 // a line added) of them, and malformed lines, and counts what dedup must
 // find.
 type robustStream struct {
+	next      int64 // the number of the next record
 	rng       *rand.Rand
 	pool      []string
 	originals []string // JSON-escaped texts, without quotes
@@ -271,11 +280,13 @@ func robustJSONEscape(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
-// writeTo writes records to w until at least size bytes are written.
+// writeTo writes records to w until at least size bytes are written;
+// a later call goes on with the next records.
 func (s *robustStream) writeTo(w io.Writer, size int64) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var n int64
-	for i := int64(0); n < size; i++ {
+	for ; n < size; s.next++ {
+		i := s.next
 		var line string
 		switch {
 		case i%997 == 996:
@@ -332,4 +343,17 @@ func robustPublicCopy(t *testing.T) (bin, dir string) {
 		t.Fatal(err)
 	}
 	return bin, dir
+}
+
+// scanProgress splits the progress output at "\r" and "\n".
+func scanProgress(data []byte, atEOF bool) (int, []byte, error) {
+	for i, c := range data {
+		if c == '\r' || c == '\n' {
+			return i + 1, data[:i], nil
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }

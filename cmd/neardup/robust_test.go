@@ -6,11 +6,10 @@ package main
 // fingerprint, add, check and dedup; limits; index safety (mismatched
 // analyzer or layout, a second process, a read-only directory, a file
 // size limit); kill -9 during add and dedup --index; --workers; and the
-// memory a 50 MB article and a 500 MB stream take. The library's side of
-// the same inputs is tested in ../../robust_test.go.
+// memory a 20 MiB article and a 150 MB stream take. The library's side of
+// the same inputs is tested in ../../dedup/robust_test.go.
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -19,9 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -36,20 +32,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/text/encoding/simplifiedchinese"
-
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
-)
-
-// Articles the bad inputs are put between (the same as the library's
-// robustness tests): well over 4 keywords each, none near another.
-const (
-	robustEN  = "The Federal Reserve raised interest rates by a quarter point on Wednesday, citing strong employment figures and rising inflation. Analysts expect two more increases this year as the economy continues to grow."
-	robustZH  = "新华社北京10月30日电 武侠小说泰斗金庸（原名查良镛）30日在香港逝世，享年94岁。金庸先生的武侠小说影响了几代读者，《射雕英雄传》《天龙八部》《笑傲江湖》等作品被多次改编为影视剧。"
-	robustEN2 = "Heavy rain flooded the valley roads overnight and the river rose above the old stone bridge, officials said, closing schools across the district for the rest of the week while engineers inspected the damage."
-	robustZH2 = "国家统计局今天发布数据显示，今年前三季度全国粮食总产量再创历史新高，秋粮丰收已成定局。专家表示，粮食生产连年丰收为稳定物价、保障民生提供了坚实基础。"
-	robustEN3 = "The orchestra opened its winter season with a program of Sibelius and Nielsen, conducted by a young Finnish guest who drew long applause from a sold-out hall on Saturday evening."
+	"github.com/neardup/neardup/internal/testfixtures"
+	"github.com/neardup/neardup/segment"
 )
 
 // robustHTML is a page whose script and style hold words that --html
@@ -58,57 +44,9 @@ const robustHTML = `<!DOCTYPE html>
 <html><head><title>Winter season</title>
 <script>var trackingpixel = "zzscriptword analyticsbeacon"; function loadads() { return 1 < 2; }</script>
 <style>.zzstyleword { color: red }</style>
-</head><body><p>` + robustEN3 + `</p>
+</head><body><p>` + testfixtures.EN3 + `</p>
 <script type="text/javascript">document.write("<p>zzscriptword</p>");</script>
 </body></html>`
-
-func robustPNG(t testing.TB) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
-	for i := range 16 {
-		img.Set(i, 15-i, color.RGBA{B: 255, A: 255})
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func robustZip(t testing.TB) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, err := zw.Create("article.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(w, robustEN)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func robustGBK(t testing.TB, s string) string {
-	t.Helper()
-	b, err := simplifiedchinese.GBK.NewEncoder().String(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func robustGzip(t testing.TB, s string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	io.WriteString(zw, s)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // robustGunzipLen is how many bytes truncated gzip data decompress to.
 func robustGunzipLen(t testing.TB, b []byte) int64 {
@@ -154,45 +92,46 @@ func robustLines(s string) []string {
 func TestRobustWholeFiles(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	cut := robustGzip(t, strings.Repeat(robustEN+"\n", 300)+strings.Repeat(robustZH+"\n", 300))
+	cut := testfixtures.Gzip(t, strings.Repeat(testfixtures.EN+"\n", 300)+strings.Repeat(testfixtures.ZH+"\n", 300))
 	cut = cut[:len(cut)/2]
-	robustWriteFiles(t, filepath.Join(tmp, "in"), map[string][]byte{
-		"a-en.txt":      []byte(robustEN),
+	in := filepath.Join(tmp, "in")
+	robustWriteFiles(t, in, map[string][]byte{
+		"a-en.txt":      []byte(testfixtures.EN),
 		"b-empty.txt":   nil,
 		"c-blank.txt":   []byte(" \r\n\t \n\u3000\n"),
 		"d-punct.txt":   []byte("，。！？……——!!! ... --- ??? (*) [#] 《》"),
 		"e-stop.txt":    []byte("the and of a to is in it that was for on are with as 的 了 是 在 和 我们 他们 这个 那个"),
 		"f-three.txt":   []byte("abc"),
-		"g-image.png":   robustPNG(t),
-		"h-archive.zip": robustZip(t),
+		"g-image.png":   testfixtures.PNG(t),
+		"h-archive.zip": testfixtures.Zip(t),
 		"i-latin1.txt":  []byte("Caf\xe9 cr\xe8me br\xfbl\xe9e \xe0 la carte, na\xefve r\xe9sum\xe9 \xa9 1999 \xb1 \xbd \xbe"),
-		"j-gbk.txt":     []byte(robustGBK(t, robustZH)),
-		"k-bom.txt":     []byte("\ufeff" + robustEN2),
+		"j-gbk.txt":     []byte(testfixtures.GBK(t, testfixtures.ZH)),
+		"k-bom.txt":     []byte("\ufeff" + testfixtures.EN2),
 		"l-page.html":   []byte(robustHTML),
 		"m-cut.txt.gz":  cut,
-		"n-zh.txt":      []byte(robustZH),  // j-gbk.txt in UTF-8
-		"o-en2.txt":     []byte(robustEN2), // k-bom.txt without the BOM
+		"n-zh.txt":      []byte(testfixtures.ZH),  // j-gbk.txt in UTF-8
+		"o-en2.txt":     []byte(testfixtures.EN2), // k-bom.txt without the BOM
 	})
 	messages := []string{ // in file order
-		"in/b-empty.txt: empty file",
-		"in/c-blank.txt: no text",
-		"in/d-punct.txt: too few keywords to fingerprint: 0 keywords, need 4",
-		"in/e-stop.txt: too few keywords to fingerprint: 0 keywords, need 4",
-		"in/f-three.txt: too few keywords to fingerprint: 1 keyword, need 4",
-		"in/g-image.png: binary data (PNG image)",
-		"in/h-archive.zip: binary data (ZIP archive)",
-		"in/i-latin1.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 3",
-		fmt.Sprintf("in/m-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut)),
+		in + "/b-empty.txt: empty file",
+		in + "/c-blank.txt: no text",
+		in + "/d-punct.txt: too few keywords to fingerprint: 0 keywords, need 4",
+		in + "/e-stop.txt: too few keywords to fingerprint: 0 keywords, need 4",
+		in + "/f-three.txt: too few keywords to fingerprint: 1 keyword, need 4",
+		in + "/g-image.png: binary data (PNG image)",
+		in + "/h-archive.zip: binary data (ZIP archive)",
+		in + "/i-latin1.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 3",
+		fmt.Sprintf("%s/m-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", in, robustGunzipLen(t, cut)),
 	}
 	var stderr strings.Builder
 	for _, m := range messages {
 		stderr.WriteString("neardup: " + m + "\n")
 	}
 	good := []string{"a-en.txt", "j-gbk.txt", "k-bom.txt", "l-page.html", "n-zh.txt", "o-en2.txt"}
-	c := robustCmd{dir: tmp}
+	c := cliRun{}
 
 	t.Run("fingerprint", func(t *testing.T) {
-		r := c.run(t, "fingerprint", "--json", "in")
+		r := c.run(t, "fingerprint", "--json", in)
 		if want := stderr.String() + "neardup: 9 articles not fingerprinted\n"; r.stderr != want || r.code != 2 {
 			t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and:\n%s", r.code, r.stderr, want)
 		}
@@ -213,7 +152,7 @@ func TestRobustWholeFiles(t *testing.T) {
 
 	t.Run("add and check", func(t *testing.T) {
 		idx := filepath.Join(tmp, "idx")
-		r := c.run(t, "add", "--index", idx, "in")
+		r := c.run(t, "add", "--index", idx, in)
 		// (add reports the records it cannot read at once, and those too
 		// short when it analyses their batch: not in input order.)
 		gotErr, wantErr := robustLines(r.stderr), robustLines(stderr.String()+"neardup: 9 records not added (see above)\n")
@@ -225,7 +164,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		if want := "added 6 documents to " + idx + "; the index holds 6 documents\n"; r.stdout != want {
 			t.Errorf("add: stdout %q, want %q", r.stdout, want)
 		}
-		r = c.run(t, "check", "--index", idx, "--json", "in")
+		r = c.run(t, "check", "--index", idx, "--json", in)
 		if want := stderr.String() + "neardup: 9 articles could not be checked or added\n"; r.stderr != want || r.code != 2 {
 			t.Errorf("check: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", r.code, r.stderr, want)
 		}
@@ -249,7 +188,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		if err := os.Mkdir(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		r := c.run(t, "dedup", "--json", "in", "--pairs", "out/pairs", "--unique", "out/unique", "--rejects", "out/rejects")
+		r := c.run(t, "dedup", "--json", in, "--pairs", filepath.Join(out, "pairs"), "--unique", filepath.Join(out, "unique"), "--rejects", filepath.Join(out, "rejects"))
 		if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 1 input could not be read to the end; the outputs cover the records read\n") {
 			t.Errorf("exit %d, want 2 for the truncated file:\n%s", r.code, r.stderr)
 		}
@@ -266,7 +205,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		}
 		// (An input error's reason has no byte offset: the file stops
 		// being read there.)
-		wantRejects := []string{messages[0], messages[1], messages[5], messages[6], messages[7], "in/m-cut.txt.gz: truncated gzip data: unexpected EOF"}
+		wantRejects := []string{messages[0], messages[1], messages[5], messages[6], messages[7], in + "/m-cut.txt.gz: truncated gzip data: unexpected EOF"}
 		if !slices.Equal(rejects, wantRejects) {
 			t.Errorf("rejects %q, want %q", rejects, wantRejects)
 		}
@@ -282,7 +221,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		var unique []string
 		for _, u := range robustJSONLines[uniqueJSON](t, readFile(t, filepath.Join(out, "unique"))) {
 			unique = append(unique, u.ID)
-			if u.ID == "k-bom.txt" && u.Text != robustEN2 {
+			if u.ID == "k-bom.txt" && u.Text != testfixtures.EN2 {
 				t.Errorf("k-bom.txt: text %q keeps the byte-order mark", u.Text)
 			}
 			if u.ID == "l-page.html" && !strings.Contains(u.Text, "zzscriptword") {
@@ -295,7 +234,7 @@ func TestRobustWholeFiles(t *testing.T) {
 	})
 
 	t.Run("html", func(t *testing.T) {
-		r := c.run(t, "fingerprint", "--json", "--html", "in/l-page.html", "in/a-en.txt")
+		r := c.run(t, "fingerprint", "--json", "--html", filepath.Join(in, "l-page.html"), filepath.Join(in, "a-en.txt"))
 		js := robustJSONLines[fingerprintJSON](t, r.stdout)
 		if r.code != 0 || len(js) != 2 {
 			t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
@@ -312,7 +251,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		if r.code != 2 || r.stderr != "neardup: stdin: empty file\nneardup: 1 article not fingerprinted\n" {
 			t.Errorf("--html, empty stdin: exit %d: %s", r.code, r.stderr)
 		}
-		r = robustCmd{dir: tmp, stdin: strings.NewReader("<html><script>var a = 1;</script><style>p{}</style></html>")}.run(t, "dedup", "--html", "--json", "-")
+		r = cliRun{stdin: "<html><script>var a = 1;</script><style>p{}</style></html>"}.run(t, "dedup", "--html", "--json", "-")
 		if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 1, Rejected: 1}) ||
 			!strings.Contains(r.stderr, "neardup: rejected: stdin: no text\n") {
 			t.Errorf("--html, a page of scripts only: exit %d: %s%s", r.code, r.stdout, r.stderr)
@@ -320,22 +259,22 @@ func TestRobustWholeFiles(t *testing.T) {
 	})
 
 	t.Run("forced encoding", func(t *testing.T) {
-		r := c.run(t, "fingerprint", "--encoding", "utf-8", "in/j-gbk.txt")
-		if r.code != 2 || r.stderr != "neardup: in/j-gbk.txt: invalid UTF-8 at byte 0\nneardup: 1 article not fingerprinted\n" {
+		r := c.run(t, "fingerprint", "--encoding", "utf-8", filepath.Join(in, "j-gbk.txt"))
+		if r.code != 2 || r.stderr != "neardup: "+in+"/j-gbk.txt: invalid UTF-8 at byte 0\nneardup: 1 article not fingerprinted\n" {
 			t.Errorf("exit %d: %s", r.code, r.stderr)
 		}
-		r = c.run(t, "fingerprint", "--encoding", "gbk", "in/n-zh.txt")
-		if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: in/n-zh.txt: invalid GBK at byte ") {
+		r = c.run(t, "fingerprint", "--encoding", "gbk", filepath.Join(in, "n-zh.txt"))
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: "+in+"/n-zh.txt: invalid GBK at byte ") {
 			t.Errorf("UTF-8 read as GBK: exit %d: %s", r.code, r.stderr)
 		}
-		r = c.run(t, "fingerprint", "--encoding", "latin1", "in/n-zh.txt")
+		r = c.run(t, "fingerprint", "--encoding", "latin1", filepath.Join(in, "n-zh.txt"))
 		if r.code != 2 || !strings.Contains(r.stderr, `unknown encoding "latin1"`) {
 			t.Errorf("unknown encoding: exit %d: %s", r.code, r.stderr)
 		}
 	})
 
 	t.Run("stdin", func(t *testing.T) {
-		r := robustCmd{dir: tmp, stdin: bytes.NewReader(robustPNG(t))}.run(t, "fingerprint", "-")
+		r := cliRun{stdin: string(testfixtures.PNG(t))}.run(t, "fingerprint", "-")
 		if r.code != 2 || r.stderr != "neardup: stdin: binary data (PNG image)\nneardup: 1 article not fingerprinted\n" {
 			t.Errorf("PNG on stdin: exit %d: %s", r.code, r.stderr)
 		}
@@ -353,7 +292,7 @@ func TestRobustJSONL(t *testing.T) {
 		err  string // the message about the line, "" for a good one
 	}
 	ls := []line{
-		{"\ufeff" + robustLine("en", robustEN), ""}, // a BOM starts the stream
+		{"\ufeff" + robustLine("en", testfixtures.EN), ""}, // a BOM starts the stream
 		{`{"id":"m1","text":"unterminated`, `in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`},
 		{`{"id":"m2","text":"trailing comma",}`, `in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`},
 		{`[1, 2, 3]`, `in.jsonl:4: not a JSON object (array)`},
@@ -361,26 +300,28 @@ func TestRobustJSONL(t *testing.T) {
 		{`{"id":"n1","text":42}`, `in.jsonl:6: field "text": not a string (number)`},
 		{`{"id":"n2","title":"no text"}`, `in.jsonl:7: field "text": missing`},
 		{`{"id":"n3","text":null}`, `in.jsonl:8: field "text": not a string (null)`},
-		{robustLine("dup", robustEN2), ""},
-		{robustLine("dup", robustZH2), `in.jsonl:10: field "id": duplicate id "dup": an earlier article has it (record 8 of this input)`},
-		{robustLine("line\nbreak", robustZH), ""},
-		{robustLine("a/b/../c", robustEN3), ""},
+		{robustLine("dup", testfixtures.EN2), ""},
+		{robustLine("dup", testfixtures.ZH2), `in.jsonl:10: field "id": duplicate id "dup": an earlier article has it (record 8 of this input)`},
+		{robustLine("line\nbreak", testfixtures.ZH), ""},
+		{robustLine("a/b/../c", testfixtures.EN3), ""},
 		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `in.jsonl:13: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
-		{robustGBK(t, robustLine("gbk", robustZH)), ""}, // exact duplicate of line\nbreak
-		{"\ufeff" + robustLine("bom2", robustZH2), ""},  // a BOM starts a later line: files joined with cat
+		{testfixtures.GBK(t, robustLine("gbk", testfixtures.ZH)), ""}, // exact duplicate of line\nbreak
+		{"\ufeff" + robustLine("bom2", testfixtures.ZH2), ""},         // a BOM starts a later line: files joined with cat
 		{robustLine("short", "abc def"), ""},
-		{robustLine(longID, robustZH2+" 第二版。"), `in.jsonl:17: field "id": `},
-		{robustLine("last", robustZH2), ""},
+		{robustLine(longID, testfixtures.ZH2+" 第二版。"), `in.jsonl:17: field "id": `},
+		{robustLine("last", testfixtures.ZH2), ""},
 	}
 	var in strings.Builder
 	for _, l := range ls {
 		in.WriteString(l.text + "\n")
 	}
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in.String())})
-	c := robustCmd{dir: tmp}
+	// The messages above name the input in.jsonl as given: its path in tmp.
+	src := filepath.Join(tmp, "in.jsonl")
+	c := cliRun{}
 
 	t.Run("dedup", func(t *testing.T) {
-		r := c.run(t, "dedup", "--json", "in.jsonl", "--pairs", "pairs", "--rejects", "rejects", "--unique", "unique")
+		r := c.run(t, "dedup", "--json", src, "--pairs", filepath.Join(tmp, "pairs"), "--rejects", filepath.Join(tmp, "rejects"), "--unique", filepath.Join(tmp, "unique"))
 		if r.code != 0 {
 			t.Fatalf("exit %d, want 0 (bad records do not fail a run): %s", r.code, r.stderr)
 		}
@@ -406,8 +347,8 @@ func TestRobustJSONL(t *testing.T) {
 				msg += fmt.Sprintf("field %q: ", j.Field)
 			}
 			msg += j.Reason
-			if !strings.HasPrefix(msg, wantErrs[i].err) {
-				t.Errorf("reject %d: %.200q, want %q…", i, msg, wantErrs[i].err)
+			if !strings.HasPrefix(msg, tmp+"/"+wantErrs[i].err) {
+				t.Errorf("reject %d: %.200q, want %q…", i, msg, tmp+"/"+wantErrs[i].err)
 			}
 			// The raw line is kept, in base64 too when it is not UTF-8.
 			if raw := wantErrs[i].text; utf8.ValidString(raw) && j.Raw != raw || !utf8.ValidString(raw) && j.RawBase64 != base64.StdEncoding.EncodeToString([]byte(raw)) {
@@ -427,18 +368,18 @@ func TestRobustJSONL(t *testing.T) {
 	})
 
 	t.Run("fingerprint", func(t *testing.T) {
-		r := c.run(t, "fingerprint", "in.jsonl")
+		r := c.run(t, "fingerprint", src)
 		if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 8 articles not fingerprinted\n") {
 			t.Errorf("exit %d: %s", r.code, r.stderr)
 		}
 		// The same messages as dedup's (duplicate ids are no error here);
 		// text output quotes an id with a newline.
 		for _, l := range ls {
-			if l.err != "" && !strings.Contains(l.err, "duplicate id") && !strings.Contains(l.err, `field "id"`) && !strings.Contains(r.stderr, "neardup: "+l.err) {
+			if l.err != "" && !strings.Contains(l.err, "duplicate id") && !strings.Contains(l.err, `field "id"`) && !strings.Contains(r.stderr, "neardup: "+tmp+"/"+l.err) {
 				t.Errorf("stderr lacks %q:\n%s", l.err, r.stderr)
 			}
 		}
-		if !strings.Contains(r.stderr, `neardup: in.jsonl:16 (id short): too few keywords to fingerprint: 2 keywords, need 4`) ||
+		if !strings.Contains(r.stderr, "neardup: "+src+`:16 (id short): too few keywords to fingerprint: 2 keywords, need 4`) ||
 			!strings.Contains(r.stdout, `  "line\nbreak"`+"\n") || !strings.Contains(r.stdout, "  "+longID[:117]+"...\n") {
 			t.Errorf("stdout:\n%.2000s\nstderr:\n%s", r.stdout, r.stderr)
 		}
@@ -446,8 +387,8 @@ func TestRobustJSONL(t *testing.T) {
 
 	t.Run("add", func(t *testing.T) {
 		idx := filepath.Join(tmp, "idx")
-		r := c.run(t, "add", "--index", idx, "in.jsonl")
-		want := "neardup: in.jsonl:17 (id " + longID[:117] + "...): id is 1048576 bytes long; an index holds ids of at most 64000\n"
+		r := c.run(t, "add", "--index", idx, src)
+		want := "neardup: " + src + ":17 (id " + longID[:117] + "...): id is 1048576 bytes long; an index holds ids of at most 64000\n"
 		if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.HasSuffix(r.stderr, "neardup: 9 records not added (see above)\n") {
 			t.Errorf("exit %d, stderr:\n%.3000s", r.code, r.stderr)
 		}
@@ -467,11 +408,12 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	tmp := t.TempDir()
 	var in strings.Builder
 	for i := range 300 {
-		in.WriteString(robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", robustEN, i, i*i, i*7919)) + "\n")
+		in.WriteString(robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)) + "\n")
 	}
-	gz := robustGzip(t, in.String())
-	robustWriteFiles(t, tmp, map[string][]byte{"cut.jsonl.gz": gz[:len(gz)*2/3], "next.jsonl": []byte(robustLine("next", robustZH) + "\n")})
-	r := robustCmd{dir: tmp}.run(t, "dedup", "--json", "cut.jsonl.gz", "next.jsonl", "--unique", "unique", "--rejects", "rejects")
+	gz := testfixtures.Gzip(t, in.String())
+	robustWriteFiles(t, tmp, map[string][]byte{"cut.jsonl.gz": gz[:len(gz)*2/3], "next.jsonl": []byte(robustLine("next", testfixtures.ZH) + "\n")})
+	cut := filepath.Join(tmp, "cut.jsonl.gz")
+	r := runCLI(t, "dedup", "--json", cut, filepath.Join(tmp, "next.jsonl"), "--unique", filepath.Join(tmp, "unique"), "--rejects", filepath.Join(tmp, "rejects"))
 	if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 1 input could not be read to the end; the outputs cover the records read\n") {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
 	}
@@ -481,14 +423,14 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 		t.Errorf("summary %+v", sum)
 	}
 	rejects := robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(tmp, "rejects")))
-	if len(rejects) != 1 || rejects[0].Source != "cut.jsonl.gz" || rejects[0].Line != int(n+1) || rejects[0].Reason != "truncated gzip data: unexpected EOF" {
+	if len(rejects) != 1 || rejects[0].Source != cut || rejects[0].Line != int(n+1) || rejects[0].Reason != "truncated gzip data: unexpected EOF" {
 		t.Errorf("rejects: %+v, want line %d", rejects, n+1)
 	}
-	if u := robustLines(readFile(t, filepath.Join(tmp, "unique"))); len(u) == 0 || u[0] != robustLine("r000", robustEN+" Record 0 of 0, 0.") || u[len(u)-1] != robustLine("next", robustZH) {
+	if u := robustLines(readFile(t, filepath.Join(tmp, "unique"))); len(u) == 0 || u[0] != robustLine("r000", testfixtures.EN+" Record 0 of 0, 0.") || u[len(u)-1] != robustLine("next", testfixtures.ZH) {
 		t.Errorf("unique: first and last of %d robustLines are not r000 and next", len(u))
 	}
-	r = robustCmd{dir: tmp}.run(t, "fingerprint", "cut.jsonl.gz")
-	if !regexp.MustCompile(`neardup: cut\.jsonl\.gz: line \d+ \(byte \d+\): truncated gzip data: unexpected EOF\nneardup: 1 article not fingerprinted\n$`).MatchString(r.stderr) || r.code != 2 {
+	r = runCLI(t, "fingerprint", cut)
+	if !regexp.MustCompile(`neardup: `+regexp.QuoteMeta(cut)+`: line \d+ \(byte \d+\): truncated gzip data: unexpected EOF\nneardup: 1 article not fingerprinted\n$`).MatchString(r.stderr) || r.code != 2 {
 		t.Errorf("fingerprint: exit %d: %s", r.code, r.stderr)
 	}
 }
@@ -499,18 +441,19 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	in := robustLine("a", robustEN) + "\n" + robustLine("b", robustZH) + "\n"
+	in := robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH) + "\n"
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "again.jsonl": []byte(in)})
-	c := robustCmd{dir: tmp}
-	r := c.run(t, "dedup", "--json", "--index", "idx", "in.jsonl", "--unique", "u1")
+	at := func(name string) string { return filepath.Join(tmp, name) }
+	c := cliRun{}
+	r := c.run(t, "dedup", "--json", "--index", at("idx"), at("in.jsonl"), "--unique", at("u1"))
 	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Unique: 2}) {
 		t.Fatalf("first run: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	r = c.run(t, "dedup", "--json", "--index", "idx", "in.jsonl", "--unique", "u2")
+	r = c.run(t, "dedup", "--json", "--index", at("idx"), at("in.jsonl"), "--unique", at("u2"))
 	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Unique: 2, Resumed: 2}) || readFile(t, filepath.Join(tmp, "u2")) != in {
 		t.Errorf("same run again: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	r = c.run(t, "dedup", "--json", "--index", "idx", "again.jsonl", "--rejects", "rejects")
+	r = c.run(t, "dedup", "--json", "--index", at("idx"), at("again.jsonl"), "--rejects", at("rejects"))
 	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 2, Rejected: 2}) {
 		t.Errorf("another input: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
@@ -527,42 +470,43 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 func TestRobustLimits(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	big := strings.Repeat(robustEN2+" ", 20)
-	in := robustLine("a", robustEN) + "\n" + robustLine("big", big) + "\n" + robustLine("b", robustZH) + "\n"
+	big := strings.Repeat(testfixtures.EN2+" ", 20)
+	in := robustLine("a", testfixtures.EN) + "\n" + robustLine("big", big) + "\n" + robustLine("b", testfixtures.ZH) + "\n"
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "big.txt": []byte(big)})
-	c := robustCmd{dir: tmp}
+	src, bigTxt := filepath.Join(tmp, "in.jsonl"), filepath.Join(tmp, "big.txt")
 	tests := []struct {
 		args   []string
 		code   int
 		stderr string
 	}{
-		{[]string{"--max-bytes", "2000"}, 0, fmt.Sprintf(`neardup: rejected: in.jsonl:2: field "text": too large: %d bytes (maximum 2000)`, len(big))},
-		{[]string{"--max-line", "2000"}, 0, "neardup: rejected: in.jsonl:2: line too long: more than 2000 bytes"},
-		{[]string{"--max-bytes", "2000", "big.txt"}, 0, fmt.Sprintf("neardup: rejected: big.txt: too large: %d bytes (maximum 2000)", len(big))},
+		{[]string{"--max-bytes", "2000"}, 0, fmt.Sprintf(`neardup: rejected: %s:2: field "text": too large: %d bytes (maximum 2000)`, src, len(big))},
+		{[]string{"--max-line", "2000"}, 0, "neardup: rejected: " + src + ":2: line too long: more than 2000 bytes"},
+		{[]string{"--max-bytes", "2000", bigTxt}, 0, fmt.Sprintf("neardup: rejected: %s: too large: %d bytes (maximum 2000)", bigTxt, len(big))},
 		{[]string{"--max-bytes", "-1"}, 2, "neardup dedup: maximum article size -1: must not be negative"},
 		{[]string{"--max-line", "-5"}, 2, "neardup dedup: maximum line length -5: must not be negative"},
 	}
 	for _, tt := range tests {
-		r := c.run(t, append([]string{"dedup", "in.jsonl"}, tt.args...)...)
+		r := runCLI(t, append([]string{"dedup", src}, tt.args...)...)
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr+"\n") {
 			t.Errorf("%q: exit %d, stderr:\n%s\nwant exit %d and %q", tt.args, r.code, r.stderr, tt.code, tt.stderr)
 		}
 	}
 }
 
-// TestRobustLargeArticle: a generated 50 MB article is "too large" with
-// the default 16 MiB limit, as a file and as a JSONL line on stdin, and is
-// processed with --max-bytes raised. It logs the peak memory of each run.
+// TestRobustLargeArticle: a generated 20 MiB article is "too large" with
+// the default 16 MiB limit, as a file and as a JSONL line on stdin (longer
+// than the line limit, 17 MiB), and is processed with --max-bytes raised.
+// It logs the peak memory of each run.
 func TestRobustLargeArticle(t *testing.T) {
 	if testing.Short() {
-		t.Skip("slow: fingerprints a 50 MB article")
+		t.Skip("slow: fingerprints a 20 MiB article")
 	}
 	t.Parallel()
 	tmp := t.TempDir()
 	pool := robustPool(t)
 	rng := rand.New(rand.NewPCG(50, 50))
 	var b strings.Builder
-	const size = 50 << 20
+	const size = 20 << 20
 	for b.Len() < size {
 		b.WriteString(pool[rng.IntN(len(pool))])
 		b.WriteByte('\n')
@@ -579,14 +523,14 @@ func TestRobustLargeArticle(t *testing.T) {
 	if want := fmt.Sprintf("neardup: big.txt: too large: %d bytes (maximum 16777216)\nneardup: 1 article not fingerprinted\n", len(text)); r.code != 2 || r.stderr != want {
 		t.Errorf("default limit: exit %d: %q, want %q", r.code, r.stderr, want)
 	}
-	t.Logf("50 MB file, default --max-bytes: rejected, peak RSS %s", robustMiB(rss))
+	t.Logf("20 MiB file, default --max-bytes: rejected, peak RSS %s", robustMiB(rss))
 
 	// As a JSONL line on stdin, generated on the fly: the line limit
 	// (max-bytes + 1 MiB) comes first, and the line is skipped without
 	// being held.
 	pr, pw := io.Pipe()
 	go func() {
-		io.WriteString(pw, robustLine("a", robustEN)+"\n")
+		io.WriteString(pw, robustLine("a", testfixtures.EN)+"\n")
 		pw.CloseWithError(json.NewEncoder(pw).Encode(map[string]string{"id": "big", "text": text}))
 	}()
 	r, rss = robustCmd{dir: tmp, stdin: pr}.runRusage(t, "dedup", "--json", "-")
@@ -594,33 +538,35 @@ func TestRobustLargeArticle(t *testing.T) {
 		!strings.Contains(r.stderr, "neardup: rejected: stdin:2: line too long: more than 17825792 bytes\n") {
 		t.Errorf("JSONL on stdin: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	t.Logf("50 MB JSONL line on stdin, default limits: rejected, peak RSS %s", robustMiB(rss))
+	t.Logf("20 MiB JSONL line on stdin, default limits: rejected, peak RSS %s", robustMiB(rss))
 
-	r, rss = c.runRusage(t, "dedup", "--json", "--max-bytes", "60000000", "big.txt", "--unique", "unique")
+	r, rss = c.runRusage(t, "dedup", "--json", "--max-bytes", "30000000", "big.txt", "--unique", "unique")
 	if r.code != 0 || robustCountsOf(robustSummary(t, r)) != (robustCounts{Records: 1, Unique: 1}) {
-		t.Errorf("--max-bytes 60000000: exit %d: %s%s", r.code, r.stdout, r.stderr)
+		t.Errorf("--max-bytes 30000000: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	if fi, err := os.Stat(filepath.Join(tmp, "unique")); err != nil || fi.Size() < int64(len(text)) {
 		t.Errorf("--unique: %v", err)
 	}
-	t.Logf("50 MB file, --max-bytes 60000000: processed, peak RSS %s", robustMiB(rss))
-	if rss > 3<<30 {
-		t.Errorf("peak RSS %s for a 50 MB article", robustMiB(rss))
+	t.Logf("20 MiB file, --max-bytes 30000000: processed, peak RSS %s", robustMiB(rss))
+	if rss > 1200<<20 {
+		t.Errorf("peak RSS %s for a 20 MiB article", robustMiB(rss))
 	}
 }
 
-// TestRobustStream pipes a 500 MB JSONL stream, generated on the fly and
-// never stored, into dedup's standard input, and checks that its peak
-// memory stays bounded (below 1 GiB) and that it finds what the stream
-// holds: 2,000 originals, exact and near copies of them, and a malformed
-// line every 997.
+// TestRobustStream pipes a 150 MB JSONL stream, generated on the fly and
+// never stored, into dedup's standard input, and checks that its memory
+// stays bounded: the peak resident set grows by less than 64 MiB over the
+// last 100 MB (all 2,000 originals are in by the first 50), where a run
+// that kept what it read would grow by about as much as it read. It
+// checks too that dedup finds what the stream holds: the originals,
+// exact and near copies of them, and a malformed line every 997.
 func TestRobustStream(t *testing.T) {
 	if testing.Short() {
-		t.Skip("slow: deduplicates a 500 MB stream")
+		t.Skip("slow: deduplicates a 150 MB stream")
 	}
 	t.Parallel()
 	tmp := t.TempDir()
-	const size = 500 << 20
+	const first, rest = 50 << 20, 100 << 20
 	s := newRobustStream(t, 500, 2000)
 	cmd := robustCmd{dir: tmp}.command("dedup", "--json", "--workers", "2", "--pairs", "pairs", "--clusters", "clusters", "-")
 	stdin, err := cmd.StdinPipe()
@@ -635,8 +581,13 @@ func TestRobustStream(t *testing.T) {
 	}
 	peak := robustWatchRSS(cmd.Process.Pid)
 	werr := make(chan error, 1)
+	var mid int64 // the peak once the first part is written (and, but for the pipe's buffers, read)
 	go func() {
-		err := s.writeTo(stdin, size)
+		err := s.writeTo(stdin, first)
+		mid = robustHWM(cmd.Process.Pid)
+		if err == nil {
+			err = s.writeTo(stdin, rest)
+		}
 		stdin.Close()
 		werr <- err
 	}()
@@ -653,10 +604,13 @@ func TestRobustStream(t *testing.T) {
 	if robustCountsOf(got) != s.want {
 		t.Errorf("summary %+v, want %+v", robustCountsOf(got), s.want)
 	}
-	t.Logf("500 MB stream: %d records (%d bytes of text) in %v (CPU %v); peak RSS %s", got.Records, got.Bytes,
-		time.Since(start).Round(time.Second), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Second), robustMiB(rss))
-	if rss <= 0 || rss > 1<<30 {
-		t.Errorf("peak RSS %s, want below 1 GiB", robustMiB(rss))
+	if s.want.Unique != 2000 {
+		t.Errorf("%d originals in the stream, want 2,000", s.want.Unique)
+	}
+	t.Logf("150 MB stream: %d records (%d bytes of text) in %v (CPU %v); peak RSS %s after 50 MB, %s at the end", got.Records, got.Bytes,
+		time.Since(start).Round(time.Second), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Second), robustMiB(mid), robustMiB(rss))
+	if mid <= 0 || rss <= 0 || rss-mid >= 64<<20 {
+		t.Errorf("peak RSS %s after 50 MB, %s after 150 MB: want less than 64 MiB more", robustMiB(mid), robustMiB(rss))
 	}
 }
 
@@ -665,66 +619,69 @@ func TestRobustStream(t *testing.T) {
 func TestRobustIndexMismatch(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustEN2)})
-	c := robustCmd{dir: tmp}
-	if r := c.run(t, "add", "--index", "idx", "a.txt"); r.code != 0 {
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN), "b.txt": []byte(testfixtures.EN2)})
+	idx, a, b := filepath.Join(tmp, "idx"), filepath.Join(tmp, "a.txt"), filepath.Join(tmp, "b.txt")
+	c := cliRun{}
+	if r := c.run(t, "add", "--index", idx, a); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n, --compat and --keep-traditional)\n"
-	mismatch := regexp.MustCompile(`^neardup: index: idx: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
-	args := [][]string{{"add", "--index", "idx", "--top-n", "5", "b.txt"}, {"check", "--index", "idx", "--top-n", "5", "b.txt"},
-		{"dedup", "--index", "idx", "--top-n", "5", "b.txt"}}
-	if haveCgo {
-		args = append(args, []string{"add", "--index", "idx", "--segmenter", "gse", "b.txt"})
+	mismatch := regexp.MustCompile(`^neardup: index: ` + regexp.QuoteMeta(idx) + `: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
+	args := [][]string{{"add", "--index", idx, "--top-n", "5", b}, {"check", "--index", idx, "--top-n", "5", b},
+		{"dedup", "--index", idx, "--top-n", "5", b}}
+	if slices.Contains(segment.Backends(), segment.BackendJieba) {
+		args = append(args, []string{"add", "--index", idx, "--segmenter", "gse", b})
 	}
-	for _, a := range args {
-		r := c.run(t, a...)
+	for _, args := range args {
+		r := c.run(t, args...)
 		if r.code != 2 || !mismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, hint) {
-			t.Errorf("%q: exit %d, stderr:\n%s", a, r.code, r.stderr)
+			t.Errorf("%q: exit %d, stderr:\n%s", args, r.code, r.stderr)
 		}
 	}
 	// An index built without the fold of traditional Chinese (as by
 	// neardup before it) is answered with --keep-traditional, and the
 	// refusal without it says how to rebuild it.
-	if r := c.run(t, "add", "--index", "old", "--keep-traditional", "a.txt"); r.code != 0 {
+	old := filepath.Join(tmp, "old")
+	if r := c.run(t, "add", "--index", old, "--keep-traditional", a); r.code != 0 {
 		t.Fatalf("add --keep-traditional: exit %d: %s", r.code, r.stderr)
 	}
-	if r := c.run(t, "check", "--index", "old", "--keep-traditional", "b.txt"); r.code != 0 {
+	if r := c.run(t, "check", "--index", old, "--keep-traditional", b); r.code != 0 {
 		t.Errorf("check --keep-traditional: exit %d: %s", r.code, r.stderr)
 	}
 	oldHint := hint + "(this index was built without folding traditional Chinese to simplified, as neardup did before it folded by default: " +
 		"to match traditional and simplified copies, build a new index from the same inputs with 'neardup add --index NEWDIR INPUT...' and use it instead; " +
 		"to query this one as it was built, add --keep-traditional)\n"
-	oldMismatch := regexp.MustCompile(`^neardup: index: old: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
-	for _, a := range [][]string{{"check", "--index", "old", "b.txt"}, {"add", "--index", "old", "b.txt"}} {
-		if r := c.run(t, a...); r.code != 2 || !oldMismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, oldHint) {
-			t.Errorf("%q: exit %d, stderr:\n%s", a, r.code, r.stderr)
+	oldMismatch := regexp.MustCompile(`^neardup: index: ` + regexp.QuoteMeta(old) + `: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
+	for _, args := range [][]string{{"check", "--index", old, b}, {"add", "--index", old, b}} {
+		if r := c.run(t, args...); r.code != 2 || !oldMismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, oldHint) {
+			t.Errorf("%q: exit %d, stderr:\n%s", args, r.code, r.stderr)
 		}
 	}
-	layout := "neardup: index idx answers distances up to 3, not --max-distance 6 (its layout is fixed when it is created: create a new index with --max-distance 6)\n"
-	for _, a := range [][]string{{"add", "--index", "idx", "--max-distance", "6", "b.txt"}, {"check", "--index", "idx", "-k", "6", "b.txt"}} {
-		if r := c.run(t, a...); r.code != 2 || r.stderr != layout {
-			t.Errorf("%q: exit %d, stderr:\n%s\nwant:\n%s", a, r.code, r.stderr, layout)
+	layout := "neardup: index " + idx + " answers distances up to 3, not --max-distance 6 (its layout is fixed when it is created: create a new index with --max-distance 6)\n"
+	for _, args := range [][]string{{"add", "--index", idx, "--max-distance", "6", b}, {"check", "--index", idx, "-k", "6", b}} {
+		if r := c.run(t, args...); r.code != 2 || r.stderr != layout {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant:\n%s", args, r.code, r.stderr, layout)
 		}
 	}
 	// Nothing was added by the refused commands.
-	if r := c.run(t, "stats", "--index", "idx", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":1,`) {
+	if r := c.run(t, "stats", "--index", idx, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":1,`) {
 		t.Errorf("stats: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	// Not an index at all.
 	robustWriteFiles(t, filepath.Join(tmp, "notidx"), map[string][]byte{"notes.txt": []byte("hello")})
-	if r := c.run(t, "stats", "--index", "notidx"); r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: ") || !strings.Contains(r.stderr, "notidx") {
+	if r := c.run(t, "stats", "--index", filepath.Join(tmp, "notidx")); r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: ") || !strings.Contains(r.stderr, "notidx") {
 		t.Errorf("stats of a directory that is not an index: exit %d: %s", r.code, r.stderr)
 	}
 }
 
 // TestRobustIndexInUse: while dedup --index holds an index (reading a
 // pipe this test keeps open), add, check and stats on it fail with exit
-// status 2 and say it is in use; once it ends, they work.
+// status 2 and say it is in use; once it ends, they work. The holder is a
+// process of its own; the others run in this one, another process.
 func TestRobustIndexInUse(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN)})
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN)})
 	idx := filepath.Join(tmp, "idx")
 	holder := robustCmd{dir: tmp}.command("dedup", "--json", "--index", idx, "-")
 	stdin, err := holder.StdinPipe()
@@ -746,12 +703,12 @@ func TestRobustIndexInUse(t *testing.T) {
 			t.Fatalf("dedup --index did not open the index: %s", herr.String())
 		}
 	}
-	io.WriteString(stdin, robustLine("held", robustEN2)+"\n")
-	c := robustCmd{dir: tmp}
+	io.WriteString(stdin, robustLine("held", testfixtures.EN2)+"\n")
+	a := filepath.Join(tmp, "a.txt")
 	want := "neardup: index is in use by another process: " + idx + "\n"
-	for _, a := range [][]string{{"add", "--index", idx, "a.txt"}, {"check", "--index", idx, "a.txt"}, {"stats", "--index", idx},
-		{"dedup", "--index", idx, "a.txt"}, {"delete", "--index", idx, "held"}} {
-		if r := c.run(t, a...); r.code != 2 || r.stderr != want {
+	for _, a := range [][]string{{"add", "--index", idx, a}, {"check", "--index", idx, a}, {"stats", "--index", idx},
+		{"dedup", "--index", idx, a}, {"delete", "--index", idx, "held"}} {
+		if r := runCLI(t, a...); r.code != 2 || r.stderr != want {
 			t.Errorf("%q while dedup holds the index: exit %d, stderr %q, want %q", a, r.code, r.stderr, want)
 		}
 	}
@@ -759,7 +716,7 @@ func TestRobustIndexInUse(t *testing.T) {
 	if err := holder.Wait(); err != nil {
 		t.Fatalf("the holding dedup: %v: %s", err, herr.String())
 	}
-	if r := c.run(t, "add", "--index", idx, "a.txt"); r.code != 0 || !strings.Contains(r.stdout, "the index holds 2 documents") {
+	if r := runCLI(t, "add", "--index", idx, a); r.code != 0 || !strings.Contains(r.stdout, "the index holds 2 documents") {
 		t.Errorf("add after the holder ended: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -781,7 +738,7 @@ func TestRobustReadOnlyIndex(t *testing.T) {
 		tmp = t.TempDir()
 	}
 	c.dir = tmp
-	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustEN + " Markets rallied.")})
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN), "b.txt": []byte(testfixtures.EN + " Markets rallied.")})
 	if err := os.MkdirAll(filepath.Join(tmp, "cache"), 0o777); err != nil {
 		t.Fatal(err)
 	}
@@ -815,22 +772,23 @@ func TestRobustReadOnlyIndex(t *testing.T) {
 // -f), as on a file system that cannot grow a file: Badger cannot
 // preallocate its log, and add must fail with a clear error and leave the
 // index as it was, opening afterwards with every document added before.
+// (Only the run under the limit needs a process of its own.)
 func TestRobustFileSizeLimit(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(robustEN), "b.txt": []byte(robustZH), "c.txt": []byte(robustEN2)})
-	c := robustCmd{dir: tmp}
-	if r := c.run(t, "add", "--index", "idx", "a.txt", "b.txt"); r.code != 0 {
+	robustWriteFiles(t, tmp, map[string][]byte{"a.txt": []byte(testfixtures.EN), "b.txt": []byte(testfixtures.ZH), "c.txt": []byte(testfixtures.EN2)})
+	at := func(name string) string { return filepath.Join(tmp, name) }
+	if r := runCLI(t, "add", "--index", at("idx"), at("a.txt"), at("b.txt")); r.code != 0 {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	r := robustCmd{dir: tmp, fsize: 2048}.run(t, "add", "--index", "idx", "c.txt")
 	if r.code != 2 || !strings.HasPrefix(r.stderr, "neardup: index: open idx: ") || !strings.Contains(r.stderr, "file too large") {
 		t.Errorf("add under ulimit -f: exit %d: %s", r.code, r.stderr)
 	}
-	if r := c.run(t, "stats", "--index", "idx", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":2,`) {
+	if r := runCLI(t, "stats", "--index", at("idx"), "--json"); r.code != 0 || !strings.Contains(r.stdout, `"docs":2,`) {
 		t.Errorf("stats after the failed add: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := c.run(t, "add", "--index", "idx", "c.txt"); r.code != 0 || !strings.Contains(r.stdout, "the index holds 3 documents") {
+	if r := runCLI(t, "add", "--index", at("idx"), at("c.txt")); r.code != 0 || !strings.Contains(r.stdout, "the index holds 3 documents") {
 		t.Errorf("add after the failed add: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 }
@@ -914,16 +872,24 @@ func robustStartup(t *testing.T, c robustCmd, args ...string) time.Duration {
 	return d
 }
 
-// robustKillDelay picks a moment to kill a run that starts up in start and
-// ends at d: from half the start-up (killing it while it opens the
-// index) to 90% of the run.
-func robustKillDelay(rng *rand.Rand, start, d time.Duration) time.Duration {
-	lo, hi := start/2, d*9/10
-	if hi <= lo {
-		hi = lo + time.Second
+// robustKillWindow narrows the moments to kill a run at towards those
+// that land in its middle: kills at or before early have left nothing,
+// runs were over at or before late. The bounds come from kills, not from
+// timing one run, which varies too much on a loaded machine.
+type robustKillWindow struct{ early, late time.Duration }
+
+// next picks a moment in the window, widening it when it has closed.
+func (w *robustKillWindow) next(rng *rand.Rand) time.Duration {
+	if w.late-w.early < 20*time.Millisecond {
+		w.early, w.late = w.early*4/5, w.late*6/5+20*time.Millisecond
 	}
-	return lo + time.Duration(rng.Int64N(int64(hi-lo)))
+	return w.early + time.Duration(rng.Int64N(int64(w.late-w.early)))
 }
+
+// tooEarly and tooLate record a kill at delay that left nothing, or a run
+// that ended (or had done all its work) by then.
+func (w *robustKillWindow) tooEarly(delay time.Duration) { w.early = max(w.early, delay) }
+func (w *robustKillWindow) tooLate(delay time.Duration)  { w.late = min(w.late, delay) }
 
 // robustTimed runs the binary to its end and returns how long it took.
 func robustTimed(t *testing.T, c robustCmd, args ...string) (result, time.Duration) {
@@ -933,15 +899,18 @@ func robustTimed(t *testing.T, c robustCmd, args ...string) (result, time.Durati
 	return r, time.Since(start)
 }
 
-// TestRobustKillAdd kills "neardup add --index" with SIGKILL at 20 random
-// moments, each a run into a new index. add acknowledges nothing per
-// record: it adds batches of 1,000 in one transaction each. After every
-// kill the index must open (stats, read-only), and hold exactly the first
-// whole batches of the input, each document as an uninterrupted add
-// stores it; a final add into the last one completes it.
+// TestRobustKillAdd kills "neardup add --index" with SIGKILL, each time
+// a run into a new index, at random moments narrowed down (by
+// robustKillWindow) to those in the middle of the ingest: 6 kills, and
+// more (up to 16) until 2 have left a partly filled index. add
+// acknowledges nothing per record: it adds batches of 1,000 in one
+// transaction each. After every kill the index must open (stats,
+// read-only), and hold exactly the first whole batches of the input, each
+// document as an uninterrupted add stores it; a final add into the last
+// one completes it.
 func TestRobustKillAdd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("slow: kills add 20 times")
+		t.Skip("slow: kills add 6 to 16 times")
 	}
 	t.Parallel()
 	tmp := t.TempDir()
@@ -955,39 +924,44 @@ func TestRobustKillAdd(t *testing.T) {
 	fresh := robustOpenRO(t, filepath.Join(tmp, "fresh"))
 	defer fresh.Close()
 
-	start := robustStartup(t, c, "add", "--index", "startup")
 	rng := rand.New(rand.NewPCG(4, 20))
-	partial := 0
-	// 20 kills, and more (up to 40) until one has hit the middle of the
-	// ingest: the test must not pass without having tested that.
+	window := robustKillWindow{0, d}
+	partial, empty := 0, 0
 	round := 0
 	idx := ""
-	for ; round < 20 || partial == 0 && round < 40; round++ {
-		idx = fmt.Sprintf("idx%02d", round)
-		delay := robustKillDelay(rng, start, d)
+	for ; round < 6 || partial < 2 && round < 16; round++ {
+		idx = filepath.Join(tmp, fmt.Sprintf("idx%02d", round))
+		delay := window.next(rng)
 		killed := robustKillAt(t, c, delay, "add", "--index", idx, "--workers", "2", "in.jsonl")
-		if r := c.run(t, "stats", "--index", idx, "--json"); r.code != 0 && !strings.Contains(r.stderr, "no index in "+idx) {
+		// (In-process: opening the index is what is tested, not a process.)
+		if r := runCLI(t, "stats", "--index", idx, "--json"); r.code != 0 && !strings.Contains(r.stderr, "no index in "+idx) {
 			t.Errorf("round %d (killed after %v: %t): stats: exit %d: %s", round, delay.Round(time.Millisecond), killed, r.code, r.stderr)
 		}
 		// (Opened for writing if the read-only open fails, which
 		// repairs the log: the checks below still run.)
-		docs := robustCompareIndex(t, filepath.Join(tmp, idx), fresh, ids)
+		docs := robustCompareIndex(t, idx, fresh, ids)
 		if docs%1000 != 0 && docs != n {
 			t.Errorf("round %d: %d documents: not whole batches of 1,000", round, docs)
 		}
-		if killed && docs > 0 && docs < n {
+		switch {
+		case !killed || docs == n:
+			window.tooLate(delay)
+		case docs == 0:
+			window.tooEarly(delay)
+			empty++
+		default:
 			partial++
 		}
 	}
-	t.Logf("%d kills between %v (start-up) and %v (the end of an uninterrupted add); %d left a partly filled index",
-		round, start.Round(time.Millisecond), d.Round(time.Millisecond), partial)
+	t.Logf("%d kills (an uninterrupted add takes %v; the last window %v to %v): %d left a partly filled index, %d an empty one or none",
+		round, d.Round(time.Millisecond), window.early.Round(time.Millisecond), window.late.Round(time.Millisecond), partial, empty)
 	if partial == 0 {
 		t.Errorf("no kill hit the middle of the ingest: the test proved nothing")
 	}
 	if r := c.run(t, "add", "--index", idx, "in.jsonl"); r.code != 0 {
 		t.Fatalf("final add: exit %d: %s", r.code, r.stderr)
 	}
-	if docs := robustCompareIndex(t, filepath.Join(tmp, idx), fresh, ids); docs != n {
+	if docs := robustCompareIndex(t, idx, fresh, ids); docs != n {
 		t.Errorf("after the final add: %d documents, want %d", docs, n)
 	}
 }
@@ -1049,12 +1023,16 @@ func robustCompareIndex(t *testing.T, dir string, want *index.Index, ids []strin
 }
 
 // TestRobustKillDedup kills "neardup dedup --index … --pairs …" with
-// SIGKILL at 20 random moments, each run resuming the last; after every
-// kill the index opens (stats), and a final run completes the job with
-// outputs byte-identical to an uninterrupted run into a fresh index.
+// SIGKILL, each run resuming the last: one kill in five during the
+// start-up, the others once the progress line shows a random number of
+// records done; 6 kills, and more (up to 16) until 2 have hit runs that
+// had stored originals. After every kill the index opens (stats) and no
+// partial output is left under its final name; a final run resumes the
+// job, says so, and writes outputs byte-identical to an uninterrupted run
+// into a fresh index.
 func TestRobustKillDedup(t *testing.T) {
 	if testing.Short() {
-		t.Skip("slow: kills dedup 20 times")
+		t.Skip("slow: kills dedup 6 to 16 times")
 	}
 	t.Parallel()
 	tmp := t.TempDir()
@@ -1086,16 +1064,13 @@ func TestRobustKillDedup(t *testing.T) {
 	}
 	start := robustStartup(t, c, "dedup", "--index", "startup")
 	rng := rand.New(rand.NewPCG(20, 4))
-	killed, partial := 0, 0
+	docs := regexp.MustCompile(`"docs":([0-9]+),`)
+	killed, partial, stored := 0, 0, 0
 	round := 0
-	for ; round < 20 || partial == 0 && round < 40; round++ {
-		// One kill in five during the start-up (loading the
-		// dictionaries, opening the index); the others once the
-		// progress line shows a random number of records done, so that
-		// they spread over the run however fast the machine is.
+	for ; round < 6 || partial < 2 && round < 16; round++ {
 		var k bool
 		var when string
-		if rng.IntN(5) == 0 {
+		if round%5 == 0 {
 			delay := time.Duration(rng.Int64N(int64(start)))
 			k = robustKillAt(t, c, delay, args("idx", "out")...)
 			when = fmt.Sprintf("after %v", delay.Round(time.Millisecond))
@@ -1107,11 +1082,16 @@ func TestRobustKillDedup(t *testing.T) {
 		if k {
 			killed++
 		}
-		r := c.run(t, "stats", "--index", "idx", "--json")
-		if r.code != 0 && !strings.Contains(r.stderr, "no index in idx") {
+		// (In-process: opening the index is what is tested, not a process.)
+		r := runCLI(t, "stats", "--index", filepath.Join(tmp, "idx"), "--json")
+		if r.code != 0 && !strings.Contains(r.stderr, "no index in ") {
 			t.Errorf("round %d (killed %s): stats: exit %d: %s", round, when, r.code, r.stderr)
 		}
-		if k && r.code == 0 && !strings.Contains(r.stdout, `"docs":0,`) {
+		stored = 0
+		if m := docs.FindStringSubmatch(r.stdout); m != nil {
+			stored, _ = strconv.Atoi(m[1])
+		}
+		if k && stored > 0 {
 			partial++
 		}
 		// A killed run leaves no partial output under its final name:
@@ -1133,10 +1113,13 @@ func TestRobustKillDedup(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("final run: exit %d: %s", r.code, r.stderr)
 	}
+	if stored > 0 && !strings.Contains(r.stderr, "resumed an interrupted run") {
+		t.Errorf("the final run did not resume the %d originals in the index:\n%s", stored, r.stderr)
+	}
 	for _, o := range []string{"pairs", "clusters", "unique", "rejects"} {
 		got, want := readFile(t, filepath.Join(tmp, "out", o)), readFile(t, filepath.Join(tmp, "fresh-out", o))
 		if got != want {
-			t.Errorf("--%s after 20 kills differs from an uninterrupted run:\n%s", o, diff(want, got))
+			t.Errorf("--%s after %d kills differs from an uninterrupted run:\n%s", o, killed, diff(want, got))
 		}
 	}
 	if p := countLines(readFile(t, filepath.Join(tmp, "fresh-out", "pairs"))); p < 300 {
@@ -1160,7 +1143,7 @@ func TestRobustWorkers(t *testing.T) {
 	}
 	io.WriteString(f, `{"id":"bad","text":`+"\n"+robustLine("short", "abc")+"\n")
 	f.Close()
-	c := cliRun{dir: tmp}
+	c := cliRun{}
 	var first [4]string
 	var firstSum robustCounts
 	for i, w := range []string{"1", "2", "3", "8"} {
@@ -1168,7 +1151,7 @@ func TestRobustWorkers(t *testing.T) {
 		if err := os.Mkdir(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		r, outs := dedupOutputs(t, c, out, "--json", "--workers", w, "in.jsonl")
+		r, outs := dedupOutputs(t, c, out, "--json", "--workers", w, filepath.Join(tmp, "in.jsonl"))
 		if r.code != 0 {
 			t.Fatalf("--workers %s: exit %d: %s", w, r.code, r.stderr)
 		}
