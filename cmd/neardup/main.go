@@ -45,6 +45,7 @@ const (
 )
 
 func main() {
+	silenceRedis()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runEnv(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, &environment{lookupEnv: os.LookupEnv, analyzers: newAnalyzers{exiting: true}})
 	stop()
