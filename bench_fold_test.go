@@ -1,12 +1,13 @@
 package neardup
 
 import (
+	"bytes"
 	"errors"
+	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/longbridgeapp/opencc"
 
 	"github.com/neardup/neardup/segment"
 )
@@ -15,23 +16,17 @@ import (
 // alternating passes over the same 300 zh_news articles: the analysis
 // without the fold (Options.KeepTraditional: the analysis of before)
 // and with it (the default), on the articles as they are ("zh") and on a
-// traditional version made at bench time with OpenCC's s2twp ("zh-trad";
-// never stored). Reported: MB/s of each (median of the passes) and the
+// traditional version made at bench time with OpenCC's s2twp by Debian's
+// opencc command ("zh-trad"; never stored; skipped without the command:
+// apt-get install opencc). Reported: MB/s of each (median of the passes) and the
 // ratio fold/keep of the medians of wall and CPU time, so that a ratio of
 // 1.03 on "zh" is a 3% slowdown of simplified text.
 func BenchmarkFold(b *testing.B) {
 	texts, size := benchArticles(b, "zh_news", 300)
-	cc, err := opencc.New("s2twp")
-	if err != nil {
-		b.Fatal(err)
-	}
-	trad := make([]string, len(texts))
+	trad := openccCommand(b, "s2twp", texts)
 	var tsize int64
-	for i, t := range texts {
-		if trad[i], err = cc.Convert(t); err != nil {
-			b.Fatal(err)
-		}
-		tsize += int64(len(trad[i]))
+	for _, t := range trad {
+		tsize += int64(len(t))
 	}
 	for _, be := range segment.Backends() {
 		fold := testAnalyzer(b, be)
@@ -73,4 +68,27 @@ func BenchmarkFold(b *testing.B) {
 			})
 		}
 	}
+}
+
+// openccCommand converts texts with Debian's opencc command and the
+// configuration conf, in one run; it skips b without the command.
+func openccCommand(b testing.TB, conf string, texts []string) []string {
+	b.Helper()
+	if _, err := exec.LookPath("opencc"); err != nil {
+		b.Skip("no opencc command to make the traditional version (apt-get install opencc)")
+	}
+	const sep = "\n@@@ neardup bench separator @@@\n"
+	cmd := exec.Command("opencc", "-c", conf+".json")
+	cmd.Stdin = strings.NewReader(strings.Join(texts, sep))
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("opencc -c %s.json: %v: %s", conf, err, errb.Bytes())
+	}
+	parts := strings.Split(string(out), sep)
+	if len(parts) != len(texts) {
+		b.Fatalf("opencc -c %s.json: %d texts out, %d in", conf, len(parts), len(texts))
+	}
+	return parts
 }

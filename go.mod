@@ -7,8 +7,6 @@ require (
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/dgraph-io/ristretto/v2 v2.2.0
 	github.com/go-ego/gse v0.80.3
-	github.com/liuzl/da v0.0.0-20180704015230-14771aad5b1d
-	github.com/longbridgeapp/opencc v0.3.13
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/yanyiwu/gojieba v1.4.7
@@ -23,7 +21,6 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/flatbuffers v25.2.10+incompatible // indirect
 	github.com/klauspost/compress v1.18.0 // indirect
-	github.com/liuzl/cedar-go v0.0.0-20170805034717-80a9c64b256d // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/vcaesar/cedar v0.20.2 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect

@@ -28,7 +28,8 @@
 #   4. the fold of traditional Chinese (BenchmarkFold): the analysis with
 #      and without it (Options.KeepTraditional, the analysis of before) in
 #      alternating passes over 300 zh_news articles as they are and over
-#      their s2twp conversion made at bench time (never stored): MB/s and
+#      their s2twp conversion made at bench time by Debian's opencc
+#      command (never stored; apt-get install opencc): MB/s and
 #      the ratio fold/keep of wall and CPU time, medians over COUNT runs.
 # Needs ../shared/corpora (or NEARDUP_CORPORA). Takes about 12 minutes.
 set -euo pipefail

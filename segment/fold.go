@@ -34,11 +34,14 @@ func NormalizeFold(s string, f Folder) (string, error) {
 // about 1 character in 800 of a copy comes out other than in the
 // original, in s2t, s2tw, s2hk and s2twp alike; TestTradFoldNews).
 //
-// The conversion is OpenCC's (github.com/longbridgeapp/opencc, whose
-// tables and results are those of C++ OpenCC), in three passes over the
-// text, each of which replaces, from left to right, the longest key of the
-// first table that has one starting at the current character (keys of at
-// most 10 characters), as OpenCC's conversion chains do:
+// The conversion is OpenCC's: its dictionary files (OpenCC's, Apache-2.0,
+// as the Go port github.com/longbridgeapp/opencc v0.3.13 shipped them;
+// embedded in package dict, see dict/README.md), parsed by
+// dict.ParseOpenCC, and its algorithm, in three passes over the text, each
+// of which replaces, from left to right, the longest key of the first
+// table that has one starting at the current character (keys of at most
+// 10 characters), as OpenCC's conversion chains do (TestTradFoldGolden:
+// the same output as that port's Convert on 750 texts):
 //
 //  1. Taiwan phrasing and variants (tw2sp's TWPhrasesRev: 軟體 → 软件,
 //     資訊 → 信息; TWVariantsRevPhrases; TWVariantsRev),
@@ -65,9 +68,8 @@ func NormalizeFold(s string, f Folder) (string, error) {
 // point on news in every variant.
 //
 // The tables are parsed when the first text with a traditional character
-// arrives (BenchmarkTradFoldLoad: 48 ms, up to 265 ms on a loaded 2-core
-// machine; never in init). A TradFold is safe for
-// concurrent use.
+// arrives (BenchmarkTradFoldLoad: 20 ms, up to 60 ms on a loaded 2-core
+// machine; never in init). A TradFold is safe for concurrent use.
 type TradFold struct {
 	once   sync.Once
 	tables *foldTables
@@ -75,7 +77,9 @@ type TradFold struct {
 }
 
 // TradFoldVersion names the fold's rules and tables, for an analyzer ID: it
-// changes whenever TradFold's output can change for some input.
+// changes whenever TradFold's output can change for some input. The
+// tables are still "opencc-go v0.3.13"'s: the files that module embedded,
+// now embedded in dict, parse to the same entries (TestFoldTablesDigest).
 const TradFoldVersion = "t2s-1 opencc-go v0.3.13 tw-phrases tw-variants hk-variants ts"
 
 // NewTradFold returns a TradFold. Its tables are parsed by the first Fold

@@ -7,14 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/liuzl/da"
-	"github.com/longbridgeapp/opencc"
+	"github.com/neardup/neardup/dict"
 )
 
 var updateTradChars = flag.Bool("update-tradchars", false, "rewrite tradchars.go from OpenCC's tables")
@@ -81,30 +81,15 @@ func TestTradFoldLazy(t *testing.T) {
 	}
 }
 
-// openccReference is OpenCC's own Convert over TradFold's tables.
-func openccReference(t testing.TB) *opencc.OpenCC {
+// t2sPass is OpenCC's t2s: TSPhrases, then TSCharacters, all of their
+// entries.
+func t2sPass(t testing.TB) foldPass {
 	t.Helper()
-	chain, err := foldChainEntries()
+	tables, err := openccTables()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc := &opencc.OpenCC{}
-	for _, tables := range chain {
-		g := &opencc.Group{}
-		for _, es := range tables {
-			var b strings.Builder
-			for _, e := range es {
-				fmt.Fprintf(&b, "%s\t%s\n", e.key, e.value)
-			}
-			d, err := da.Build(strings.NewReader(b.String()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			g.Dicts = append(g.Dicts, d)
-		}
-		cc.DictChains = append(cc.DictChains, g)
-	}
-	return cc
+	return buildPass([][]foldEntry{tables[dict.OpenCCTSPhrases], tables[dict.OpenCCTSCharacters]})
 }
 
 // TradChars is exactly the set of characters that the conversion changes
@@ -112,10 +97,7 @@ func openccReference(t testing.TB) *opencc.OpenCC {
 // (the others are the Taiwan and Hong Kong variants).
 func TestTradChars(t *testing.T) {
 	f := newTradFold(t)
-	t2s, err := opencc.New("t2s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	t2s := t2sPass(t)
 	var want []rune
 	var fromT2S int
 	for r := rune(0x80); r <= utf8.MaxRune; r++ {
@@ -127,9 +109,7 @@ func TestTradChars(t *testing.T) {
 			want = append(want, r)
 		}
 		if (0x2e80 <= r && r < 0xa000) || (0xf900 <= r && r < 0xfb00) || (0x20000 <= r && r < 0x40000) {
-			if out, err := t2s.Convert(s); err != nil {
-				t.Fatal(err)
-			} else if out != s && Normalize(s) == s {
+			if out := t2s.convert(s); out != s && Normalize(s) == s {
 				fromT2S++
 				if f.tables.convert(s) == s {
 					t.Errorf("t2s changes %q to %q, TradFold does not", s, out)
@@ -196,37 +176,6 @@ func newsTexts(t testing.TB, n int) []string {
 	return out
 }
 
-// The conversion is OpenCC's Convert over the same tables, on news in
-// every variant and on mixed text.
-func TestTradFoldMatchesOpenCC(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long")
-	}
-	f := newTradFold(t)
-	ref := openccReference(t)
-	texts := newsTexts(t, 150)
-	for _, conv := range []string{"s2t", "s2tw", "s2hk", "s2twp"} {
-		cc, err := opencc.New(conv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range texts {
-			tr, err := cc.Convert(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := Normalize(tr)
-			want, err := ref.Convert(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := f.tables.convert(n); got != want {
-				t.Fatalf("%s: conversion differs from OpenCC's: %s", conv, firstDiff(got, want))
-			}
-		}
-	}
-}
-
 func firstDiff(a, b string) string {
 	ra, rb := []rune(a), []rune(b)
 	for i := 0; i < len(ra) && i < len(rb); i++ {
@@ -238,37 +187,34 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("lengths %d and %d", len(ra), len(rb))
 }
 
-// TradFold reaches a fixed point on news in every variant, and how close
-// each variant comes back to its original is logged.
-func TestTradFoldNews(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long")
-	}
+// foldBack folds each text of texts and each of its versions by conv
+// (foldGoldenConvs[1:]), checks that the fold reaches a fixed point, and
+// logs how close each version comes back to its text.
+func foldBack(t *testing.T, texts []string, versions map[string][]string) {
+	t.Helper()
 	f := newTradFold(t)
-	texts := newsTexts(t, 300)
-	for _, conv := range []string{"s2t", "s2tw", "s2hk", "s2twp"} {
-		cc, err := opencc.New(conv)
+	fold := func(s string) string {
+		got, err := NormalizeFold(s, f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if again, _ := NormalizeFold(got, f); again != got {
+			t.Fatalf("not idempotent: %s", firstDiff(again, got))
+		}
+		return got
+	}
+	orig := make([]string, len(texts))
+	for i, s := range texts {
+		orig[i] = fold(s)
+	}
+	for _, conv := range foldGoldenConvs[1:] {
 		var wrong, chars, exact, lenDiff int
-		for _, s := range texts {
-			orig, _ := NormalizeFold(s, f)
-			tr, err := cc.Convert(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := NormalizeFold(tr, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again, _ := NormalizeFold(got, f); again != got {
-				t.Fatalf("%s: not idempotent: %s", conv, firstDiff(again, got))
-			}
-			if got == orig {
+		for i, s := range versions[conv] {
+			got := fold(s)
+			if got == orig[i] {
 				exact++
 			}
-			ro, rg := []rune(orig), []rune(got)
+			ro, rg := []rune(orig[i]), []rune(got)
 			chars += len(ro)
 			if len(ro) != len(rg) {
 				lenDiff++
@@ -285,23 +231,62 @@ func TestTradFoldNews(t *testing.T) {
 	}
 }
 
+// TradFold reaches a fixed point on every version of the golden file's
+// pages (technical text, where Taiwan phrasing costs more exactness than
+// on news: 文件 → 文档, 程序 → 进程).
+func TestTradFoldVersions(t *testing.T) {
+	var texts []string
+	versions := make(map[string][]string)
+	for _, c := range readFoldGolden(t) {
+		if c.Conv == "" {
+			texts = append(texts, c.In)
+		} else {
+			versions[c.Conv] = append(versions[c.Conv], c.In)
+		}
+	}
+	foldBack(t, texts, versions)
+}
+
+// TradFold reaches a fixed point on 300 zh_news articles converted by
+// Debian's opencc command in every variant (never stored), and how close
+// each comes back is logged. Skipped without the shared corpora or the
+// command.
+func TestTradFoldNews(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	if _, err := exec.LookPath("opencc"); err != nil {
+		t.Skip("no opencc command (apt-get install opencc)")
+	}
+	texts := newsTexts(t, 300)
+	versions := make(map[string][]string)
+	for _, conv := range foldGoldenConvs[1:] {
+		versions[conv] = debianOpenCC(t, conv, texts)
+	}
+	foldBack(t, texts, versions)
+}
+
 // foldDropped is what foldChainEntries says: the single-character keys
 // of the variant passes that simplified Chinese uses (keys of
 // STCharacters) and whose values t2s does not take back to them.
 func TestFoldDropped(t *testing.T) {
-	dicts, err := openccDicts("tw2sp", "hk2s", "t2s", "s2t")
+	b, err := os.ReadFile(filepath.Join("testdata", "STCharacters.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := dictEntries(dicts["STCharacters.ocd2"])
+	st, err := dict.ParseOpenCC(string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	simplified := make(map[string]bool, len(st))
 	for _, e := range st {
-		simplified[e.key] = true
+		simplified[e.Key] = true
 	}
-	all, err := foldChainFrom(dicts, func(string) bool { return false })
+	tables, err := openccTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := foldChainFrom(tables, func(string) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,8 +295,8 @@ func TestFoldDropped(t *testing.T) {
 	for p := range len(all) - 1 {
 		for _, es := range all[p] {
 			for _, e := range es {
-				if utf8.RuneCountInString(e.key) == 1 && simplified[e.key] && last.convert(e.value) != e.key {
-					want = append(want, []rune(e.key)[0])
+				if utf8.RuneCountInString(e.Key) == 1 && simplified[e.Key] && last.convert(e.Value) != e.Key {
+					want = append(want, []rune(e.Key)[0])
 				}
 			}
 		}
@@ -324,7 +309,7 @@ func TestFoldDropped(t *testing.T) {
 }
 
 // BenchmarkTradFoldLoad is the start-up cost of the fold: parsing
-// OpenCC's tables into TradFold's, once per process, when the first text
+// OpenCC's embedded tables into TradFold's, once per process, when the first text
 // with a traditional character arrives.
 func BenchmarkTradFoldLoad(b *testing.B) {
 	for b.Loop() {

@@ -28,8 +28,8 @@ import (
 )
 
 func main() {
-	// A flag set of our own: importing segment imports OpenCC's package,
-	// which registers a -dir flag on flag.CommandLine that means nothing here.
+	// A flag set of our own, so that no flag a dependency registers on
+	// flag.CommandLine shows up in -help.
 	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "goroutines that cut")
 	backend := flag.String("segmenter", "", "segmenter backend (default: "+segment.DefaultBackend+")")
