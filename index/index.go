@@ -236,9 +236,16 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 		return nil, err
 	}
 	x := &Index{store: s, name: storeName(s), minContent: o.MinContent}
+	if o.MaxDistance != 0 && o.Distance > o.MaxDistance {
+		// Refused before anything is recorded.
+		return nil, &DistanceError{Name: x.name, Max: o.MaxDistance, Want: o.Distance}
+	}
 	want := o
-	if want.Blocks == 0 && want.MaxDistance == 0 && o.Distance > 0 {
+	switch {
+	case want.Blocks == 0 && want.MaxDistance == 0 && o.Distance > 0:
 		want.Blocks, want.MaxDistance = LayoutFor(o.Distance)
+	case want.Blocks == 0 && want.MaxDistance > 0:
+		want.Blocks, _ = LayoutFor(want.MaxDistance)
 	}
 	if want.Blocks == 0 {
 		want.Blocks = DefaultBlocks

@@ -997,6 +997,9 @@ func testDistance(t *testing.T, open Opener) {
 		{created: &index.Options{}, opts: index.Options{Distance: 5}, max: 3, want: 5,
 			err: "distance out of range: it answers distances up to 3, not 5 (its layout is fixed when it is created)"},
 		{created: &index.Options{Distance: 5}, opts: index.Options{}, blocks: 7, maxDist: 5, tables: 21},
+		// MaxDistance alone: the blocks LayoutFor gives it.
+		{opts: index.Options{MaxDistance: 4}, blocks: 6, maxDist: 4, tables: 15},
+		{created: &index.Options{MaxDistance: 4}, opts: index.Options{MaxDistance: 4}, blocks: 6, maxDist: 4, tables: 15},
 		{created: &index.Options{Distance: 5}, opts: index.Options{Distance: 4}, blocks: 7, maxDist: 5, tables: 21},
 	}
 	for _, tt := range tests {
@@ -1040,7 +1043,6 @@ func testBadOptions(t *testing.T, open Opener) {
 		msg  string
 	}{
 		{index.Options{Blocks: 4, MaxDistance: 4}, index.ErrLayout, "max distance < blocks"},
-		{index.Options{MaxDistance: 4}, index.ErrLayout, "max distance 4 with 4 blocks"},
 		{index.Options{Blocks: 10, MaxDistance: 5}, index.ErrLayout, "C(10,5) = 252 tables: at most 64 allowed"},
 		{index.Options{Blocks: 9, MaxDistance: 8}, index.ErrLayout, "table keys of 7 bits"},
 		{index.Options{Blocks: 65, MaxDistance: 1}, index.ErrLayout, "65 blocks: want 1 to 64"},
