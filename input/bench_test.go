@@ -3,24 +3,16 @@ package input
 import (
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/neardup/neardup/internal/testfixtures/corpora"
 )
 
-// zhNews returns the path of the shared news corpus zh_news.jsonl.gz, in
-// $NEARDUP_CORPORA or shared/corpora next to the repository, or skips b
-// when it is not there.
+// zhNews returns the path of the shared news corpus zh_news.jsonl.gz, or
+// skips b when it is not there (see corpora.Require).
 func zhNews(b *testing.B) string {
-	dir := os.Getenv("NEARDUP_CORPORA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpora")
-	}
-	path := filepath.Join(dir, "zh_news.jsonl.gz")
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("corpus not available: %v", err)
-	}
-	return path
+	return filepath.Join(corpora.Require(b, "zh_news.jsonl.gz"), "zh_news.jsonl.gz")
 }
 
 // BenchmarkReadJSONL reads a real gzipped news corpus; the bytes are those

@@ -12,26 +12,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/internal/testfixtures/corpora"
 )
 
-// corpusDir is where the benchmark corpora live: $NEARDUP_CORPORA, or
-// shared/corpora next to the repository.
-func corpusDir() string {
-	if d := os.Getenv("NEARDUP_CORPORA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "corpora")
-}
-
-// articles returns the texts of the first n articles of a corpus, or skips
-// the benchmark if the corpus is absent.
+// articles returns the texts of the first n articles of a shared corpus,
+// or skips the benchmark if the corpus is absent (see corpora.Require).
 func articles(b *testing.B, name string, n int) []string {
 	b.Helper()
-	path := filepath.Join(corpusDir(), name+".jsonl.gz")
+	path := filepath.Join(corpora.Require(b, name+".jsonl.gz"), name+".jsonl.gz")
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		b.Skipf("corpus %s not found", path)
-	}
 	if err != nil {
 		b.Fatal(err)
 	}

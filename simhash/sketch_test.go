@@ -10,10 +10,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/internal/testfixtures/corpora"
 )
 
 // Sketches computed by an independent Python implementation of the
@@ -312,21 +315,12 @@ type corpusDoc struct {
 	ID, Text string
 }
 
-// corpusDir is where the shared corpora are, with a trailing slash:
-// $NEARDUP_CORPORA, or shared/corpora beside the repository.
-func corpusDir() string {
-	if d := os.Getenv("NEARDUP_CORPORA"); d != "" {
-		return d + "/"
-	}
-	return "../../shared/corpora/"
-}
-
-func readCorpus(t testing.TB, path string) map[string]string {
+// readCorpus reads the shared corpus name ("zh_news"); when it is absent
+// it skips t, or fails it in CI (see corpora.Require).
+func readCorpus(t testing.TB, name string) map[string]string {
 	t.Helper()
+	path := filepath.Join(corpora.Require(t, name+".jsonl.gz"), name+".jsonl.gz")
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("%s absent", path)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,16 +365,13 @@ func TestSketchCorpusPairs(t *testing.T) {
 	}
 	for _, name := range []string{"zh_news", "en_docs"} {
 		t.Run(name, func(t *testing.T) {
-			dir := corpusDir()
-			f, err := os.Open(dir + name + ".pairs.jsonl.gz")
-			if errors.Is(err, os.ErrNotExist) {
-				t.Skipf("%s absent", name)
-			}
+			dir := corpora.Require(t, name+".pairs.jsonl.gz")
+			f, err := os.Open(filepath.Join(dir, name+".pairs.jsonl.gz"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			docs := readCorpus(t, dir+name+".jsonl.gz")
+			docs := readCorpus(t, name)
 			zr, err := gzip.NewReader(f)
 			if err != nil {
 				t.Fatal(err)
@@ -589,7 +580,7 @@ func FuzzNewSketch(f *testing.F) {
 var sinkSketch Sketch
 
 func BenchmarkNewSketch(b *testing.B) {
-	docs := readCorpus(b, corpusDir()+"zh_news.jsonl.gz")
+	docs := readCorpus(b, "zh_news")
 	ids := make([]string, 0, len(docs))
 	for id := range docs {
 		ids = append(ids, id)
