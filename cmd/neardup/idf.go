@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dict"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
@@ -22,20 +24,21 @@ func idfCommand() *cli.Command {
 			Name:      "build",
 			Usage:     "train an IDF table on a corpus",
 			ArgsUsage: "INPUT... -o FILE",
-			Description: `Reads the articles of the inputs, normalises and segments them as fingerprinting does (with
---segmenter and --user-dict), keeps the candidate keywords (at least two runes, at least one letter,
-not a number) and writes, for each word, idf = ln(N / df): N articles, df of them containing the
-word. The output has one "word idf" line per word, sorted, in the format --idf reads. Words in fewer
+			Description: `Reads the articles of the inputs, normalises them, folds traditional Chinese to simplified
+(unless --keep-traditional) and segments them exactly as fingerprinting does (with --segmenter and
+--user-dict), keeps the candidate keywords (at least two runes, at least one letter, not a number)
+and writes, for each word, idf = ln(N / df): N articles, df of them containing the word. The output has one "word idf" line per word, sorted, in the format --idf reads. Words in fewer
 than --min-df articles are left out. Memory grows with the vocabulary, not with the corpus.
 
 Use the table with --idf FILE on every command (fingerprints made with different tables are not
-comparable, and an index remembers which table built it). Words the table lacks get its median IDF.`,
+comparable, and an index remembers which table built it). Words the table lacks get its median IDF.
+A table built with --keep-traditional keeps traditional words, for analyzers with --keep-traditional.`,
 			Flags: flags([]cli.Flag{
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catOutput, TakesFile: true,
 					Usage: "write the table to `FILE` (- for standard output)"},
 				&cli.IntFlag{Name: "min-df", Value: 2, Category: catOutput, Usage: "leave out words found in fewer than `N` articles"},
 				workersFlag(),
-			}, segmenterFlags(), inputFlags()),
+			}, segmenterFlags(), analyzerFlagsNamed("keep-traditional"), inputFlags()),
 			Action: runIDFBuild,
 		}},
 	}
@@ -61,13 +64,20 @@ func runIDFBuild(c *cli.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	seg, err := segment.New(c.String("segmenter"), &segment.Options{UserDict: c.String("user-dict")})
+	// The analyzer's own segmenter and fold, so that the table holds the
+	// words the analyzer looks up: a table trained on traditional text
+	// without the fold would hold words (軟體) that folded text (软件)
+	// never has.
+	a, err := neardup.NewAnalyzer(&neardup.Options{
+		Segmenter:       c.String("segmenter"),
+		UserDictFile:    c.String("user-dict"),
+		KeepTraditional: c.Bool("keep-traditional"),
+	})
 	if err != nil {
 		return err
 	}
-	if cl, ok := seg.(io.Closer); ok {
-		defer cl.Close()
-	}
+	defer closeAnalyzer(c, a)
+	words := idfWords(a)
 	f, err := createOut(out, c.App.Writer)
 	if err != nil {
 		return err
@@ -82,27 +92,27 @@ func runIDFBuild(c *cli.Context) (err error) {
 	// Readers → nw segmenters → one counter. The table does not depend
 	// on the order in which documents are counted.
 	texts := make(chan string, 4*nw)
-	words := make(chan []string, 4*nw)
+	counts := make(chan []string, 4*nw)
 	var wg sync.WaitGroup
+	var foldErr error
+	var foldOnce sync.Once
 	for range nw {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for t := range texts {
-				toks := seg.Cut(segment.Normalize(t))
-				kept := toks[:0]
-				for _, w := range toks {
-					if tfidf.Candidate(w) {
-						kept = append(kept, w)
-					}
+				ws, err := words(t)
+				if err != nil {
+					foldOnce.Do(func() { foldErr = err })
+					continue
 				}
-				words <- kept
+				counts <- ws
 			}
 		}()
 	}
 	counted := make(chan struct{})
 	go func() {
-		for ws := range words {
+		for ws := range counts {
 			b.Add(ws)
 		}
 		close(counted)
@@ -130,10 +140,13 @@ func runIDFBuild(c *cli.Context) (err error) {
 	}
 	close(texts)
 	wg.Wait()
-	close(words)
+	close(counts)
 	<-counted
 	if readErr != nil {
 		return readErr
+	}
+	if foldErr != nil {
+		return foldErr
 	}
 	if b.Docs() == 0 {
 		return fmt.Errorf("no articles read: no table written")
@@ -150,4 +163,50 @@ func runIDFBuild(c *cli.Context) (err error) {
 		return &exitStatus{code: exitError, err: fmt.Errorf("%s not read (see above)", plural(failed, "record", "records"))}
 	}
 	return nil
+}
+
+// idfWords returns the function that gives the candidate keywords of a
+// text as a's analysis sees them: Normalize, the fold of traditional
+// Chinese when a folds (segment.NormalizeFold, the step Analyze takes
+// between Normalize and Cut), then a's segmenter.
+func idfWords(a *neardup.Analyzer) func(text string) ([]string, error) {
+	var fold segment.Folder
+	if a.Folds() {
+		// Never fails; its tables are parsed by the first traditional text.
+		f, err := segment.NewTradFold()
+		if err != nil {
+			return func(string) ([]string, error) { return nil, err }
+		}
+		fold = f
+	}
+	seg := a.Segmenter()
+	return func(text string) ([]string, error) {
+		norm, err := segment.NormalizeFold(text, fold)
+		if err != nil {
+			return nil, err
+		}
+		toks := seg.Cut(norm)
+		kept := toks[:0]
+		for _, w := range toks {
+			if tfidf.Candidate(w) {
+				kept = append(kept, w)
+			}
+		}
+		return kept, nil
+	}
+}
+
+// analyzerFlagsNamed returns the analyzer flags of the given names, for a
+// command that takes only some of them.
+func analyzerFlagsNamed(names ...string) []cli.Flag {
+	var out []cli.Flag
+	for _, f := range analyzerFlags() {
+		for _, n := range f.Names() {
+			if slices.Contains(names, n) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
 }
