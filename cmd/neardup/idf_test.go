@@ -33,7 +33,7 @@ func idfTable(t *testing.T, texts []string, args ...string) []string {
 	}
 	out := filepath.Join(dir, "idf.txt")
 	full := append([]string{"idf", "build", "--min-df", "1", "-o", out}, args...)
-	if r := runInProcess("", append(full, files...)...); r.code != 0 {
+	if r := runCLI(t, append(full, files...)...); r.code != 0 {
 		t.Fatalf("neardup %s: exit %d: %s", strings.Join(full, " "), r.code, r.stderr)
 	}
 	var words []string
