@@ -119,6 +119,12 @@ func MaterializeJiebaUser(cacheDir string, user []byte) (JiebaPaths, error) {
 	return p, nil
 }
 
+// ErrNoCache is wrapped by the error of a jieba backend that finds no
+// writable cache directory for its dictionary files: the user's cache
+// directory ($XDG_CACHE_HOME, or ~/.cache) and the private fallback in
+// the temporary directory both failed.
+var ErrNoCache = errors.New("no writable cache directory for the jieba dictionaries (set XDG_CACHE_HOME to a writable directory)")
+
 // cacheRoot resolves and creates the cache root directory, returning an
 // absolute path.
 func cacheRoot(cacheDir string) (string, error) {
@@ -147,13 +153,13 @@ func cacheRoot(cacheDir string) (string, error) {
 	// directory is ours and that nobody else can write to it.
 	abs, err := filepath.Abs(filepath.Join(os.TempDir(), "neardup-"+strconv.Itoa(os.Getuid())))
 	if err != nil {
-		return "", fmt.Errorf("dict: no cache directory: %v; temporary directory: %w", userErr, err)
+		return "", fmt.Errorf("dict: %w: %v; temporary directory: %v", ErrNoCache, userErr, err)
 	}
 	if err := os.Mkdir(abs, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("dict: no cache directory: %v; fallback: %w", userErr, err)
+		return "", fmt.Errorf("dict: %w: %v; fallback: %w", ErrNoCache, userErr, err)
 	}
 	if err := checkPrivateDir(abs); err != nil {
-		return "", fmt.Errorf("dict: no cache directory: %v; fallback: %w", userErr, err)
+		return "", fmt.Errorf("dict: %w: %v; fallback: %w", ErrNoCache, userErr, err)
 	}
 	return abs, nil
 }

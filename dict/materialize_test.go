@@ -1,6 +1,7 @@
 package dict
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -263,5 +264,23 @@ func BenchmarkMaterializeJieba(b *testing.B) {
 		if _, err := MaterializeJieba(root); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestNoCacheDirectory: with neither the user's cache directory nor the
+// temporary one usable, MaterializeJieba fails with ErrNoCache, whose
+// message says to set XDG_CACHE_HOME.
+func TestNoCacheDirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Directories below a regular file cannot be made, even by root.
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(file, "cache"))
+	t.Setenv("HOME", filepath.Join(file, "home"))
+	t.Setenv("TMPDIR", filepath.Join(file, "tmp"))
+	_, err := MaterializeJieba("")
+	if !errors.Is(err, ErrNoCache) || !strings.Contains(err.Error(), "set XDG_CACHE_HOME to a writable directory") {
+		t.Fatalf("MaterializeJieba without a cache directory: %v, want ErrNoCache naming XDG_CACHE_HOME", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dict"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/index/memstore"
@@ -159,7 +160,11 @@ func newAnalyzer(c *cli.Context) (*neardup.Analyzer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return envOf(c).analyzers.Get(o)
+	a, err := envOf(c).analyzers.Get(o)
+	if errors.Is(err, dict.ErrNoCache) {
+		err = fmt.Errorf("%w\n(or use the pure-Go segmenter, which needs no files: --segmenter gse)", err)
+	}
+	return a, err
 }
 
 // inputOptions reads the input flags.
