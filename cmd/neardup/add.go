@@ -105,7 +105,7 @@ func runAdd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ad := &adder{x: x, ew: c.App.ErrWriter, now: time.Now}
+	ad := &adder{ctx: c.Context, x: x, ew: c.App.ErrWriter, now: time.Now}
 	if fpFile != "" {
 		if err := ad.addFingerprints(c, fpFile); err != nil {
 			return err
@@ -148,6 +148,7 @@ func runAdd(c *cli.Context) error {
 
 // adder adds documents to an index and counts them.
 type adder struct {
+	ctx                     context.Context
 	x                       *index.Index
 	ew                      io.Writer
 	now                     func() time.Time
@@ -164,7 +165,7 @@ func (ad *adder) fail(format string, args ...any) {
 // the index, or repeated in the batch) from the index's size before and
 // after.
 func (ad *adder) add(docs []index.Doc) error {
-	if err := ad.x.Add(context.Background(), docs...); err != nil {
+	if err := ad.x.Add(ad.ctx, docs...); err != nil {
 		return err
 	}
 	ad.added += int64(len(docs))
@@ -221,13 +222,13 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 		in, name = f, path
 	}
 	docs, readErr := ad.fingerprintDocs(c, in, name)
-	st, err := ad.x.Stats(context.Background())
+	st, err := ad.x.Stats(c.Context)
 	if err != nil {
 		return err
 	}
 	if st.Docs == 0 {
 		var read int64
-		_, err := ad.x.Load(context.Background(), func(yield func(index.Doc) bool) {
+		_, err := ad.x.Load(c.Context, func(yield func(index.Doc) bool) {
 			for d := range docs {
 				read++
 				if !yield(d) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -301,14 +300,14 @@ func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
 		return err
 	}
 	defer x.Close()
-	ms, err := x.Near(context.Background(), fp, k)
+	ms, err := x.Near(c.Context, fp, k)
 	if err != nil {
 		return err
 	}
 	j := checkFingerprintJSON{Fingerprint: fp.String(), Matches: []nearJSON{}}
 	for _, m := range ms {
 		title := ""
-		if d, err := x.Get(context.Background(), m.ID); err == nil {
+		if d, err := x.Get(c.Context, m.ID); err == nil {
 			title = d.Title
 		} else if !errors.Is(err, index.ErrNotFound) {
 			return err

@@ -358,7 +358,7 @@ func (d *deduper) report(c *cli.Context, s dedup.Summary, nw int) error {
 	}
 	var filter index.BloomStats
 	if d.idx != nil {
-		st, err := d.idx.Stats(context.Background())
+		st, err := d.idx.Stats(c.Context)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -56,7 +55,7 @@ func runDelete(c *cli.Context) error {
 			continue
 		}
 		seen[id] = true
-		_, err := x.Get(context.Background(), id)
+		_, err := x.Get(c.Context, id)
 		switch {
 		case errors.Is(err, index.ErrNotFound):
 			j.Missing = append(j.Missing, id)
@@ -67,11 +66,11 @@ func runDelete(c *cli.Context) error {
 		}
 	}
 	if len(j.Deleted) > 0 {
-		if err := x.Delete(context.Background(), j.Deleted...); err != nil {
+		if err := x.Delete(c.Context, j.Deleted...); err != nil {
 			return err
 		}
 	}
-	st, err := x.Stats(context.Background())
+	st, err := x.Stats(c.Context)
 	if err != nil {
 		return err
 	}
