@@ -209,7 +209,7 @@ func TestEvaluateOptions(t *testing.T) {
 		c    *Corpus
 		want string
 	}{
-		{&Options{Index: index.Options{MaxDistance: 4}}, evalCorpus(), "invalid index layout"},
+		{&Options{Index: index.Options{Blocks: 4, MaxDistance: 4}}, evalCorpus(), "invalid index layout"},
 		{&Options{MaxThreshold: 65}, evalCorpus(), "MaxThreshold 65"},
 		{&Options{Index: index.Options{MinContent: 1.5}}, evalCorpus(), "MinContent 1.5"},
 		{nil, &Corpus{Docs: evalCorpus().Docs, TooShort: []string{"a"}}, `duplicate document id "a"`},
