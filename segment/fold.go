@@ -244,8 +244,11 @@ var (
 
 // HasTradChar reports whether s has a traditional character: one of
 // TradChars. It is the cheap scan that spares simplified text the
-// conversion: ASCII bytes are skipped, and a character is looked up in a
-// bitmap.
+// conversion (tradScan): ASCII is skipped eight bytes at a time where it
+// runs on, and a character of three bytes (the Basic Multilingual Plane:
+// all of CJK but the rare extensions) is one bit of a bitmap indexed by
+// its bytes; only other characters and the bitmap's hits are decoded.
+// Invalid UTF-8 is never taken for a character.
 func HasTradChar(s string) bool {
 	tradSetOnce.Do(func() {
 		for _, r := range TradChars {
@@ -253,18 +256,9 @@ func HasTradChar(s string) bool {
 		}
 	})
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= 0xe0 && c < 0xf0 && i+2 < len(s) && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 { // three bytes: the BMP
-			r := rune(c&0x0f)<<12 | rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f)
-			if tradSet.bmp[r>>6]&(1<<(r&63)) != 0 && utf8.ValidString(s[i:i+3]) {
-				return true
-			}
-			i += 3
-			continue
+		i += tradScan(s[i:], &tradSet.bmp)
+		if i >= len(s) {
+			break
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if tradSet.has(r) && (r != utf8.RuneError || size > 1) {
@@ -273,4 +267,46 @@ func HasTradChar(s string) bool {
 		i += size
 	}
 	return false
+}
+
+// tradScan returns the length of the longest prefix of s made of ASCII
+// and of characters of three bytes whose bits in bmp are clear: where
+// HasTradChar has to look closer (a possible traditional character,
+// another character or invalid UTF-8), or len(s). It calls nothing, so
+// that its loop keeps everything in registers.
+func tradScan(s string, bmp *[1 << 16 / 64]uint64) int {
+	i := 0
+	for i < len(s)-2 {
+		c := s[i]
+		if c&0xf0 == 0xe0 { // the first of three bytes
+			b1, b2 := s[i+1], s[i+2]
+			// Two continuation bytes, and the character c&0x0f<<12 |
+			// b1&0x3f<<6 | b2&0x3f is not in the bitmap (word r>>6, bit
+			// r&63).
+			if (b1^0x80)|(b2^0x80) >= 0x40 || bmp[(uint(c&0x0f)<<6|uint(b1&0x3f))&(1<<10-1)]>>(b2&0x3f)&1 != 0 {
+				return i
+			}
+			i += 3
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			return i
+		}
+		i++
+		// ASCII runs on: eight bytes at a time (one load on machines that
+		// allow it).
+		for i < len(s)-7 {
+			t := s[i : i+8]
+			w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			if w&0x8080808080808080 != 0 {
+				break
+			}
+			i += 8
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
