@@ -27,10 +27,13 @@
 #      does the same at 10M (about 15 minutes).
 #   4. the fold of traditional Chinese (BenchmarkFold): the analysis with
 #      and without it (Options.KeepTraditional, the analysis of before) in
-#      alternating passes over 300 zh_news articles as they are and over
+#      alternating passes over 300 zh_news articles as they are, over
+#      those without a character of segment.TradChars, and over
 #      their s2twp conversion made at bench time by Debian's opencc
 #      command (never stored; apt-get install opencc): MB/s and
 #      the ratio fold/keep of wall and CPU time, medians over COUNT runs.
+# bench/foldcount.sh counts the fold's instructions instead (callgrind),
+# which the load of the machine does not change.
 # Needs ../shared/corpora (or NEARDUP_CORPORA). Takes about 12 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -105,7 +108,7 @@ fi
 
 if [[ $sections == *4* ]]; then
 echo
-echo "## 4. The fold of traditional Chinese: analysis without (keep) and with it (fold), alternating passes over 300 zh_news articles and their s2twp version (median of $count)"
+echo "## 4. The fold of traditional Chinese: analysis without (keep) and with it (fold), alternating passes over 300 zh_news articles, those of them without a traditional character, and their s2twp version (median of $count)"
 go test -run '^$' -bench 'BenchmarkFold' -benchtime 9x -count "$count" . > "$out/fold.txt"
 awk '/^BenchmarkFold/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkFold\//, "", n)
 	for (i=3;i<NF;i+=2) print n, $(i+1), $i }' "$out/fold.txt" |
@@ -113,9 +116,9 @@ awk '/^BenchmarkFold/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkFold\//, ""
 	awk '{ k=$1" "$2; v[k]=v[k]" "$3; c[k]++ }
 	END { for (k in v) { split(v[k], a, " "); print k, a[int((c[k]+1)/2)] } }' |
 	sort > "$out/fold-medians.txt"
-printf "%-16s %12s %12s %10s %14s\n" "backend/text" "keep" "fold" "fold/keep" "fold/keep cpu"
+printf "%-22s %12s %12s %10s %14s\n" "backend/text" "keep" "fold" "fold/keep" "fold/keep cpu"
 for n in $(cut -d' ' -f1 "$out/fold-medians.txt" | sort -u); do
 	m() { awk -v n="$n" -v k="$1" '$1==n && $2==k {print $3}' "$out/fold-medians.txt"; }
-	printf "%-16s %7s MB/s %7s MB/s %10s %14s\n" "$n" "$(m keep-MB/s)" "$(m fold-MB/s)" "$(m fold/keep)" "$(m fold/keep-cpu)"
+	printf "%-22s %7s MB/s %7s MB/s %10s %14s\n" "$n" "$(m keep-MB/s)" "$(m fold-MB/s)" "$(m fold/keep)" "$(m fold/keep-cpu)"
 done
 fi

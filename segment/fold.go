@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -61,11 +62,19 @@ func NormalizeFold(s string, f Folder) (string, error) {
 //
 // A text without a traditional character (one of TradChars: the
 // characters the three passes change on their own) is left as it is
-// without converting it, so simplified and English text costs one scan.
-// Fold repeats the conversion while its output still has a traditional
-// character and changes (OpenCC's t2s is not quite idempotent), at most
-// four times; TestTradFoldIdempotent checks that this reaches a fixed
-// point on news in every variant.
+// without converting it, so simplified and English text costs one scan
+// (HasTradChar: about 2% of the analysis of simplified Chinese, by
+// instruction counts, bench/foldcount.sh). A text with one is converted
+// whole, and TradChars holds characters that simplified text uses too
+// (著, as in 著名, which TWVariantsRev changes to 着 on its own; 乾; 抬):
+// 30% of the zh_news articles, simplified news, have one, and cost the
+// conversion. Fold repeats the conversion while its output still has a
+// traditional character and changes (OpenCC's t2s is not quite
+// idempotent), at most four times, converting again only the runs
+// between ASCII bytes that the last conversion changed (no key or value
+// has an ASCII byte, so that gives the same text; TestTradFoldRuns);
+// TestTradFoldNews checks that this reaches a fixed point on news in
+// every variant.
 //
 // The tables are parsed when the first text with a traditional character
 // arrives (BenchmarkTradFoldLoad: 20 ms, up to 60 ms on a loaded 2-core
@@ -105,18 +114,118 @@ func (f *TradFold) Fold(s string) (string, error) {
 	if err := f.Load(); err != nil {
 		return "", err
 	}
-	out := f.tables.convert(s)
+	return f.tables.fold(s), nil
+}
+
+// fold is the conversion of s repeated while its output changes and has a
+// traditional character, at most four times in all.
+func (t *foldTables) fold(s string) string {
+	out := t.convert(s)
+	if out == s {
+		// Nothing changed (a simplified text with a character such as 著
+		// that only some phrases change): converting again would not.
+		return s
+	}
+	if t.asciiInTables {
+		return t.repeat(out)
+	}
+	return t.repeatRuns(s, out)
+}
+
+// repeat converts out again while it has a traditional character and
+// changes, at most three times.
+func (t *foldTables) repeat(out string) string {
 	for range 3 {
 		if !HasTradChar(out) {
 			break
 		}
-		again := f.tables.convert(out)
+		again := t.convert(out)
 		if again == out {
 			break
 		}
 		out = again
 	}
-	return out, nil
+	return out
+}
+
+// repeatRuns is repeat(out), where out is the conversion of s, for tables
+// none of whose keys and values has an ASCII byte. No match of a pass
+// then spans an ASCII byte, so the conversion of a text is that of each
+// of its runs of other bytes, and out is s with each run replaced by its
+// conversion. A run that the last conversion left as it was is a fixed
+// point: only the runs that changed are converted again (the sentences
+// where a traditional character was, not the whole text).
+func (t *foldTables) repeatRuns(s, out string) string {
+	sr, or := nonASCIIRuns(s), nonASCIIRuns(out)
+	if len(sr) != len(or) {
+		return t.repeat(out) // cannot happen: see above
+	}
+	type run struct {
+		text          string
+		changed, trad bool
+	}
+	runs := make([]run, len(or))
+	for i, r := range or {
+		text := out[r[0]:r[1]]
+		runs[i] = run{text: text, changed: text != s[sr[i][0]:sr[i][1]], trad: HasTradChar(text)}
+	}
+	again := false // a run changed after the first conversion
+	for range 3 {
+		trad := false
+		for i := range runs {
+			trad = trad || runs[i].trad
+		}
+		if !trad {
+			break
+		}
+		changed := false
+		for i := range runs {
+			r := &runs[i]
+			if !r.changed {
+				continue
+			}
+			c := t.convert(r.text)
+			if r.changed = c != r.text; r.changed {
+				r.text, r.trad, changed = c, HasTradChar(c), true
+			}
+		}
+		if !changed {
+			break
+		}
+		again = true
+	}
+	if !again {
+		return out
+	}
+	var b strings.Builder
+	b.Grow(len(out) + len(out)/8)
+	prev := 0
+	for i, r := range or {
+		b.WriteString(out[prev:r[0]])
+		b.WriteString(runs[i].text)
+		prev = r[1]
+	}
+	b.WriteString(out[prev:])
+	return b.String()
+}
+
+// nonASCIIRuns returns the maximal runs of bytes ≥ 0x80 of s, as
+// [start, end) pairs.
+func nonASCIIRuns(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] >= utf8.RuneSelf {
+			j++
+		}
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
 }
 
 // maxKeyRunes is the longest key OpenCC's conversion looks for: it
@@ -126,21 +235,42 @@ const maxKeyRunes = 10
 // foldTables are the passes of TradFold's conversion.
 type foldTables struct {
 	passes []foldPass
+	// asciiInTables is set when a key or value has an ASCII byte (none
+	// does): fold then converts whole texts again (repeat, not
+	// repeatRuns).
+	asciiInTables bool
 }
 
-// foldPass is one pass: its tables in order of precedence.
+// maxPassDicts is the most tables a pass has.
+const maxPassDicts = 3
+
+// foldPass is one pass: its tables in order of precedence, and for each
+// character that starts a key of one of them, the lengths of those keys.
 type foldPass struct {
 	dicts []foldDict
-	start runeSet // the first characters of all the keys of the pass
+	// startBits has the bit of every character of the Basic Multilingual
+	// Plane that starts a key: tradScan skips the others.
+	startBits [1 << 16 / 64]uint64
+	// starts[startIdx[r]] (BMP) or starts[startAstral[r]] describes the
+	// keys starting with r; index 0 means none.
+	startIdx    *[1 << 16]uint16
+	startAstral map[rune]uint16
+	starts      []foldStart
+}
+
+// foldStart describes the keys that start with a character: for each
+// table of the pass, bit n of lens is set when the table has a key of n
+// characters starting with it, and one is the value of the
+// one-character key.
+type foldStart struct {
+	lens [maxPassDicts]uint16
+	one  [maxPassDicts]string
 }
 
 // foldDict is one OpenCC table: its keys and their first values.
 type foldDict struct {
 	name string
 	m    map[string]string
-	// longest is the length in characters of the longest key starting
-	// with a character (at most maxKeyRunes).
-	longest map[rune]int
 }
 
 func (t *foldTables) convert(s string) string {
@@ -150,20 +280,37 @@ func (t *foldTables) convert(s string) string {
 	return s
 }
 
+// start returns what starts with r, or nil.
+func (p *foldPass) start(r rune) *foldStart {
+	var k uint16
+	if r < 1<<16 {
+		k = p.startIdx[r]
+	} else {
+		k = p.startAstral[r]
+	}
+	if k == 0 {
+		return nil
+	}
+	return &p.starts[k]
+}
+
 // convert replaces, from left to right, the longest key of the first
 // table that has a key starting at the current character, as OpenCC's
-// Convert does for one group of a conversion chain.
+// Convert does for one group of a conversion chain. It returns s itself
+// when nothing changes, and allocates only when something does.
 func (p *foldPass) convert(s string) string {
 	var b strings.Builder
 	done := 0 // s[:done] is in b
 	var ends [maxKeyRunes + 1]int
 	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
+		// Skip ASCII and the characters of three bytes that start no key,
+		// then look at the next character.
+		if i += tradScan(s[i:], &p.startBits); i >= len(s) {
+			break
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !p.start.has(r) {
+		r, size := decodeRune(s[i:])
+		st := p.start(r)
+		if st == nil || (r == utf8.RuneError && size == 1) {
 			i += size
 			continue
 		}
@@ -172,28 +319,39 @@ func (p *foldPass) convert(s string) string {
 		known := 1
 		matched := false
 		for d := range p.dicts {
-			dict := &p.dicts[d]
-			n := dict.longest[r]
-			for ; known < n; known++ {
-				e := ends[known]
-				if e >= len(s) {
-					break
+			lens := st.lens[d]
+			for lens != 0 {
+				n := bits.Len16(lens) - 1
+				lens &^= 1 << n
+				for ; known < n; known++ {
+					e := ends[known]
+					if e >= len(s) {
+						break
+					}
+					_, sz := decodeRune(s[e:])
+					ends[known+1] = e + sz
 				}
-				_, sz := utf8.DecodeRuneInString(s[e:])
-				ends[known+1] = e + sz
-			}
-			for n = min(n, known); n > 0; n-- {
-				v, ok := dict.m[s[i:ends[n]]]
-				if !ok {
+				if n > known {
 					continue
 				}
-				if b.Cap() == 0 {
-					b.Grow(len(s) + len(s)/8)
+				var v string
+				if n == 1 {
+					v = st.one[d]
+				} else {
+					var ok bool
+					if v, ok = p.dicts[d].m[s[i:ends[n]]]; !ok {
+						continue
+					}
 				}
-				b.WriteString(s[done:i])
-				b.WriteString(v)
+				if v != s[i:ends[n]] {
+					if b.Cap() == 0 {
+						b.Grow(len(s) + len(s)/8)
+					}
+					b.WriteString(s[done:i])
+					b.WriteString(v)
+					done = ends[n]
+				}
 				i = ends[n]
-				done = i
 				matched = true
 				break
 			}
@@ -205,11 +363,23 @@ func (p *foldPass) convert(s string) string {
 			i += size
 		}
 	}
-	if done == 0 {
+	if b.Cap() == 0 {
 		return s
 	}
 	b.WriteString(s[done:])
 	return b.String()
+}
+
+// decodeRune is utf8.DecodeRuneInString with the case of three bytes
+// (all of CJK but the rare extensions) decoded inline.
+func decodeRune(s string) (rune, int) {
+	if len(s) >= 3 && s[0]&0xf0 == 0xe0 && (s[1]^0x80)|(s[2]^0x80) < 0x40 {
+		r := rune(s[0]&0x0f)<<12 | rune(s[1]&0x3f)<<6 | rune(s[2]&0x3f)
+		if r >= 0x800 && (r < 0xd800 || r >= 0xe000) { // not overlong, not a surrogate
+			return r, 3
+		}
+	}
+	return utf8.DecodeRuneInString(s)
 }
 
 // runeSet is a set of characters: a bitmap of the Basic Multilingual
@@ -244,8 +414,11 @@ var (
 
 // HasTradChar reports whether s has a traditional character: one of
 // TradChars. It is the cheap scan that spares simplified text the
-// conversion: ASCII bytes are skipped, and a character is looked up in a
-// bitmap.
+// conversion (tradScan): ASCII is skipped eight bytes at a time where it
+// runs on, and a character of three bytes (the Basic Multilingual Plane:
+// all of CJK but the rare extensions) is one bit of a bitmap indexed by
+// its bytes; only other characters and the bitmap's hits are decoded.
+// Invalid UTF-8 is never taken for a character.
 func HasTradChar(s string) bool {
 	tradSetOnce.Do(func() {
 		for _, r := range TradChars {
@@ -253,18 +426,9 @@ func HasTradChar(s string) bool {
 		}
 	})
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= 0xe0 && c < 0xf0 && i+2 < len(s) && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 { // three bytes: the BMP
-			r := rune(c&0x0f)<<12 | rune(s[i+1]&0x3f)<<6 | rune(s[i+2]&0x3f)
-			if tradSet.bmp[r>>6]&(1<<(r&63)) != 0 && utf8.ValidString(s[i:i+3]) {
-				return true
-			}
-			i += 3
-			continue
+		i += tradScan(s[i:], &tradSet.bmp)
+		if i >= len(s) {
+			break
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if tradSet.has(r) && (r != utf8.RuneError || size > 1) {
@@ -273,4 +437,47 @@ func HasTradChar(s string) bool {
 		i += size
 	}
 	return false
+}
+
+// tradScan returns the length of the longest prefix of s made of ASCII
+// and of characters of three bytes whose bits in bmp are clear: where
+// HasTradChar has to look closer (a possible traditional character,
+// another character or invalid UTF-8), or len(s); the conversion skips
+// with it too (foldPass.startBits). It calls nothing, so that its loop
+// keeps everything in registers.
+func tradScan(s string, bmp *[1 << 16 / 64]uint64) int {
+	i := 0
+	for i < len(s)-2 {
+		c := s[i]
+		if c&0xf0 == 0xe0 { // the first of three bytes
+			b1, b2 := s[i+1], s[i+2]
+			// Two continuation bytes, and the character c&0x0f<<12 |
+			// b1&0x3f<<6 | b2&0x3f is not in the bitmap (word r>>6, bit
+			// r&63).
+			if (b1^0x80)|(b2^0x80) >= 0x40 || bmp[(uint(c&0x0f)<<6|uint(b1&0x3f))&(1<<10-1)]>>(b2&0x3f)&1 != 0 {
+				return i
+			}
+			i += 3
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			return i
+		}
+		i++
+		// ASCII runs on: eight bytes at a time (one load on machines that
+		// allow it).
+		for i < len(s)-7 {
+			t := s[i : i+8]
+			w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			if w&0x8080808080808080 != 0 {
+				break
+			}
+			i += 8
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }

@@ -3,6 +3,7 @@ package segment
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/neardup/neardup/dict"
 )
@@ -104,26 +105,50 @@ func utf8RuneCount(s string) int {
 	return n
 }
 
-// buildPass makes a pass of the given tables.
+// buildPass makes a pass of the given tables (at most maxPassDicts).
 func buildPass(tables [][]foldEntry) foldPass {
-	var p foldPass
-	for _, es := range tables {
-		d := foldDict{m: make(map[string]string, len(es)), longest: make(map[rune]int)}
+	if len(tables) > maxPassDicts {
+		panic("segment: a fold pass of more than maxPassDicts tables")
+	}
+	p := foldPass{startIdx: new([1 << 16]uint16), starts: make([]foldStart, 1)}
+	for d, es := range tables {
+		m := make(map[string]string, len(es))
 		for _, e := range es {
 			n := utf8RuneCount(e.Key)
 			if n > maxKeyRunes {
 				continue // OpenCC never matches it
 			}
-			d.m[e.Key] = e.Value
 			var first rune
 			for _, r := range e.Key {
 				first = r
 				break
 			}
-			d.longest[first] = max(d.longest[first], n)
-			p.start.add(first)
+			st := p.start(first)
+			if st == nil {
+				if len(p.starts) == 1<<16-1 {
+					panic("segment: a fold pass of more than 65,535 first characters")
+				}
+				p.starts = append(p.starts, foldStart{})
+				k := uint16(len(p.starts) - 1)
+				if first < 1<<16 {
+					p.startIdx[first] = k
+					p.startBits[first>>6] |= 1 << (first & 63)
+				} else {
+					if p.startAstral == nil {
+						p.startAstral = make(map[rune]uint16)
+					}
+					p.startAstral[first] = k
+				}
+				st = &p.starts[k]
+			}
+			st.lens[d] |= 1 << n
+			if n == 1 {
+				st.one[d] = e.Value
+			} else {
+				m[e.Key] = e.Value
+			}
 		}
-		p.dicts = append(p.dicts, d)
+		p.dicts = append(p.dicts, foldDict{m: m})
 	}
 	return p
 }
@@ -135,6 +160,15 @@ func loadFoldTables() (*foldTables, error) {
 		return nil, err
 	}
 	t := &foldTables{}
+	for _, tables := range chain {
+		for _, es := range tables {
+			for _, e := range es {
+				if strings.ContainsFunc(e.Key+e.Value, func(r rune) bool { return r < utf8.RuneSelf }) {
+					t.asciiInTables = true
+				}
+			}
+		}
+	}
 	for p, tables := range chain {
 		pass := buildPass(tables)
 		for d := range pass.dicts {

@@ -369,3 +369,129 @@ func FuzzNormalizeFold(f *testing.F) {
 		}
 	})
 }
+
+// hasTradCharNaive is HasTradChar by the definition.
+func hasTradCharNaive(s string) bool {
+	HasTradChar("") // builds tradSet
+	return strings.ContainsFunc(s, func(r rune) bool { return r != utf8.RuneError && tradSet.has(r) })
+}
+
+// HasTradChar's fast paths (ASCII eight bytes at a time, a bitmap per
+// character of three bytes) agree with the definition wherever a
+// character stands: after ASCII runs of every length, at the end, among
+// other characters and invalid bytes.
+func TestHasTradCharScan(t *testing.T) {
+	trad := []string{"國", "軟", "衞", "𠁞", "么"} // 么 is no traditional character
+	fillers := []string{"", "a", "ab", "abc", "abcdefg", "abcdefgh", "abcdefghijklmnopq", "中文", "中", "é", "😀",
+		"\xe5", "\xe5\x9c", "\xe5\x9ca", "\xff", "\xed\xa0\x80", "\xe0\x80\x80", "\xf0\xa0\x81"}
+	n := 0
+	for _, a := range fillers {
+		for _, b := range fillers {
+			for _, c := range append([]string{""}, trad...) {
+				for _, s := range []string{a + c + b, a + b + c, c + a + b, a + c} {
+					n++
+					if got, want := HasTradChar(s), hasTradCharNaive(s); got != want {
+						t.Fatalf("HasTradChar(%q) = %v, want %v", s, got, want)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d strings", n)
+}
+
+func FuzzHasTradChar(f *testing.F) {
+	for _, s := range []string{"abc 中文 國", "\xe5國", "abcdefgh\xe5\x9c\x8b", "發佈會", "iphone 16 发布会"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := HasTradChar(s), hasTradCharNaive(s); got != want {
+			t.Fatalf("HasTradChar(%q) = %v, want %v", s, got, want)
+		}
+	})
+}
+
+// Folding a text without traditional characters allocates nothing.
+func TestTradFoldSimplifiedAllocs(t *testing.T) {
+	f := newTradFold(t)
+	s := Normalize("iPhone 16 发布会在北京举行，苹果公司首席执行官说，新软件的信息安全功能由开发团队维护。")
+	if allocs := testing.AllocsPerRun(100, func() {
+		if out, err := f.Fold(s); err != nil || out != s {
+			t.Fatalf("Fold changed a simplified text: %q, %v", out, err)
+		}
+	}); allocs != 0 {
+		t.Errorf("Fold of a simplified text: %v allocations, want 0", allocs)
+	}
+}
+
+// foldWhole is TradFold's conversion by the definition: the whole text
+// converted again while it changes and has a traditional character, at
+// most four conversions in all.
+func foldWhole(t *foldTables, s string) string {
+	out := t.convert(s)
+	for range 3 {
+		if !HasTradChar(out) {
+			break
+		}
+		again := t.convert(out)
+		if again == out {
+			break
+		}
+		out = again
+	}
+	return out
+}
+
+// Converting again only the runs between ASCII that changed (repeatRuns)
+// gives what converting the whole text again gives, on the golden file's
+// texts and on zh_news in every variant (when the corpora and the opencc
+// command are there).
+func TestTradFoldRuns(t *testing.T) {
+	f := newTradFold(t)
+	if f.tables.asciiInTables {
+		t.Fatal("a key or value has an ASCII byte: repeatRuns is never used")
+	}
+	texts := []string{"著名的著作,看著我", "乾隆皇帝的後宮,乾杯", "这个软件的信息 顯著 著名 a著b"}
+	for _, c := range readFoldGolden(t) {
+		texts = append(texts, c.In)
+	}
+	if _, err := exec.LookPath("opencc"); err == nil && !testing.Short() {
+		if news := newsTexts(t, 300); len(news) > 0 {
+			texts = append(texts, news...)
+			for _, conv := range foldGoldenConvs[1:] {
+				texts = append(texts, debianOpenCC(t, conv, news)...)
+			}
+		}
+	}
+	again := 0
+	for _, s := range texts {
+		s = Normalize(s)
+		got, want := f.tables.fold(s), foldWhole(f.tables, s)
+		if got != want {
+			t.Fatalf("fold(%.40q…) differs from converting the whole text: %s", s, firstDiff(got, want))
+		}
+		if out := f.tables.convert(s); out != s && out != want {
+			again++
+		}
+	}
+	t.Logf("%d texts, %d converted more than once", len(texts), again)
+}
+
+func FuzzTradFoldRuns(f *testing.F) {
+	for _, s := range []string{"著名的著作,看著我", "乾隆皇帝的後宮,乾杯", "這個軟體的資訊 顯著 著名 a著b", "么緼藴輼醖"} {
+		f.Add(s)
+	}
+	fold, err := NewTradFold()
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := fold.Load(); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = Normalize(s)
+		if got, want := fold.tables.fold(s), foldWhole(fold.tables, s); got != want {
+			t.Fatalf("fold(%q) = %q, converting the whole text gives %q", s, got, want)
+		}
+	})
+}
