@@ -1,14 +1,12 @@
 package neardup
 
 import (
-	"bytes"
 	"errors"
-	"os/exec"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/internal/testfixtures/corpora"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -27,7 +25,7 @@ import (
 // bench/foldcount.sh counts instructions instead.
 func BenchmarkFold(b *testing.B) {
 	texts, size := benchArticles(b, "zh_news", 300)
-	trad := openccCommand(b, "s2twp", texts)
+	trad := corpora.OpenCC(b, "s2twp", texts)
 	var tsize int64
 	for _, t := range trad {
 		tsize += int64(len(t))
@@ -84,27 +82,4 @@ func BenchmarkFold(b *testing.B) {
 			})
 		}
 	}
-}
-
-// openccCommand converts texts with Debian's opencc command and the
-// configuration conf, in one run; it skips b without the command.
-func openccCommand(b testing.TB, conf string, texts []string) []string {
-	b.Helper()
-	if _, err := exec.LookPath("opencc"); err != nil {
-		b.Skip("no opencc command to make the traditional version (apt-get install opencc)")
-	}
-	const sep = "\n@@@ neardup bench separator @@@\n"
-	cmd := exec.Command("opencc", "-c", conf+".json")
-	cmd.Stdin = strings.NewReader(strings.Join(texts, sep))
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
-	if err != nil {
-		b.Fatalf("opencc -c %s.json: %v: %s", conf, err, errb.Bytes())
-	}
-	parts := strings.Split(string(out), sep)
-	if len(parts) != len(texts) {
-		b.Fatalf("opencc -c %s.json: %d texts out, %d in", conf, len(parts), len(texts))
-	}
-	return parts
 }

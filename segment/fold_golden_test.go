@@ -11,11 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/internal/testfixtures/corpora"
 )
 
 var updateFoldGolden = flag.Bool("update-fold-golden", false, "rewrite testdata/tradfold_golden.jsonl.gz from zh_docs (needs Debian's opencc command and the shared corpora)")
@@ -101,13 +102,9 @@ func TestTradFoldGolden(t *testing.T) {
 // characters, whole.
 func foldDocsPages(t testing.TB) []struct{ ID, Text string } {
 	t.Helper()
-	dir := os.Getenv("NEARDUP_CORPORA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpora")
-	}
-	fh, err := os.Open(filepath.Join(dir, "zh_docs.jsonl.gz"))
+	fh, err := os.Open(filepath.Join(corpora.Require(t, "zh_docs.jsonl.gz"), "zh_docs.jsonl.gz"))
 	if err != nil {
-		t.Fatalf("shared corpora not found (%v): set NEARDUP_CORPORA", err)
+		t.Fatal(err)
 	}
 	defer fh.Close()
 	zr, err := gzip.NewReader(fh)
@@ -140,26 +137,6 @@ func foldDocsPages(t testing.TB) []struct{ ID, Text string } {
 	return out
 }
 
-// debianOpenCC converts texts with Debian's opencc command and the
-// configuration conf, in one run.
-func debianOpenCC(t testing.TB, conf string, texts []string) []string {
-	t.Helper()
-	const sep = "\n@@@ neardup fold golden separator @@@\n"
-	cmd := exec.Command("opencc", "-c", conf+".json")
-	cmd.Stdin = strings.NewReader(strings.Join(texts, sep))
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("opencc -c %s.json (apt-get install opencc): %v: %s", conf, err, errb.Bytes())
-	}
-	parts := strings.Split(string(out), sep)
-	if len(parts) != len(texts) {
-		t.Fatalf("opencc -c %s.json: %d texts out, %d in", conf, len(parts), len(texts))
-	}
-	return parts
-}
-
 // writeFoldGolden records the golden file: the pages and their versions,
 // normalised, and what TradFold's conversion makes of them. The file in
 // the repository was recorded with OpenCC's own Convert
@@ -181,7 +158,7 @@ func writeFoldGolden(t *testing.T) {
 	for v, conv := range foldGoldenConvs {
 		versions[v] = texts
 		if conv != "" {
-			versions[v] = debianOpenCC(t, conv, texts)
+			versions[v] = corpora.OpenCC(t, conv, texts)
 		}
 	}
 	// Page by page, so that gzip finds each page's versions together.

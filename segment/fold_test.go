@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/dict"
+	"github.com/neardup/neardup/internal/testfixtures/corpora"
 )
 
 var updateTradChars = flag.Bool("update-tradchars", false, "rewrite tradchars.go from OpenCC's tables")
@@ -150,13 +151,9 @@ func TestTradChars(t *testing.T) {
 // newsTexts returns up to n texts of the shared zh_news corpus, or skips.
 func newsTexts(t testing.TB, n int) []string {
 	t.Helper()
-	dir := os.Getenv("NEARDUP_CORPORA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpora")
-	}
-	fh, err := os.Open(filepath.Join(dir, "zh_news.jsonl.gz"))
+	fh, err := os.Open(filepath.Join(corpora.Require(t, "zh_news.jsonl.gz"), "zh_news.jsonl.gz"))
 	if err != nil {
-		t.Skipf("shared corpora not found (%v): set NEARDUP_CORPORA", err)
+		t.Fatal(err)
 	}
 	defer fh.Close()
 	zr, err := gzip.NewReader(fh)
@@ -261,7 +258,7 @@ func TestTradFoldNews(t *testing.T) {
 	texts := newsTexts(t, 300)
 	versions := make(map[string][]string)
 	for _, conv := range foldGoldenConvs[1:] {
-		versions[conv] = debianOpenCC(t, conv, texts)
+		versions[conv] = corpora.OpenCC(t, conv, texts)
 	}
 	foldBack(t, texts, versions)
 }
@@ -459,7 +456,7 @@ func TestTradFoldRuns(t *testing.T) {
 		if news := newsTexts(t, 300); len(news) > 0 {
 			texts = append(texts, news...)
 			for _, conv := range foldGoldenConvs[1:] {
-				texts = append(texts, debianOpenCC(t, conv, news)...)
+				texts = append(texts, corpora.OpenCC(t, conv, news)...)
 			}
 		}
 	}

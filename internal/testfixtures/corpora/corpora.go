@@ -1,12 +1,16 @@
 // Package corpora finds the shared real corpora (shared/corpora beside
-// the repository, or $NEARDUP_CORPORA) for tests and benchmarks. It
+// the repository, or $NEARDUP_CORPORA) for tests and benchmarks, and
+// makes traditional versions of their texts with Debian's opencc. It
 // imports nothing of the module, so that the in-package tests of any
 // package, the root one included, can use it.
 package corpora
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -54,4 +58,32 @@ func Require(tb testing.TB, files ...string) string {
 		}
 	}
 	return dir
+}
+
+// OpenCC converts texts with Debian's opencc command and the
+// configuration conf (s2t, s2tw, s2hk, s2twp…), in one run of it: the
+// traditional versions of a corpus that the fold's tests and benchmarks
+// need. Without the command it skips tb, or fails it in CI (CI=true).
+func OpenCC(tb testing.TB, conf string, texts []string) []string {
+	tb.Helper()
+	if _, err := exec.LookPath("opencc"); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("no opencc command: %v (apt-get install opencc)", err)
+		}
+		tb.Skip("no opencc command (apt-get install opencc)")
+	}
+	const sep = "\n@@@ neardup opencc separator @@@\n"
+	cmd := exec.Command("opencc", "-c", conf+".json")
+	cmd.Stdin = strings.NewReader(strings.Join(texts, sep))
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("opencc -c %s.json: %v: %s", conf, err, errb.Bytes())
+	}
+	parts := strings.Split(string(out), sep)
+	if len(parts) != len(texts) {
+		tb.Fatalf("opencc -c %s.json: %d texts out, %d in", conf, len(parts), len(texts))
+	}
+	return parts
 }
