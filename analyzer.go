@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup/dict"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
@@ -83,7 +84,7 @@ type Analysis struct {
 	ContentHash uint64
 	// Sketch is a MinHash of the normalised (and folded) text's character
 	// 5-grams.
-	Sketch simhash.Sketch
+	Sketch minhash.Sketch
 	// Words is the number of tokens the segmenter produced.
 	Words int
 	// Folded reports that the text had traditional characters that were
@@ -337,7 +338,7 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	r := &Analysis{
 		Folded:      folded,
 		ContentHash: xxhash.Sum64String(norm),
-		Sketch:      simhash.NewSketch(norm),
+		Sketch:      minhash.New(norm),
 	}
 	if a.compat {
 		words, weights := a.jieba.ExtractWithWeight(text, a.topN)

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/internal/testfixtures/corpora"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/segment"
-	"github.com/neardup/neardup/simhash"
 )
 
 // benchArticles returns the texts of the first n articles of a shared
@@ -226,7 +226,7 @@ func BenchmarkInterleaved(b *testing.B) {
 					}
 					ds, _ := stage(func() {
 						for _, text := range norm {
-							simhash.NewSketch(text)
+							minhash.New(text)
 						}
 					})
 					ts.d = 0

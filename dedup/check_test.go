@@ -7,14 +7,14 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
-	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/minhash"
 )
 
 // TestCheck: what Check reports and adds, article by article, against
 // an archive holding "a".
 func TestCheck(t *testing.T) {
 	ctx := context.Background()
-	var sk simhash.Sketch
+	var sk minhash.Sketch
 	for i := range sk {
 		sk[i] = uint16(i + 1)
 	}

@@ -4,12 +4,12 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/minhash"
 )
 
 // sketchSharing returns a sketch whose first n of 64 values equal
 // base's and whose others differ: their estimated Jaccard is n/64.
-func sketchSharing(base simhash.Sketch, n int) simhash.Sketch {
+func sketchSharing(base minhash.Sketch, n int) minhash.Sketch {
 	s := base
 	for i := n; i < len(s); i++ {
 		s[i] = base[i] + 1000
@@ -18,7 +18,7 @@ func sketchSharing(base simhash.Sketch, n int) simhash.Sketch {
 }
 
 func TestCompare(t *testing.T) {
-	var base simhash.Sketch
+	var base minhash.Sketch
 	for i := range base {
 		base[i] = uint16(i + 1)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/testfixtures"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -48,7 +49,7 @@ const (
 // and every other pair is more than 10 bits apart.
 func evalCorpus() *Corpus {
 	doc := func(id string, fp uint64, ch uint64, text string) index.Doc {
-		return index.Doc{ID: id, Fingerprint: simhash.Fingerprint(fp), ContentHash: ch, Sketch: simhash.NewSketch(text)}
+		return index.Doc{ID: id, Fingerprint: simhash.Fingerprint(fp), ContentHash: ch, Sketch: minhash.New(text)}
 	}
 	return &Corpus{
 		Docs: []index.Doc{
@@ -541,9 +542,9 @@ func FuzzParsePairs(f *testing.F) {
 
 func ExampleEvaluate() {
 	docs := []index.Doc{
-		{ID: "a", Fingerprint: 0x0, ContentHash: 1, Sketch: simhash.NewSketch(evalT1)},
-		{ID: "b", Fingerprint: 0x1, ContentHash: 2, Sketch: simhash.NewSketch(evalT1b)},
-		{ID: "c", Fingerprint: 0x6, ContentHash: 3, Sketch: simhash.NewSketch(evalT2)},
+		{ID: "a", Fingerprint: 0x0, ContentHash: 1, Sketch: minhash.New(evalT1)},
+		{ID: "b", Fingerprint: 0x1, ContentHash: 2, Sketch: minhash.New(evalT1b)},
+		{ID: "c", Fingerprint: 0x6, ContentHash: 3, Sketch: minhash.New(evalT2)},
 	}
 	labels, _ := ParsePairs(strings.NewReader(`{"a":"a","b":"b","jaccard_char5":0.93}`), "pairs.jsonl")
 	rep, err := Evaluate(&Corpus{Docs: docs}, labels, nil)

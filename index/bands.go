@@ -1,6 +1,6 @@
 package index
 
-import "github.com/neardup/neardup/simhash"
+import "github.com/neardup/neardup/minhash"
 
 // MinHash bands: the third way Similar finds candidates.
 //
@@ -9,7 +9,7 @@ import "github.com/neardup/neardup/simhash"
 // original, beyond any radius the block tables can afford at scale
 // (measured on zh_news: 79% of reference pairs with character 5-gram
 // Jaccard >= 0.8 lie within distance 3, 95% within 6). The content sketch
-// (simhash.Sketch, 64 one-permutation MinHash values) is split into
+// (minhash.Sketch, 64 one-permutation MinHash values) is split into
 // Bands bands of BandRows consecutive values; each band of each document
 // is stored under its own key, and documents that agree on a whole band
 // are candidates. Two texts with Jaccard similarity J agree on a band with
@@ -20,11 +20,11 @@ import "github.com/neardup/neardup/simhash"
 // similarity of the two sketches (Options.MinContent).
 const (
 	Bands    = 16
-	BandRows = simhash.SketchSize / Bands
+	BandRows = minhash.Size / Bands
 )
 
 // bandValue packs band b of s into 8 bytes, big-endian.
-func bandValue(s *simhash.Sketch, b int) uint64 {
+func bandValue(s *minhash.Sketch, b int) uint64 {
 	var v uint64
 	for _, x := range s[b*BandRows : (b+1)*BandRows] {
 		v = v<<16 | uint64(x)

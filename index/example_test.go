@@ -8,6 +8,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -57,14 +58,14 @@ func ExampleIndex_Similar() {
 	edited := "the council voted to extend the tram line to the airport by 2031"
 	unrelated := "a storm closed the mountain pass and stranded dozens of trucks"
 	err = x.Add(ctx,
-		index.Doc{ID: "copy", Fingerprint: 0xff00, ContentHash: 42, Sketch: simhash.NewSketch(text)},
-		index.Doc{ID: "edit", Fingerprint: 0xff03, ContentHash: 43, Sketch: simhash.NewSketch(edited)},
-		index.Doc{ID: "lookalike", Fingerprint: 0xff01, ContentHash: 44, Sketch: simhash.NewSketch(unrelated)},
+		index.Doc{ID: "copy", Fingerprint: 0xff00, ContentHash: 42, Sketch: minhash.New(text)},
+		index.Doc{ID: "edit", Fingerprint: 0xff03, ContentHash: 43, Sketch: minhash.New(edited)},
+		index.Doc{ID: "lookalike", Fingerprint: 0xff01, ContentHash: 44, Sketch: minhash.New(unrelated)},
 	)
 	if err != nil {
 		log.Fatal(err)
 	}
-	q := index.Doc{Fingerprint: 0xff00, ContentHash: 42, Sketch: simhash.NewSketch(text)}
+	q := index.Doc{Fingerprint: 0xff00, ContentHash: 42, Sketch: minhash.New(text)}
 	ms, err := x.Similar(ctx, &q, 3)
 	if err != nil {
 		log.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -100,8 +101,8 @@ func (s *spy) takeLog() []string {
 	return l
 }
 
-func sketchOf(seed uint16) simhash.Sketch {
-	var s simhash.Sketch
+func sketchOf(seed uint16) minhash.Sketch {
+	var s minhash.Sketch
 	for i := range s {
 		s[i] = seed + uint16(i)
 	}
@@ -334,13 +335,13 @@ func TestLoadUsesLoader(t *testing.T) {
 }
 
 func TestConfirmed(t *testing.T) {
-	var zero simhash.Sketch
+	var zero minhash.Sketch
 	a, half := sketchOf(0), sketchOf(0)
 	for i := range 32 {
 		half[2*i] = 60000 + uint16(i) // agrees with a on 32 of 64 values
 	}
 	tests := []struct {
-		a, b       simhash.Sketch
+		a, b       minhash.Sketch
 		minContent float64
 		want       bool
 	}{

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -46,7 +47,7 @@ func TestTableKeyGolden(t *testing.T) {
 }
 
 func TestBandValue(t *testing.T) {
-	var s simhash.Sketch
+	var s minhash.Sketch
 	for i := range s {
 		s[i] = uint16(i)
 	}

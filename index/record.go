@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -17,7 +18,7 @@ type Doc struct {
 	ContentHash uint64              // hash of the normalised text; equal hashes mean identical content
 	Title       string
 	Keywords    []tfidf.Keyword
-	Sketch      simhash.Sketch // MinHash of the content; zero when unknown
+	Sketch      minhash.Sketch // MinHash of the content; zero when unknown
 	Added       time.Time
 	// Job and Seq say what added the document: a batch job's name and
 	// the record's position in its input (see neardup.Dedup, which uses
@@ -38,7 +39,7 @@ const recordVersion = 1
 //	added        varint seconds since 1970 UTC, uvarint nanoseconds
 //	title        uvarint length, UTF-8 bytes
 //	keywords     uvarint count, then each: uvarint length, bytes, 8-byte little-endian IEEE 754 weight
-//	sketch       uvarint count (0 or SketchSize), then count 2-byte little-endian values
+//	sketch       uvarint count (0 or minhash.Size), then count 2-byte little-endian values
 //	job          uvarint length, bytes
 //	seq          uvarint
 func encodeDoc(dst []byte, d *Doc) []byte {
@@ -58,7 +59,7 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 	if d.Sketch.IsZero() {
 		dst = binary.AppendUvarint(dst, 0)
 	} else {
-		dst = binary.AppendUvarint(dst, simhash.SketchSize)
+		dst = binary.AppendUvarint(dst, minhash.Size)
 		for _, v := range d.Sketch {
 			dst = binary.LittleEndian.AppendUint16(dst, v)
 		}
@@ -166,13 +167,13 @@ func decodeDoc(b []byte, id string) (Doc, error) {
 	}
 	switch n := d.uvarint("sketch size"); {
 	case d.err != nil:
-	case n == simhash.SketchSize:
-		p := d.bytes(2*simhash.SketchSize, "sketch")
-		for i := 0; p != nil && i < simhash.SketchSize; i++ {
+	case n == minhash.Size:
+		p := d.bytes(2*minhash.Size, "sketch")
+		for i := 0; p != nil && i < minhash.Size; i++ {
 			doc.Sketch[i] = binary.LittleEndian.Uint16(p[2*i:])
 		}
 	case n != 0:
-		d.fail("sketch size %d: want 0 or %d", n, simhash.SketchSize)
+		d.fail("sketch size %d: want 0 or %d", n, minhash.Size)
 	}
 	doc.Job = string(d.bytes(d.length("job length", 1), "job"))
 	if seq := d.uvarint("seq"); seq > math.MaxInt64 {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -49,7 +49,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	docs := []Doc{
 		{ID: "zero"},
 		{ID: "full", Fingerprint: 1, ContentHash: 2, Title: "标题 title", Keywords: []tfidf.Keyword{{Word: "新闻", Weight: 0.25}, {Word: "", Weight: -1}},
-			Sketch: simhash.NewSketch("the quick brown fox jumps over the lazy dog"), Added: time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
+			Sketch: minhash.New("the quick brown fox jumps over the lazy dog"), Added: time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
 			Job: "job-1", Seq: 1<<40 + 3},
 		{ID: "old", Added: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
 	}
@@ -66,7 +66,7 @@ func TestRecordRoundTrip(t *testing.T) {
 
 func TestDecodeDocErrors(t *testing.T) {
 	epoch := encodeDoc(nil, &Doc{Added: time.Unix(0, 0)}) // 19 header bytes, then title, keywords, sketch
-	good := encodeDoc(nil, &Doc{Title: "Hi", Keywords: []tfidf.Keyword{{Word: "x", Weight: 1}}, Sketch: simhash.NewSketch("hello world")})
+	good := encodeDoc(nil, &Doc{Title: "Hi", Keywords: []tfidf.Keyword{{Word: "x", Weight: 1}}, Sketch: minhash.New("hello world")})
 	tests := []struct {
 		name string
 		rec  []byte
@@ -97,7 +97,7 @@ func TestDecodeDocErrors(t *testing.T) {
 func FuzzDecodeDoc(f *testing.F) {
 	f.Add(encodeDoc(nil, &Doc{}))
 	f.Add(encodeDoc(nil, &Doc{Fingerprint: 7, ContentHash: 9, Title: "t", Keywords: []tfidf.Keyword{{Word: "w", Weight: math.NaN()}},
-		Sketch: simhash.NewSketch("some text here"), Added: time.Unix(1e9, 1)}))
+		Sketch: minhash.New("some text here"), Added: time.Unix(1e9, 1)}))
 	f.Add([]byte{1})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, rec []byte) {

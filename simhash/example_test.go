@@ -31,14 +31,3 @@ func Example() {
 	// eab477aa8750eb95 7 0.890625
 	// true <nil>
 }
-
-func ExampleSketch_Jaccard() {
-	a := simhash.NewSketch("近日，教育部发布了关于做好2019年普通高校招生工作的通知。")
-	b := simhash.NewSketch("近日，教育部发布了关于做好2019年普通高校招生工作的通知，请考生留意。")
-	c := simhash.NewSketch("国家统计局今日公布了十月份的居民消费价格指数。")
-	// The exact Jaccard similarities of the 5-gram sets are 25/33 = 0.76
-	// and 0; with 64 values the estimate's standard error is about 0.05.
-	fmt.Printf("%.2f %.2f\n", a.Jaccard(b), a.Jaccard(c))
-	// Output:
-	// 0.64 0.00
-}

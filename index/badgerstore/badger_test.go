@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/indextest"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -206,7 +207,7 @@ func TestReopen(t *testing.T) {
 	x, _ := openDir(t, dir, nil, &index.Options{Blocks: 5, MaxDistance: 3, AnalyzerID: "jieba/v1"})
 	added := time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)
 	doc := index.Doc{ID: "a", Fingerprint: 0xabc, ContentHash: 7, Title: "T", Keywords: []tfidf.Keyword{{Word: "k", Weight: 2}}, Added: added,
-		Sketch: simhash.NewSketch("some text to sketch"), Job: "j", Seq: 9}
+		Sketch: minhash.New("some text to sketch"), Job: "j", Seq: 9}
 	if err := x.Add(ctx, doc); err != nil {
 		t.Fatal(err)
 	}

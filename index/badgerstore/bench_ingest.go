@@ -34,6 +34,7 @@ import (
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -140,7 +141,7 @@ func doc(r *rand.Rand, i int) index.Doc {
 		d.Sketch[k] = uint16(r.Uint32()) | 1
 	}
 	if !*sketch {
-		d.Sketch = simhash.Sketch{} // no MinHash band keys
+		d.Sketch = minhash.Sketch{} // no MinHash band keys
 	}
 	return d
 }

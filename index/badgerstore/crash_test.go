@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -24,7 +25,7 @@ func killDoc(i int) index.Doc {
 	id := fmt.Sprintf("k%06d", i)
 	d := index.Doc{ID: id, Fingerprint: simhash.Fingerprint(simhash.HashWord(id)), ContentHash: simhash.HashWord("c" + id), Title: "title " + id}
 	if i%4 == 0 {
-		d.Sketch = simhash.NewSketch("text of " + id + " and some more words to sketch")
+		d.Sketch = minhash.New("text of " + id + " and some more words to sketch")
 	}
 	return d
 }

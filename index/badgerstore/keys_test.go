@@ -16,6 +16,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -159,13 +160,13 @@ func oldArchiveDocs() []index.Doc {
 	const fp = simhash.Fingerprint(0x0123456789abcdef)
 	t0 := time.Date(2024, 3, 4, 5, 6, 7, 8, time.UTC)
 	return []index.Doc{
-		{ID: "a", Fingerprint: fp, ContentHash: 100, Title: "A", Sketch: simhash.NewSketch(base), Added: t0,
+		{ID: "a", Fingerprint: fp, ContentHash: 100, Title: "A", Sketch: minhash.New(base), Added: t0,
 			Keywords: []tfidf.Keyword{{Word: "budget", Weight: 2.5}, {Word: "library", Weight: 1.25}}, Job: "job1", Seq: 1},
-		{ID: "copy", Fingerprint: fp, ContentHash: 100, Title: "Copy", Sketch: simhash.NewSketch(base), Added: t0.Add(time.Second), Job: "job1", Seq: 2},
-		{ID: "edit", Fingerprint: fp ^ 0x3, ContentHash: 101, Title: "Edit", Sketch: simhash.NewSketch(edit), Added: t0.Add(2 * time.Second)},
-		{ID: "other", Fingerprint: fp ^ 0x1, ContentHash: 102, Title: "Other", Sketch: simhash.NewSketch(other), Added: t0.Add(3 * time.Second)},
+		{ID: "copy", Fingerprint: fp, ContentHash: 100, Title: "Copy", Sketch: minhash.New(base), Added: t0.Add(time.Second), Job: "job1", Seq: 2},
+		{ID: "edit", Fingerprint: fp ^ 0x3, ContentHash: 101, Title: "Edit", Sketch: minhash.New(edit), Added: t0.Add(2 * time.Second)},
+		{ID: "other", Fingerprint: fp ^ 0x1, ContentHash: 102, Title: "Other", Sketch: minhash.New(other), Added: t0.Add(3 * time.Second)},
 		{ID: "bare", Fingerprint: fp ^ 0x8000000000000000, Added: t0.Add(4 * time.Second)},
-		{ID: "far", Fingerprint: ^fp, ContentHash: 104, Sketch: simhash.NewSketch(base), Added: t0.Add(5 * time.Second)},
+		{ID: "far", Fingerprint: ^fp, ContentHash: 104, Sketch: minhash.New(base), Added: t0.Add(5 * time.Second)},
 	}
 }
 

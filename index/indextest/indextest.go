@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -347,7 +348,7 @@ func testReAddAndDelete(t *testing.T, open Opener) {
 func testGetRoundTrip(t *testing.T, open Opener) {
 	x := newIndex(t, open, nil)
 	ctx := t.Context()
-	var sketch simhash.Sketch
+	var sketch minhash.Sketch
 	for i := range sketch {
 		sketch[i] = uint16(3*i + 1)
 	}
@@ -464,13 +465,13 @@ func testSimilar(t *testing.T, open Opener) {
 	other := "heavy rain flooded the valley roads and the river rose above the old stone bridge overnight"
 	const fp = simhash.Fingerprint(0xf0f0f0f0f0f0f0f0)
 	docs := []index.Doc{
-		{ID: "a", Fingerprint: fp, ContentHash: 100, Title: "A", Sketch: simhash.NewSketch(base)},
-		{ID: "copy", Fingerprint: fp, ContentHash: 100, Title: "Copy", Sketch: simhash.NewSketch(base), Job: "j", Seq: 4},
-		{ID: "edit", Fingerprint: fp ^ 0x3, ContentHash: 101, Title: "Edit", Sketch: simhash.NewSketch(edit),
+		{ID: "a", Fingerprint: fp, ContentHash: 100, Title: "A", Sketch: minhash.New(base)},
+		{ID: "copy", Fingerprint: fp, ContentHash: 100, Title: "Copy", Sketch: minhash.New(base), Job: "j", Seq: 4},
+		{ID: "edit", Fingerprint: fp ^ 0x3, ContentHash: 101, Title: "Edit", Sketch: minhash.New(edit),
 			Keywords: []tfidf.Keyword{{Word: "budget", Weight: 1}}},
-		{ID: "other", Fingerprint: fp ^ 0x1, ContentHash: 102, Title: "Other", Sketch: simhash.NewSketch(other)},
+		{ID: "other", Fingerprint: fp ^ 0x1, ContentHash: 102, Title: "Other", Sketch: minhash.New(other)},
 		{ID: "nosketch", Fingerprint: fp ^ 0x1, ContentHash: 103, Title: "No sketch"},
-		{ID: "far", Fingerprint: ^fp, ContentHash: 104, Sketch: simhash.NewSketch(base)},
+		{ID: "far", Fingerprint: ^fp, ContentHash: 104, Sketch: minhash.New(base)},
 	}
 	// The sketches of base and edit agree on 57 of 64 values; base and
 	// other on 2.
@@ -535,7 +536,7 @@ func testSimilarSkipsMissingRecords(t *testing.T, open Opener) {
 	x := newIndex(t, open, nil)
 	ctx := t.Context()
 	const fp = simhash.Fingerprint(0x1111222233334444)
-	var sketch simhash.Sketch
+	var sketch minhash.Sketch
 	for i := range sketch {
 		sketch[i] = uint16(i)
 	}
@@ -598,7 +599,7 @@ func testBands(t *testing.T, open Opener) {
 	base := "the committee approved the budget for the new library on tuesday after a long debate about costs and staffing"
 	edit := "the committee approved the budget for the new library on friday after a long debate about costs and staffing"
 	other := "heavy rain flooded the valley roads and the river rose above the old stone bridge overnight, officials said"
-	q := index.Doc{ID: "q", Fingerprint: 0, ContentHash: 1, Sketch: simhash.NewSketch(base)}
+	q := index.Doc{ID: "q", Fingerprint: 0, ContentHash: 1, Sketch: minhash.New(base)}
 	x := newIndex(t, open, nil)
 	ctx := t.Context()
 	similar := func(when string, want ...string) {
@@ -611,17 +612,17 @@ func testBands(t *testing.T, open Opener) {
 			t.Errorf("%s: Similar = %v, want %v", when, ids, want)
 		}
 	}
-	if err := x.Add(ctx, index.Doc{ID: "edit", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 2, Sketch: simhash.NewSketch(edit)},
-		index.Doc{ID: "other", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 3, Sketch: simhash.NewSketch(other)}); err != nil {
+	if err := x.Add(ctx, index.Doc{ID: "edit", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 2, Sketch: minhash.New(edit)},
+		index.Doc{ID: "other", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 3, Sketch: minhash.New(other)}); err != nil {
 		t.Fatal(err)
 	}
 	similar("after adding", "edit@64")
 	// Re-adding "edit" with unrelated content drops its old bands.
-	if err := x.Add(ctx, index.Doc{ID: "edit", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 2, Sketch: simhash.NewSketch(other + " again")}); err != nil {
+	if err := x.Add(ctx, index.Doc{ID: "edit", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 2, Sketch: minhash.New(other + " again")}); err != nil {
 		t.Fatal(err)
 	}
 	similar("after re-adding")
-	if err := x.Add(ctx, index.Doc{ID: "edit2", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 4, Sketch: simhash.NewSketch(edit)}); err != nil {
+	if err := x.Add(ctx, index.Doc{ID: "edit2", Fingerprint: ^simhash.Fingerprint(0), ContentHash: 4, Sketch: minhash.New(edit)}); err != nil {
 		t.Fatal(err)
 	}
 	similar("after adding edit2", "edit2@64")

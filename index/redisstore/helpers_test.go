@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/redistest"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -80,7 +81,7 @@ func flip(r *rand.Rand, fp simhash.Fingerprint, n int) simhash.Fingerprint {
 }
 
 // edit returns a copy of d's sketch with n of its 64 values changed.
-func edit(r *rand.Rand, s simhash.Sketch, n int) simhash.Sketch {
+func edit(r *rand.Rand, s minhash.Sketch, n int) minhash.Sketch {
 	for _, i := range r.Perm(len(s))[:n] {
 		s[i] ^= uint16(r.Uint32()) | 1
 	}

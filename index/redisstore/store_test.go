@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/redistest"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -222,7 +223,7 @@ func TestAgainstMemory(t *testing.T) {
 						d.ID = live[r.IntN(len(live))].ID // a replacement
 					}
 					if r.IntN(10) == 0 {
-						d.Sketch = simhash.Sketch{} // no sketch, no bands
+						d.Sketch = minhash.Sketch{} // no sketch, no bands
 					}
 					batch = append(batch, d)
 				}
@@ -310,9 +311,9 @@ func TestApplyAgain(t *testing.T) {
 		return append(ks, index.Key{Kind: index.KindContent, Value: d.ContentHash})
 	}
 	a2 := doc("a", 0x2222, 2)
-	a2.Sketch = simhash.Sketch{}
+	a2.Sketch = minhash.Sketch{}
 	b := doc("b", 0x1111, 3)
-	b.Sketch = simhash.Sketch{}
+	b.Sketch = minhash.Sketch{}
 	// The records, as the index encodes them, from an in-memory store.
 	ms := newRef()
 	mx, err := index.New(ctx, ms, nil)
@@ -522,7 +523,7 @@ func TestLargestBuckets(t *testing.T) {
 	for i := 0; i < 130; i++ {
 		// All share table 0's key 0x7777; tables 1-3 differ.
 		d := doc(fmt.Sprintf("d%d", i), simhash.Fingerprint(0x7777<<48|uint64(i)*0x0001000100010001&0x0000ffffffffffff), uint64(i))
-		d.Sketch = simhash.Sketch{}
+		d.Sketch = minhash.Sketch{}
 		docs = append(docs, d)
 	}
 	if err := x.Add(ctx, docs...); err != nil {

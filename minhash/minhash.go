@@ -1,4 +1,25 @@
-package simhash
+// Package minhash sketches texts for MinHash estimates of the Jaccard
+// similarity of their character 5-gram sets, which confirm a SimHash
+// candidate against the text itself.
+//
+// A SimHash match is a candidate, not a proof: different articles built
+// from the same keywords can collide. New takes a text's set of
+// character 5-grams (runes) and keeps a 64-value one-permutation MinHash
+// of it (ShingleHash once per 5-gram: each rune hashed once and five
+// combined; rotation densification for empty buckets, 16 bits per value,
+// 128 bytes encoded); Sketch.Jaccard estimates the Jaccard similarity of
+// two texts' 5-gram sets with a standard error of at most 0.0625
+// (measured mean absolute error 0.021 on the zh_news reference pairs,
+// 0.041 on en_docs'). Texts should be normalised the same way before
+// sketching.
+//
+// # Stored format
+//
+// Sketches are stored in archives and compared across processes, so
+// ShingleHash, the bucket choice, the densification and the 16-bit
+// truncation are part of the stored format; TestNewVectors pins them
+// with hex literals.
+package minhash
 
 import (
 	"encoding/binary"
@@ -9,8 +30,8 @@ import (
 	"unicode/utf8"
 )
 
-// SketchSize is the number of values in a Sketch.
-const SketchSize = 64
+// Size is the number of values in a Sketch.
+const Size = 64
 
 // ShingleRunes is the length, in runes, of the shingles a Sketch is made
 // of.
@@ -35,22 +56,22 @@ const ShingleRunes = 5
 // biases the Jaccard estimate up by (1-J)/65535 < 0.00002, far below
 // its sampling error of sqrt(J(1-J)/64) (up to 0.0625). 32-bit values
 // would double the size (256 bytes a text) to remove a bias that small.
-type Sketch [SketchSize]uint16
+type Sketch [Size]uint16
 
-// NewSketch returns the sketch of text's set of character 5-grams. Text
+// New returns the sketch of text's set of character 5-grams. Text
 // is taken as it is: callers normalise it first (the corpora's
 // reference Jaccard values are over lower-cased text with white space
 // collapsed). A text shorter than 5 runes is one shingle, the whole
 // text; the empty text gives the zero Sketch. Bytes that are not valid
 // UTF-8 count as one rune each.
 //
-// NewSketch makes one pass over text, hashing every rune once and every
+// New makes one pass over text, hashing every rune once and every
 // shingle from its runes' hashes.
-func NewSketch(text string) Sketch {
+func New(text string) Sketch {
 	if text == "" {
 		return Sketch{}
 	}
-	var mins [SketchSize]uint64
+	var mins [Size]uint64
 	for i := range mins {
 		mins[i] = math.MaxUint64
 	}
@@ -92,7 +113,7 @@ func NewSketch(text string) Sketch {
 	return densify(&mins)
 }
 
-// ShingleHash is the hash NewSketch gives the shingle of the runes rs (at
+// ShingleHash is the hash New gives the shingle of the runes rs (at
 // most ShingleRunes of them; fewer only for a text that short). It is
 // part of the stored format of a Sketch. Each rune r (a byte b that is
 // not valid UTF-8: r = 0x110000 + b) hashes to
@@ -147,11 +168,11 @@ func combine(g *[ShingleRunes]uint64) uint64 {
 }
 
 const (
-	bucketShift = 64 - 6 // SketchSize == 1<<6
+	bucketShift = 64 - 6 // Size == 1<<6
 	valueMask   = 1<<bucketShift - 1
 )
 
-func add(mins *[SketchSize]uint64, h uint64) {
+func add(mins *[Size]uint64, h uint64) {
 	b, v := h>>bucketShift, h&valueMask
 	if v < mins[b] {
 		mins[b] = v
@@ -160,18 +181,18 @@ func add(mins *[SketchSize]uint64, h uint64) {
 
 // densify fills the empty buckets (math.MaxUint64) and keeps 16 bits of
 // every value. At least one bucket is non-empty.
-func densify(mins *[SketchSize]uint64) Sketch {
+func densify(mins *[Size]uint64) Sketch {
 	var s Sketch
 	for i := range mins {
 		v := mins[i]
 		if v == math.MaxUint64 {
 			t := uint64(1)
-			for mins[(i+int(t))%SketchSize] == math.MaxUint64 {
+			for mins[(i+int(t))%Size] == math.MaxUint64 {
 				t++
 			}
 			// The 16 kept bits must change with t, so mix the borrowed
 			// value and the distance rather than add t times a constant.
-			v = mix64(mins[(i+int(t))%SketchSize] + t*0x9e3779b97f4a7c15)
+			v = mix64(mins[(i+int(t))%Size] + t*0x9e3779b97f4a7c15)
 		}
 		s[i] = uint16(v)
 		if s[i] == 0 {
@@ -192,7 +213,7 @@ func mix64(x uint64) uint64 {
 }
 
 // IsZero reports whether s is the zero Sketch, the sketch of the empty
-// text. NewSketch never returns it for a non-empty text.
+// text. New never returns it for a non-empty text.
 func (s Sketch) IsZero() bool { return s == Sketch{} }
 
 // Jaccard returns the estimated Jaccard similarity of the 5-gram sets s
@@ -209,17 +230,17 @@ func (s Sketch) Jaccard(t Sketch) float64 {
 			n++
 		}
 	}
-	return float64(n) / SketchSize
+	return float64(n) / Size
 }
 
-// SketchBytes is the length of a Sketch's binary encoding.
-const SketchBytes = 2 * SketchSize
+// EncodedSize is the length of a Sketch's binary encoding.
+const EncodedSize = 2 * Size
 
-// ErrSketch is wrapped by the error UnmarshalBinary returns for data
+// ErrEncoding is wrapped by the error UnmarshalBinary returns for data
 // that is not a sketch's encoding.
-var ErrSketch = errors.New("simhash: invalid sketch encoding")
+var ErrEncoding = errors.New("minhash: invalid sketch encoding")
 
-// AppendBinary appends the SketchBytes-byte encoding of s to b: its
+// AppendBinary appends the EncodedSize-byte encoding of s to b: its
 // values in order, each as 2 bytes little-endian. It never fails.
 func (s Sketch) AppendBinary(b []byte) ([]byte, error) {
 	for _, v := range s {
@@ -228,19 +249,19 @@ func (s Sketch) AppendBinary(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// MarshalBinary returns the SketchBytes-byte encoding of s (see
+// MarshalBinary returns the EncodedSize-byte encoding of s (see
 // AppendBinary). It never fails.
 func (s Sketch) MarshalBinary() ([]byte, error) {
-	return s.AppendBinary(make([]byte, 0, SketchBytes))
+	return s.AppendBinary(make([]byte, 0, EncodedSize))
 }
 
 // UnmarshalBinary sets s from its encoding. The data must be exactly
-// SketchBytes long and either all zero (the zero Sketch) or free of
-// zero values, as NewSketch makes them; otherwise the error wraps
-// ErrSketch and s is unchanged.
+// EncodedSize long and either all zero (the zero Sketch) or free of
+// zero values, as New makes them; otherwise the error wraps
+// ErrEncoding and s is unchanged.
 func (s *Sketch) UnmarshalBinary(data []byte) error {
-	if len(data) != SketchBytes {
-		return fmt.Errorf("%w: %d bytes, want %d", ErrSketch, len(data), SketchBytes)
+	if len(data) != EncodedSize {
+		return fmt.Errorf("%w: %d bytes, want %d", ErrEncoding, len(data), EncodedSize)
 	}
 	var t Sketch
 	zeros := 0
@@ -250,8 +271,8 @@ func (s *Sketch) UnmarshalBinary(data []byte) error {
 			zeros++
 		}
 	}
-	if zeros != 0 && zeros != SketchSize {
-		return fmt.Errorf("%w: %d of %d values are 0", ErrSketch, zeros, SketchSize)
+	if zeros != 0 && zeros != Size {
+		return fmt.Errorf("%w: %d of %d values are 0", ErrEncoding, zeros, Size)
 	}
 	*s = t
 	return nil

@@ -1,4 +1,4 @@
-package simhash
+package minhash
 
 import (
 	"bufio"
@@ -50,30 +50,30 @@ func sketchHex(s Sketch) string {
 	return b.String()
 }
 
-func TestNewSketchVectors(t *testing.T) {
+func TestNewVectors(t *testing.T) {
 	for _, tt := range sketchVectors {
-		if got := sketchHex(NewSketch(tt.text)); got != tt.want {
-			t.Errorf("NewSketch(%q) =\n%s\nwant\n%s", tt.text, got, tt.want)
+		if got := sketchHex(New(tt.text)); got != tt.want {
+			t.Errorf("New(%q) =\n%s\nwant\n%s", tt.text, got, tt.want)
 		}
 	}
 }
 
 // A byte that is not UTF-8 is a rune of its own, apart from U+FFFD and
-// from other such bytes; ShingleHash is the hash of NewSketch's shingles.
+// from other such bytes; ShingleHash is the hash of New's shingles.
 func TestSketchRunes(t *testing.T) {
-	if NewSketch("abcd\xff") == NewSketch("abcd\ufffd") || NewSketch("abcd\xff") == NewSketch("abcd\xfe") {
+	if New("abcd\xff") == New("abcd\ufffd") || New("abcd\xff") == New("abcd\xfe") {
 		t.Errorf("an invalid byte hashes like U+FFFD or like another invalid byte")
 	}
 	h := ShingleHash([]rune("北京清华大"))
-	if got := NewSketch("北京清华大"); got[h>>58] != max(uint16(h), 1) {
-		t.Errorf("bucket %d of NewSketch = %04x, ShingleHash gives %04x", h>>58, got[h>>58], uint16(h))
+	if got := New("北京清华大"); got[h>>58] != max(uint16(h), 1) {
+		t.Errorf("bucket %d of New = %04x, ShingleHash gives %04x", h>>58, got[h>>58], uint16(h))
 	}
 	if ShingleHash([]rune("abc")) == ShingleHash([]rune("\x00\x00abc")) {
 		t.Errorf("a 3-rune text hashes like the 5-rune shingle that ends with it")
 	}
 }
 
-// sketchReference is NewSketch written plainly: the text's runes (a byte
+// sketchReference is New written plainly: the text's runes (a byte
 // that is not UTF-8 standing for invalidByte + itself), every window of
 // ShingleRunes of them hashed by ShingleHash, the minima densified.
 func sketchReference(text string) Sketch {
@@ -89,7 +89,7 @@ func sketchReference(text string) Sketch {
 		rs = append(rs, r)
 		off += w
 	}
-	var mins [SketchSize]uint64
+	var mins [Size]uint64
 	for i := range mins {
 		mins[i] = math.MaxUint64
 	}
@@ -102,7 +102,7 @@ func sketchReference(text string) Sketch {
 	return densify(&mins)
 }
 
-// decodeCases are texts around NewSketch's decoding shortcuts: ASCII,
+// decodeCases are texts around New's decoding shortcuts: ASCII,
 // three-byte sequences with every kind of lead byte, sequences cut short
 // at the end or by a byte that does not continue them, surrogates,
 // overlong forms and four-byte runes.
@@ -119,10 +119,10 @@ var decodeCases = []string{
 	"新华社北京10月30日电 金庸（原名查良镛）30日在香港逝世，享年94岁。",
 }
 
-func TestNewSketchReference(t *testing.T) {
+func TestNewReference(t *testing.T) {
 	for _, text := range decodeCases {
-		if got, want := NewSketch(text), sketchReference(text); got != want {
-			t.Errorf("NewSketch(%q) =\n%s\nthe reference gives\n%s", text, sketchHex(got), sketchHex(want))
+		if got, want := New(text), sketchReference(text); got != want {
+			t.Errorf("New(%q) =\n%s\nthe reference gives\n%s", text, sketchHex(got), sketchHex(want))
 		}
 	}
 	for c := range utf8.RuneSelf {
@@ -133,17 +133,17 @@ func TestNewSketchReference(t *testing.T) {
 }
 
 func TestSketchZero(t *testing.T) {
-	z := NewSketch("")
+	z := New("")
 	if !z.IsZero() || z != (Sketch{}) {
-		t.Fatalf("NewSketch(\"\") = %v, want the zero Sketch", z)
+		t.Fatalf("New(\"\") = %v, want the zero Sketch", z)
 	}
 	for _, text := range []string{"a", " ", "\x00", "\xff", "ab", "abcd", "abcde", "abcdef", "我", "我来到北京清华大学"} {
-		s := NewSketch(text)
+		s := New(text)
 		if s.IsZero() {
-			t.Errorf("NewSketch(%q).IsZero() = true", text)
+			t.Errorf("New(%q).IsZero() = true", text)
 		}
 		if slices.Contains(s[:], 0) {
-			t.Errorf("NewSketch(%q) has a 0 value: %v", text, s)
+			t.Errorf("New(%q) has a 0 value: %v", text, s)
 		}
 		if j := s.Jaccard(z); j != 0 {
 			t.Errorf("Jaccard(%q, zero) = %v, want 0", text, j)
@@ -176,7 +176,7 @@ func TestSketchJaccard(t *testing.T) {
 		{text, "The quick brown fox jumps over the lazy dog.", 0, 1.0 / 64},
 	}
 	for _, tt := range tests {
-		a, b := NewSketch(tt.a), NewSketch(tt.b)
+		a, b := New(tt.a), New(tt.b)
 		j := a.Jaccard(b)
 		if j < tt.min || j > tt.max {
 			t.Errorf("Jaccard(%q, %q) = %v, want in [%v, %v]", tt.a, tt.b, j, tt.min, tt.max)
@@ -187,7 +187,7 @@ func TestSketchJaccard(t *testing.T) {
 	}
 }
 
-// shingles returns the set of character 5-grams of text, as NewSketch
+// shingles returns the set of character 5-grams of text, as New
 // defines them.
 func shingles(text string) map[string]struct{} {
 	set := make(map[string]struct{})
@@ -285,7 +285,7 @@ func TestSketchAccuracy(t *testing.T) {
 					base := syntheticText(r, size)
 					other := perturb(r, base, p, blocks)
 					exact := exactJaccard(string(base), string(other))
-					est := NewSketch(string(base)).Jaccard(NewSketch(string(other)))
+					est := New(string(base)).Jaccard(New(string(other)))
 					e := math.Abs(est - exact)
 					sumErr += e
 					maxErr = max(maxErr, e)
@@ -384,7 +384,7 @@ func TestSketchCorpusPairs(t *testing.T) {
 					if !found {
 						t.Fatalf("%s: pair names unknown document %q", name, id)
 					}
-					s = NewSketch(normalizeLikeReference(text))
+					s = New(normalizeLikeReference(text))
 					sketches[id] = s
 				}
 				return s
@@ -478,13 +478,13 @@ func pearson(x, y []float64) float64 {
 }
 
 func TestSketchBinary(t *testing.T) {
-	s := NewSketch("我来到北京清华大学")
+	s := New("我来到北京清华大学")
 	b, err := s.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) != SketchBytes {
-		t.Fatalf("MarshalBinary: %d bytes, want %d", len(b), SketchBytes)
+	if len(b) != EncodedSize {
+		t.Fatalf("MarshalBinary: %d bytes, want %d", len(b), EncodedSize)
 	}
 	// Little-endian: first value 0x8bf7, last 0xa10e.
 	if b[0] != 0xf7 || b[1] != 0x8b || b[126] != 0x0e || b[127] != 0xa1 {
@@ -513,8 +513,8 @@ func TestSketchBinary(t *testing.T) {
 	for _, data := range bad {
 		got := s
 		err := got.UnmarshalBinary(data)
-		if !errors.Is(err, ErrSketch) {
-			t.Errorf("UnmarshalBinary(%d bytes) error = %v, want ErrSketch", len(data), err)
+		if !errors.Is(err, ErrEncoding) {
+			t.Errorf("UnmarshalBinary(%d bytes) error = %v, want ErrEncoding", len(data), err)
 		}
 		if got != s {
 			t.Errorf("UnmarshalBinary(%d bytes) changed the sketch on error", len(data))
@@ -522,17 +522,17 @@ func TestSketchBinary(t *testing.T) {
 	}
 }
 
-func FuzzSketchUnmarshal(f *testing.F) {
-	good, _ := NewSketch("abc").MarshalBinary()
+func FuzzUnmarshal(f *testing.F) {
+	good, _ := New("abc").MarshalBinary()
 	f.Add(good)
-	f.Add(make([]byte, SketchBytes))
+	f.Add(make([]byte, EncodedSize))
 	f.Add([]byte{})
 	f.Add(good[:100])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var s Sketch
 		if err := s.UnmarshalBinary(data); err != nil {
-			if !errors.Is(err, ErrSketch) {
-				t.Fatalf("error %v does not wrap ErrSketch", err)
+			if !errors.Is(err, ErrEncoding) {
+				t.Fatalf("error %v does not wrap ErrEncoding", err)
 			}
 			return
 		}
@@ -546,7 +546,7 @@ func FuzzSketchUnmarshal(f *testing.F) {
 	})
 }
 
-func FuzzNewSketch(f *testing.F) {
+func FuzzNew(f *testing.F) {
 	for _, s := range []string{"", "a", "abcde", "我来到北京清华大学", "\xff\xfe\xfd\xfc\xfb\xfa", "a\xe4\xb8b"} {
 		f.Add(s)
 	}
@@ -554,24 +554,24 @@ func FuzzNewSketch(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		s := NewSketch(text)
+		s := New(text)
 		if want := sketchReference(text); s != want {
-			t.Fatalf("NewSketch(%q) =\n%s\nthe reference gives\n%s", text, sketchHex(s), sketchHex(want))
+			t.Fatalf("New(%q) =\n%s\nthe reference gives\n%s", text, sketchHex(s), sketchHex(want))
 		}
 		if s.IsZero() != (text == "") {
-			t.Fatalf("NewSketch(%q).IsZero() = %v", text, s.IsZero())
+			t.Fatalf("New(%q).IsZero() = %v", text, s.IsZero())
 		}
 		if text != "" && slices.Contains(s[:], 0) {
-			t.Fatalf("NewSketch(%q) has a 0 value", text)
+			t.Fatalf("New(%q) has a 0 value", text)
 		}
-		if NewSketch(text) != s {
-			t.Fatalf("NewSketch(%q) not deterministic", text)
+		if New(text) != s {
+			t.Fatalf("New(%q) not deterministic", text)
 		}
 		// The sketch depends on the shingle set only.
 		if utf8.RuneCountInString(text) >= ShingleRunes {
 			twice := text + "\x00" + text
-			if NewSketch(twice) != NewSketch(twice+"\x00"+text) {
-				t.Fatalf("NewSketch differs on equal shingle sets of %q", text)
+			if New(twice) != New(twice+"\x00"+text) {
+				t.Fatalf("New differs on equal shingle sets of %q", text)
 			}
 		}
 	})
@@ -579,7 +579,7 @@ func FuzzNewSketch(f *testing.F) {
 
 var sinkSketch Sketch
 
-func BenchmarkNewSketch(b *testing.B) {
+func BenchmarkNew(b *testing.B) {
 	docs := readCorpus(b, "zh_news")
 	ids := make([]string, 0, len(docs))
 	for id := range docs {
@@ -597,20 +597,20 @@ func BenchmarkNewSketch(b *testing.B) {
 	b.Run(fmt.Sprintf("zh_news/%dB", len(text)), func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		for b.Loop() {
-			sinkSketch = NewSketch(text)
+			sinkSketch = New(text)
 		}
 	})
 	en := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 70)
 	b.Run(fmt.Sprintf("en/%dB", len(en)), func(b *testing.B) {
 		b.SetBytes(int64(len(en)))
 		for b.Loop() {
-			sinkSketch = NewSketch(en)
+			sinkSketch = New(en)
 		}
 	})
 }
 
 func BenchmarkJaccard(b *testing.B) {
-	s, t := NewSketch("我来到北京清华大学"), NewSketch("我来到北京大学")
+	s, t := New("我来到北京清华大学"), New("我来到北京大学")
 	var sink float64
 	for b.Loop() {
 		sink += s.Jaccard(t)

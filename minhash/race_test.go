@@ -1,6 +1,6 @@
 //go:build race
 
-package simhash
+package minhash
 
 // raceEnabled is set when the race detector is on.
 const raceEnabled = true
