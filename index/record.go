@@ -42,6 +42,11 @@ const recordVersion = 1
 //	sketch       uvarint count (0 or minhash.Size), then count 2-byte little-endian values
 //	job          uvarint length, bytes
 //	seq          uvarint
+//	fields       optional, to the end of the record: each a uvarint tag,
+//	             a uvarint length and that many bytes, tags ascending; a
+//	             reader skips the tags it does not know, so a field can be
+//	             added without a new version (records without one are
+//	             byte for byte what they were)
 func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Fingerprint))
@@ -181,8 +186,16 @@ func decodeDoc(b []byte, id string) (Doc, error) {
 	} else {
 		doc.Seq = int64(seq)
 	}
-	if d.err == nil && d.off != len(b) {
-		d.fail("%d trailing bytes", len(b)-d.off)
+	for last := uint64(0); d.err == nil && d.off < len(b); {
+		tag := d.uvarint("field tag")
+		n := d.length("field length", 1)
+		d.bytes(n, "field")
+		switch {
+		case d.err != nil:
+		case tag <= last:
+			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
+		}
+		last = tag
 	}
 	if d.err != nil {
 		return Doc{}, d.err

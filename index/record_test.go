@@ -64,6 +64,20 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeDocUnknownFields checks that a record with optional fields a
+// reader does not know decodes to the document without them.
+func TestDecodeDocUnknownFields(t *testing.T) {
+	d := Doc{ID: "x", Title: "Hi", Added: time.Unix(5, 0).UTC(), Sketch: minhash.New("hello world")}
+	rec := append(encodeDoc(nil, &d), 7, 3, 'a', 'b', 'c', 9, 0)
+	got, err := decodeDoc(rec, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, d) {
+		t.Errorf("decoded %+v, want %+v", got, d)
+	}
+}
+
 func TestDecodeDocErrors(t *testing.T) {
 	epoch := encodeDoc(nil, &Doc{Added: time.Unix(0, 0)}) // 19 header bytes, then title, keywords, sketch
 	good := encodeDoc(nil, &Doc{Title: "Hi", Keywords: []tfidf.Keyword{{Word: "x", Weight: 1}}, Sketch: minhash.New("hello world")})
@@ -75,7 +89,10 @@ func TestDecodeDocErrors(t *testing.T) {
 		{"empty", nil, "version: need 1 bytes, have 0"},
 		{"version", append([]byte{2}, good[1:]...), "record version 2: want 1"},
 		{"short hashes", good[:10], "hashes: need 16 bytes, have 9"},
-		{"trailing", append(append([]byte(nil), good...), 0), "1 trailing bytes"},
+		{"field without length", append(append([]byte(nil), good...), 1), "field length: bad uvarint"},
+		{"field too long", append(append([]byte(nil), good...), 1, 5, 'a'), "field length: 5 does not fit in the 1 bytes left"},
+		{"field tag 0", append(append([]byte(nil), good...), 0, 0), "field tag 0 after 0"},
+		{"fields out of order", append(append([]byte(nil), good...), 3, 1, 'a', 2, 0), "field tag 2 after 3"},
 		{"title too long", append(epoch[:19:19], 0x7f, 'H'), "title length: 127 does not fit"},
 		{"sketch size", append(epoch[:19:19], 0, 0, 3), "sketch size 3: want 0 or 64"},
 		{"truncated sketch", good[:len(good)-3], "sketch: need 128 bytes, have 127"},
