@@ -325,11 +325,13 @@ func infoField(info, field string) string {
 // loadLibrary loads the function library on every master that lacks it.
 func (s *Store) loadLibrary(ctx context.Context) error {
 	err := s.c.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
-		err := c.FunctionLoad(ctx, library).Err()
-		if err != nil && strings.Contains(err.Error(), "already exists") {
-			return nil
+		for _, lib := range []string{library, ingestLibrary} {
+			err := c.FunctionLoad(ctx, lib).Err()
+			if err != nil && !strings.Contains(err.Error(), "already exists") {
+				return err
+			}
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return s.errorf("loading functions: %w", err)
