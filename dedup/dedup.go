@@ -132,7 +132,8 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	}
 	start := time.Now()
 	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
-	if o.Batch > 1 {
+	_, d.shared = store.Store().(index.Shared)
+	if o.Batch > 1 && !d.shared {
 		mem, err := memstore.Open(ctx, &index.Options{MaxDistance: max(o.MaxDistance, index.DefaultMaxDistance)})
 		if err != nil {
 			return d.sum, err
@@ -155,8 +156,14 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 		default:
 			out.Verdict = Rejected
 		}
+		if d.shared {
+			return d.queue(out)
+		}
 		return d.decide(out)
 	})
+	if err == nil && d.shared {
+		err = d.ingest()
+	}
 	if err == nil {
 		err = d.flush()
 	}
@@ -173,6 +180,14 @@ type deduper struct {
 	emit    func(*Outcome) error
 	sum     Summary
 	start   time.Time // when the run started, by o.Now
+
+	// shared: the store is an index.Shared, which many writers use at
+	// once; the outcomes are decided in batches by index.Ingest (see
+	// shared.go) instead of match.
+	shared  bool
+	batch   []*Outcome
+	batchAt []int // the outcomes of batch that are documents
+	docs    []index.Doc
 }
 
 func (d *deduper) decide(out *Outcome) error {
@@ -183,6 +198,11 @@ func (d *deduper) decide(out *Outcome) error {
 			return err
 		}
 	}
+	return d.tally(out)
+}
+
+// tally counts a decided outcome and emits it.
+func (d *deduper) tally(out *Outcome) error {
 	switch out.Verdict {
 	case Unique:
 		d.sum.Unique++

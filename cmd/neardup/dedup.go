@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/redisstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 )
@@ -187,7 +188,9 @@ func runDedup(c *cli.Context) (err error) {
 		}()
 		store, idx = x, x
 		opts.Job = dedup.JobID(a.ID(), c.Args().Slice(), inOpts, k, minJ)
-		opts.Batch = 1000 // write the originals in batches
+		if !redisstore.IsURL(dir) {
+			opts.Batch = 1000 // write the originals in batches
+		} // a Redis archive: dedup.Run's batches of index.Ingest
 	} else {
 		m, err := memoryIndex(c.Context, a.ID(), k, minJ)
 		if err != nil {
