@@ -301,7 +301,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmpNum(out[a].Num, out[b].Num) })
-	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}}
+	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}, local: map[uint64]Status{}}
 	if err := in.fetch(ctx, keysOf(nums)); err != nil {
 		return nil, err
 	}
@@ -321,6 +321,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		for j, i := range simple {
 			if sts[j].Status == StatusOriginal {
 				out[i].Original = true
+				in.local[out[i].Num] = StatusOriginal
 				continue
 			}
 			// Marked by a lower document meanwhile, or decided before
@@ -357,7 +358,22 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 	if err := flush(); err != nil {
 		return nil, err
 	}
+	if err := in.sendDeferred(ctx); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// sendDeferred sends the deferred decisions.
+func (in *ingest) sendDeferred(ctx context.Context) error {
+	if len(in.deferred) == 0 {
+		return nil
+	}
+	if _, err := in.sh.Decide(ctx, in.deferred); err != nil {
+		return err
+	}
+	in.deferred = in.deferred[:0]
+	return nil
 }
 
 // sameDoc reports whether stored is d from an earlier run of the same
@@ -403,6 +419,11 @@ type ingest struct {
 	o    IngestOptions
 	nums map[string]uint64 // candidate ID → number
 	docs map[string]*Doc   // candidate records (nil: none)
+
+	// local are the decisions of this call, deferred those not sent
+	// yet (duplicates, sent together at the end).
+	local    map[uint64]Status
+	deferred []Decision
 }
 
 // fetch reads the records of ids not read yet.
@@ -484,27 +505,45 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match)
 	}
 	dead := map[uint64]bool{}
 	for {
-		own, err := in.sh.States(ctx, []uint64{n})
+		// d's own state and those of L in one round trip; the pending
+		// ones and d's markers (lower documents that saw d) waited for.
+		sts, err := in.sh.States(ctx, append([]uint64{n}, lower...))
 		if err != nil {
 			return err
 		}
+		own := sts[:1]
 		if own[0].Status == StatusOriginal {
 			res.Original = true
 			return nil
 		}
+		known := make(map[uint64]State, len(lower))
+		for i, num := range lower {
+			known[num] = sts[1+i]
+			if st, ok := in.local[num]; ok {
+				known[num] = State{Status: st}
+			}
+		}
 		markers := own[0].Markers
-		// Markers are lower documents that saw d: confirm them too.
 		if err := in.addMarkers(ctx, d, markers, byNum); err != nil {
 			return err
 		}
 		wait := append(slices.Clone(lower), markers...)
-		sts, err := in.final(ctx, wait)
+		var need []uint64
+		for _, num := range wait {
+			if st, ok := known[num]; !ok || st.Status == StatusPending {
+				need = append(need, num)
+			}
+		}
+		got, err := in.final(ctx, need)
 		if err != nil {
 			return err
 		}
+		for i, num := range need {
+			known[num] = got[i]
+		}
 		var orig []uint64
-		for i, num := range wait {
-			if sts[i].Status.Original() {
+		for _, num := range wait {
+			if known[num].Status.Original() {
 				orig = append(orig, num)
 			} else {
 				dead[num] = true
@@ -543,6 +582,7 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match)
 		switch st[0].Status {
 		case StatusOriginal:
 			res.Original = true
+			in.local[n] = StatusOriginal
 			return nil
 		case StatusDuplicate:
 			// Decided before (a resumed run): find its originals.
@@ -593,9 +633,16 @@ func (in *ingest) final(ctx context.Context, nums []uint64) ([]State, error) {
 	if len(nums) == 0 {
 		return out, nil
 	}
-	todo := make([]int, len(nums))
-	for i := range todo {
-		todo[i] = i
+	var todo []int
+	for i, num := range nums {
+		if st, ok := in.local[num]; ok {
+			out[i].Status = st
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 {
+		return out, nil
 	}
 	deadline := time.Now().Add(in.o.Wait)
 	pause := time.Millisecond
@@ -625,6 +672,11 @@ func (in *ingest) final(ctx context.Context, nums []uint64) ([]State, error) {
 			}
 			return out, nil
 		}
+		// Another writer's document may be waiting for one of ours:
+		// send the deferred decisions before waiting for theirs.
+		if err := in.sendDeferred(ctx); err != nil {
+			return nil, err
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -638,14 +690,11 @@ func (in *ingest) final(ctx context.Context, nums []uint64) ([]State, error) {
 // orig is empty (d was decided before), they are found again: the lower
 // originals among its matches and markers, else the higher ones.
 func (in *ingest) duplicate(ctx context.Context, d *Doc, res *Ingested, byNum map[uint64]*Match, orig, higher []uint64) error {
-	st, err := in.sh.Decide(ctx, []Decision{{Num: res.Num}})
-	if err != nil {
-		return err
-	}
-	if st[0].Status == StatusOriginal {
-		res.Original = true // decided before (a resumed run)
-		return nil
-	}
+	// Only d's writer decides d, and d is not an original (its state was
+	// read first), so the decision cannot fail: it is sent with the
+	// others at the end of the call, and known here meanwhile.
+	in.local[res.Num] = StatusDuplicate
+	in.deferred = append(in.deferred, Decision{Num: res.Num})
 	if len(orig) == 0 {
 		var lower []uint64
 		for num := range byNum {

@@ -1,9 +1,12 @@
 package redisstore
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -207,5 +210,58 @@ func TestIngestRace(t *testing.T) {
 	t.Logf("%d groups in %v", n, time.Since(start).Round(time.Millisecond))
 	if counts["exact originals A"]+counts["exact originals B"]+counts["exact originals C"] != rounds*perRound {
 		t.Errorf("exact groups with one original: %d of %d", counts["exact originals A"]+counts["exact originals B"]+counts["exact originals C"], rounds*perRound)
+	}
+}
+
+// dying is a store whose writer dies before deciding anything.
+type dying struct{ *Store }
+
+func (d dying) Decide(context.Context, []index.Decision) ([]index.State, error) {
+	return nil, errors.New("killed")
+}
+
+// TestIngestDeadWriter: a document left pending by a writer that died
+// (written by AppendRead, never decided) holds up a later document that
+// matches it for IngestOptions.Wait, then counts as an original: the
+// later one becomes its duplicate rather than risk two originals. When
+// the dead writer's run is resumed, its document is decided original.
+func TestIngestDeadWriter(t *testing.T) {
+	url := redistest.Shared(t).URL(redistest.Name(t))
+	open := func(die bool) *index.Index {
+		s, err := Open(ctx, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st index.Store = s
+		if die {
+			st = dying{s}
+		}
+		x, err := index.New(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Close() })
+		return x
+	}
+	g := newGroup(rand.New(rand.NewPCG(15, 3)), "pair", 0)
+	a, b := g.docs[0], g.docs[1]
+	a.Job, b.Job = "dead", "alive"
+	if _, err := open(true).Ingest(ctx, []index.Doc{a}, index.IngestOptions{Distance: 3}); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("Ingest by a writer that dies: %v", err)
+	}
+	start := time.Now()
+	res, err := open(false).Ingest(ctx, []index.Doc{b}, index.IngestOptions{Distance: 3, Wait: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); res[0].Original || len(res[0].Matches) != 1 || res[0].Matches[0].ID != a.ID || waited < 200*time.Millisecond {
+		t.Errorf("Ingest next to a pending document: %+v after %v; want a duplicate of %s after waiting 200ms", res[0], waited, a.ID)
+	}
+	res, err = open(false).Ingest(ctx, []index.Doc{a}, index.IngestOptions{Distance: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res[0].Original || !res[0].Resumed {
+		t.Errorf("the dead writer's document resumed: %+v; want a resumed original", res[0])
 	}
 }
