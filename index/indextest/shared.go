@@ -1,6 +1,7 @@
 package indextest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -71,17 +72,29 @@ func testSharedAppendRead(t *testing.T, open Opener) {
 	if fmt.Sprint(ps) != "[[a/123400000001 b/123400000002] [b]]" {
 		t.Errorf("postings after Reappend: %v; want [[a/123400000001 b/123400000002] [b]]", ps)
 	}
-	// A write whose postings are missing (an AppendRead cut short) gets
-	// them from Reappend, after the others.
-	if err := s.Apply(ctx, &index.Batch{Writes: []index.Write{w("c", 9, k1)}}); err != nil {
+	// A document whose record is there but not its postings (an
+	// AppendRead cut short) gets them from Reappend, after the others,
+	// once however often it is called, and pending.
+	if err := s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "c", Record: []byte("rec c")}}}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.AppendRead(ctx, []index.Write{w("d", 0x0000_1234_0000_0003, k1)})
-	if err != nil {
-		t.Fatal(err)
+	for range 2 {
+		c, err := s.Reappend(ctx, []index.Write{w("c", 0x0000_1234_0000_0003, k1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c[0].Before[0]) != 2 || c[0].Before[0][0].ID != "a" || c[0].Before[0][1].ID != "b" {
+			t.Errorf("Reappend(c) saw %v under its table key; want a and b", c[0].Before[0])
+		}
+		if st, err := s.States(ctx, []uint64{c[0].Num}); err != nil || st[0].Status != index.StatusPending || st[0].ID != "c" {
+			t.Errorf("state of c after Reappend: %+v, %v; want c pending", st, err)
+		}
 	}
-	if got := len(c[0].Before[0]); got != 3 {
-		t.Errorf("d saw %d earlier postings under its table key; want 3 (a, b, c)", got)
+	if ps := postings(t, s, k1); fmt.Sprint(ps) != "[[a/123400000001 b/123400000002 c/123400000003]]" {
+		t.Errorf("postings after Reappend(c) twice: %v; want a, b, c", ps)
+	}
+	if _, err := s.Reappend(ctx, []index.Write{w("nothing", 1, k1)}); !errors.Is(err, index.ErrNotFound) {
+		t.Errorf("Reappend of a document without a record: %v; want ErrNotFound", err)
 	}
 }
 

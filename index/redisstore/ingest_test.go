@@ -150,7 +150,7 @@ func TestIngestRace(t *testing.T) {
 		defer x.Close()
 		xs[w] = x
 	}
-	rounds, perRound := 40, 25 // groups of each kind per round
+	rounds, perRound := 30, 25 // groups of each kind per round
 	if testing.Short() {
 		rounds = 4
 	}
