@@ -198,6 +198,9 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "neardup: %v\n", err)
+	if errors.Is(err, index.ErrCorrupt) {
+		fmt.Fprintln(stderr, "neardup: the index is damaged: 'neardup verify --index DIR' lists what is damaged, 'neardup verify --index DIR --salvage NEWDIR' copies what is readable into a new index")
+	}
 	return exitError
 }
 
@@ -229,6 +232,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			idfCommand(),
 			statsCommand(),
 			deleteCommand(),
+			verifyCommand(),
 			helpCommand(), // in place of urfave/cli's own
 		},
 		Action:         rootAction,
