@@ -38,12 +38,15 @@ loaded in sorted passes that write the index's tables directly (several times fa
 them one batch at a time; an interrupted load is completed by running the same command again).
 
 Articles that cannot be added (bad records, or too short to fingerprint) and bad fingerprint lines
-are reported on stderr with their file and line; the others are added, and the exit status is 2.`,
+are reported on stderr with their file and line and counted; the others are added.
+
+` + exitRule,
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "fingerprints", Category: catIndex, TakesFile: true,
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
 			workersFlag(),
+			strictFlag(),
 			jsonFlag(),
 		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}),
 		Action: runAdd,
@@ -105,7 +108,7 @@ func runAdd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ad := &adder{ctx: c.Context, x: x, ew: c.App.ErrWriter, now: time.Now}
+	ad := &adder{ctx: c.Context, x: x, sk: newSkips(c), now: time.Now}
 	if fpFile != "" {
 		if err := ad.addFingerprints(c, fpFile); err != nil {
 			return err
@@ -141,24 +144,24 @@ func runAdd(c *cli.Context) error {
 		return err
 	}
 	if ad.failed > 0 {
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s not added (see above)", plural(ad.failed, "record", "records"))}
+		fmt.Fprintf(c.App.ErrWriter, "neardup: %s not added (see above)\n", plural(ad.failed, "record", "records"))
 	}
-	return nil
+	return ad.sk.status("the records read were added")
 }
 
 // adder adds documents to an index and counts them.
 type adder struct {
 	ctx                     context.Context
 	x                       *index.Index
-	ew                      io.Writer
+	sk                      *skips
 	now                     func() time.Time
 	added, replaced, failed int64
 }
 
-// fail reports a record that was not added.
-func (ad *adder) fail(format string, args ...any) {
-	fmt.Fprintf(ad.ew, "neardup: "+format+"\n", args...)
+// fail reports a record that was not added (see skips.note).
+func (ad *adder) fail(where string, err error) error {
 	ad.failed++
+	return ad.sk.note(where, err)
 }
 
 // add adds a batch, counting the documents it replaces (an id already in
@@ -186,11 +189,9 @@ func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyze
 	err := pipeline.Run(c.Context, r, a, &pipeline.Options{Workers: nw, Check: check}, func(it *pipeline.Item) error {
 		switch {
 		case it.Err != nil && (pipeline.IsRecordErr(it.Err) || errors.Is(it.Err, index.ErrID)):
-			ad.fail("%v", it.Err)
-			return nil
+			return ad.fail("", it.Err)
 		case it.Err != nil:
-			ad.fail("%s: %v", recordName(&it.Record), it.Err)
-			return nil
+			return ad.fail(recordName(&it.Record), it.Err)
 		}
 		d := it.Analysis.Doc(it.Record.ID, it.Record.Title, storedKeywords)
 		d.Added = ad.now().UTC()
@@ -285,7 +286,10 @@ func (ad *adder) fingerprintDocs(c *cli.Context, in io.Reader, name string) (ite
 			}
 			id, fp, err := parseFingerprintLine(b)
 			if err != nil {
-				ad.fail("%s:%d: %v", name, line, err)
+				if err := ad.fail(fmt.Sprintf("%s:%d", name, line), err); err != nil {
+					readErr = err
+					return
+				}
 				continue
 			}
 			if !yield(index.Doc{ID: id, Fingerprint: fp, Added: added}) {

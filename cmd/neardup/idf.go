@@ -32,12 +32,15 @@ than --min-df articles are left out. Memory grows with the vocabulary, not with 
 
 Use the table with --idf FILE on every command (fingerprints made with different tables are not
 comparable, and an index remembers which table built it). Words the table lacks get its median IDF.
-A table built with --keep-traditional keeps traditional words, for analyzers with --keep-traditional.`,
+A table built with --keep-traditional keeps traditional words, for analyzers with --keep-traditional.
+
+` + exitRule,
 			Flags: flags([]cli.Flag{
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catOutput, TakesFile: true,
 					Usage: "write the table to `FILE` (- for standard output)"},
 				&cli.IntFlag{Name: "min-df", Value: 2, Category: catOutput, Usage: "leave out words found in fewer than `N` articles"},
 				workersFlag(),
+				strictFlag(),
 			}, segmenterFlags(), analyzerFlagsNamed("keep-traditional"), inputFlags()),
 			Action: runIDFBuild,
 		}},
@@ -117,7 +120,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 		}
 		close(counted)
 	}()
-	var failed int64
+	sk := newSkips(c)
 	var readErr error
 	for {
 		if readErr = c.Context.Err(); readErr != nil {
@@ -132,8 +135,9 @@ func runIDFBuild(c *cli.Context) (err error) {
 				readErr = err
 				break
 			}
-			fmt.Fprintf(c.App.ErrWriter, "neardup: %v\n", err)
-			failed++
+			if readErr = sk.note("", err); readErr != nil {
+				break
+			}
 			continue
 		}
 		texts <- rec.Text
@@ -159,10 +163,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "neardup idf build: %s, %s with df ≥ %d written to %s\n",
 		plural(int64(b.Docs()), "article", "articles"), plural(int64(len(b.Words())), "word", "words"), minDF, out)
-	if failed > 0 {
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s not read (see above)", plural(failed, "record", "records"))}
-	}
-	return nil
+	return sk.status("the table covers the records read")
 }
 
 // idfWords returns the function that gives the candidate keywords of a
