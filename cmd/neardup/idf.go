@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dict"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/outfile"
 	"github.com/neardup/neardup/internal/pipeline"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/tfidf"
@@ -81,11 +82,11 @@ func runIDFBuild(c *cli.Context) (err error) {
 	}
 	defer closeAnalyzer(c, a)
 	words := idfWords(a)
-	f, err := createOut(out, c.App.Writer)
+	f, err := outfile.Create(out, c.App.Writer)
 	if err != nil {
 		return err
 	}
-	defer f.abort()
+	defer f.Abort()
 
 	b := dict.NewIDFBuilder()
 	b.MinDF = minDF
@@ -158,7 +159,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 	if _, err := b.WriteTo(f); err != nil {
 		return fmt.Errorf("write %s: %w", out, err)
 	}
-	if err := f.commit(); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "neardup idf build: %s, %s with df ≥ %d written to %s\n",

@@ -164,44 +164,6 @@ func TestFormat(t *testing.T) {
 	}
 }
 
-func TestOutFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.jsonl")
-	f, err := createOut(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write([]byte("hello\n"))
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("the final file exists before commit: %v", err)
-	}
-	if err := f.commit(); err != nil {
-		t.Fatal(err)
-	}
-	f.abort() // no-op after commit
-	if got := readFile(t, path); got != "hello\n" {
-		t.Errorf("committed %q", got)
-	}
-	// An aborted file leaves nothing behind, and the old file stays.
-	g, err := createOut(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Write([]byte("partial"))
-	g.abort()
-	if got := readFile(t, path); got != "hello\n" {
-		t.Errorf("after abort: %q", got)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("abort left %d files", len(entries))
-	}
-	// A missing directory is an error naming the file.
-	if _, err := createOut(filepath.Join(dir, "no", "x"), nil); err == nil || !strings.Contains(err.Error(), "no/x") {
-		t.Errorf("createOut in a missing directory: %v", err)
-	}
-}
-
 func TestParseFingerprintLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -567,7 +567,7 @@ func (w *urlWriter) report(c *cli.Context, s *urlSummaryJSON) error {
 	if n := s.Rejected + s.InputErrors; n > 0 {
 		switch {
 		case w.rejects != nil:
-			fmt.Fprintf(ew, "neardup url dedup: %s written to %s\n", plural(n, "bad line or input", "bad lines or inputs"), w.rejects.path)
+			fmt.Fprintf(ew, "neardup url dedup: %s written to %s\n", plural(n, "bad line or input", "bad lines or inputs"), w.rejects.Path())
 		case s.Rejected > maxShownURLRejects:
 			fmt.Fprintf(ew, "neardup url dedup: %d more bad lines not shown (write them all with --rejects FILE)\n", s.Rejected-maxShownURLRejects)
 		}
