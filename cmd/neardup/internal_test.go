@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/neardup/neardup/simhash"
 )
@@ -116,40 +115,8 @@ func TestNoIndex(t *testing.T) {
 	}
 }
 
-func TestProgressLine(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		records, n, total int64
-		elapsed           time.Duration
-		want              string
-	}{
-		{0, 0, -1, 0, "0 records  0 B"},
-		{1234, 5_600_000, -1, 2 * time.Second, "1,234 records  5.6 MB  2.8 MB/s"},
-		{1234, 5_000_000, 20_000_000, 2 * time.Second, "1,234 records  5.0 MB  2.5 MB/s  25%  ETA 0:06"},
-		{99, 20_000_000, 20_000_000, time.Second, "99 records  20.0 MB  20.0 MB/s  100%"},
-		{1, 1_000_000, 10_000_000_000, time.Second, "1 records  1.0 MB  1.0 MB/s  0%  ETA 2:46:39"},
-	}
-	for _, tt := range tests {
-		if got := progressLine(tt.records, tt.n, tt.total, tt.elapsed); got != tt.want {
-			t.Errorf("progressLine(%d, %d, %d, %v) = %q, want %q", tt.records, tt.n, tt.total, tt.elapsed, got, tt.want)
-		}
-	}
-}
-
 func TestFormat(t *testing.T) {
 	t.Parallel()
-	counts := map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"}
-	for n, want := range counts {
-		if got := formatCount(n); got != want {
-			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
-		}
-	}
-	sizes := map[int64]string{0: "0 B", 999: "999 B", 1000: "1.0 kB", 1_500_000: "1.5 MB", 2_340_000_000: "2.34 GB"}
-	for n, want := range sizes {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
 	if got := plural(1, "article", "articles"); got != "1 article" {
 		t.Errorf("plural(1) = %q", got)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/urfave/cli/v2"
-
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -12,8 +10,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/outfile"
+	prog "github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -144,38 +145,8 @@ func (j *rejectJSON) setRaw(raw []byte) {
 // outFile is an output file (see package outfile).
 type outFile = outfile.File
 
-// formatCount formats n with thousands separators: 1,234,567.
-func formatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// formatBytes formats a size as "12.3 MB" (decimal units).
-func formatBytes(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-}
+func formatCount(n int64) string { return prog.Count(n) }
+func formatBytes(n int64) string { return prog.Bytes(n) }
 
 // plural returns "1 article" or "2 articles".
 func plural(n int64, one, many string) string {
