@@ -47,6 +47,7 @@ are reported on stderr with their file and line and counted; the others are adde
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
 			workersFlag(),
 			strictFlag(),
+			progressFlag(),
 			jsonFlag(),
 		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}),
 		Action: runAdd,
@@ -160,7 +161,9 @@ type adder struct {
 
 // fail reports a record that was not added (see skips.note).
 func (ad *adder) fail(where string, err error) error {
-	ad.failed++
+	if !isInputErr(err) {
+		ad.failed++
+	}
 	return ad.sk.note(where, err)
 }
 
@@ -186,7 +189,10 @@ func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyze
 		}
 		return nil
 	}
+	bar := progressBar(c, c.Args().Slice())
+	defer bar.Finish()
 	err := pipeline.Run(c.Context, r, a, &pipeline.Options{Workers: nw, Check: check}, func(it *pipeline.Item) error {
+		bar.AddRecord(&it.Record, it.Err)
 		switch {
 		case it.Err != nil && (pipeline.IsRecordErr(it.Err) || errors.Is(it.Err, index.ErrID)):
 			return ad.fail("", it.Err)

@@ -50,6 +50,7 @@ Exit status:
 			&cli.StringFlag{Name: "fingerprint", Category: catInput,
 				Usage: "look up the precomputed fingerprint `HEX` (16 hex digits) instead of an article: SimHash only, no content check"},
 			strictFlag(),
+			progressFlag(),
 			jsonFlag(),
 			&cli.IntFlag{Name: "keywords", Value: 10, Category: catOutput,
 				Usage: "shared keywords to list per match in text output (0: all)"},

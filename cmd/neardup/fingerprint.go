@@ -8,6 +8,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
+	prog "github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -33,6 +34,7 @@ words, numbers and punctuation are dropped) is reported on stderr and the others
 ` + exitRule,
 		Flags: flags(analyzerFlags(), inputFlags(), []cli.Flag{
 			strictFlag(),
+			progressFlag(),
 			jsonFlag(),
 			&cli.IntFlag{Name: "keywords", Value: 10, Category: catOutput,
 				Usage: "keywords to print per article in text output (0: all)"},
@@ -93,7 +95,13 @@ func runFingerprint(c *cli.Context) error {
 // the loop goes on, unless --strict stops it. An error from f, or any
 // other error, stops the loop.
 func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, sk *skips, f func(n int64, rec *input.Record, an *neardup.Analysis) error) error {
+	var bar *prog.Bar
+	if c.NArg() > 1 {
+		bar = progressBar(c, c.Args().Slice()) // check and fingerprint of several files
+		defer bar.Finish()
+	}
 	return pipeline.Run(c.Context, r, a, nil, func(it *pipeline.Item) error {
+		bar.AddRecord(&it.Record, it.Err)
 		switch {
 		case it.Err != nil && pipeline.IsRecordErr(it.Err):
 			return sk.noteRecord("", &it.Record, it.Err)

@@ -42,6 +42,7 @@ A table built with --keep-traditional keeps traditional words, for analyzers wit
 				&cli.IntFlag{Name: "min-df", Value: 2, Category: catOutput, Usage: "leave out words found in fewer than `N` articles"},
 				workersFlag(),
 				strictFlag(),
+				progressFlag(),
 			}, segmenterFlags(), analyzerFlagsNamed("keep-traditional"), inputFlags()),
 			Action: runIDFBuild,
 		}},
@@ -122,6 +123,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 		close(counted)
 	}()
 	sk := newSkips(c)
+	bar := progressBar(c, c.Args().Slice())
 	var readErr error
 	for {
 		if readErr = c.Context.Err(); readErr != nil {
@@ -131,6 +133,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 		if err == io.EOF {
 			break
 		}
+		bar.AddRecord(&rec, err)
 		if err != nil {
 			if !pipeline.IsRecordErr(err) {
 				readErr = err
@@ -143,6 +146,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 		}
 		texts <- rec.Text
 	}
+	bar.Finish()
 	close(texts)
 	wg.Wait()
 	close(counts)

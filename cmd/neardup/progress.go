@@ -4,6 +4,7 @@ import (
 	"io"
 
 	prog "github.com/neardup/neardup/internal/progress"
+	"github.com/urfave/cli/v2"
 )
 
 // progress is dedup's progress line (a prog.Bar; nil draws nothing).
@@ -14,3 +15,26 @@ func (p *progress) add(n int64)                        { (*prog.Bar)(p).Add(n) }
 func (p *progress) finish()                            { (*prog.Bar)(p).Finish() }
 func isTerminal(w io.Writer) bool                      { return prog.IsTerminal(w) }
 func inputSize(paths []string) int64                   { return prog.InputSize(paths) }
+
+// progressBar returns the progress line of a command reading paths, on
+// stderr: with --progress auto (the default) when stderr is a terminal
+// and the command's output is not (the line would be drawn over its
+// lines); always; or never (nil draws nothing).
+func progressBar(c *cli.Context, paths []string) *prog.Bar {
+	switch c.String("progress") {
+	case "always":
+		return prog.Start(c.App.ErrWriter, prog.InputSize(paths))
+	case "never":
+		return nil
+	}
+	if prog.IsTerminal(c.App.Writer) {
+		return nil
+	}
+	return prog.ForInputs(c.App.ErrWriter, paths)
+}
+
+// progressFlag is the hidden --progress of the commands that draw one.
+func progressFlag() cli.Flag {
+	return &cli.StringFlag{Name: "progress", Value: "auto", Category: catOutput, Hidden: true,
+		Usage: "progress line on stderr: auto (when a terminal), always or never"}
+}

@@ -63,3 +63,40 @@ func TestExitStatusRule(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressLines: add, idf build and a check of several files draw
+// the progress line (issue 19 item 11; --progress always stands for a
+// terminal), end by clearing it, and then print their one-line summary.
+func TestProgressLines(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	idx := filepath.Join(tmp, "idx")
+	for _, tt := range []struct {
+		args    []string
+		summary string // in stdout or stderr, after the line is cleared
+	}{
+		{[]string{"add", "--index", idx, "testdata/articles.jsonl"}, "added 13 documents to " + idx},
+		{[]string{"idf", "build", "-o", filepath.Join(tmp, "idf.txt"), "testdata/articles.jsonl"}, "neardup idf build: 14 articles"},
+		{[]string{"check", "--index", idx, "testdata/a.txt", "testdata/c.txt"}, "articles checked have near-duplicates"},
+	} {
+		args := append(append([]string{}, tt.args[:1]...), "--segmenter", "gse", "--progress", "always")
+		if tt.args[0] == "idf" {
+			args = append([]string{"idf", "build", "--segmenter", "gse", "--progress", "always"}, tt.args[2:]...)
+		} else {
+			args = append(args, tt.args[1:]...)
+		}
+		// The line is redrawn every 200 ms; a run this short may end
+		// before the first, but it always clears the line at the end.
+		r := runCLI(t, args...)
+		if r.code > 1 || !strings.Contains(r.stderr, "\r\x1b[K") || !strings.Contains(r.stdout+r.stderr, tt.summary) {
+			t.Errorf("%s: exit %d, want the line cleared and %q\nstdout: %q\nstderr: %q", tt.args[0], r.code, tt.summary, r.stdout, r.stderr)
+		}
+		if i := strings.LastIndex(r.stderr, "\r\x1b[K"); strings.Contains(r.stderr[i:], "records  ") {
+			t.Errorf("%s: the progress line is left on the terminal: %q", tt.args[0], r.stderr[i:])
+		}
+	}
+	r := runCLI(t, "check", "--segmenter", "gse", "--progress", "never", "--index", idx, "testdata/a.txt", "testdata/c.txt")
+	if strings.Contains(r.stderr, "\r") {
+		t.Errorf("--progress never drew a line: %q", r.stderr)
+	}
+}
