@@ -490,9 +490,9 @@ func TestRobustLimits(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"--max-bytes", "2000"}, 0, fmt.Sprintf(`neardup: rejected: %s:2: field "text": too large: %d bytes (maximum 2000)`, src, len(big))},
+		{[]string{"--max-bytes", "2000"}, 0, fmt.Sprintf(`neardup: rejected: %s:2: field "text": too large: %d bytes (maximum 2000, --max-bytes)`, src, len(big))},
 		{[]string{"--max-line", "2000"}, 0, "neardup: rejected: " + src + ":2: line too long: more than 2000 bytes"},
-		{[]string{"--max-bytes", "2000", bigTxt}, 0, fmt.Sprintf("neardup: rejected: %s: too large: %d bytes (maximum 2000)", bigTxt, len(big))},
+		{[]string{"--max-bytes", "2000", bigTxt}, 0, fmt.Sprintf("neardup: rejected: %s: too large: %d bytes (maximum 2000, --max-bytes)", bigTxt, len(big))},
 		{[]string{"--max-bytes", "-1"}, 2, "neardup dedup: maximum article size -1: must not be negative"},
 		{[]string{"--max-line", "-5"}, 2, "neardup dedup: maximum line length -5: must not be negative"},
 	}
@@ -531,7 +531,7 @@ func TestRobustLargeArticle(t *testing.T) {
 	c := robustCmd{dir: tmp}
 
 	r, rss := c.runRusage(t, "fingerprint", "big.txt")
-	if want := fmt.Sprintf("neardup: big.txt: too large: %d bytes (maximum 16777216)\nneardup: 1 article not fingerprinted\n", len(text)); r.code != 0 || r.stderr != want {
+	if want := fmt.Sprintf("neardup: big.txt: too large: %d bytes (maximum 16777216, --max-bytes)\nneardup: 1 article not fingerprinted\n", len(text)); r.code != 0 || r.stderr != want {
 		t.Errorf("default limit: exit %d: %q, want %q", r.code, r.stderr, want)
 	}
 	t.Logf("20 MiB file, default --max-bytes: rejected, peak RSS %s", robustMiB(rss))
@@ -638,15 +638,26 @@ func TestRobustIndexMismatch(t *testing.T) {
 	}
 	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n, --compat and --keep-traditional)\n"
 	mismatch := regexp.MustCompile(`^neardup: index: ` + regexp.QuoteMeta(idx) + `: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
-	args := [][]string{{"add", "--index", idx, "--top-n", "5", b}, {"check", "--index", idx, "--top-n", "5", b},
-		{"dedup", "--index", idx, "--top-n", "5", b}}
-	if slices.Contains(segment.Backends(), segment.BackendJieba) {
-		args = append(args, []string{"add", "--index", idx, "--segmenter", "gse", b})
+	// The second line names the settings that differ (issue 19 item 9).
+	topN := regexp.MustCompile(`\nsettings that differ: --idf, --stopwords, --user-dict or --top-n \(the hash of the dictionaries, stop words and keyword rule: index [0-9a-f]{16}; options [0-9a-f]{16}\)\n`)
+	tests := []struct {
+		args []string
+		diff *regexp.Regexp
+	}{
+		{[]string{"add", "--index", idx, "--top-n", "5", b}, topN},
+		{[]string{"check", "--index", idx, "--top-n", "5", b}, topN},
+		{[]string{"dedup", "--index", idx, "--top-n", "5", b}, topN},
 	}
-	for _, args := range args {
-		r := c.run(t, args...)
-		if r.code != 2 || !mismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, hint) {
-			t.Errorf("%q: exit %d, stderr:\n%s", args, r.code, r.stderr)
+	if slices.Contains(segment.Backends(), segment.BackendJieba) && segment.DefaultBackend == segment.BackendJieba {
+		tests = append(tests, struct {
+			args []string
+			diff *regexp.Regexp
+		}{[]string{"add", "--index", idx, "--segmenter", "gse", b}, regexp.MustCompile(`\nsettings that differ: --segmenter \(index jieba; options gse\)\n`)})
+	}
+	for _, tt := range tests {
+		r := c.run(t, tt.args...)
+		if r.code != 2 || !mismatch.MatchString(r.stderr) || !tt.diff.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, hint) {
+			t.Errorf("%q: exit %d, stderr:\n%s", tt.args, r.code, r.stderr)
 		}
 	}
 	// An index built without the fold of traditional Chinese (as by
@@ -664,7 +675,8 @@ func TestRobustIndexMismatch(t *testing.T) {
 		"to query this one as it was built, add --keep-traditional)\n"
 	oldMismatch := regexp.MustCompile(`^neardup: index: ` + regexp.QuoteMeta(old) + `: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
 	for _, args := range [][]string{{"check", "--index", old, b}, {"add", "--index", old, b}} {
-		if r := c.run(t, args...); r.code != 2 || !oldMismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, oldHint) {
+		if r := c.run(t, args...); r.code != 2 || !oldMismatch.MatchString(r.stderr) || !strings.HasSuffix(r.stderr, oldHint) ||
+			!strings.Contains(r.stderr, "\nsettings that differ: --keep-traditional (index keeps it; options folds traditional Chinese)\n") {
 			t.Errorf("%q: exit %d, stderr:\n%s", args, r.code, r.stderr)
 		}
 	}

@@ -98,7 +98,7 @@ originals only.
                       measured, 2,341 of 38,892 pairs at 80% were roots of different sites
 (measured on 21,544 real URLs; see the documentation of the Go package
 github.com/neardup/neardup/urlhash). The host weighs most, so a duplicate is seldom the same page:
-judged on samples of a list of 21,214 real URLs, about 10% of the duplicates at 95, 6% at 90 and
+judged on samples of a second list, gathered the same way, about 10% of the duplicates at 95, 6% at 90 and
 2% at 80 were the same page (nearly all of them differing in the fragment alone), the rest other
 pages of the same site. "exact" in the outputs marks pairs whose normalised URLs are equal: the
 same page as far as the URL tells (see "neardup url --help" for the normalisation); to skip
