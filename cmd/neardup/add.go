@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -273,59 +271,21 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 // that ended the sequence early, if any (a read error or an interrupt).
 func (ad *adder) fingerprintDocs(c *cli.Context, in io.Reader, name string) (iter.Seq[index.Doc], func() error) {
 	var readErr error
+	errStop := errors.New("stop")
 	seq := func(yield func(index.Doc) bool) {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), index.MaxIDLen+64)
 		added := ad.now().UTC()
-		line := 0
-		for sc.Scan() {
-			line++
-			if line%fingerprintBatch == 0 {
-				if err := c.Context.Err(); err != nil {
-					readErr = err
-					return
-				}
-			}
-			b := sc.Bytes()
-			if len(bytes.TrimSpace(b)) == 0 {
-				continue
-			}
-			id, fp, err := parseFingerprintLine(b)
+		err := input.ReadFingerprints(c.Context, in, name, func(line int, id string, fp simhash.Fingerprint, err error) error {
 			if err != nil {
-				if err := ad.fail(fmt.Sprintf("%s:%d", name, line), err); err != nil {
-					readErr = err
-					return
-				}
-				continue
+				return ad.fail(fmt.Sprintf("%s:%d", name, line), err)
 			}
 			if !yield(index.Doc{ID: id, Fingerprint: fp, Added: added}) {
-				return
+				return errStop
 			}
-		}
-		if err := sc.Err(); err != nil {
-			readErr = fmt.Errorf("%s:%d: %w", name, line+1, err)
+			return nil
+		})
+		if err != nil && err != errStop {
+			readErr = err
 		}
 	}
 	return seq, func() error { return readErr }
-}
-
-// parseFingerprintLine parses "id<TAB>fingerprint": the id is everything
-// before the last tab (it may hold tabs itself), the fingerprint 1 to 16
-// hex digits after it; spaces around the fingerprint and a final "\r"
-// are ignored.
-func parseFingerprintLine(b []byte) (string, simhash.Fingerprint, error) {
-	b = bytes.TrimSuffix(b, []byte("\r"))
-	tab := bytes.LastIndexByte(b, '\t')
-	if tab < 0 {
-		return "", 0, errors.New(`want "id<TAB>fingerprint", found no tab`)
-	}
-	id := string(b[:tab])
-	if err := index.CheckID(id); err != nil {
-		return "", 0, err
-	}
-	fp, err := simhash.Parse(string(bytes.TrimSpace(b[tab+1:])))
-	if err != nil {
-		return "", 0, err
-	}
-	return id, fp, nil
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/neardup/neardup/simhash"
 )
 
 func TestInterspersed(t *testing.T) {
@@ -129,55 +127,6 @@ func TestFormat(t *testing.T) {
 			t.Errorf("quoteID(%q) = %q, want %q", id, got, want)
 		}
 	}
-}
-
-func TestParseFingerprintLine(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		line string
-		id   string
-		fp   simhash.Fingerprint
-		err  string
-	}{
-		{"a\t0123456789abcdef", "a", 0x0123456789abcdef, ""},
-		{"a\t0123456789ABCDEF\r", "a", 0x0123456789abcdef, ""},
-		{"a b\t ff ", "a b", 0xff, ""},
-		{"x\ty\t1", "x\ty", 1, ""},
-		{"no tab", "", 0, "found no tab"},
-		{"\t12", "", 0, "empty id"},
-		{"a\t", "", 0, "invalid fingerprint"},
-		{"a\t0123456789abcdef0", "", 0, "invalid fingerprint"},
-		{"a\t-1", "", 0, "invalid fingerprint"},
-	}
-	for _, tt := range tests {
-		id, fp, err := parseFingerprintLine([]byte(tt.line))
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("parseFingerprintLine(%q) error %v, want %q", tt.line, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || id != tt.id || fp != tt.fp {
-			t.Errorf("parseFingerprintLine(%q) = %q, %v, %v; want %q, %v", tt.line, id, fp, err, tt.id, tt.fp)
-		}
-	}
-}
-
-func FuzzParseFingerprintLine(f *testing.F) {
-	f.Add([]byte("a\t0123456789abcdef"))
-	f.Add([]byte("x\ty\tff\r"))
-	f.Add([]byte("\t"))
-	f.Fuzz(func(t *testing.T, line []byte) {
-		id, fp, err := parseFingerprintLine(line)
-		if err != nil {
-			return
-		}
-		// A parsed line round-trips through the format add reads.
-		id2, fp2, err := parseFingerprintLine([]byte(id + "\t" + fp.String()))
-		if err != nil || id2 != id || fp2 != fp {
-			t.Fatalf("%q: parsed %q %v, reparsed %q %v %v", line, id, fp, id2, fp2, err)
-		}
-	})
 }
 
 // BenchmarkDedupSample runs dedup on the sample corpus in process,
