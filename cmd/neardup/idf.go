@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,8 +12,6 @@ import (
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/outfile"
 	"github.com/neardup/neardup/internal/pipeline"
-	"github.com/neardup/neardup/segment"
-	"github.com/neardup/neardup/tfidf"
 )
 
 func idfCommand() *cli.Command {
@@ -82,7 +79,6 @@ func runIDFBuild(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeAnalyzer(c, a)
-	words := idfWords(a)
 	f, err := outfile.Create(out, c.App.Writer)
 	if err != nil {
 		return err
@@ -94,68 +90,39 @@ func runIDFBuild(c *cli.Context) (err error) {
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 
-	// Readers → nw segmenters → one counter. The table does not depend
-	// on the order in which documents are counted.
-	texts := make(chan string, 4*nw)
-	counts := make(chan []string, 4*nw)
-	var wg sync.WaitGroup
-	var foldErr error
-	var foldOnce sync.Once
-	for range nw {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range texts {
-				ws, err := words(t)
-				if err != nil {
-					foldOnce.Do(func() { foldErr = err })
-					continue
-				}
-				counts <- ws
-			}
-		}()
-	}
-	counted := make(chan struct{})
-	go func() {
-		for ws := range counts {
-			b.Add(ws)
-		}
-		close(counted)
-	}()
 	sk := newSkips(c)
 	bar := progressBar(c, c.Args().Slice())
 	var readErr error
-	for {
-		if readErr = c.Context.Err(); readErr != nil {
-			break
-		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		bar.AddRecord(&rec, err)
-		if err != nil {
-			if !pipeline.IsRecordErr(err) {
+	texts := func(yield func(string) bool) {
+		for {
+			if readErr = c.Context.Err(); readErr != nil {
+				return
+			}
+			rec, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			bar.AddRecord(&rec, err)
+			switch {
+			case err != nil && !pipeline.IsRecordErr(err):
 				readErr = err
-				break
+				return
+			case err != nil:
+				if readErr = sk.note("", err); readErr != nil {
+					return
+				}
+			case !yield(rec.Text):
+				return
 			}
-			if readErr = sk.note("", err); readErr != nil {
-				break
-			}
-			continue
 		}
-		texts <- rec.Text
 	}
+	err = b.AddTexts(texts, a.Words, nw)
 	bar.Finish()
-	close(texts)
-	wg.Wait()
-	close(counts)
-	<-counted
 	if readErr != nil {
 		return readErr
 	}
-	if foldErr != nil {
-		return foldErr
+	if err != nil {
+		return err
 	}
 	if b.Docs() == 0 {
 		return fmt.Errorf("no articles read: no table written")
@@ -169,37 +136,6 @@ func runIDFBuild(c *cli.Context) (err error) {
 	fmt.Fprintf(c.App.ErrWriter, "neardup idf build: %s, %s with df ≥ %d written to %s\n",
 		plural(int64(b.Docs()), "article", "articles"), plural(int64(len(b.Words())), "word", "words"), minDF, out)
 	return sk.status("the table covers the records read")
-}
-
-// idfWords returns the function that gives the candidate keywords of a
-// text as a's analysis sees them: Normalize, the fold of traditional
-// Chinese when a folds (segment.NormalizeFold, the step Analyze takes
-// between Normalize and Cut), then a's segmenter.
-func idfWords(a *neardup.Analyzer) func(text string) ([]string, error) {
-	var fold segment.Folder
-	if a.Folds() {
-		// Never fails; its tables are parsed by the first traditional text.
-		f, err := segment.NewTradFold()
-		if err != nil {
-			return func(string) ([]string, error) { return nil, err }
-		}
-		fold = f
-	}
-	seg := a.Segmenter()
-	return func(text string) ([]string, error) {
-		norm, err := segment.NormalizeFold(text, fold)
-		if err != nil {
-			return nil, err
-		}
-		toks := seg.Cut(norm)
-		kept := toks[:0]
-		for _, w := range toks {
-			if tfidf.Candidate(w) {
-				kept = append(kept, w)
-			}
-		}
-		return kept, nil
-	}
 }
 
 // analyzerFlagsNamed returns the analyzer flags of the given names, for a
