@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -237,6 +238,12 @@ func checkTables(dir string) error {
 	}
 	for _, name := range sortedNames(tables) {
 		_, closeFn, err := openTable(filepath.Join(dir, name), tables[name])
+		if errors.Is(err, fs.ErrNotExist) {
+			// Compacted away by a writer that holds the store since the
+			// MANIFEST was read (Badger's Open then says it is in use),
+			// or missing: Badger's Open reports it.
+			continue
+		}
 		if err != nil {
 			return &corruptError{dir: dir, damage: Damage{File: name, Block: -1, Err: err}}
 		}
