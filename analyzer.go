@@ -392,3 +392,27 @@ func (an *Analysis) Doc(id, title string, keywords int) index.Doc {
 	}
 	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch}
 }
+
+// Words returns the candidate keywords of text as Analyze sees them,
+// before IDF weights and stop words: the text normalised, folded when
+// the analyzer folds, cut by its segmenter, and kept when
+// tfidf.Candidate (at least two runes, a letter, not a number). An IDF
+// table trained on them holds the words the analyzer looks up
+// (neardup idf build). It is safe for concurrent use.
+func (a *Analyzer) Words(text string) ([]string, error) {
+	if a.closed.Load() {
+		return nil, ErrClosed
+	}
+	norm, err := segment.NormalizeFold(text, a.fold)
+	if err != nil {
+		return nil, err
+	}
+	toks := a.seg.Cut(norm)
+	kept := toks[:0]
+	for _, w := range toks {
+		if tfidf.Candidate(w) {
+			kept = append(kept, w)
+		}
+	}
+	return kept, nil
+}

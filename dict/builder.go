@@ -2,10 +2,12 @@ package dict
 
 import (
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -115,4 +117,47 @@ func (b *IDFBuilder) Table() *IDF {
 // storable reports whether w can be a word of an IDF table file.
 func storable(w string) bool {
 	return w != "" && !strings.ContainsAny(w, " \t\r\n") && utf8.ValidString(w)
+}
+
+// AddTexts adds the words of every text of texts (read once, in the
+// calling goroutine), which workers goroutines find with words (safe for
+// concurrent use): the table does not depend on the order in which the
+// documents are counted. A text words fails on is not counted; the first
+// such error is returned once texts is read to its end.
+func (b *IDFBuilder) AddTexts(texts iter.Seq[string], words func(string) ([]string, error), workers int) error {
+	workers = max(1, workers)
+	in := make(chan string, 4*workers)
+	counts := make(chan []string, 4*workers)
+	var wg sync.WaitGroup
+	var first error
+	var once sync.Once
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range in {
+				ws, err := words(t)
+				if err != nil {
+					once.Do(func() { first = err })
+					continue
+				}
+				counts <- ws
+			}
+		}()
+	}
+	counted := make(chan struct{})
+	go func() {
+		for ws := range counts {
+			b.Add(ws)
+		}
+		close(counted)
+	}()
+	for t := range texts {
+		in <- t
+	}
+	close(in)
+	wg.Wait()
+	close(counts)
+	<-counted
+	return first
 }

@@ -202,3 +202,15 @@ func decodeDoc(b []byte, id string) (Doc, error) {
 	}
 	return doc, nil
 }
+
+// DecodeRecord decodes the record of the document id as a Store keeps
+// it (see Store.Records). Its error wraps ErrCorrupt. It is for tools
+// that read a store's records without an Index (badgerstore.Verify and
+// Salvage).
+func DecodeRecord(id string, rec []byte) (Doc, error) {
+	d, err := decodeDoc(rec, id)
+	if err != nil {
+		return Doc{}, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, err)
+	}
+	return d, nil
+}

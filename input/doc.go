@@ -5,6 +5,8 @@
 // whatever the file's name. Text is decoded from UTF-8, GBK, GB18030 or
 // UTF-16, detected or as told (DecodeText), and HTML markup can be
 // stripped (StripHTML).
+// It also reads precomputed fingerprint files, "id<TAB>fingerprint" a
+// line (ReadFingerprints).
 //
 // Bad input never stops a Reader: a bad line or file is a *RecordError
 // naming the file, the line and the field, and an input that cannot be

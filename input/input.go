@@ -135,7 +135,8 @@ type Options struct {
 	// files, takes the title from the title element.
 	HTML bool
 	// MaxBytes limits an article: the decoded JSONL text field, or a whole
-	// file before decoding. Default 16 MiB.
+	// file before decoding. Default 16 MiB. The error of a larger one
+	// names the limit and the command-line flag that sets it (--max-bytes).
 	MaxBytes int
 	// MaxLine limits a JSONL line (without its "\n"). A longer line is a
 	// RecordError and is skipped without being held in memory. Default
@@ -519,7 +520,7 @@ func gzipErr(err error) error {
 func (r *Reader) readWhole(source, id string, br *bufio.Reader, size int64) (Record, error) {
 	max := r.opts.MaxBytes
 	if size > int64(max) {
-		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("too large: %d bytes (maximum %d)", size, max)}
+		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("too large: %d bytes (maximum %d, --max-bytes)", size, max)}
 	}
 	// Known binary formats are rejected before reading them.
 	if head, _ := br.Peek(32); binarySignature(head) != "" {
@@ -530,7 +531,7 @@ func (r *Reader) readWhole(source, id string, br *bufio.Reader, size int64) (Rec
 		return Record{}, &Error{Source: source, Offset: int64(len(data)), Err: err}
 	}
 	if len(data) > max {
-		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("too large: more than %d bytes", max)}
+		return Record{}, &RecordError{Source: source, Reason: fmt.Sprintf("too large: more than %d bytes (the maximum, --max-bytes)", max)}
 	}
 	if reason := binaryReason(data); reason != "" {
 		return Record{}, &RecordError{Source: source, Reason: reason}

@@ -162,7 +162,7 @@ func TestReaderJSONL(t *testing.T) {
 			name: "text over MaxBytes",
 			in:   `{"id":1,"text":"` + strings.Repeat("y", 11) + `"}` + "\n",
 			opts: &Options{MaxBytes: 10},
-			want: []inputResult{{Err: `data.jsonl:1: field "text": too large: 11 bytes (maximum 10)`}},
+			want: []inputResult{{Err: `data.jsonl:1: field "text": too large: 11 bytes (maximum 10, --max-bytes)`}},
 		},
 		{
 			name: "blank lines, CRLF, no final newline",
@@ -282,7 +282,7 @@ func TestReaderLimits(t *testing.T) {
 		opts Options
 		bad  string
 	}{
-		{Options{MaxBytes: 2000}, `in.jsonl:2: field "text": too large: 3700 bytes (maximum 2000)`},
+		{Options{MaxBytes: 2000}, `in.jsonl:2: field "text": too large: 3700 bytes (maximum 2000, --max-bytes)`},
 		{Options{MaxLine: 2000}, `in.jsonl:2: line too long: more than 2000 bytes`},
 		{Options{MaxBytes: 100000, MaxLine: 1000}, `in.jsonl:2: line too long: more than 1000 bytes`},
 	}
@@ -395,8 +395,8 @@ func TestReaderInputErrors(t *testing.T) {
 	want := []inputResult{
 		{Err: "missing.txt: stat: no such file or directory"},
 		{Rec: Record{ID: "ok.txt", Text: "fine", Source: "ok.txt"}},
-		{Err: "big.txt: too large: 20 bytes (maximum 10)"},
-		{Err: "big.txt.gz: too large: more than 10 bytes"},
+		{Err: "big.txt: too large: 20 bytes (maximum 10, --max-bytes)"},
+		{Err: "big.txt.gz: too large: more than 10 bytes (the maximum, --max-bytes)"},
 		{Err: "fake.gz: gzip: invalid header"},
 		{Err: "header.gz: truncated gzip data: unexpected EOF"},
 		{Err: "utf16.jsonl: UTF-16 text: JSONL must be UTF-8, GBK or GB18030"},

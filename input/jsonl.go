@@ -138,7 +138,7 @@ func parseJSONLRecord(raw []byte, opts *Options, source string, line int) (rec R
 	case len(rec.Text) == 0:
 		return rec, "empty string", opts.TextField
 	case len(rec.Text) > opts.MaxBytes:
-		return rec, fmt.Sprintf("too large: %d bytes (maximum %d)", len(rec.Text), opts.MaxBytes), opts.TextField
+		return rec, fmt.Sprintf("too large: %d bytes (maximum %d, --max-bytes)", len(rec.Text), opts.MaxBytes), opts.TextField
 	case isBlankText(rec.Text):
 		return rec, "only white space", opts.TextField
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,12 +36,16 @@ loaded in sorted passes that write the index's tables directly (several times fa
 them one batch at a time; an interrupted load is completed by running the same command again).
 
 Articles that cannot be added (bad records, or too short to fingerprint) and bad fingerprint lines
-are reported on stderr with their file and line; the others are added, and the exit status is 2.`,
+are reported on stderr with their file and line and counted; the others are added.
+
+` + exitRule,
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "fingerprints", Category: catIndex, TakesFile: true,
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
 			workersFlag(),
+			strictFlag(),
+			progressFlag(),
 			jsonFlag(),
 		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}),
 		Action: runAdd,
@@ -105,7 +107,7 @@ func runAdd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ad := &adder{ctx: c.Context, x: x, ew: c.App.ErrWriter, now: time.Now}
+	ad := &adder{ctx: c.Context, x: x, sk: newSkips(c), now: time.Now}
 	if fpFile != "" {
 		if err := ad.addFingerprints(c, fpFile); err != nil {
 			return err
@@ -141,24 +143,26 @@ func runAdd(c *cli.Context) error {
 		return err
 	}
 	if ad.failed > 0 {
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s not added (see above)", plural(ad.failed, "record", "records"))}
+		fmt.Fprintf(c.App.ErrWriter, "neardup: %s not added (see above)\n", plural(ad.failed, "record", "records"))
 	}
-	return nil
+	return ad.sk.status("the records read were added")
 }
 
 // adder adds documents to an index and counts them.
 type adder struct {
 	ctx                     context.Context
 	x                       *index.Index
-	ew                      io.Writer
+	sk                      *skips
 	now                     func() time.Time
 	added, replaced, failed int64
 }
 
-// fail reports a record that was not added.
-func (ad *adder) fail(format string, args ...any) {
-	fmt.Fprintf(ad.ew, "neardup: "+format+"\n", args...)
-	ad.failed++
+// fail reports a record that was not added (see skips.note).
+func (ad *adder) fail(where string, err error) error {
+	if !isInputErr(err) {
+		ad.failed++
+	}
+	return ad.sk.note(where, err)
 }
 
 // add adds a batch, counting the documents it replaces (an id already in
@@ -183,14 +187,15 @@ func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyze
 		}
 		return nil
 	}
+	bar := progressBar(c, c.Args().Slice())
+	defer bar.Finish()
 	err := pipeline.Run(c.Context, r, a, &pipeline.Options{Workers: nw, Check: check}, func(it *pipeline.Item) error {
+		bar.AddRecord(&it.Record, it.Err)
 		switch {
 		case it.Err != nil && (pipeline.IsRecordErr(it.Err) || errors.Is(it.Err, index.ErrID)):
-			ad.fail("%v", it.Err)
-			return nil
+			return ad.fail("", it.Err)
 		case it.Err != nil:
-			ad.fail("%s: %v", recordName(&it.Record), it.Err)
-			return nil
+			return ad.fail(recordName(&it.Record), it.Err)
 		}
 		d := it.Analysis.Doc(it.Record.ID, it.Record.Title, storedKeywords)
 		d.Added = ad.now().UTC()
@@ -266,56 +271,21 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 // that ended the sequence early, if any (a read error or an interrupt).
 func (ad *adder) fingerprintDocs(c *cli.Context, in io.Reader, name string) (iter.Seq[index.Doc], func() error) {
 	var readErr error
+	errStop := errors.New("stop")
 	seq := func(yield func(index.Doc) bool) {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), index.MaxIDLen+64)
 		added := ad.now().UTC()
-		line := 0
-		for sc.Scan() {
-			line++
-			if line%fingerprintBatch == 0 {
-				if err := c.Context.Err(); err != nil {
-					readErr = err
-					return
-				}
-			}
-			b := sc.Bytes()
-			if len(bytes.TrimSpace(b)) == 0 {
-				continue
-			}
-			id, fp, err := parseFingerprintLine(b)
+		err := input.ReadFingerprints(c.Context, in, name, func(line int, id string, fp simhash.Fingerprint, err error) error {
 			if err != nil {
-				ad.fail("%s:%d: %v", name, line, err)
-				continue
+				return ad.fail(fmt.Sprintf("%s:%d", name, line), err)
 			}
 			if !yield(index.Doc{ID: id, Fingerprint: fp, Added: added}) {
-				return
+				return errStop
 			}
-		}
-		if err := sc.Err(); err != nil {
-			readErr = fmt.Errorf("%s:%d: %w", name, line+1, err)
+			return nil
+		})
+		if err != nil && err != errStop {
+			readErr = err
 		}
 	}
 	return seq, func() error { return readErr }
-}
-
-// parseFingerprintLine parses "id<TAB>fingerprint": the id is everything
-// before the last tab (it may hold tabs itself), the fingerprint 1 to 16
-// hex digits after it; spaces around the fingerprint and a final "\r"
-// are ignored.
-func parseFingerprintLine(b []byte) (string, simhash.Fingerprint, error) {
-	b = bytes.TrimSuffix(b, []byte("\r"))
-	tab := bytes.LastIndexByte(b, '\t')
-	if tab < 0 {
-		return "", 0, errors.New(`want "id<TAB>fingerprint", found no tab`)
-	}
-	id := string(b[:tab])
-	if err := index.CheckID(id); err != nil {
-		return "", 0, err
-	}
-	fp, err := simhash.Parse(string(bytes.TrimSpace(b[tab+1:])))
-	if err != nil {
-		return "", 0, err
-	}
-	return id, fp, nil
 }

@@ -33,10 +33,15 @@ article's own id is never reported.
 finds it). --fingerprint HEX looks up one precomputed fingerprint instead: that is the SimHash
 screen alone, without content verification, and the output says so.
 
+Every article is reported, in input order: its near-duplicates, or "not checked" and why (a missing
+or unreadable file, a bad record, too short to fingerprint; with --json a line with "error").
+
 Exit status:
-   0   no near-duplicate found
+   0   no near-duplicate found (articles not checked because they are bad records or too short are
+       reported and counted, and are not errors unless --strict)
    1   at least one near-duplicate found
-   2   an error (an unreadable index, or an article that could not be checked)`,
+   2   an error: the index, an input that could not be read (a missing FILE), an article --add could
+       not add, or with --strict a bad record. 2 wins over 1: the output says which articles matched.`,
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` to check against (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; --add creates it when missing)"),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "add", Category: catIndex, Usage: "add each article without a near-duplicate to the index"},
@@ -44,6 +49,8 @@ Exit status:
 				Usage: "`ID` of the article (default: its JSONL id, else the file name); for a single article"},
 			&cli.StringFlag{Name: "fingerprint", Category: catInput,
 				Usage: "look up the precomputed fingerprint `HEX` (16 hex digits) instead of an article: SimHash only, no content check"},
+			strictFlag(),
+			progressFlag(),
 			jsonFlag(),
 			&cli.IntFlag{Name: "keywords", Value: 10, Category: catOutput,
 				Usage: "shared keywords to list per match in text output (0: all)"},
@@ -78,6 +85,8 @@ type checkJSON struct {
 	// article's own id: "same" (this very text) or "different".
 	Archived string `json:"archived,omitempty"`
 	Added    bool   `json:"added"`
+	// Error says why the article was not checked.
+	Error string `json:"error,omitempty"`
 }
 
 // nearJSON is a fingerprint match of check --fingerprint.
@@ -136,7 +145,11 @@ func runCheck(c *cli.Context) error {
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
 	var checked, found, inArchive, added, notAdded int64
-	failed, err := analyzeEach(c, r, a, func(n int64, rec *input.Record, an *neardup.Analysis) error {
+	sk := newSkips(c)
+	sk.onSkip = func(rec *input.Record, err error) error {
+		return reportUnchecked(w, asJSON, rec, err)
+	}
+	err = analyzeEach(c, r, a, sk, func(n int64, rec *input.Record, an *neardup.Analysis) error {
 		if idFlag != "" {
 			if n > 0 {
 				return usagef(c, "--id names a single article, but the input holds more than one")
@@ -189,7 +202,6 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	failed += notAdded
 	if !asJSON {
 		var msg string
 		switch {
@@ -205,6 +217,9 @@ func runCheck(c *cli.Context) error {
 		if added > 0 {
 			msg += fmt.Sprintf("; added %s", plural(added, "article", "articles"))
 		}
+		if n := sk.records + sk.inputs; n > 0 {
+			msg += fmt.Sprintf("; %s not checked", formatCount(n))
+		}
 		if _, err := fmt.Fprintln(w, msg); err != nil {
 			return err
 		}
@@ -212,13 +227,42 @@ func runCheck(c *cli.Context) error {
 	if err := x.Close(); err != nil {
 		return err
 	}
+	if err := sk.status(fmt.Sprintf("%s of the articles read had near-duplicates", formatCount(found))); err != nil {
+		return err
+	}
 	switch {
-	case failed > 0:
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s could not be checked or added", plural(failed, "article", "articles"))}
+	case notAdded > 0:
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s could not be added", plural(notAdded, "article", "articles"))}
 	case found > 0:
 		return &exitStatus{code: exitFound}
 	}
 	return nil
+}
+
+// reportUnchecked reports with the articles one that was not checked.
+func reportUnchecked(w io.Writer, asJSON bool, rec *input.Record, err error) error {
+	var j checkJSON
+	if rec != nil {
+		j = checkJSON{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line}
+	}
+	var re *input.RecordError
+	var ie *input.Error
+	switch {
+	case errors.As(err, &re):
+		j.Source, j.Line = re.Source, re.Line
+	case errors.As(err, &ie):
+		j.Source, j.Line = ie.Source, ie.Line
+	}
+	j.Matches, j.Error = []matchJSON{}, err.Error()
+	if asJSON {
+		return writeJSON(w, j)
+	}
+	msg := err.Error()
+	if rec != nil && rec.Source != "" && !strings.HasPrefix(msg, j.Source) {
+		msg = recordName(rec) + ": " + msg
+	}
+	_, werr := fmt.Fprintf(w, "not checked: %s\n", msg)
+	return werr
 }
 
 func nonNil(s []string) []string {

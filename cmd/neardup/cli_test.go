@@ -23,21 +23,29 @@ func TestCheckExitCodes(t *testing.T) {
 		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
 	}
 	tests := []struct {
-		name  string
-		stdin string
-		args  []string
-		code  int
-		out   string // in stdout, or in stderr for code 2
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		out    string // in stdout
+		errOut string // in stderr
 	}{
-		{"none", "", []string{"testdata/c.txt"}, 0, "no near-duplicate in " + idx + " (1 article checked)"},
-		{"near", "", []string{"testdata/b.txt"}, 1, "near duplicate   testdata/a.txt"},
-		{"exact", "", []string{"--id", "copy", "testdata/a.txt"}, 1, "exact duplicate  testdata/a.txt"},
-		{"stdin", readFile(t, "testdata/b.txt"), nil, 1, "-: 1 near-duplicate in"},
-		{"too short", "你好", nil, 2, "too few keywords"},
-		{"found and failed", "", []string{"testdata/b.txt", "no-such-file.txt"}, 2, "could not be checked"},
-		{"no index", "", []string{"--index", filepath.Join(tmp, "nothing"), "testdata/b.txt"}, 2, "no index in"},
-		{"bad fingerprint", "", []string{"--fingerprint", "xyz"}, 2, "not hexadecimal"},
-		{"bad distance", "", []string{"--max-distance", "9", "testdata/b.txt"}, 2, "answers distances up to 3"},
+		{"none", "", []string{"testdata/c.txt"}, 0, "no near-duplicate in " + idx + " (1 article checked)", ""},
+		{"near", "", []string{"testdata/b.txt"}, 1, "near duplicate   testdata/a.txt", ""},
+		{"exact", "", []string{"--id", "copy", "testdata/a.txt"}, 1, "exact duplicate  testdata/a.txt", ""},
+		{"stdin", readFile(t, "testdata/b.txt"), nil, 1, "-: 1 near-duplicate in", ""},
+		// A bad record is reported with the articles, and is not an
+		// error unless --strict.
+		{"too short", "你好", nil, 0, "not checked: stdin: too few keywords to fingerprint: 1 keyword, need 4\nno near-duplicate in " + idx + " (0 articles checked); 1 not checked\n", "too few keywords"},
+		{"too short, strict", "你好", []string{"--strict"}, 2, "", "neardup: --strict: stdin: too few keywords"},
+		{"found and too short", "你好", []string{"testdata/b.txt", "-"}, 1, "not checked: stdin: too few keywords", ""},
+		// Issue 19 item 7: a missing file is an error (exit 2), and the
+		// article that matched is reported all the same.
+		{"found and failed", "", []string{"testdata/b.txt", "no-such-file.txt"}, 2,
+			"near duplicate   testdata/a.txt", "neardup: 1 input could not be read to the end; 1 of the articles read had near-duplicates\n"},
+		{"no index", "", []string{"--index", filepath.Join(tmp, "nothing"), "testdata/b.txt"}, 2, "", "no index in"},
+		{"bad fingerprint", "", []string{"--fingerprint", "xyz"}, 2, "", "not hexadecimal"},
+		{"bad distance", "", []string{"--max-distance", "9", "testdata/b.txt"}, 2, "", "answers distances up to 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,17 +55,22 @@ func TestCheckExitCodes(t *testing.T) {
 			if r.code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.code, r.stdout, r.stderr)
 			}
-			where := r.stdout
-			if tt.code == 2 {
-				where = r.stderr
-			}
-			if !strings.Contains(where, tt.out) {
-				t.Errorf("output lacks %q:\nstdout: %s\nstderr: %s", tt.out, r.stdout, r.stderr)
+			if !strings.Contains(r.stdout, tt.out) || !strings.Contains(r.stderr, tt.errOut) {
+				t.Errorf("stdout lacks %q or stderr lacks %q:\nstdout: %s\nstderr: %s", tt.out, tt.errOut, r.stdout, r.stderr)
 			}
 		})
 	}
+	// Per article with --json: the missing file is a line with "error",
+	// in its place.
+	r := runCLI(t, "check", "--index", idx, "--json", "testdata/b.txt", "no-such-file.txt", "testdata/c.txt")
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != 2 || len(lines) != 3 || !strings.Contains(lines[0], `"id":"testdata/b.txt"`) || !strings.Contains(lines[0], `"id":"testdata/a.txt"`) ||
+		lines[1] != `{"id":"","source":"no-such-file.txt","fingerprint":"","matches":[],"added":false,"error":"no-such-file.txt: stat: no such file or directory"}` ||
+		!strings.Contains(lines[2], `"id":"testdata/c.txt"`) {
+		t.Errorf("check --json with a missing file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// The exit statuses are documented in the help.
-	r := runCLI(t, "check", "--help")
+	r = runCLI(t, "check", "--help")
 	for _, want := range []string{"0   no near-duplicate found", "1   at least one near-duplicate found", "2   an error"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("check --help lacks %q", want)
@@ -276,9 +289,14 @@ func TestAddFingerprints(t *testing.T) {
 	if err := os.WriteFile(fps, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := runCLI(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps)
-	if r.code != 2 {
-		t.Errorf("exit %d, want 2 for bad lines", r.code)
+	// --strict stops at the first bad line.
+	r := runCLI(t, "add", "--strict", "--index", filepath.Join(tmp, "strict"), "--segmenter", "gse", "--fingerprints", fps)
+	if want := "neardup: --strict: " + fps + ":4: want \"id<TAB>fingerprint\", found no tab\n"; r.code != 2 || r.stderr != want {
+		t.Errorf("--strict: exit %d: %q, want exit 2 and %q", r.code, r.stderr, want)
+	}
+	r = runCLI(t, "add", "--index", idx, "--segmenter", "gse", "--fingerprints", fps)
+	if r.code != 0 {
+		t.Errorf("exit %d, want 0: bad lines are reported, not errors", r.code)
 	}
 	for _, want := range []string{fps + ":4: want \"id<TAB>fingerprint\", found no tab", fps + ":5: simhash: invalid fingerprint", fps + ":7: empty id"} {
 		if !strings.Contains(r.stderr, want) {

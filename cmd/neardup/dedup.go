@@ -379,7 +379,7 @@ func (d *deduper) report(c *cli.Context, s dedup.Summary, nw int) error {
 	}
 	if s.Rejected+s.InputErrors > 0 {
 		if d.rejects != nil {
-			fmt.Fprintf(ew, "neardup dedup: %s written to %s\n", plural(s.Rejected+s.InputErrors, "bad record or input", "bad records or inputs"), d.rejects.path)
+			fmt.Fprintf(ew, "neardup dedup: %s written to %s\n", plural(s.Rejected+s.InputErrors, "bad record or input", "bad records or inputs"), d.rejects.Path())
 		} else if d.rejected > maxShownRejects {
 			fmt.Fprintf(ew, "neardup dedup: %d more bad records not shown (write them all with --rejects FILE)\n", d.rejected-maxShownRejects)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
+	prog "github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -28,9 +29,12 @@ heaviest keywords with their TF-IDF weights:
 "words", "keywords": [{"word", "weight"}, ...]}, with every keyword the fingerprint was made of.
 
 An article that cannot be fingerprinted (a bad record, or too short: fewer than 4 keywords once stop
-words, numbers and punctuation are dropped) is reported on stderr, the others are still printed, and
-the exit status is 2.`,
+words, numbers and punctuation are dropped) is reported on stderr and the others are still printed.
+
+` + exitRule,
 		Flags: flags(analyzerFlags(), inputFlags(), []cli.Flag{
+			strictFlag(),
+			progressFlag(),
 			jsonFlag(),
 			&cli.IntFlag{Name: "keywords", Value: 10, Category: catOutput,
 				Usage: "keywords to print per article in text output (0: all)"},
@@ -64,7 +68,8 @@ func runFingerprint(c *cli.Context) error {
 	w := c.App.Writer
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
-	failed, err := analyzeEach(c, r, a, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
+	sk := newSkips(c)
+	err = analyzeEach(c, r, a, sk, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
 		if asJSON {
 			return writeJSON(w, fingerprintJSON{
 				ID: rec.ID, Title: rec.Title, Fingerprint: an.Fingerprint.String(), ContentHash: hex16(an.ContentHash),
@@ -77,31 +82,32 @@ func runFingerprint(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if failed > 0 {
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s not fingerprinted", plural(failed, "article", "articles"))}
+	if sk.records > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "neardup: %s not fingerprinted\n", plural(sk.records, "article", "articles"))
 	}
-	return nil
+	return sk.status("the output covers the records read")
 }
 
 // analyzeEach analyses the records of r and calls f, in input order,
 // with those fingerprinted (n counts every record from 0, good or bad).
 // A bad record, an unreadable input or an article that cannot be
-// fingerprinted is reported on stderr and counted in failed, and the
-// loop goes on. An error from f, or any other error, stops the loop.
-func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, f func(n int64, rec *input.Record, an *neardup.Analysis) error) (failed int64, err error) {
-	ew := c.App.ErrWriter
-	err = pipeline.Run(c.Context, r, a, nil, func(it *pipeline.Item) error {
+// fingerprinted is noted in sk (reported on stderr and counted), and
+// the loop goes on, unless --strict stops it. An error from f, or any
+// other error, stops the loop.
+func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, sk *skips, f func(n int64, rec *input.Record, an *neardup.Analysis) error) error {
+	var bar *prog.Bar
+	if c.NArg() > 1 {
+		bar = progressBar(c, c.Args().Slice()) // check and fingerprint of several files
+		defer bar.Finish()
+	}
+	return pipeline.Run(c.Context, r, a, nil, func(it *pipeline.Item) error {
+		bar.AddRecord(&it.Record, it.Err)
 		switch {
 		case it.Err != nil && pipeline.IsRecordErr(it.Err):
-			fmt.Fprintf(ew, "neardup: %v\n", it.Err)
-			failed++
-			return nil
+			return sk.noteRecord("", &it.Record, it.Err)
 		case it.Err != nil:
-			fmt.Fprintf(ew, "neardup: %s: %v\n", recordName(&it.Record), it.Err)
-			failed++
-			return nil
+			return sk.noteRecord(recordName(&it.Record), &it.Record, it.Err)
 		}
 		return f(it.Seq, &it.Record, it.Analysis)
 	})
-	return failed, err
 }

@@ -265,23 +265,24 @@ func openIndex(ctx context.Context, dir, analyzerID string, k int, minContent fl
 	return x, err
 }
 
-// mismatchHint says what to do about the index in dir, built with another
-// analyzer than analyzerID: use the same settings; and for an index built
-// without the fold of traditional Chinese to simplified (by neardup before
-// the fold, or with --keep-traditional) queried by an analyzer that
-// folds, rebuild it, or query it with --keep-traditional.
+// mismatchHint says which analyzer settings the index in dir was built
+// with differ from those of analyzerID, and what to do: use the same
+// settings; and for an index built without the fold of traditional
+// Chinese to simplified (by neardup before the fold, or with
+// --keep-traditional) queried by an analyzer that folds, rebuild it, or
+// query it with --keep-traditional.
 func mismatchHint(dir, analyzerID string) string {
 	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n, --compat and --keep-traditional)"
-	if !strings.Contains(analyzerID, neardup.FoldSuffix+"-") {
-		return hint
-	}
 	x, err := archive.Open(context.Background(), dir, &archive.Options{ReadOnly: true})
 	if err != nil {
 		return hint
 	}
 	stored := x.AnalyzerID()
 	x.Close()
-	if !strings.HasPrefix(stored, "nd") || strings.Contains(stored, neardup.FoldSuffix+"-") {
+	if d := neardup.IDDiff(stored, analyzerID); len(d) > 0 {
+		hint = "settings that differ: " + strings.Join(d, "; ") + "\n" + hint
+	}
+	if !strings.Contains(analyzerID, neardup.FoldSuffix+"-") || !strings.HasPrefix(stored, "nd") || strings.Contains(stored, neardup.FoldSuffix+"-") {
 		return hint
 	}
 	return hint + "\n(this index was built without folding traditional Chinese to simplified, as neardup did before it folded by default: " +

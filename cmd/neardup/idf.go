@@ -4,16 +4,14 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dict"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/outfile"
 	"github.com/neardup/neardup/internal/pipeline"
-	"github.com/neardup/neardup/segment"
-	"github.com/neardup/neardup/tfidf"
 )
 
 func idfCommand() *cli.Command {
@@ -32,12 +30,16 @@ than --min-df articles are left out. Memory grows with the vocabulary, not with 
 
 Use the table with --idf FILE on every command (fingerprints made with different tables are not
 comparable, and an index remembers which table built it). Words the table lacks get its median IDF.
-A table built with --keep-traditional keeps traditional words, for analyzers with --keep-traditional.`,
+A table built with --keep-traditional keeps traditional words, for analyzers with --keep-traditional.
+
+` + exitRule,
 			Flags: flags([]cli.Flag{
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catOutput, TakesFile: true,
 					Usage: "write the table to `FILE` (- for standard output)"},
 				&cli.IntFlag{Name: "min-df", Value: 2, Category: catOutput, Usage: "leave out words found in fewer than `N` articles"},
 				workersFlag(),
+				strictFlag(),
+				progressFlag(),
 			}, segmenterFlags(), analyzerFlagsNamed("keep-traditional"), inputFlags()),
 			Action: runIDFBuild,
 		}},
@@ -77,76 +79,50 @@ func runIDFBuild(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeAnalyzer(c, a)
-	words := idfWords(a)
-	f, err := createOut(out, c.App.Writer)
+	f, err := outfile.Create(out, c.App.Writer)
 	if err != nil {
 		return err
 	}
-	defer f.abort()
+	defer f.Abort()
 
 	b := dict.NewIDFBuilder()
 	b.MinDF = minDF
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 
-	// Readers → nw segmenters → one counter. The table does not depend
-	// on the order in which documents are counted.
-	texts := make(chan string, 4*nw)
-	counts := make(chan []string, 4*nw)
-	var wg sync.WaitGroup
-	var foldErr error
-	var foldOnce sync.Once
-	for range nw {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range texts {
-				ws, err := words(t)
-				if err != nil {
-					foldOnce.Do(func() { foldErr = err })
-					continue
-				}
-				counts <- ws
-			}
-		}()
-	}
-	counted := make(chan struct{})
-	go func() {
-		for ws := range counts {
-			b.Add(ws)
-		}
-		close(counted)
-	}()
-	var failed int64
+	sk := newSkips(c)
+	bar := progressBar(c, c.Args().Slice())
 	var readErr error
-	for {
-		if readErr = c.Context.Err(); readErr != nil {
-			break
-		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !pipeline.IsRecordErr(err) {
-				readErr = err
-				break
+	texts := func(yield func(string) bool) {
+		for {
+			if readErr = c.Context.Err(); readErr != nil {
+				return
 			}
-			fmt.Fprintf(c.App.ErrWriter, "neardup: %v\n", err)
-			failed++
-			continue
+			rec, err := r.Next()
+			if err == io.EOF {
+				return
+			}
+			bar.AddRecord(&rec, err)
+			switch {
+			case err != nil && !pipeline.IsRecordErr(err):
+				readErr = err
+				return
+			case err != nil:
+				if readErr = sk.note("", err); readErr != nil {
+					return
+				}
+			case !yield(rec.Text):
+				return
+			}
 		}
-		texts <- rec.Text
 	}
-	close(texts)
-	wg.Wait()
-	close(counts)
-	<-counted
+	err = b.AddTexts(texts, a.Words, nw)
+	bar.Finish()
 	if readErr != nil {
 		return readErr
 	}
-	if foldErr != nil {
-		return foldErr
+	if err != nil {
+		return err
 	}
 	if b.Docs() == 0 {
 		return fmt.Errorf("no articles read: no table written")
@@ -154,46 +130,12 @@ func runIDFBuild(c *cli.Context) (err error) {
 	if _, err := b.WriteTo(f); err != nil {
 		return fmt.Errorf("write %s: %w", out, err)
 	}
-	if err := f.commit(); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "neardup idf build: %s, %s with df ≥ %d written to %s\n",
 		plural(int64(b.Docs()), "article", "articles"), plural(int64(len(b.Words())), "word", "words"), minDF, out)
-	if failed > 0 {
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s not read (see above)", plural(failed, "record", "records"))}
-	}
-	return nil
-}
-
-// idfWords returns the function that gives the candidate keywords of a
-// text as a's analysis sees them: Normalize, the fold of traditional
-// Chinese when a folds (segment.NormalizeFold, the step Analyze takes
-// between Normalize and Cut), then a's segmenter.
-func idfWords(a *neardup.Analyzer) func(text string) ([]string, error) {
-	var fold segment.Folder
-	if a.Folds() {
-		// Never fails; its tables are parsed by the first traditional text.
-		f, err := segment.NewTradFold()
-		if err != nil {
-			return func(string) ([]string, error) { return nil, err }
-		}
-		fold = f
-	}
-	seg := a.Segmenter()
-	return func(text string) ([]string, error) {
-		norm, err := segment.NormalizeFold(text, fold)
-		if err != nil {
-			return nil, err
-		}
-		toks := seg.Cut(norm)
-		kept := toks[:0]
-		for _, w := range toks {
-			if tfidf.Candidate(w) {
-				kept = append(kept, w)
-			}
-		}
-		return kept, nil
-	}
+	return sk.status("the table covers the records read")
 }
 
 // analyzerFlagsNamed returns the analyzer flags of the given names, for a

@@ -87,7 +87,7 @@ func TestIDFWordsAreTheAnalyzers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		words := idfWords(a)
+		words := a.Words
 		for i, text := range texts {
 			ws, err := words(text)
 			if err != nil {

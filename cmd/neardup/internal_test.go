@@ -7,9 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/neardup/neardup/simhash"
 )
 
 func TestInterspersed(t *testing.T) {
@@ -116,40 +113,8 @@ func TestNoIndex(t *testing.T) {
 	}
 }
 
-func TestProgressLine(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		records, n, total int64
-		elapsed           time.Duration
-		want              string
-	}{
-		{0, 0, -1, 0, "0 records  0 B"},
-		{1234, 5_600_000, -1, 2 * time.Second, "1,234 records  5.6 MB  2.8 MB/s"},
-		{1234, 5_000_000, 20_000_000, 2 * time.Second, "1,234 records  5.0 MB  2.5 MB/s  25%  ETA 0:06"},
-		{99, 20_000_000, 20_000_000, time.Second, "99 records  20.0 MB  20.0 MB/s  100%"},
-		{1, 1_000_000, 10_000_000_000, time.Second, "1 records  1.0 MB  1.0 MB/s  0%  ETA 2:46:39"},
-	}
-	for _, tt := range tests {
-		if got := progressLine(tt.records, tt.n, tt.total, tt.elapsed); got != tt.want {
-			t.Errorf("progressLine(%d, %d, %d, %v) = %q, want %q", tt.records, tt.n, tt.total, tt.elapsed, got, tt.want)
-		}
-	}
-}
-
 func TestFormat(t *testing.T) {
 	t.Parallel()
-	counts := map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"}
-	for n, want := range counts {
-		if got := formatCount(n); got != want {
-			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
-		}
-	}
-	sizes := map[int64]string{0: "0 B", 999: "999 B", 1000: "1.0 kB", 1_500_000: "1.5 MB", 2_340_000_000: "2.34 GB"}
-	for n, want := range sizes {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
 	if got := plural(1, "article", "articles"); got != "1 article" {
 		t.Errorf("plural(1) = %q", got)
 	}
@@ -162,93 +127,6 @@ func TestFormat(t *testing.T) {
 			t.Errorf("quoteID(%q) = %q, want %q", id, got, want)
 		}
 	}
-}
-
-func TestOutFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.jsonl")
-	f, err := createOut(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write([]byte("hello\n"))
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("the final file exists before commit: %v", err)
-	}
-	if err := f.commit(); err != nil {
-		t.Fatal(err)
-	}
-	f.abort() // no-op after commit
-	if got := readFile(t, path); got != "hello\n" {
-		t.Errorf("committed %q", got)
-	}
-	// An aborted file leaves nothing behind, and the old file stays.
-	g, err := createOut(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g.Write([]byte("partial"))
-	g.abort()
-	if got := readFile(t, path); got != "hello\n" {
-		t.Errorf("after abort: %q", got)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("abort left %d files", len(entries))
-	}
-	// A missing directory is an error naming the file.
-	if _, err := createOut(filepath.Join(dir, "no", "x"), nil); err == nil || !strings.Contains(err.Error(), "no/x") {
-		t.Errorf("createOut in a missing directory: %v", err)
-	}
-}
-
-func TestParseFingerprintLine(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		line string
-		id   string
-		fp   simhash.Fingerprint
-		err  string
-	}{
-		{"a\t0123456789abcdef", "a", 0x0123456789abcdef, ""},
-		{"a\t0123456789ABCDEF\r", "a", 0x0123456789abcdef, ""},
-		{"a b\t ff ", "a b", 0xff, ""},
-		{"x\ty\t1", "x\ty", 1, ""},
-		{"no tab", "", 0, "found no tab"},
-		{"\t12", "", 0, "empty id"},
-		{"a\t", "", 0, "invalid fingerprint"},
-		{"a\t0123456789abcdef0", "", 0, "invalid fingerprint"},
-		{"a\t-1", "", 0, "invalid fingerprint"},
-	}
-	for _, tt := range tests {
-		id, fp, err := parseFingerprintLine([]byte(tt.line))
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("parseFingerprintLine(%q) error %v, want %q", tt.line, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || id != tt.id || fp != tt.fp {
-			t.Errorf("parseFingerprintLine(%q) = %q, %v, %v; want %q, %v", tt.line, id, fp, err, tt.id, tt.fp)
-		}
-	}
-}
-
-func FuzzParseFingerprintLine(f *testing.F) {
-	f.Add([]byte("a\t0123456789abcdef"))
-	f.Add([]byte("x\ty\tff\r"))
-	f.Add([]byte("\t"))
-	f.Fuzz(func(t *testing.T, line []byte) {
-		id, fp, err := parseFingerprintLine(line)
-		if err != nil {
-			return
-		}
-		// A parsed line round-trips through the format add reads.
-		id2, fp2, err := parseFingerprintLine([]byte(id + "\t" + fp.String()))
-		if err != nil || id2 != id || fp2 != fp {
-			t.Fatalf("%q: parsed %q %v, reparsed %q %v %v", line, id, fp, id2, fp2, err)
-		}
-	})
 }
 
 // BenchmarkDedupSample runs dedup on the sample corpus in process,

@@ -6,8 +6,11 @@
 // corpora (dedup) and trains IDF tables (idf build). Run "neardup --help"
 // or "neardup COMMAND --help" for the flags of each command.
 //
-// Exit status: 0 on success, 2 on an error or a usage error, and for
-// check 1 when a near-duplicate was found (see "neardup check --help").
+// Exit status, the same rule for every command (see exitRule): 0 done
+// (bad records are reported and counted, and are not errors unless
+// --strict), 1 check found a near-duplicate, 2 an error (usage, the
+// index, an input that could not be read to its end, or with --strict a
+// bad record), 130 interrupted.
 package main
 
 import (
@@ -40,7 +43,7 @@ var version string
 const (
 	exitOK          = 0
 	exitFound       = 1 // check: a near-duplicate was found
-	exitError       = 2 // an error, a usage error, or records that failed
+	exitError       = 2 // an error, a usage error, an unreadable input; with --strict a bad record
 	exitInterrupted = 130
 )
 
@@ -198,6 +201,9 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "neardup: %v\n", err)
+	if errors.Is(err, index.ErrCorrupt) {
+		fmt.Fprintln(stderr, "neardup: the index is damaged: 'neardup verify --index DIR' lists what is damaged, 'neardup verify --index DIR --salvage NEWDIR' copies what is readable into a new index")
+	}
 	return exitError
 }
 
@@ -229,6 +235,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			idfCommand(),
 			statsCommand(),
 			deleteCommand(),
+			verifyCommand(),
 			helpCommand(), // in place of urfave/cli's own
 		},
 		Action:         rootAction,

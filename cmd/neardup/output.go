@@ -1,21 +1,20 @@
 package main
 
 import (
-	"github.com/urfave/cli/v2"
-
-	"bufio"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/outfile"
+	prog "github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -143,135 +142,11 @@ func (j *rejectJSON) setRaw(raw []byte) {
 	}
 }
 
-// outFile is an output file written under a temporary name in the same
-// directory and renamed into place by commit, so that an interrupted run
-// never leaves a partial file under the final name. The path "-" writes
-// to stdout instead.
-type outFile struct {
-	path string
-	f    *os.File // nil for stdout
-	w    *bufio.Writer
-}
+// outFile is an output file (see package outfile).
+type outFile = outfile.File
 
-func createOut(path string, stdout io.Writer) (*outFile, error) {
-	if path == "-" {
-		return &outFile{path: path, w: bufio.NewWriterSize(stdout, 64<<10)}, nil
-	}
-	// Found now, not at the rename after the whole run.
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("create %s: is a directory", path)
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	removeStaleTemps(dir, base)
-	f, err := os.CreateTemp(dir, fmt.Sprintf(".%s.tmp-%d-*", base, os.Getpid()))
-	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
-	}
-	return &outFile{path: path, f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
-}
-
-// removeStaleTemps removes the temporary files of output base in dir
-// that a run killed before it could rename or remove them left behind:
-// those whose process (the number in the name) is gone, and those named
-// as before the number was put in (".BASE.tmp-DIGITS").
-func removeStaleTemps(dir, base string) {
-	prefix := "." + base + ".tmp-"
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range es {
-		name := e.Name()
-		rest, ok := strings.CutPrefix(name, prefix)
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		pid, _, twoParts := strings.Cut(rest, "-")
-		n, err := strconv.Atoi(pid)
-		if err != nil || n <= 0 {
-			continue
-		}
-		if twoParts && processAlive(n) {
-			continue // another run writing the same output now
-		}
-		os.Remove(filepath.Join(dir, name))
-	}
-}
-
-func (o *outFile) Write(p []byte) (int, error) { return o.w.Write(p) }
-
-// commit flushes, syncs and renames the file into place.
-func (o *outFile) commit() error {
-	if err := o.w.Flush(); err != nil {
-		o.abort()
-		return fmt.Errorf("write %s: %w", o.path, err)
-	}
-	if o.f == nil {
-		return nil
-	}
-	tmp := o.f.Name()
-	err := o.f.Chmod(0o644)
-	if err == nil {
-		err = o.f.Sync()
-	}
-	if cerr := o.f.Close(); err == nil {
-		err = cerr
-	}
-	o.f = nil
-	if err == nil {
-		err = os.Rename(tmp, o.path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", o.path, err)
-	}
-	return nil
-}
-
-// abort removes the temporary file. It is a no-op after commit.
-func (o *outFile) abort() {
-	if o.f != nil {
-		o.f.Close()
-		os.Remove(o.f.Name())
-		o.f = nil
-	}
-}
-
-// formatCount formats n with thousands separators: 1,234,567.
-func formatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// formatBytes formats a size as "12.3 MB" (decimal units).
-func formatBytes(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-}
+func formatCount(n int64) string { return prog.Count(n) }
+func formatBytes(n int64) string { return prog.Bytes(n) }
 
 // plural returns "1 article" or "2 articles".
 func plural(n int64, one, many string) string {
@@ -281,44 +156,33 @@ func plural(n int64, one, many string) string {
 	return formatCount(n) + " " + many
 }
 
-// outputs are the result files of one run: open creates each named by a
-// flag, commit renames them all into place at the end, and abort (deferred)
-// removes whatever was not committed.
+// outputs are the result files of one run (an outfile.Set), named by
+// the flags of c.
 type outputs struct {
-	c     *cli.Context
-	files []*outFile
+	c   *cli.Context
+	set *outfile.Set
 }
 
 // open creates the output named by flag, or returns nil when the flag is
 // empty.
-func (o *outputs) open(flag string) (*outFile, error) {
-	path := o.c.String(flag)
-	if path == "" {
-		return nil, nil
-	}
-	return o.create(path)
-}
+func (o *outputs) open(flag string) (*outFile, error) { return o.create(o.c.String(flag)) }
 
 func (o *outputs) create(path string) (*outFile, error) {
-	f, err := createOut(path, o.c.App.Writer)
-	if err != nil {
-		return nil, err
+	if o.set == nil {
+		o.set = outfile.NewSet(o.c.App.Writer)
 	}
-	o.files = append(o.files, f)
-	return f, nil
+	return o.set.Create(path)
 }
 
 func (o *outputs) commit() error {
-	for _, f := range o.files {
-		if err := f.commit(); err != nil {
-			return err
-		}
+	if o.set == nil {
+		return nil
 	}
-	return nil
+	return o.set.Commit()
 }
 
 func (o *outputs) abort() {
-	for _, f := range o.files {
-		f.abort() // a no-op after commit
+	if o.set != nil {
+		o.set.Abort()
 	}
 }

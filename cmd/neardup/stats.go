@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index/redisstore"
 	"github.com/urfave/cli/v2"
 )
@@ -22,15 +23,17 @@ and the Bloom filter in front of its exact-duplicate lookups. The index is opene
 
 // statsJSON is stats --json.
 type statsJSON struct {
-	Index         string    `json:"index"`
-	Docs          int64     `json:"docs"`
-	Blocks        int       `json:"blocks"`
-	MaxDistance   int       `json:"max_distance"`
-	Tables        int       `json:"tables"`
-	Analyzer      string    `json:"analyzer"`
-	FormatVersion int       `json:"format_version"`
-	DiskBytes     int64     `json:"disk_bytes"`
-	Bloom         bloomJSON `json:"bloom"`
+	Index       string `json:"index"`
+	Docs        int64  `json:"docs"`
+	Blocks      int    `json:"blocks"`
+	MaxDistance int    `json:"max_distance"`
+	Tables      int    `json:"tables"`
+	Analyzer    string `json:"analyzer"`
+	// Settings spells out what Analyzer names (neardup.ParseID).
+	Settings      *neardup.IDSettings `json:"settings,omitempty"`
+	FormatVersion int                 `json:"format_version"`
+	DiskBytes     int64               `json:"disk_bytes"`
+	Bloom         bloomJSON           `json:"bloom"`
 	// Cluster: a Redis archive's cluster (memory, largest keys).
 	Cluster *redisstore.ClusterStats `json:"cluster,omitempty"`
 }
@@ -78,6 +81,9 @@ func runStats(c *cli.Context) error {
 		if isRedis {
 			j.Cluster = &cs
 		}
+		if st, ok := neardup.ParseID(s.AnalyzerID); ok {
+			j.Settings = &st
+		}
 		return writeJSON(c.App.Writer, j)
 	}
 	var b strings.Builder
@@ -89,6 +95,9 @@ func runStats(c *cli.Context) error {
 	fmt.Fprintf(&b, "%-13s %s\n", "documents", formatCount(s.Docs))
 	fmt.Fprintf(&b, "%-13s %d blocks, answers distances up to %d, %s\n", "layout", s.Blocks, s.MaxDistance, plural(int64(s.Tables), "table", "tables"))
 	fmt.Fprintf(&b, "%-13s %s\n", "analyzer", analyzer)
+	if st, ok := neardup.ParseID(s.AnalyzerID); ok {
+		fmt.Fprintf(&b, "%-13s %s\n", "settings", st)
+	}
 	fmt.Fprintf(&b, "%-13s %d\n", "format", s.FormatVersion)
 	if isRedis {
 		fmt.Fprintf(&b, "%-13s %d masters, %d replicas; %s used on the masters, %s a document\n", "cluster",

@@ -98,7 +98,7 @@ originals only.
                       measured, 2,341 of 38,892 pairs at 80% were roots of different sites
 (measured on 21,544 real URLs; see the documentation of the Go package
 github.com/neardup/neardup/urlhash). The host weighs most, so a duplicate is seldom the same page:
-judged on samples of a list of 21,214 real URLs, about 10% of the duplicates at 95, 6% at 90 and
+judged on samples of a second list, gathered the same way, about 10% of the duplicates at 95, 6% at 90 and
 2% at 80 were the same page (nearly all of them differing in the fragment alone), the rest other
 pages of the same site. "exact" in the outputs marks pairs whose normalised URLs are equal: the
 same page as far as the URL tells (see "neardup url --help" for the normalisation); to skip
@@ -567,7 +567,7 @@ func (w *urlWriter) report(c *cli.Context, s *urlSummaryJSON) error {
 	if n := s.Rejected + s.InputErrors; n > 0 {
 		switch {
 		case w.rejects != nil:
-			fmt.Fprintf(ew, "neardup url dedup: %s written to %s\n", plural(n, "bad line or input", "bad lines or inputs"), w.rejects.path)
+			fmt.Fprintf(ew, "neardup url dedup: %s written to %s\n", plural(n, "bad line or input", "bad lines or inputs"), w.rejects.Path())
 		case s.Rejected > maxShownURLRejects:
 			fmt.Fprintf(ew, "neardup url dedup: %d more bad lines not shown (write them all with --rejects FILE)\n", s.Rejected-maxShownURLRejects)
 		}

@@ -29,7 +29,11 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("NEARDUP_INDEX_HELPER") {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		if pristineDir != "" {
+			os.RemoveAll(filepath.Dir(pristineDir))
+		}
+		os.Exit(code)
 	case "add":
 		helperAdd()
 	case "open":

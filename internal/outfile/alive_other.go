@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package outfile
 
 // processAlive cannot tell here, so it says yes: no temporary file of
 // another run is removed.

@@ -1,0 +1,390 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup/index"
+)
+
+// damageDocs is the number of documents of the store the damage tests
+// scribble over: a table of a few hundred blocks.
+const damageDocs = 2000
+
+var (
+	pristineOnce sync.Once
+	pristineDir  string
+	pristineErr  error
+)
+
+// pristine returns a directory holding a closed store of damageDocs
+// killDocs, made once per test binary (loaded: a few tables), and the
+// name of the table with the most document records.
+func pristine(t testing.TB) (string, string) {
+	t.Helper()
+	pristineOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "badgerstore-pristine-*")
+		if err != nil {
+			pristineErr = err
+			return
+		}
+		pristineDir = filepath.Join(dir, "idx")
+		x, err := OpenIndex(context.Background(), pristineDir, nil, &index.Options{AnalyzerID: "damage-test"})
+		if err != nil {
+			pristineErr = err
+			return
+		}
+		if _, err := x.Load(context.Background(), func(yield func(index.Doc) bool) {
+			for i := range damageDocs {
+				if !yield(killDoc(i)) {
+					return
+				}
+			}
+		}); err != nil {
+			pristineErr = err
+		}
+		if err := x.Close(); err != nil && pristineErr == nil {
+			pristineErr = err
+		}
+	})
+	if pristineErr != nil {
+		t.Fatal(pristineErr)
+	}
+	names, err := tableFiles(pristineDir)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("pristine store: tables %v, %v", names, err)
+	}
+	best, most := "", -1
+	for _, name := range names {
+		if n, _ := tableRecords(t, filepath.Join(pristineDir, name)); n > most {
+			best, most = name, n
+		}
+	}
+	return pristineDir, best
+}
+
+// tableRecords returns the number of document records in the table
+// file path and whether it holds the metadata.
+func tableRecords(t testing.TB, path string) (int, bool) {
+	n, meta := 0, false
+	walkTable(path, unknownCompression, func(e *entry) {
+		switch e.key[0] {
+		case kindDoc:
+			n++
+		case kindMeta:
+			meta = true
+		}
+	}, func(d Damage) { t.Fatalf("pristine table: %v", d) })
+	return n, meta
+}
+
+// copyStore copies the pristine store into a new directory.
+func copyStore(t testing.TB) (string, string) {
+	t.Helper()
+	src, sst := pristine(t)
+	dst := filepath.Join(t.TempDir(), "idx")
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	es, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst, sst
+}
+
+// scribble writes n runs of 64 random bytes at random places of the
+// file path, as the issue's reproduction did, in the first share of it
+// (1: anywhere).
+func scribble(t testing.TB, path string, n int, seed uint64, share float64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(seed, seed))
+	for range n {
+		off := r.IntN(max(1, int(float64(len(b))*share)-64))
+		for i := off; i < off+64 && i < len(b); i++ {
+			b[i] = byte(r.Uint32())
+		}
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// useDamaged opens the store in dir read-write and read-only and reads
+// the record of every document (every step-th: 1 for all) and the
+// postings of every 40th. Nothing may panic; every error must wrap
+// index.ErrCorrupt and name dir. It returns the first error and the
+// number of documents whose records were read back intact.
+func useDamaged(t *testing.T, dir string, step int) (error, int) {
+	t.Helper()
+	var first error
+	intact := 0
+	for _, ro := range []bool{false, true} {
+		x, err := OpenIndex(t.Context(), dir, &Options{ReadOnly: ro}, nil)
+		if err != nil {
+			if !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), dir) {
+				t.Errorf("open (read-only %v): %v; want an error wrapping ErrCorrupt naming %s", ro, err, dir)
+			}
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		n := 0
+		for i := 0; i < damageDocs; i += step {
+			d := killDoc(i)
+			got, err := x.Get(t.Context(), d.ID)
+			if err == nil && got.Fingerprint == d.Fingerprint && got.Title == d.Title {
+				n++
+			}
+			if err != nil && !errors.Is(err, index.ErrNotFound) && !errors.Is(err, index.ErrCorrupt) {
+				t.Errorf("Get %s: %v; want ErrNotFound or ErrCorrupt", d.ID, err)
+			}
+			if i%(40*step) != 0 {
+				continue
+			}
+			if _, err := x.Similar(t.Context(), &d, 3); err != nil && !errors.Is(err, index.ErrCorrupt) {
+				t.Errorf("Similar %s: %v; want ErrCorrupt", d.ID, err)
+			}
+		}
+		if _, err := x.Stats(t.Context()); err != nil && !errors.Is(err, index.ErrCorrupt) {
+			t.Errorf("Stats: %v", err)
+		}
+		x.Close()
+		intact = n
+	}
+	return first, intact
+}
+
+// checkSalvage salvages dir into a new directory and checks that every
+// salvaged document is the one that was added, that the new store
+// verifies clean, and that it holds at least least documents.
+func checkSalvage(t *testing.T, dir string, least int) int {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "salvaged")
+	r, n, err := Salvage(t.Context(), dir, out, nil)
+	if err != nil {
+		t.Fatalf("Salvage: %v", err)
+	}
+	if n < least || n > damageDocs || int64(n) != r.Records {
+		t.Errorf("Salvage: %d documents (report: %d records); want %d to %d", n, r.Records, least, damageDocs)
+	}
+	x, err := OpenIndex(t.Context(), out, &Options{ReadOnly: true}, &index.Options{AnalyzerID: "damage-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for i := range damageDocs {
+		d := killDoc(i)
+		got, err := x.Get(t.Context(), d.ID)
+		if errors.Is(err, index.ErrNotFound) {
+			continue
+		}
+		if err != nil || got.Fingerprint != d.Fingerprint || got.ContentHash != d.ContentHash || got.Title != d.Title || got.Sketch != d.Sketch {
+			t.Fatalf("salvaged %s: %+v, %v; want the document added", d.ID, got, err)
+		}
+		if ids, err := x.Exact(t.Context(), d.ContentHash); err != nil || !slices.Contains(ids, d.ID) {
+			t.Fatalf("salvaged %s is not found by its content hash: %v, %v", d.ID, ids, err)
+		}
+		found++
+	}
+	x.Close()
+	if found != n {
+		t.Errorf("found %d salvaged documents, Salvage says %d", found, n)
+	}
+	if vr, err := Verify(t.Context(), out); err != nil || len(vr.Damage) != 0 || vr.Records != int64(n) {
+		t.Errorf("Verify of the salvaged store: %+v, %v; want %d records, no damage", vr, err, n)
+	}
+	return n
+}
+
+// TestDamagedStore damages each kind of file of a store's directory the
+// ways of issue 19 and checks that nothing panics, that the errors name
+// the directory and the damaged file, that Verify finds the damage and
+// that Salvage copies what is readable.
+func TestDamagedStore(t *testing.T) {
+	_, sst := pristine(t)
+	size := func(dir, name string) int64 {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		// openErr, if not empty, is in the error of every Open.
+		openErr string
+		// file is the file Verify must name ("" for none: harmless).
+		file string
+		// salvage is the least Salvage must copy; -1: Salvage fails
+		// (the metadata is lost).
+		salvage int
+	}{
+		{"truncated table", func(t *testing.T, dir string) {
+			if err := os.Truncate(filepath.Join(dir, sst), size(dir, sst)*6/10); err != nil {
+				t.Fatal(err)
+			}
+		}, sst + ": its footer or index does not parse", sst, -1},
+		{"table cut to 10 bytes", func(t *testing.T, dir string) {
+			if err := os.Truncate(filepath.Join(dir, sst), 10); err != nil {
+				t.Fatal(err)
+			}
+		}, sst + ":", sst, -1},
+		{"empty table", func(t *testing.T, dir string) {
+			if err := os.Truncate(filepath.Join(dir, sst), 0); err != nil {
+				t.Fatal(err)
+			}
+		}, sst + ": empty file", sst, -1},
+		// 19 runs of 64 bytes in the blocks (the first half of the
+		// table; its index is at the end): at most 19 blocks of about
+		// 60 records are lost.
+		{"table blocks scribbled at 19 places, seed 1", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, sst), 19, 1, 0.5) }, "", sst, damageDocs - 19*60},
+		{"table blocks scribbled at 19 places, seed 2", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, sst), 19, 2, 0.5) }, "", sst, damageDocs - 19*60},
+		{"table's last 64 bytes", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, sst)
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteAt(make([]byte, 64), size(dir, sst)-64); err != nil {
+				t.Fatal(err)
+			}
+		}, sst + ":", sst, -1},
+		{"MANIFEST", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "MANIFEST"), 1, 1, 1) }, "MANIFEST:", "MANIFEST", damageDocs},
+		{"KEYREGISTRY", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "KEYREGISTRY"), 1, 1, 1) }, "KEYREGISTRY:", "KEYREGISTRY", damageDocs},
+		{"value log", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "000001.vlog"), 1, 1, 1) }, "000001.vlog:", "000001.vlog", damageDocs},
+		{"DISCARD", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "DISCARD"), 19, 1, 1) }, "", "", damageDocs},
+		{"saved filters", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, filtersFile), 19, 1, 1) }, "", "", damageDocs},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, _ := copyStore(t)
+			tc.damage(t, dir)
+			openErr, intact := useDamaged(t, dir, 1)
+			switch {
+			case tc.openErr != "" && (openErr == nil || !strings.Contains(openErr.Error(), tc.openErr)):
+				t.Errorf("open: %v; want an error containing %q", openErr, tc.openErr)
+			case tc.openErr == "" && openErr != nil:
+				t.Errorf("open: %v; want it to open", openErr)
+			case tc.file == "" && intact != damageDocs:
+				t.Errorf("%d documents read back intact; want all %d", intact, damageDocs)
+			}
+			r, err := Verify(t.Context(), dir)
+			if err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			var files []string
+			for _, d := range r.Damage {
+				files = append(files, d.File)
+			}
+			switch {
+			case tc.file == "" && len(r.Damage) != 0:
+				t.Errorf("Verify: damage %v; want none", r.Damage)
+			case tc.file == "" && r.Records != damageDocs:
+				t.Errorf("Verify: %d records; want %d", r.Records, damageDocs)
+			case tc.file != "" && !slices.Contains(files, tc.file):
+				t.Errorf("Verify: damage %v; want some in %s", r.Damage, tc.file)
+			}
+			if tc.salvage < 0 {
+				// The whole table is lost: the others' records are
+				// salvaged, unless it held the metadata.
+				src, _ := pristine(t)
+				if lost, meta := tableRecords(t, filepath.Join(src, sst)); !meta {
+					if n := checkSalvage(t, dir, damageDocs-lost); n != damageDocs-lost {
+						t.Errorf("Salvage: %d documents; want %d (all but the %d of %s)", n, damageDocs-lost, lost, sst)
+					}
+					return
+				}
+				out := filepath.Join(t.TempDir(), "salvaged")
+				if _, _, err := Salvage(t.Context(), dir, out, nil); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "metadata cannot be read") {
+					t.Errorf("Salvage: %v; want its metadata unreadable", err)
+				}
+				return
+			}
+			checkSalvage(t, dir, tc.salvage)
+		})
+	}
+}
+
+// TestVerifyPristine: a store with no damage verifies clean, every
+// entry and record counted.
+func TestVerifyPristine(t *testing.T) {
+	dir, _ := pristine(t)
+	r, err := Verify(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per document: 4 table keys, a content key and a record; every
+	// fourth has 16 band keys. Then 3 metadata values.
+	want := int64(damageDocs*6 + damageDocs/4*16 + 3)
+	if names, _ := tableFiles(dir); r.Tables != len(names) || r.Entries != want || r.Records != damageDocs || len(r.Damage) != 0 {
+		t.Errorf("Verify: %+v; want every table, %d entries, %d records, no damage", r, want, damageDocs)
+	}
+}
+
+// TestSalvageRefuses: the output must be another, empty directory.
+func TestSalvageRefuses(t *testing.T) {
+	dir, _ := copyStore(t)
+	if _, _, err := Salvage(t.Context(), dir, dir+"/", nil); err == nil || !strings.Contains(err.Error(), "another directory") {
+		t.Errorf("Salvage into itself: %v", err)
+	}
+	other, _ := copyStore(t)
+	if _, _, err := Salvage(t.Context(), dir, other, nil); !errors.Is(err, ErrNotEmpty) {
+		t.Errorf("Salvage into a store: %v; want ErrNotEmpty", err)
+	}
+}
+
+// FuzzDamagedTable writes the fuzzer's bytes over the table of a small
+// store at the fuzzer's offset: opening, reading, Verify and Salvage
+// must not panic, and every error must say the index is corrupt.
+func FuzzDamagedTable(f *testing.F) {
+	f.Add(uint32(0), []byte("\xff\xff\xff\xff"))
+	f.Add(uint32(1<<31), []byte("\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add(uint32(12345), []byte("garbage over a block"))
+	f.Fuzz(func(t *testing.T, off uint32, b []byte) {
+		if len(b) == 0 || len(b) > 256 {
+			return
+		}
+		dir, sst := copyStore(t)
+		p := filepath.Join(dir, sst)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := int(off) % len(data)
+		copy(data[o:], b)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		useDamaged(t, dir, 97)
+		if _, err := Verify(t.Context(), dir); err != nil {
+			t.Fatalf("Verify: %v", err)
+		}
+		_, _, err = Salvage(t.Context(), dir, filepath.Join(t.TempDir(), "out"), nil)
+		if err != nil && !errors.Is(err, index.ErrCorrupt) {
+			t.Fatalf("Salvage: %v", err)
+		}
+	})
+}

@@ -1,0 +1,372 @@
+package badgerstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/table"
+	"github.com/dgraph-io/badger/v4/y"
+	"github.com/dgraph-io/ristretto/v2/z"
+
+	"github.com/neardup/neardup/index"
+)
+
+// This file reads Badger's table files (.sst) itself, one at a time and
+// in the calling goroutine, so that a damaged table is an error naming
+// its file instead of a panic: Badger opens its tables in goroutines of
+// its own, where a table whose index or blocks are damaged ends the
+// process with a panic nothing can recover.
+
+// Bits of an entry's meta byte (Badger's value.go).
+const (
+	bitDelete       = 1 << 0 // the key was deleted
+	bitValuePointer = 1 << 1 // the value is in the value log
+)
+
+// A Damage is one part of a store's directory that cannot be read.
+type Damage struct {
+	File string // the file's name in the directory, e.g. "000001.sst"
+	// Block is the table block, counted from 0, or -1 when the damage
+	// is not in one block (the table's index, or another file).
+	Block int
+	ID    string // the document whose record is damaged, if any
+	Err   error
+}
+
+func (d Damage) String() string {
+	var b strings.Builder
+	b.WriteString(d.File)
+	if d.Block >= 0 {
+		fmt.Fprintf(&b, " block %d", d.Block)
+	}
+	if d.ID != "" {
+		fmt.Fprintf(&b, " record %q", d.ID)
+	}
+	fmt.Fprintf(&b, ": %v", d.Err)
+	return b.String()
+}
+
+// corruptError is the error of a damaged store: it names the directory
+// and the file and wraps index.ErrCorrupt.
+type corruptError struct {
+	dir    string
+	damage Damage
+}
+
+func (e *corruptError) Error() string {
+	return fmt.Sprintf("index: %s: %v: %v", e.dir, index.ErrCorrupt, e.damage)
+}
+
+func (e *corruptError) Unwrap() error { return index.ErrCorrupt }
+
+// tableFiles returns the names of the table files in dir, sorted.
+func tableFiles(dir string) ([]string, error) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range es {
+		if strings.HasSuffix(e.Name(), ".sst") && e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// tableOptions are the options to read a table compressed with c (this
+// package writes none, but Badger's defaults compress, and an index may
+// have been written by an older version) with every block's checksum
+// verified when it is read. Nothing is encrypted.
+func tableOptions(c options.CompressionType) table.Options {
+	return table.Options{
+		BlockSize:   4 * 1024,
+		Compression: c,
+		ChkMode:     options.OnBlockRead,
+	}
+}
+
+// unknownCompression means the MANIFEST, which records each table's
+// compression, could not be read: every compression is tried.
+const unknownCompression options.CompressionType = 1 << 31
+
+// manifestTables returns the tables the MANIFEST of dir lists (the
+// others are leftovers that Badger deletes when it opens), by file
+// name, with their compression.
+func manifestTables(dir string) (map[string]options.CompressionType, error) {
+	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var m badger.Manifest
+	if err := protect(func() error {
+		var err error
+		m, _, err = badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir).WithLogger(badgerLogger{}))
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	out := make(map[string]options.CompressionType, len(m.Tables))
+	for id, t := range m.Tables {
+		out[table.IDToFilename(id)] = t.Compression
+	}
+	return out, nil
+}
+
+// dirTables returns the tables of dir to read, with their compression:
+// those the MANIFEST lists, or every table file (compression unknown)
+// when it cannot be read.
+func dirTables(dir string) (map[string]options.CompressionType, error) {
+	if m, err := manifestTables(dir); err == nil {
+		return m, nil
+	}
+	names, err := tableFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]options.CompressionType, len(names))
+	for _, n := range names {
+		out[n] = unknownCompression
+	}
+	return out, nil
+}
+
+// sortedNames returns the keys of m, sorted.
+func sortedNames(m map[string]options.CompressionType) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// panicError turns a recovered panic into an error.
+func panicError(r any) error {
+	if err, ok := r.(error); ok {
+		return fmt.Errorf("%w (recovered from a panic)", err)
+	}
+	s := strings.TrimSpace(fmt.Sprint(r))
+	if strings.Contains(s, "initIndex crash") {
+		// Badger's report of a table whose footer or index does not
+		// parse: the numbers it prints are garbage.
+		return errors.New("its footer or index does not parse (the file is truncated or overwritten)")
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return fmt.Errorf("%s (recovered from a panic)", s)
+}
+
+// openTable maps the table file path and reads its index (the footer,
+// the index's checksum, the smallest and the biggest key), the table
+// being compressed with c (unknownCompression: whichever works). The
+// caller calls close when done with it.
+func openTable(path string, c options.CompressionType) (*table.Table, func(), error) {
+	if c != unknownCompression {
+		return openTableAs(path, c)
+	}
+	var first error
+	for _, c := range []options.CompressionType{options.None, options.Snappy, options.ZSTD} {
+		t, closeFn, err := openTableAs(path, c)
+		if err == nil {
+			return t, closeFn, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, nil, first
+}
+
+func openTableAs(path string, c options.CompressionType) (t *table.Table, closeFn func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() == 0 {
+		return nil, nil, errors.New("empty file")
+	}
+	data, err := z.Mmap(f, false, fi.Size())
+	if err != nil {
+		return nil, nil, err
+	}
+	unmap := func() { _ = z.Munmap(data) }
+	id, ok := table.ParseFileID(path)
+	if !ok {
+		unmap()
+		return nil, nil, errors.New("not a table file name")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			unmap()
+			t, closeFn, err = nil, nil, panicError(r)
+		}
+	}()
+	opts := tableOptions(c)
+	t, err = table.OpenInMemoryTable(data, id, &opts)
+	if err != nil {
+		unmap()
+		return nil, nil, err
+	}
+	return t, unmap, nil
+}
+
+// checkTables reads the index of every table in dir, so that Badger's
+// Open, which reads them in goroutines of its own, does not panic on a
+// damaged one. It returns the first damage found.
+func checkTables(dir string) error {
+	tables, err := manifestTables(dir)
+	if err != nil {
+		return nil // no MANIFEST yet, or Badger's Open reports what is wrong with it
+	}
+	for _, name := range sortedNames(tables) {
+		_, closeFn, err := openTable(filepath.Join(dir, name), tables[name])
+		if errors.Is(err, fs.ErrNotExist) {
+			// Compacted away by a writer that holds the store since the
+			// MANIFEST was read (Badger's Open then says it is in use),
+			// or missing: Badger's Open reports it.
+			continue
+		}
+		if err != nil {
+			return &corruptError{dir: dir, damage: Damage{File: name, Block: -1, Err: err}}
+		}
+		closeFn()
+	}
+	return nil
+}
+
+// entry is one key-value entry of a table.
+type entry struct {
+	key     []byte // without the version
+	version uint64
+	meta    byte
+	value   []byte
+}
+
+// walkTable reads every entry of the table file path (compressed with
+// c), block by block,
+// verifying each block's checksum, and calls fn with each (its slices
+// valid during the call only). A block that cannot be read is reported
+// to bad and skipped; a table whose index cannot be read is one damage.
+// It returns the number of entries read.
+func walkTable(path string, c options.CompressionType, fn func(*entry), bad func(Damage)) int64 {
+	name := filepath.Base(path)
+	t, closeFn, err := openTable(path, c)
+	if err != nil {
+		bad(Damage{File: name, Block: -1, Err: err})
+		return 0
+	}
+	defer closeFn()
+	var firsts []string
+	if err := protect(func() error {
+		firsts = t.KeySplits(1<<30, nil) // every block's first key
+		return nil
+	}); err != nil {
+		bad(Damage{File: name, Block: -1, Err: fmt.Errorf("table index: %w", err)})
+		return 0
+	}
+	var n int64
+	for b, first := range firsts {
+		var next []byte
+		if b+1 < len(firsts) {
+			next = []byte(firsts[b+1])
+		}
+		read := int64(0)
+		err := protect(func() error {
+			it := t.NewIterator(table.NOCACHE)
+			defer it.Close()
+			for it.Seek([]byte(first)); it.Valid(); it.Next() {
+				k := it.Key()
+				if next != nil && y.CompareKeys(k, next) >= 0 {
+					break
+				}
+				if len(k) < 8 {
+					return fmt.Errorf("key %q: shorter than its version", k)
+				}
+				vs := it.Value()
+				fn(&entry{key: y.ParseKey(k), version: y.ParseTs(k), meta: vs.Meta, value: vs.Value})
+				read++
+			}
+			if read == 0 {
+				return errors.New("unreadable (a checksum or its structure does not match)")
+			}
+			return nil
+		})
+		n += read
+		if err != nil {
+			bad(Damage{File: name, Block: b, Err: err})
+		}
+	}
+	if n != int64(t.KeyCount()) && n > 0 {
+		// Entries lost inside blocks that were read in part.
+		bad(Damage{File: name, Block: -1, Err: fmt.Errorf("read %d of its %d entries", n, t.KeyCount())})
+	}
+	return n
+}
+
+// protect calls f, turning a panic into an error.
+func protect(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(r)
+		}
+	}()
+	return f()
+}
+
+// recoverTo is deferred by the Store's methods: a panic of Badger's in
+// the calling goroutine (a damaged table, read without a checksum
+// verification that would have caught it) becomes an error naming the
+// directory.
+func (s *Store) recoverTo(op string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("index: %s: %s: %w: %v in %s", s.dir, op, index.ErrCorrupt, panicError(r), firstFrame(debug.Stack()))
+	}
+}
+
+// firstFrame returns the innermost function of Badger's in stack, for
+// the error message.
+func firstFrame(stack []byte) string {
+	for _, line := range bytes.Split(stack, []byte("\n")) {
+		if bytes.Contains(line, []byte("dgraph-io/")) && !bytes.HasPrefix(line, []byte("\t")) {
+			s := string(line)
+			if i := strings.LastIndexByte(s, '('); i > 0 {
+				s = s[:i]
+			}
+			return s
+		}
+	}
+	return "not in Badger"
+}
+
+// memFiles returns the names of the memtable logs in dir that hold
+// writes (a writer that did not close).
+func memFiles(dir string) []string {
+	var out []string
+	for name := range logFiles(dir) {
+		if strings.HasSuffix(name, ".mem") {
+			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Size() > 0 {
+				out = append(out, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

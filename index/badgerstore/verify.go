@@ -1,0 +1,195 @@
+package badgerstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/neardup/neardup/index"
+)
+
+// Report is what Verify and Salvage found in a store's directory.
+type Report struct {
+	Tables  int      // table files read
+	Entries int64    // entries read from them (every key and version)
+	Records int64    // document records decoded: with Verify, those Badger reads; with Salvage, the newest of each ID
+	Damage  []Damage // what could not be read, in the order found
+}
+
+// Verify checks the store in dir without writing to it: it reads every
+// table file the MANIFEST lists (every one when it cannot be read)
+// itself, block by block, verifying each block's checksum
+// and reading every entry, then (when the tables are whole) opens the
+// store read-only and reads every key through Badger (which reads the
+// manifest, the key registry and the memtable logs too) and decodes
+// every document record. A store with no damage returns a Report with
+// an empty Damage; err is for a directory that cannot be verified at
+// all (missing, or in use by a writer).
+func Verify(ctx context.Context, dir string) (*Report, error) {
+	tables, err := dirTables(dir)
+	if err != nil {
+		return nil, fmt.Errorf("index: verify %s: %w", dir, err)
+	}
+	r := &Report{}
+	for _, name := range sortedNames(tables) {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		r.Tables++
+		r.Entries += walkTable(filepath.Join(dir, name), tables[name], func(*entry) {}, func(d Damage) { r.Damage = append(r.Damage, d) })
+	}
+	if len(r.Damage) > 0 {
+		return r, nil
+	}
+	s, err := Open(dir, &Options{ReadOnly: true})
+	if err != nil {
+		if errors.Is(err, ErrInUse) || errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		var ce *corruptError
+		if errors.As(err, &ce) {
+			r.Damage = append(r.Damage, ce.damage)
+		} else {
+			r.Damage = append(r.Damage, Damage{File: "(opening with Badger)", Block: -1, Err: err})
+		}
+		return r, nil
+	}
+	defer s.Close()
+	err = protect(func() error {
+		return s.db.View(func(txn *badger.Txn) error {
+			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+			defer it.Close()
+			for it.Rewind(); it.Valid(); it.Next() {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				item := it.Item()
+				key := item.Key()
+				if len(key) == 0 || key[0] != kindDoc {
+					continue
+				}
+				id := string(key[1:])
+				rec, err := item.ValueCopy(nil)
+				if err != nil {
+					r.Damage = append(r.Damage, Damage{File: "value log", Block: -1, ID: id, Err: err})
+					continue
+				}
+				if _, err := index.DecodeRecord(id, rec); err != nil {
+					r.Damage = append(r.Damage, Damage{File: "(through Badger)", Block: -1, ID: id, Err: err})
+					continue
+				}
+				r.Records++
+			}
+			return nil
+		})
+	})
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return r, err
+	}
+	if err != nil {
+		r.Damage = append(r.Damage, Damage{File: "(through Badger)", Block: -1, Err: err})
+	}
+	return r, nil
+}
+
+// Salvage copies what can be read of the store in dir into a new store
+// in out, which must not hold documents: every document record it can
+// read from the table files (those the MANIFEST lists; every one when
+// it cannot be read) (the newest version of each; a record in a
+// damaged block is lost, and a record deleted in a damaged block may
+// come back) goes into an index with the same layout and analyzer,
+// which files it under all its keys again. The memtable logs (.mem
+// files, the writes of a writer that did not close) are not read; they
+// are reported as damage when they hold data. It returns the report and
+// the number of documents out holds.
+func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int, error) {
+	if a, b := filepath.Clean(dir), filepath.Clean(out); a == b {
+		return nil, 0, fmt.Errorf("index: salvage %s: the output must be another directory", dir)
+	}
+	tables, err := dirTables(dir)
+	if err != nil {
+		return nil, 0, fmt.Errorf("index: salvage %s: %w", dir, err)
+	}
+	type newest struct {
+		version uint64
+		meta    byte
+		value   []byte
+	}
+	keep := map[string]*newest{}
+	r := &Report{}
+	for _, name := range sortedNames(tables) {
+		if err := ctx.Err(); err != nil {
+			return r, 0, err
+		}
+		r.Tables++
+		r.Entries += walkTable(filepath.Join(dir, name), tables[name], func(e *entry) {
+			if len(e.key) == 0 || (e.key[0] != kindDoc && e.key[0] != kindMeta) {
+				return
+			}
+			if n := keep[string(e.key)]; n != nil && n.version >= e.version {
+				return
+			}
+			keep[string(e.key)] = &newest{version: e.version, meta: e.meta, value: append([]byte(nil), e.value...)}
+		}, func(d Damage) { r.Damage = append(r.Damage, d) })
+	}
+	for _, name := range memFiles(dir) {
+		r.Damage = append(r.Damage, Damage{File: name, Block: -1, Err: errors.New("memtable log not read: the writes of a writer that did not close")})
+	}
+	meta := func(name string) []byte {
+		if n := keep[string(metaKey(name))]; n != nil && n.meta&bitDelete == 0 {
+			return n.value
+		}
+		return nil
+	}
+	format, lay, analyzer := meta(index.MetaFormat), meta(index.MetaLayout), meta(index.MetaAnalyzer)
+	if len(format) != 1 || format[0] != index.FormatVersion || len(lay) != 2 {
+		return r, 0, fmt.Errorf("index: salvage %s: %w: its format and layout metadata cannot be read (format %v, layout %v)", dir, ErrCorrupt, format, lay)
+	}
+	var ids []string
+	for k, n := range keep {
+		if k[0] == kindDoc && n.meta&bitDelete == 0 {
+			ids = append(ids, k)
+		}
+	}
+	sort.Strings(ids)
+	var docs []index.Doc
+	for _, k := range ids {
+		n, id := keep[k], k[1:]
+		if n.meta&bitValuePointer != 0 {
+			r.Damage = append(r.Damage, Damage{File: "value log", Block: -1, ID: id, Err: errors.New("record kept in the value log: not salvaged")})
+			continue
+		}
+		d, err := index.DecodeRecord(id, n.value)
+		if err != nil {
+			r.Damage = append(r.Damage, Damage{File: "(table entry)", Block: -1, ID: id, Err: err})
+			continue
+		}
+		docs = append(docs, d)
+	}
+	r.Records = int64(len(docs))
+	if _, err := os.Stat(out); err == nil {
+		if es, _ := os.ReadDir(out); len(es) > 0 {
+			return r, 0, fmt.Errorf("index: salvage into %s: %w: the directory is not empty", out, ErrNotEmpty)
+		}
+	}
+	x, err := OpenIndex(ctx, out, opts, &index.Options{Blocks: int(lay[0]), MaxDistance: int(lay[1]), AnalyzerID: string(analyzer)})
+	if err != nil {
+		return r, 0, err
+	}
+	n, err := x.Load(ctx, func(yield func(index.Doc) bool) {
+		for _, d := range docs {
+			if !yield(d) {
+				return
+			}
+		}
+	})
+	if cerr := x.Close(); err == nil {
+		err = cerr
+	}
+	return r, n, err
+}

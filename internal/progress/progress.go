@@ -1,0 +1,210 @@
+// Package progress owns how the commands show long work: a one-line
+// status redrawn on a terminal (records, bytes, MB/s and, when the size
+// of the input is known in advance, percent done and ETA), and the
+// formatting of the counts and sizes they print.
+package progress
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/neardup/neardup/input"
+)
+
+// Interval is how often the line is redrawn: at most five times a
+// second.
+const Interval = 200 * time.Millisecond
+
+// Bar draws the status line. A nil *Bar draws nothing, so that a command
+// calls Add and Finish whether or not it shows one.
+type Bar struct {
+	w       io.Writer
+	total   int64 // input bytes, or -1 when unknown
+	start   time.Time
+	records atomic.Int64
+	bytes   atomic.Int64
+	stop    chan struct{}
+	done    sync.WaitGroup
+}
+
+// Start starts redrawing the line on w every Interval, for an input of
+// total bytes (-1: unknown).
+func Start(w io.Writer, total int64) *Bar {
+	p := &Bar{w: w, total: total, start: time.Now(), stop: make(chan struct{})}
+	p.done.Add(1)
+	go func() {
+		defer p.done.Done()
+		t := time.NewTicker(Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				fmt.Fprint(p.w, "\r\x1b[K") // clear the line
+				return
+			case <-t.C:
+				fmt.Fprint(p.w, "\r\x1b[K"+p.line(time.Now()))
+			}
+		}
+	}()
+	return p
+}
+
+// ForInputs returns a Bar on w for the inputs paths when w is a
+// terminal, and nil otherwise.
+func ForInputs(w io.Writer, paths []string) *Bar {
+	if !IsTerminal(w) {
+		return nil
+	}
+	return Start(w, InputSize(paths))
+}
+
+// Add counts a record of n input bytes.
+func (p *Bar) Add(n int64) {
+	if p != nil {
+		p.records.Add(1)
+		p.bytes.Add(n)
+	}
+}
+
+// AddRecord counts the record rec, read with the error err (nil for a
+// good record), by the bytes it took in its input (RecordBytes).
+func (p *Bar) AddRecord(rec *input.Record, err error) {
+	if p != nil {
+		p.Add(RecordBytes(rec, err))
+	}
+}
+
+// Finish stops and clears the line.
+func (p *Bar) Finish() {
+	if p != nil {
+		close(p.stop)
+		p.done.Wait()
+	}
+}
+
+// line formats the status at time now.
+func (p *Bar) line(now time.Time) string {
+	return Line(p.records.Load(), p.bytes.Load(), p.total, now.Sub(p.start))
+}
+
+// RecordBytes estimates the bytes the record rec (read with the error
+// err) took in its input, so that they add up to the input's size: a
+// JSONL line and its newline, or a whole file's text.
+func RecordBytes(rec *input.Record, err error) int64 {
+	var re *input.RecordError
+	switch {
+	case errors.As(err, &re):
+		return int64(len(re.Raw)) + 1
+	case rec.Raw == nil:
+		return int64(len(rec.Text))
+	}
+	return int64(len(rec.Raw)) + 1
+}
+
+// Line formats "12,345 records  45.6 MB  3.2 MB/s  37%  ETA 0:42".
+func Line(records, n, total int64, elapsed time.Duration) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s records  %s", Count(records), Bytes(n))
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(n) / s
+		fmt.Fprintf(&b, "  %.1f MB/s", rate/1e6)
+	}
+	if total > 0 {
+		pct := min(100, float64(n)*100/float64(total))
+		fmt.Fprintf(&b, "  %.0f%%", pct)
+		if rate > 0 && n < total {
+			eta := time.Duration(float64(total-n) / rate * float64(time.Second))
+			fmt.Fprintf(&b, "  ETA %s", formatETA(eta))
+		}
+	}
+	return b.String()
+}
+
+// formatETA formats a duration as m:ss or h:mm:ss.
+func formatETA(d time.Duration) string {
+	s := int64(d.Round(time.Second).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// IsTerminal reports whether w is a terminal (a character device).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// InputSize returns the total size of the inputs when every one is a
+// regular, uncompressed file, else -1 (standard input, directories and
+// gzip data have no size known in advance).
+func InputSize(paths []string) int64 {
+	var total int64
+	for _, p := range paths {
+		if p == "-" {
+			return -1
+		}
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return -1
+		}
+		var magic [2]byte
+		n, _ := io.ReadFull(f, magic[:])
+		f.Close()
+		if n == 2 && magic == [2]byte{0x1f, 0x8b} {
+			return -1
+		}
+		total += fi.Size()
+	}
+	return total
+}
+
+// Count formats n with thousands separators: 1,234,567.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Bytes formats a size as "12.3 MB" (decimal units).
+func Bytes(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+}

@@ -1,0 +1,63 @@
+package progress
+
+import (
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/input"
+)
+
+func TestLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		records, n, total int64
+		elapsed           time.Duration
+		want              string
+	}{
+		{0, 0, -1, 0, "0 records  0 B"},
+		{1234, 5_600_000, -1, 2 * time.Second, "1,234 records  5.6 MB  2.8 MB/s"},
+		{1234, 5_000_000, 20_000_000, 2 * time.Second, "1,234 records  5.0 MB  2.5 MB/s  25%  ETA 0:06"},
+		{99, 20_000_000, 20_000_000, time.Second, "99 records  20.0 MB  20.0 MB/s  100%"},
+		{1, 1_000_000, 10_000_000_000, time.Second, "1 records  1.0 MB  1.0 MB/s  0%  ETA 2:46:39"},
+	}
+	for _, tt := range tests {
+		if got := Line(tt.records, tt.n, tt.total, tt.elapsed); got != tt.want {
+			t.Errorf("Line(%d, %d, %d, %v) = %q, want %q", tt.records, tt.n, tt.total, tt.elapsed, got, tt.want)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	t.Parallel()
+	counts := map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"}
+	for n, want := range counts {
+		if got := Count(n); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+	sizes := map[int64]string{0: "0 B", 999: "999 B", 1000: "1.0 kB", 1_500_000: "1.5 MB", 2_340_000_000: "2.34 GB"}
+	for n, want := range sizes {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestRecordBytes: the bytes counted for a record add up to its input's
+// size: a JSONL line and its newline, a whole file's text.
+func TestRecordBytes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		rec  input.Record
+		err  error
+		want int64
+	}{
+		{input.Record{Raw: []byte(`{"id":"a","text":"xyz"}`), Text: "xyz"}, nil, 24},
+		{input.Record{Text: "a whole file"}, nil, 12},
+		{input.Record{}, &input.RecordError{Raw: []byte(`{"text":1}`)}, 11},
+	} {
+		if got := RecordBytes(&tt.rec, tt.err); got != tt.want {
+			t.Errorf("RecordBytes(%+v, %v) = %d, want %d", tt.rec, tt.err, got, tt.want)
+		}
+	}
+}
