@@ -354,7 +354,8 @@ func testGetRoundTrip(t *testing.T, open Opener) {
 	}
 	full := index.Doc{ID: "标识/full", Fingerprint: 0xabc, ContentHash: 7, Title: "标题 T",
 		Keywords: []tfidf.Keyword{{Word: "k", Weight: 2}, {Word: "新闻", Weight: 0.25}}, Sketch: sketch,
-		Added: time.Date(2025, 1, 2, 12, 4, 5, 6, time.FixedZone("UTC+9", 9*3600)), Job: "job-1", Seq: 1<<40 + 3}
+		Added: time.Date(2025, 1, 2, 12, 4, 5, 6, time.FixedZone("UTC+9", 9*3600)), Job: "job-1", Seq: 1<<40 + 3,
+		Text: "正文：新华社北京电，the kept text of the article."}
 	if err := x.Add(ctx, full, index.Doc{ID: "zero"}); err != nil {
 		t.Fatal(err)
 	}
