@@ -229,6 +229,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			idfCommand(),
 			statsCommand(),
 			deleteCommand(),
+			serveCommand(),
 			helpCommand(), // in place of urfave/cli's own
 		},
 		Action:         rootAction,
