@@ -847,3 +847,33 @@ func (x *Index) Close() error {
 	x.closed = true
 	return x.store.Close()
 }
+
+// TextStats counts the documents of the index and the texts they keep
+// (Doc.Text), reading every record once without decompressing a text.
+// The store must be a RecordScanner; otherwise the error wraps
+// errors.ErrUnsupported.
+func (x *Index) TextStats(ctx context.Context) (TextStats, error) {
+	if err := x.use(); err != nil {
+		return TextStats{}, err
+	}
+	defer x.life.RUnlock()
+	sc, ok := x.store.(RecordScanner)
+	if !ok {
+		return TextStats{}, fmt.Errorf("index: %s: counting the kept texts needs a store that lists its records: %w", x.name, errors.ErrUnsupported)
+	}
+	var ts TextStats
+	err := sc.ScanRecords(ctx, func(id string, rec []byte) error {
+		n, stored, err := textSize(rec, id)
+		if err != nil {
+			return fmt.Errorf("index: %s: record of %q: %w: %w", x.name, id, ErrCorrupt, err)
+		}
+		ts.Docs++
+		if stored > 0 {
+			ts.Texts++
+			ts.Bytes += n
+			ts.Stored += stored
+		}
+		return nil
+	})
+	return ts, err
+}

@@ -204,10 +204,18 @@ func decodeDoc(b []byte, id string) (Doc, error) {
 // withText is set (a corrupt text is an error then, and unseen
 // otherwise).
 func decodeRecord(b []byte, id string, withText bool) (Doc, error) {
+	doc, _, err := decodeFields(b, id, withText)
+	return doc, err
+}
+
+// decodeFields is decodeRecord that also returns the bytes of the text
+// field (nil when there is none).
+func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 	d := decoder{b: b}
+	var text []byte
 	doc := Doc{ID: id}
 	if v := d.bytes(1, "version"); v != nil && v[0] != recordVersion {
-		return Doc{}, fmt.Errorf("record version %d: want %d", v[0], recordVersion)
+		return Doc{}, nil, fmt.Errorf("record version %d: want %d", v[0], recordVersion)
 	}
 	if p := d.bytes(16, "hashes"); p != nil {
 		doc.Fingerprint = simhash.Fingerprint(binary.BigEndian.Uint64(p))
@@ -256,7 +264,10 @@ func decodeRecord(b []byte, id string, withText bool) (Doc, error) {
 		case d.err != nil:
 		case tag <= last:
 			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
-		case tag == fieldText && withText:
+		case tag == fieldText:
+			text = p
+		}
+		if d.err == nil && tag == fieldText && withText {
 			t, err := textCodec().dec.DecodeAll(p, nil)
 			if err != nil {
 				d.off = start
@@ -267,7 +278,39 @@ func decodeRecord(b []byte, id string, withText bool) (Doc, error) {
 		last = tag
 	}
 	if d.err != nil {
-		return Doc{}, d.err
+		return Doc{}, nil, d.err
 	}
-	return doc, nil
+	return doc, text, nil
+}
+
+// TextStats count the kept texts of an archive (see Index.TextStats).
+type TextStats struct {
+	Docs   int64 // documents
+	Texts  int64 // documents that keep their text
+	Bytes  int64 // the kept texts' length, in bytes of UTF-8
+	Stored int64 // the bytes they take compressed in the records
+}
+
+// textSize returns the length and compressed size of the kept text of a
+// record, or zeros when it keeps none. The length is read from the zstd
+// frame header, without decompressing the text, when the header has it
+// (the encoder leaves it out of some frames of very short texts, which
+// are decompressed).
+func textSize(rec []byte, id string) (n, stored int64, err error) {
+	_, field, err := decodeFields(rec, id, false)
+	if err != nil || field == nil {
+		return 0, 0, err
+	}
+	var h zstd.Header
+	if err := h.Decode(field); err != nil {
+		return 0, 0, fmt.Errorf("text: %v", err)
+	}
+	if h.HasFCS {
+		return int64(h.FrameContentSize), int64(len(field)), nil
+	}
+	t, err := textCodec().dec.DecodeAll(field, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("text: %v", err)
+	}
+	return int64(len(t)), int64(len(field)), nil
 }

@@ -43,6 +43,8 @@ are reported on stderr with their file and line; the others are added, and the e
 			indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "fingerprints", Category: catIndex, TakesFile: true,
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
+			&cli.BoolFlag{DisableDefaultText: true, Name: "keep-text", Category: catIndex,
+				Usage: "keep each article's text in the archive (compressed), for neardup serve's shared-passage view"},
 			workersFlag(),
 			jsonFlag(),
 		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}),
@@ -183,6 +185,7 @@ func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyze
 		}
 		return nil
 	}
+	keepText := c.Bool("keep-text")
 	err := pipeline.Run(c.Context, r, a, &pipeline.Options{Workers: nw, Check: check}, func(it *pipeline.Item) error {
 		switch {
 		case it.Err != nil && (pipeline.IsRecordErr(it.Err) || errors.Is(it.Err, index.ErrID)):
@@ -194,6 +197,9 @@ func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyze
 		}
 		d := it.Analysis.Doc(it.Record.ID, it.Record.Title, storedKeywords)
 		d.Added = ad.now().UTC()
+		if keepText {
+			d.Text = it.Record.Text
+		}
 		if batch = append(batch, d); len(batch) == addBatch {
 			err := ad.add(batch)
 			batch = batch[:0]

@@ -1296,3 +1296,37 @@ func testStoreClaimRace(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// TextStats checks Index.TextStats on a store that is a
+// index.RecordScanner: documents with and without a kept text, a
+// replaced text and a deleted one.
+func TextStats(t *testing.T, open Opener) {
+	x := newIndex(t, open, nil)
+	ctx := t.Context()
+	if _, ok := x.Store().(index.RecordScanner); !ok {
+		t.Fatalf("%T is no index.RecordScanner", x.Store())
+	}
+	text := strings.Repeat("新华社北京电 the kept text. ", 50)
+	docs := SeqDocs(0, 4, 0)
+	docs[0].Text, docs[1].Text, docs[2].Text = text, "短文", text
+	if err := x.Add(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	docs[2].Text = ""
+	if err := x.Add(ctx, docs[2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Delete(ctx, docs[3].ID); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := x.TextStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (index.TextStats{Docs: 3, Texts: 2, Bytes: int64(len(text) + len("短文"))}); ts.Docs != want.Docs || ts.Texts != want.Texts || ts.Bytes != want.Bytes {
+		t.Errorf("TextStats = %+v, want %+v and some stored bytes", ts, want)
+	}
+	if ts.Stored <= 0 || ts.Stored >= int64(len(text))/4 {
+		t.Errorf("TextStats.Stored = %d for a %d-byte repetitive text and a short one", ts.Stored, len(text))
+	}
+}
