@@ -214,31 +214,89 @@ func (s *Server) addDocuments(w http.ResponseWriter, r *http.Request) *apiError 
 	return nil
 }
 
-// add adds docs (distinct IDs) and says which replaced a document.
+// addGroup is one request's documents waiting to be written.
+type addGroup struct {
+	docs     []index.Doc
+	replaced []bool
+	err      error
+	done     chan struct{}
+}
+
+// add adds docs (distinct IDs) and says which replaced a document. The
+// adds of concurrent requests are written together (group commit): the
+// first request to get the write lock writes every group queued by
+// then in one Index.Add, so that a synced store syncs once for all of
+// them; each request returns once its documents are written. Later
+// groups win over earlier ones with the same ID, as they would one after
+// the other. The write does not stop when the request that makes it is
+// cancelled: the other requests' documents are in it.
 func (s *Server) add(ctx context.Context, docs []index.Doc) ([]bool, error) {
+	g := &addGroup{docs: docs, done: make(chan struct{})}
+	s.qmu.Lock()
+	s.queue = append(s.queue, g)
+	s.qmu.Unlock()
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	replaced := make([]bool, len(docs))
-	for i := range docs {
-		_, err := s.o.Index.Get(ctx, docs[i].ID)
+	select {
+	case <-g.done: // written by another request's write
+	default:
+		s.qmu.Lock()
+		q := s.queue
+		s.queue = nil
+		s.qmu.Unlock()
+		s.writeGroups(context.WithoutCancel(ctx), q)
+	}
+	s.wmu.Unlock()
+	<-g.done
+	return g.replaced, g.err
+}
+
+// writeGroups writes the groups in one Index.Add and marks them done.
+// s.wmu is held.
+func (s *Server) writeGroups(ctx context.Context, q []*addGroup) {
+	var all []index.Doc
+	for _, g := range q {
+		all = append(all, g.docs...)
+	}
+	existed := make(map[string]bool, len(all))
+	var err error
+	for i := range all {
+		id := all[i].ID
+		if _, ok := existed[id]; ok {
+			continue
+		}
+		_, gerr := s.o.Index.Get(ctx, id)
 		switch {
-		case err == nil:
-			replaced[i] = true
-		case !errors.Is(err, index.ErrNotFound):
-			return nil, err
+		case gerr == nil:
+			existed[id] = true
+		case errors.Is(gerr, index.ErrNotFound):
+			existed[id] = false
+		default:
+			err = gerr
+		}
+		if err != nil {
+			break
 		}
 	}
-	if err := s.o.Index.Add(ctx, docs...); err != nil {
-		return nil, err
+	if err == nil {
+		err = s.o.Index.Add(ctx, all...)
 	}
-	for _, r := range replaced {
-		op := "added"
-		if r {
-			op = "replaced"
+	for _, g := range q {
+		g.err = err
+		if err == nil {
+			g.replaced = make([]bool, len(g.docs))
+			for i := range g.docs {
+				id := g.docs[i].ID
+				g.replaced[i] = existed[id]
+				existed[id] = true // a later group replaces this one
+				op := "added"
+				if g.replaced[i] {
+					op = "replaced"
+				}
+				s.metrics.writes.WithLabelValues(op).Inc()
+			}
 		}
-		s.metrics.writes.WithLabelValues(op).Inc()
+		close(g.done)
 	}
-	return replaced, nil
 }
 
 // batchLineJSON answers one line of a batch.

@@ -160,7 +160,7 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 }
 
 // loadRequests is the number of requests TestLoad sends:
-// NEARDUP_LOAD_REQUESTS, else 4,000 (1,000 with -short), which keep the
+// NEARDUP_LOAD_REQUESTS, else 2,000 (500 with -short), which keep the
 // test within a few seconds on two loaded cores; 20,000 is the figure
 // the issue names (see the package's notes in the README).
 func loadRequests(t *testing.T) int {
@@ -172,9 +172,9 @@ func loadRequests(t *testing.T) int {
 		return n
 	}
 	if testing.Short() {
-		return 1000
+		return 500
 	}
-	return 4000
+	return 2000
 }
 
 // TestLoad runs 16 concurrent clients of mixed checks and adds against a

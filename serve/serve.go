@@ -92,6 +92,9 @@ type Server struct {
 	// wmu makes each write route's read-then-write (is the ID taken? is
 	// the article new?) one step for the requests of this server.
 	wmu sync.Mutex
+	// queue holds the adds waiting for wmu (see add), guarded by qmu.
+	qmu   sync.Mutex
+	queue []*addGroup
 }
 
 //go:embed web

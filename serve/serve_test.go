@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -356,5 +358,41 @@ func TestMetrics(t *testing.T) {
 	// Two servers do not share metrics: each has its own registry.
 	if w := do(newTestServer(t, Options{}), "GET", "/metrics", ""); strings.Contains(w.Body.String(), "neardup_matches_found_total 2") {
 		t.Error("a new server reports the first server's matches")
+	}
+}
+
+// TestConcurrentAdds adds from 24 requests at once, 8 of them with one
+// ID: the adds are written in groups, yet each new ID is answered 201
+// once, every later add of it 200 (replaced), and all are archived.
+func TestConcurrentAdds(t *testing.T) {
+	a := fixture(t, "a.txt")
+	s := newTestServer(t, Options{})
+	codes := make(chan int, 24)
+	var wg sync.WaitGroup
+	for i := range 24 {
+		wg.Go(func() {
+			id := fmt.Sprintf("doc-%d", i)
+			if i < 8 {
+				id = "same"
+			}
+			w := do(s, "POST", "/v1/documents", js(t, map[string]any{"id": id, "text": fmt.Sprintf("%d %s", i, a)}))
+			if i < 8 {
+				codes <- w.Code
+			} else if w.Code != 201 {
+				t.Errorf("%s: %d %s", id, w.Code, w.Body)
+			}
+		})
+	}
+	wg.Wait()
+	close(codes)
+	n := map[int]int{}
+	for c := range codes {
+		n[c]++
+	}
+	if n[201] != 1 || n[200] != 7 {
+		t.Errorf("8 adds of one ID answered %v; want one 201 and seven 200", n)
+	}
+	if st, _ := s.o.Index.Stats(t.Context()); st.Docs != 17 {
+		t.Errorf("archive holds %d documents, want 17", st.Docs)
 	}
 }
