@@ -77,11 +77,12 @@ type loadResult struct {
 }
 
 // runLoad sends n requests from clients concurrent clients to the server
-// at url: one in five adds a new document (a text of texts with its
+// at url: one in five adds a new document (ID prefix and the request's
+// number) (a text of texts with its
 // request number, so each has its own content), the others check a text
 // of texts. Any answer but 200 (check) or 201 (add), and any transport
 // error, is an error.
-func runLoad(url string, texts []string, n, clients int) *loadResult {
+func runLoad(url, prefix string, texts []string, n, clients int) *loadResult {
 	var next atomic.Int64
 	var mu sync.Mutex
 	res := &loadResult{}
@@ -113,7 +114,7 @@ func runLoad(url string, texts []string, n, clients int) *loadResult {
 				var body []byte
 				id := ""
 				if i%5 == 4 {
-					id = "load/" + strconv.FormatInt(i, 10)
+					id = prefix + strconv.FormatInt(i, 10)
 					target, want = url+"/v1/documents", http.StatusCreated
 					body, _ = json.Marshal(map[string]string{"id": id, "title": id, "text": strconv.FormatInt(i, 10) + " " + text})
 					adds++
@@ -187,7 +188,7 @@ func TestLoad(t *testing.T) {
 	hs := httptest.NewServer(s)
 	defer hs.Close()
 	n := loadRequests(t)
-	res := runLoad(hs.URL, sampleTexts(t), n, 16)
+	res := runLoad(hs.URL, "load/", sampleTexts(t), n, 16)
 	if res.nerrors > 0 {
 		t.Errorf("%d of %d requests failed; the first: %q", res.nerrors, n, res.errors)
 	}
@@ -216,9 +217,9 @@ func BenchmarkServeLoad(b *testing.B) {
 	hs := httptest.NewServer(s)
 	defer hs.Close()
 	texts := sampleTexts(b)
-	runLoad(hs.URL, texts, 200, 16) // warm up
+	runLoad(hs.URL, "warm/", texts, 200, 16)
 	b.ResetTimer()
-	res := runLoad(hs.URL, texts, max(b.N, 16), 16)
+	res := runLoad(hs.URL, fmt.Sprintf("load-%d/", b.N), texts, max(b.N, 16), 16)
 	b.StopTimer()
 	if res.nerrors > 0 {
 		b.Fatalf("%d requests failed: %q", res.nerrors, res.errors)
@@ -300,6 +301,18 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
+	// The floor: a request that touches neither the analyzer nor the
+	// archive (404, a JSON error).
+	floor := func() time.Duration {
+		t0 := time.Now()
+		resp, err := client.Get(hs.URL + "/v1/nothing")
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(t0)
+	}
 	inProcess := func() time.Duration {
 		t0 := time.Now()
 		an, err := a.Analyze(article)
@@ -316,20 +329,23 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		viaHTTP()
 		inProcess()
 	}
-	var h, p []time.Duration
+	var h, p, f []time.Duration
 	b.ResetTimer()
 	for range b.N {
 		h = append(h, viaHTTP())
 		p = append(p, inProcess())
+		f = append(f, floor())
 	}
 	b.StopTimer()
 	slices.Sort(h)
 	slices.Sort(p)
+	slices.Sort(f)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(percentile(h, 50)), "http-p50-ms")
 	b.ReportMetric(ms(percentile(h, 99)), "http-p99-ms")
 	b.ReportMetric(ms(percentile(p, 50)), "inproc-p50-ms")
 	b.ReportMetric(ms(percentile(p, 99)), "inproc-p99-ms")
+	b.ReportMetric(ms(percentile(f, 50)), "floor-p50-ms")
 	b.ReportMetric(100*(float64(percentile(h, 50))/float64(percentile(p, 50))-1), "overhead-%")
 	b.ReportMetric(float64(len(article)), "article-bytes")
 }
