@@ -145,3 +145,51 @@ func TestBrowser(t *testing.T) {
 	}
 	shot("page-phone.png")
 }
+
+// TestBrowserWrites uses the page's write buttons on a server with a
+// token: the token field is shown, "check and add" adds a new article
+// with the token, and a match's delete button (pressed twice) deletes it.
+func TestBrowserWrites(t *testing.T) {
+	ctx := browser(t)
+	a, b := fixture(t, "a.txt"), fixture(t, "b.txt")
+	s := newTestServer(t, Options{KeepText: true, Token: "s3cret"})
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SetValue(chromedp.CSS("#text"), a),
+		chromedp.SetValue(chromedp.CSS("#id"), "2024/show-dialog"),
+		chromedp.SetValue(chromedp.CSS("#title"), "显示对话框"),
+		chromedp.SetValue(chromedp.CSS("#token"), "s3cret"),
+		chromedp.Click(chromedp.CSS("#add")),
+		chromedp.WaitVisible(chromedp.CSS("#verdict.new")),
+	)
+	if err != nil {
+		t.Fatalf("adding from the page: %v", err)
+	}
+	verdict, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#verdict")))
+	if err != nil || !strings.Contains(verdict, "added to the archive as 2024/show-dialog") {
+		t.Errorf("verdict %q (%v)", verdict, err)
+	}
+	if d, err := s.o.Index.Get(t.Context(), "2024/show-dialog"); err != nil || d.Title != "显示对话框" || d.Text != a {
+		t.Fatalf("after the page's add: %q, %v", d.Title, err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("id").value = ""`)); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS("#text"), b),
+		chromedp.Click(chromedp.CSS("#check")),
+		chromedp.WaitVisible(chromedp.CSS("#matches li .danger")),
+		chromedp.Click(chromedp.CSS("#matches li .danger")),
+		chromedp.Click(chromedp.CSS("#matches li .danger")),
+		chromedp.WaitNotPresent(chromedp.CSS("#matches li")),
+	)
+	if err != nil {
+		t.Fatalf("deleting from the page: %v", err)
+	}
+	if _, err := s.o.Index.Get(t.Context(), "2024/show-dialog"); err == nil {
+		t.Error("the page's delete left the document in the archive")
+	}
+}

@@ -113,7 +113,7 @@ function matchItem(m, i) {
   actions.appendChild(view);
   const del = node("button", "danger", "从存档删除 Delete from archive");
   del.type = "button";
-  del.addEventListener("click", () => remove(m, li));
+  del.addEventListener("click", () => remove(m, li, del));
   actions.appendChild(del);
   li.appendChild(actions);
   return li;
@@ -145,8 +145,15 @@ function fill(el, segs) {
   }
 }
 
-async function remove(m, li) {
-  if (!confirm("Delete " + m.id + " from the archive?")) return;
+// remove deletes a match from the archive on a second press of its
+// button (the first asks for it: no modal dialog).
+async function remove(m, li, button) {
+  if (!button.dataset.armed) {
+    button.dataset.armed = "1";
+    button.textContent = "再按一次确认删除 Press again to delete " + m.id;
+    setTimeout(() => { delete button.dataset.armed; button.textContent = "从存档删除 Delete from archive"; }, 8000);
+    return;
+  }
   try {
     await call("DELETE", "v1/documents/" + encodeURIComponent(m.id), undefined, true);
     li.remove();
