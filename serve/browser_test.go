@@ -6,11 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/neardup/neardup/internal/testfixtures"
 )
 
 // chromium is where Debian's chromium package installs the browser.
@@ -144,6 +147,20 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("at 390 px the page is wider than the screen (%v)", err)
 	}
 	shot("page-phone.png")
+
+	// A GBK file, as load (the file input's and the drop zone's
+	// handler) reads it: decoded, its name the article's ID.
+	gbk := testfixtures.GBK(t, "金庸先生的武侠小说影响了几代读者。")
+	nums := make([]string, len(gbk))
+	for i := range len(gbk) {
+		nums[i] = strconv.Itoa(int(gbk[i]))
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+		`load(new File([new Uint8Array([`+strings.Join(nums, ",")+`])], "gbk.txt")).then(() => document.getElementById("text").value + "|" + document.getElementById("id").value)`,
+		chromedp.EvalAwaitPromise))
+	if err != nil || got != "金庸先生的武侠小说影响了几代读者。|gbk.txt" {
+		t.Errorf("a GBK file loaded into the page: %q, %v", got, err)
+	}
 }
 
 // TestBrowserWrites uses the page's write buttons on a server with a
