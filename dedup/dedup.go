@@ -92,7 +92,8 @@ type Options struct {
 	Keywords int
 	// Batch buffers this many new originals before adding them to the
 	// store in one write (queries see them at once all the same); 0 or 1
-	// adds each at once. Use it with a persistent index.
+	// adds each at once. Use it with a persistent index. With a shared
+	// store it is how many records index.Ingest decides at a time.
 	Batch int
 	// Job names this run, for resuming: documents the store holds from
 	// the same Job are recognised by their position, so that re-running
@@ -110,6 +111,15 @@ type Options struct {
 // an original itself. emit is called once per record, in input order;
 // an error from emit stops the run. Memory is bounded by the store and a
 // window of records in flight, not by the input.
+//
+// When the store is an index.Shared (a Redis archive), several Runs, in
+// any processes, may write into it at once: the records are decided in
+// batches of Options.Batch (64 when it is 0 or 1) by index.Ingest,
+// race-free. No two originals match, every duplicate's Matches are
+// originals, and with one Run the outcomes are those of any other
+// store. Duplicates are stored too (decided as such), and a record whose
+// ID the store holds for another document is Rejected even when it is
+// a duplicate, since the archive cannot hold both.
 func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index.Index, opts *Options, emit func(*Outcome) error) (Summary, error) {
 	var o Options
 	if opts != nil {
@@ -132,7 +142,8 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	}
 	start := time.Now()
 	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
-	if o.Batch > 1 {
+	_, d.shared = store.Store().(index.Shared)
+	if o.Batch > 1 && !d.shared {
 		mem, err := memstore.Open(ctx, &index.Options{MaxDistance: max(o.MaxDistance, index.DefaultMaxDistance)})
 		if err != nil {
 			return d.sum, err
@@ -155,8 +166,14 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 		default:
 			out.Verdict = Rejected
 		}
+		if d.shared {
+			return d.queue(out)
+		}
 		return d.decide(out)
 	})
+	if err == nil && d.shared {
+		err = d.ingest()
+	}
 	if err == nil {
 		err = d.flush()
 	}
@@ -173,6 +190,14 @@ type deduper struct {
 	emit    func(*Outcome) error
 	sum     Summary
 	start   time.Time // when the run started, by o.Now
+
+	// shared: the store is an index.Shared, which many writers use at
+	// once; the outcomes are decided in batches by index.Ingest (see
+	// shared.go) instead of match.
+	shared  bool
+	batch   []*Outcome
+	batchAt []int // the outcomes of batch that are documents
+	docs    []index.Doc
 }
 
 func (d *deduper) decide(out *Outcome) error {
@@ -183,6 +208,11 @@ func (d *deduper) decide(out *Outcome) error {
 			return err
 		}
 	}
+	return d.tally(out)
+}
+
+// tally counts a decided outcome and emits it.
+func (d *deduper) tally(out *Outcome) error {
 	switch out.Verdict {
 	case Unique:
 		d.sum.Unique++

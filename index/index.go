@@ -74,6 +74,12 @@
 // at a time: each reads the records it replaces, then hands the store
 // one Batch; readers run in parallel with them and with each other. How
 // durable and how atomic a Batch is, is the store's to say.
+//
+// Several processes deduplicating into one archive at once need more:
+// a check-then-add lets two near-duplicates added at the same moment
+// both become originals. Ingest (ingest.go) adds and decides documents
+// race-free over a store that is a Shared (redisstore), with the same
+// decisions as adding them one at a time when there is one writer.
 package index
 
 import (

@@ -61,15 +61,16 @@ func NormalizeFold(s string, f Folder) (string, error) {
 // character back, so that folding a simplified text changes it little.
 //
 // A text without a traditional character (one of TradChars: the
-// characters the three passes change on their own) is left as it is
-// without converting it, so simplified and English text costs one scan
-// (HasTradChar: about 2% of the analysis of simplified Chinese, by
-// instruction counts, bench/foldcount.sh). A text with one is converted
-// whole, and TradChars holds characters that simplified text uses too
-// (著, as in 著名, which TWVariantsRev changes to 着 on its own; 乾; 抬):
-// 30% of the zh_news articles, simplified news, have one, and cost the
-// conversion. Fold repeats the conversion while its output still has a
-// traditional character and changes (OpenCC's t2s is not quite
+// characters the three passes change on their own, but for the 24 that
+// simplified Chinese writes too, those OpenCC's t2s may leave as they
+// are: 著 as in 著名, which TWVariantsRev changes to 着 on its own; 乾 as
+// in 乾隆; 抬) is left as it is without converting it, so simplified and
+// English text costs one scan (HasTradChar: about 2% of the analysis of
+// simplified Chinese, by instruction counts, bench/foldcount.sh), and
+// simplified 著名 stays 著名. A text with one is converted whole: 3% of
+// the zh_news articles, simplified news, have one (霑, 査, 們 in a
+// quotation), and cost the conversion. Fold repeats the conversion while
+// its output still has a traditional character and changes (OpenCC's t2s is not quite
 // idempotent), at most four times, converting again only the runs
 // between ASCII bytes that the last conversion changed (no key or value
 // has an ASCII byte, so that gives the same text; TestTradFoldRuns);
@@ -89,7 +90,7 @@ type TradFold struct {
 // changes whenever TradFold's output can change for some input. The
 // tables are still "opencc-go v0.3.13"'s: the files that module embedded,
 // now embedded in dict, parse to the same entries (TestFoldTablesDigest).
-const TradFoldVersion = "t2s-1 opencc-go v0.3.13 tw-phrases tw-variants hk-variants ts"
+const TradFoldVersion = "t2s-2 opencc-go v0.3.13 tw-phrases tw-variants hk-variants ts"
 
 // NewTradFold returns a TradFold. Its tables are parsed by the first Fold
 // of a text with a traditional character, or by Load.

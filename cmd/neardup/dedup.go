@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/redisstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 )
@@ -48,6 +49,12 @@ memory: articles are also compared with what earlier runs stored there, and re-r
 interrupted run with the same inputs and settings resumes it, with the output an uninterrupted run
 would have given. The summary then also says how many content-hash lookups the index's
 exact-duplicate filter (a counting Bloom filter) answered without reading the index.
+With --index redis://HOST:PORT[,HOST:PORT...]/NAME the archive is on a Redis Cluster, and several
+dedup processes (on other inputs, on any machines) may write into it at once: each record is decided
+race-free against all of them (no two originals match; every duplicate's pairs name originals), and
+a single dedup gives the outputs it gives with a directory or in memory. Duplicates are kept in a
+Redis archive too (marked as such), so an id can be used once: a record whose id the archive holds
+for another article is rejected.
 
 Exit status: 0 on success, also when some records were rejected (they are counted in the summary and
 listed in --rejects, or on stderr); 2 on an error, when an input could not be read to its end (the
@@ -187,7 +194,9 @@ func runDedup(c *cli.Context) (err error) {
 		}()
 		store, idx = x, x
 		opts.Job = dedup.JobID(a.ID(), c.Args().Slice(), inOpts, k, minJ)
-		opts.Batch = 1000 // write the originals in batches
+		if !redisstore.IsURL(dir) {
+			opts.Batch = 1000 // write the originals in batches
+		} // a Redis archive: dedup.Run's batches of index.Ingest
 	} else {
 		m, err := memoryIndex(c.Context, a.ID(), k, minJ)
 		if err != nil {

@@ -3,7 +3,8 @@
 // against brute force and literal answers, loads, concurrency, the
 // archive's claimed options) and through the Store methods directly
 // (missing keys and records, postings without records, claims raced by
-// several goroutines, closing). Every store of this module passes it from
+// several goroutines, closing); and, for a store that is an
+// index.Shared, its methods and Index.Ingest (shared.go). Every store of this module passes it from
 // its TestConformance; a new store should too.
 //
 // The suite keeps nothing between tests: each one opens the stores it
@@ -65,6 +66,11 @@ func Run(t *testing.T, open Opener) {
 		{"StoreClaim", testStoreClaim},
 		{"StoreClaimRace", testStoreClaimRace},
 	}
+	probe := open(t)
+	if _, ok := probe.(index.Shared); ok {
+		tests = append(tests, sharedTests...)
+	}
+	probe.Close()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -18,6 +18,59 @@ const (
 	fnCompact   = "neardup_v1_compact" // KEYS bucket → its length
 )
 
+// The ingest library: the two steps of index.Ingest's protocol that
+// change a document's state. A state is one field of a hash (see
+// stateHash): a status byte ('p' pending, 'o' original, 'd' duplicate)
+// then the 5-byte numbers of its markers.
+const (
+	ingestLibName = "neardup_ingest_v1"
+
+	fnMark   = "neardup_ingest_v1_mark"   // KEYS state hash; ARGV field, marker → the state after
+	fnDecide = "neardup_ingest_v1_decide" // KEYS state hash; ARGV field, 'o' or 'd', dead markers (concatenated) → the state after
+)
+
+const ingestLibrary = `#!lua name=neardup_ingest_v1
+
+-- Adds a marker to a pending state; a decided state, or none, is
+-- returned as it is ('' for none).
+redis.register_function('neardup_ingest_v1_mark', function(keys, args)
+  local v = redis.call('HGET', keys[1], args[1])
+  if not v then return '' end
+  if string.sub(v, 1, 1) ~= 'p' then return v end
+  local by = args[2]
+  for i = 2, #v, 5 do
+    if string.sub(v, i, i + 4) == by then return v end
+  end
+  v = v .. by
+  redis.call('HSET', keys[1], args[1], v)
+  return v
+end)
+
+-- Decides a pending state (none counts as pending with no markers): 'd'
+-- always, 'o' only if every marker is among the dead ones; returns the
+-- state after.
+redis.register_function('neardup_ingest_v1_decide', function(keys, args)
+  local v = redis.call('HGET', keys[1], args[1])
+  if not v then v = 'p' end
+  if string.sub(v, 1, 1) ~= 'p' then return v end
+  local markers = string.sub(v, 2)
+  if args[2] == 'o' then
+    local dead = args[3] or ''
+    for i = 1, #markers, 5 do
+      local m = string.sub(markers, i, i + 4)
+      local found = false
+      for j = 1, #dead, 5 do
+        if string.sub(dead, j, j + 4) == m then found = true; break end
+      end
+      if not found then return v end
+    end
+  end
+  v = args[2] .. markers
+  redis.call('HSET', keys[1], args[1], v)
+  return v
+end)
+`
+
 const library = `#!lua name=neardup_v1
 
 -- Removes from a bucket of fixed-size records every record whose

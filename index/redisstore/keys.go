@@ -30,6 +30,7 @@ const (
 const (
 	kindRecord  = 'r' // r ID → number, record
 	kindNumHash = 'n' // n number/128 → hash {number%128 (1 byte) → ID}
+	kindState   = 's' // s number/128 → hash {number%128 (1 byte) → state (AppendRead's documents)}
 	kindMeta    = 'm' // m name → value (Claim)
 	kindStore   = 'M' // M name → value: the store's own settings ("epoch", "bucketbits")
 	kindNext    = 'N' // N → the last document number handed out (INCRBY)
@@ -182,6 +183,11 @@ func (s *Store) recordKey(id string) string { return s.prefix + string(kindRecor
 // numHash returns the key and field of num in the number→ID hashes.
 func (s *Store) numHash(num uint64) (key, field string) {
 	return s.prefix + string(kindNumHash) + numString(num/numsPerHash), string([]byte{byte(num % numsPerHash)})
+}
+
+// stateHash returns the key and field of num's state (see shared.go).
+func (s *Store) stateHash(num uint64) (key, field string) {
+	return s.prefix + string(kindState) + numString(num/numsPerHash), string([]byte{byte(num % numsPerHash)})
 }
 
 func (s *Store) metaKey(name string) string  { return s.prefix + string(kindMeta) + name }

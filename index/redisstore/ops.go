@@ -176,14 +176,17 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 		return err
 	}
 	defer s.life.RUnlock()
-	_, err := s.apply(ctx, b.Writes, nil)
+	_, err := s.apply(ctx, b.Writes, nil, false)
 	return err
 }
 
 // apply is Apply. When lens is not nil, it sets lens[i][j] to the length
 // of the bucket of ws[i].Keys[j] right after ws[i]'s posting was
-// appended (APPEND's answer), and it returns the writes' numbers.
-func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64) ([]uint64, error) {
+// appended (APPEND's answer), and it returns the writes' numbers. When
+// shared (AppendRead), it writes each record only if its ID has none
+// (SET NX: a write whose ID is taken gets number 0 and no postings) and
+// sets each new number's state to pending, before any posting.
+func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, shared bool) ([]uint64, error) {
 	if s.opts.ReadOnly {
 		return nil, s.errorf("%w", index.ErrReadOnly)
 	}
@@ -323,11 +326,15 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64) ([]
 			var rec []byte
 			// The numbers of a batch are consecutive: one HSET per
 			// number hash.
-			var hset []any
+			var hset, sset []any
 			flush := func() {
 				if len(hset) > 0 {
 					cmds = append(cmds, redis.NewIntCmd(ctx, hset...))
 					hset = nil
+				}
+				if len(sset) > 0 {
+					cmds = append(cmds, redis.NewIntCmd(ctx, sset...))
+					sset = nil
 				}
 			}
 			// Numbers and records first, then the postings: a posting
@@ -343,9 +350,20 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64) ([]
 					hset = []any{"hset", hk}
 				}
 				hset = append(hset, f, w.ID)
+				if shared {
+					sk, _ := s.stateHash(p.num)
+					if len(sset) == 0 {
+						sset = []any{"hset", sk}
+					}
+					sset = append(sset, f, string(index.StatusPending))
+				}
 				v := make([]byte, 0, numBytes+len(w.Record))
 				v = append(appendNum(v, p.num), w.Record...)
-				c := redis.NewStringCmd(ctx, "set", s.recordKey(w.ID), string(v), "get")
+				args := []any{"set", s.recordKey(w.ID), string(v), "get"}
+				if shared {
+					args = append(args, "nx")
+				}
+				c := redis.NewStringCmd(ctx, args...)
 				cmds = append(cmds, c)
 				sets = append(sets, c)
 				setIdx = append(setIdx, i)
@@ -353,10 +371,18 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64) ([]
 			flush()
 			err := s.exec(ctx, cmds, true)
 			var appCmds []redis.Cmder
+			taken := map[int]bool{}
+			if shared {
+				for j, c := range sets {
+					if c.Err() == nil {
+						taken[setIdx[j]] = true
+					}
+				}
+			}
 			if err == nil {
 				for i := lo; i < hi; i++ {
 					w, p := &ws[i], &ps[i]
-					if w.Record == nil {
+					if w.Record == nil || taken[i] {
 						continue
 					}
 					for j := range p.keys {
@@ -376,11 +402,14 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64) ([]
 				switch {
 				case c.Err() == redis.Nil:
 					docs++
-				case c.Err() == nil && len(c.Val()) >= numBytes:
+				case c.Err() == nil && len(c.Val()) >= numBytes && !shared:
 					if n := parseNum(c.Val()); n != ps[setIdx[j]].prev && n != ps[setIdx[j]].num {
 						strays = append(strays, n)
 					}
 				}
+			}
+			for i := range taken {
+				ps[i].num = 0
 			}
 			if err != nil {
 				if firstErr == nil {

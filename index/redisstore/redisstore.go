@@ -20,6 +20,7 @@
 //	c 0     BUCKET  → packed postings: match (6) number (5)
 //	r ID            → number (5), then the record (index's format)
 //	n NUMBER/128    → hash {NUMBER%128 (1 byte) → ID}
+//	s NUMBER/128    → hash {NUMBER%128 (1 byte) → state} (index.Ingest's documents)
 //	N               → the last document number handed out (INCRBY)
 //	D               → the number of documents (INCRBY)
 //	m NAME          → the values of Claim ("format", "layout", "analyzer")
@@ -86,12 +87,17 @@
 // completed by applying the batch again (a repeated posting is read
 // once).
 //
-// AppendRead (not part of index.Store) is Apply for new documents that
+// The store is an index.Shared (shared.go), for index.Ingest, the
+// race-free deduplicating ingest of many writers at once: AppendRead is
+// Apply for new documents (SET NX: it never replaces a record) that
 // also returns, under each key, the postings that were there before the
-// document's own: the primitive of deduplication by many writers at
-// once. Compact rewrites the buckets at their exact size (APPEND grows
-// strings by doubling). ClusterStats adds the cluster's memory and the
-// largest buckets to Stats.
+// document's own, and sets the document's state pending; Reappend
+// completes an AppendRead cut short, keeping the document's number;
+// Mark and Decide change a state with the two functions of a second
+// library (neardup_ingest_v1), each on the one hash that holds it, so
+// atomically; States reads states and IDs. Compact rewrites the buckets
+// at their exact size (APPEND grows strings by doubling). ClusterStats
+// adds the cluster's memory and the largest buckets to Stats.
 //
 // When Apply returns, its writes have been executed by the masters, in
 // memory. Whether they survive a crash is the cluster's configuration:
@@ -325,11 +331,13 @@ func infoField(info, field string) string {
 // loadLibrary loads the function library on every master that lacks it.
 func (s *Store) loadLibrary(ctx context.Context) error {
 	err := s.c.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
-		err := c.FunctionLoad(ctx, library).Err()
-		if err != nil && strings.Contains(err.Error(), "already exists") {
-			return nil
+		for _, lib := range []string{library, ingestLibrary} {
+			err := c.FunctionLoad(ctx, lib).Err()
+			if err != nil && !strings.Contains(err.Error(), "already exists") {
+				return err
+			}
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return s.errorf("loading functions: %w", err)

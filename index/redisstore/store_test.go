@@ -595,7 +595,7 @@ func TestAppendRead(t *testing.T) {
 	type seen struct {
 		num    uint64
 		id     string
-		before []Earlier
+		before []index.Earlier
 	}
 	var mu sync.Mutex
 	var all []seen
@@ -614,16 +614,16 @@ func TestAppendRead(t *testing.T) {
 				id := fmt.Sprintf("w%d-%d", w, i)
 				ws := []index.Write{{ID: id, Record: []byte("rec " + id), Fingerprint: simhash.Fingerprint(w<<8 | i),
 					Keys: []index.Key{key, {Kind: index.KindContent, Value: uint64(w<<8 | i)}}}}
-				nums, before, err := s.AppendRead(ctx, ws)
+				app, err := s.AppendRead(ctx, ws)
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				if len(before[0][1]) != 0 {
-					t.Errorf("%s: a content key of its own shows %v", id, before[0][1])
+				if len(app[0].Before[1]) != 0 {
+					t.Errorf("%s: a content key of its own shows %v", id, app[0].Before[1])
 				}
 				mu.Lock()
-				all = append(all, seen{nums[0], id, before[0][0]})
+				all = append(all, seen{app[0].Num, id, app[0].Before[0]})
 				mu.Unlock()
 			}
 		}()
@@ -643,7 +643,7 @@ func TestAppendRead(t *testing.T) {
 		}
 	}
 	s := open(t, nil)
-	if _, _, err := s.AppendRead(ctx, []index.Write{{ID: "x", Replaces: true, Record: []byte("r")}}); err == nil {
+	if _, err := s.AppendRead(ctx, []index.Write{{ID: "x", Replaces: true, Record: []byte("r")}}); err == nil {
 		t.Error("AppendRead of a replacement: no error")
 	}
 }

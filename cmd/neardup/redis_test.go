@@ -1,0 +1,241 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup/internal/redistest"
+)
+
+// sampleCorpus is the committed sample corpus, from the package
+// directory.
+var sampleCorpus = filepath.Join("..", "..", "testdata", "sample", "sample.jsonl")
+
+// TestRedisArchive runs dedup against a real Redis Cluster of its own
+// (skipped without redis-server, failing when CI=true).
+func TestRedisArchive(t *testing.T) {
+	c := redistest.Start(t, redistest.Options{})
+	t.Run("Equivalence", func(t *testing.T) { testRedisEquivalence(t, c) })
+	t.Run("ManyWriters", func(t *testing.T) { testRedisManyWriters(t, c) })
+}
+
+// testRedisEquivalence: one dedup against Redis writes byte for byte the
+// --pairs, --clusters and --unique of the same run against Badger and in
+// memory, and so does running it again (resumed: everything is there).
+func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
+	dir := t.TempDir()
+	run := func(name string, index ...string) [3][]byte {
+		t.Helper()
+		files := [3]string{filepath.Join(dir, name+".pairs"), filepath.Join(dir, name+".clusters"), filepath.Join(dir, name+".unique")}
+		args := append([]string{"dedup", "--pairs", files[0], "--clusters", files[1], "--unique", files[2]}, index...)
+		r := runCLI(t, append(args, sampleCorpus)...)
+		if r.code != 0 {
+			t.Fatalf("dedup %s: exit %d: %s", name, r.code, r.stderr)
+		}
+		var out [3][]byte
+		for i, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = b
+		}
+		return out
+	}
+	mem := run("memory")
+	if n := [3]int{bytes.Count(mem[0], []byte("\n")), bytes.Count(mem[1], []byte("\n")), bytes.Count(mem[2], []byte("\n"))}; n != [3]int{82, 61, 238} {
+		t.Fatalf("in memory: %d pairs, %d clusters, %d unique lines; want 82, 61, 238", n[0], n[1], n[2])
+	}
+	url := c.URL(redistest.Name(t))
+	for name, got := range map[string][3][]byte{
+		"badger":        run("badger", "--index", filepath.Join(dir, "badger")),
+		"redis":         run("redis", "--index", url),
+		"redis resumed": run("redis2", "--index", url),
+	} {
+		for i, what := range []string{"--pairs", "--clusters", "--unique"} {
+			if !bytes.Equal(got[i], mem[i]) {
+				t.Errorf("%s: %s differs from memory's:\n%s", name, what, firstDiff(got[i], mem[i]))
+			}
+		}
+	}
+}
+
+// firstDiff shows the first line where a and b differ.
+func firstDiff(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return "line " + strconv.Itoa(i+1) + ":\n  " + x + "\n  " + y
+		}
+	}
+	return ""
+}
+
+// writerInputs writes the inputs of three workers: w0 the sample corpus,
+// w1 each article with a sentence added (a near duplicate of w0's), w2
+// each article as it is (an exact copy of w0's), under IDs of their
+// own. It returns the files and each one's IDs.
+func writerInputs(t *testing.T, dir string) ([]string, [][]string) {
+	data, err := os.ReadFile(sampleCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	var ids [][]string
+	for w, add := range []string{"", "\n本文由第一工作站转载，原文见来源网站。", ""} {
+		var buf bytes.Buffer
+		var wids []string
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var rec map[string]string
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				t.Fatal(err)
+			}
+			rec["id"] = "w" + string(rune('0'+w)) + "/" + rec["id"]
+			if !strings.HasPrefix(rec["title"], "Too short") && rec["title"] != "太短" {
+				rec["text"] += add
+			}
+			line, _ := json.Marshal(rec)
+			buf.Write(line)
+			buf.WriteByte('\n')
+			wids = append(wids, rec["id"])
+		}
+		f := filepath.Join(dir, "w"+string(rune('0'+w))+".jsonl")
+		if err := os.WriteFile(f, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files, ids = append(files, f), append(ids, wids)
+	}
+	return files, ids
+}
+
+// testRedisManyWriters runs three dedup processes on one archive at
+// once (see writerInputs), the first killed with SIGKILL part way and
+// run again to its end while the others run, and checks: every record of
+// every input is counted once (unique, duplicate, too short or
+// rejected) and appears once in the outputs; exact copies (w0's and
+// w2's) are never both originals; and deduplicating the union of the
+// workers' --unique outputs finds no duplicate.
+func testRedisManyWriters(t *testing.T, c *redistest.Cluster) {
+	dir := t.TempDir()
+	inputs, ids := writerInputs(t, dir)
+	url := c.URL(redistest.Name(t))
+	args := func(w int) []string {
+		p := filepath.Join(dir, "w"+string(rune('0'+w)))
+		return []string{"dedup", "--json", "--index", url, "--pairs", p + ".pairs", "--unique", p + ".unique", "--rejects", p + ".rejects", inputs[w]}
+	}
+	type summary struct {
+		Records, Unique, Exact, Near int64
+		TooShort                     int64 `json:"too_short"`
+		Rejected                     int64
+		InputErrors                  int64 `json:"input_errors"`
+		Resumed                      int64
+	}
+	sums := make([]summary, 3)
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if w == 0 {
+				a := args(0)
+				a = append(a[:1], append([]string{"--progress", "always", "--workers", "1"}, a[1:]...)...)
+				if !robustKillAfter(t, robustCmd{dir: dir}, 70, a...) {
+					t.Errorf("worker 0 ended before it was killed")
+				}
+			}
+			cmd := robustCmd{dir: dir}.command(args(w)...)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Run(); err != nil {
+				t.Errorf("worker %d: %v\n%s", w, err, errb.String())
+				return
+			}
+			if err := json.Unmarshal(out.Bytes(), &sums[w]); err != nil {
+				t.Errorf("worker %d: %v: %s", w, err, out.String())
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	unique := map[string]bool{}
+	var union bytes.Buffer
+	for w := range 3 {
+		s := sums[w]
+		t.Logf("worker %d: %+v", w, s)
+		if s.Records != int64(len(ids[w])) || s.Unique+s.Exact+s.Near+s.TooShort+s.Rejected+s.InputErrors != s.Records || s.Rejected != 0 {
+			t.Errorf("worker %d: %+v: want %d records, each counted once, none rejected", w, s, len(ids[w]))
+		}
+		p := filepath.Join(dir, "w"+string(rune('0'+w)))
+		var seen []string
+		u, err := os.ReadFile(p + ".unique")
+		if err != nil {
+			t.Fatal(err)
+		}
+		union.Write(u)
+		for _, l := range strings.Split(strings.TrimSuffix(string(u), "\n"), "\n") {
+			var rec struct{ ID string }
+			json.Unmarshal([]byte(l), &rec)
+			seen = append(seen, rec.ID)
+			unique[rec.ID] = true
+		}
+		pairs, err := os.ReadFile(p + ".pairs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dups := map[string]bool{}
+		for _, l := range strings.Split(strings.TrimSuffix(string(pairs), "\n"), "\n") {
+			var pr struct{ A, B string }
+			json.Unmarshal([]byte(l), &pr)
+			if pr.B != "" && !dups[pr.B] {
+				dups[pr.B] = true
+				seen = append(seen, pr.B)
+			}
+		}
+		slices.Sort(seen)
+		want := slices.Sorted(slices.Values(ids[w]))
+		if !slices.Equal(seen, want) {
+			t.Errorf("worker %d: the outputs hold %d records (unique and duplicates), want each of the %d once", w, len(seen), len(want))
+		}
+	}
+	for _, id := range ids[0] {
+		if strings.Contains(id, "too-short") {
+			continue
+		}
+		if copy := "w2/" + strings.TrimPrefix(id, "w0/"); unique[id] && unique[copy] {
+			t.Errorf("exact copies %s and %s are both originals", id, copy)
+		}
+	}
+	all := filepath.Join(dir, "union.jsonl")
+	if err := os.WriteFile(all, union.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "dedup", "--json", "--pairs", filepath.Join(dir, "union.pairs"), all)
+	var us summary
+	if err := json.Unmarshal([]byte(r.stdout), &us); r.code != 0 || err != nil {
+		t.Fatalf("dedup of the union: exit %d, %v: %s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if us.Exact+us.Near != 0 || us.Records != int64(len(unique)) {
+		t.Errorf("dedup of the union of the --unique outputs (%d records): %+v: want no duplicates", len(unique), us)
+	}
+}

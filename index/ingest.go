@@ -1,0 +1,735 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/neardup/neardup/simhash"
+)
+
+// Shared is a Store that many writers share at once (redisstore), and
+// that hands every document it writes a number: unique, increasing in
+// the order the store handed them out, never reused. Ingest uses it to
+// decide race-free which of the documents written at the same moment
+// by several writers are originals. It is a capability of a store, like
+// Loader; indextest.Run checks it on the stores that have it.
+//
+// Every document AppendRead writes has a state under its number:
+// pending until it is decided original or duplicate, once and for all,
+// with the numbers of the lower-numbered documents that marked it on
+// the way (see Ingest). A document written otherwise (Apply) has no
+// state, StatusNone, and is an archived original.
+type Shared interface {
+	Store
+
+	// AppendRead writes new documents as Apply does, each with a new
+	// number and the state pending, and returns, for each write, its
+	// number and, under each of its Keys (in order), the postings that
+	// were there before its own. Appends to one posting list are
+	// totally ordered, so of two documents that share a key, one sees
+	// the other there. A write whose ID has a record already is not
+	// written (its Num is 0): AppendRead never replaces a record. A
+	// Write that replaces or deletes is refused.
+	AppendRead(ctx context.Context, ws []Write) ([]Appended, error)
+
+	// Reappend completes the AppendRead of writes whose records are
+	// already stored (an AppendRead that failed part way, or the run of
+	// a writer killed since): each keeps its stored number, its postings
+	// are appended under the keys that lack them, its state is set to
+	// pending unless it has one, and the result is AppendRead's.
+	Reappend(ctx context.Context, ws []Write) ([]Appended, error)
+
+	// States returns the state of each number, with the ID it resolves
+	// to ("" for a number no document has any more).
+	States(ctx context.Context, nums []uint64) ([]State, error)
+
+	// Mark adds each mark's By to the markers of its Target, unless the
+	// target is decided already, atomically per target, and returns the
+	// targets' states afterwards. A target without a state is left so.
+	Mark(ctx context.Context, marks []Mark) ([]State, error)
+
+	// Decide decides each number, atomically per number, unless it is
+	// decided already: as a duplicate, or as an original if every one of
+	// its markers is in Dead (otherwise it stays pending). It returns the
+	// states afterwards.
+	Decide(ctx context.Context, ds []Decision) ([]State, error)
+}
+
+// Earlier is a posting that preceded a document's own in a posting
+// list of a Shared store: the document's number, its ID ("" if it has
+// been deleted or replaced since) and, in table lists, its fingerprint.
+type Earlier struct {
+	Num         uint64
+	ID          string
+	Fingerprint simhash.Fingerprint
+}
+
+// Appended is what AppendRead and Reappend return for a write: its
+// number (0 when AppendRead did not write it) and, for each of its
+// Keys, the postings before its own.
+type Appended struct {
+	Num    uint64
+	Before [][]Earlier
+}
+
+// Status is the decision about a document in a Shared store.
+type Status byte
+
+// Statuses. Their byte values are what redisstore stores.
+const (
+	StatusNone      Status = 0   // not written by AppendRead: an archived original
+	StatusPending   Status = 'p' // written, not decided yet
+	StatusOriginal  Status = 'o'
+	StatusDuplicate Status = 'd'
+)
+
+// Original reports whether a document in state s counts as an original:
+// decided so, or archived without a state.
+func (s Status) Original() bool { return s == StatusOriginal || s == StatusNone }
+
+// State is the state of one document number in a Shared store.
+type State struct {
+	ID      string
+	Status  Status
+	Markers []uint64 // lower-numbered documents that saw this one and went on to claim (see Ingest)
+}
+
+// Mark asks Shared.Mark to add By to Target's markers.
+type Mark struct{ Target, By uint64 }
+
+// Decision asks Shared.Decide to decide Num.
+type Decision struct {
+	Num      uint64
+	Original bool
+	Dead     []uint64 // markers known to be duplicates
+}
+
+// DefaultIngestWait is how long Ingest waits for a lower-numbered
+// document another writer has not decided yet.
+const DefaultIngestWait = 30 * time.Second
+
+// IngestOptions configure Ingest.
+type IngestOptions struct {
+	// Distance is the SimHash distance of the candidates (as Similar's
+	// k), 0 to MaxDistance.
+	Distance int
+	// Wait is how long to wait for a lower-numbered document to be
+	// decided by its writer; zero means DefaultIngestWait. One still
+	// pending after it (its writer died) counts as an original: the
+	// document waiting becomes its duplicate rather than risk two
+	// originals that match.
+	Wait time.Duration
+}
+
+// Ingested is Ingest's decision about one document.
+type Ingested struct {
+	Num      uint64 // its number in the store; 0 when Taken
+	Original bool
+	// Resumed: the store held the document already (same ID, Job and
+	// Seq: the run of an interrupted job), and its decision, if made,
+	// was kept.
+	Resumed bool
+	// Taken is the document the store holds under the ID, when it is
+	// not this one (another Job or Seq, or an earlier document of the
+	// same call); nothing was written.
+	Taken *Doc
+	// Matches are, for a duplicate, the originals it duplicates, in
+	// Similar's order and with Similar's fields.
+	Matches []Match
+}
+
+// Ingest adds docs to a Shared store and decides, race-free with every
+// other writer of the store, which are originals: no two originals
+// match each other (by Similar's definition, at distance
+// o.Distance), and every duplicate matches an original, its Matches.
+// With one writer, the decisions are those of adding docs one at a time
+// in order, each an original unless Similar finds an original among
+// the documents before it: a document is an original iff no
+// lower-numbered original matches it. Duplicates are kept in the store
+// too, decided as such.
+//
+// The protocol, for each document d in number order:
+//
+//  1. AppendRead files d under all its keys and returns the postings
+//     before d's under each: of two documents sharing a key, the one
+//     appended second sees the first. Two documents that match share a
+//     key (the content hash, a table key by pigeonhole, or a band), so
+//     at least one sees the other. The seen documents are confirmed by
+//     their records as Similar confirms candidates, and split into
+//     lower (L) and higher (H) numbers.
+//  2. d waits until every document of L and every marker of d (a lower
+//     document that saw d) is decided. If one is an original, d is a
+//     duplicate of it.
+//  3. Otherwise d marks every document of H (adds itself to its
+//     markers, atomically on that document's state); if one is decided
+//     original already, d yields: it is a duplicate of that one.
+//  4. Otherwise d decides itself original, atomically on its state,
+//     only if every marker it has is a known duplicate; if a new marker
+//     came meanwhile, it goes back to 2.
+//
+// Of two matching documents x < y: if y saw x, y waits for x and is a
+// duplicate if x is original; if x saw y, x marked y before deciding
+// (y then waits for x) or found y original and yielded. So they are
+// never both originals. Waits go to lower numbers only, so they end;
+// a writer that dies leaves its documents pending, which those waiting
+// treat as originals after o.Wait. Ingest decides docs in order, each
+// after the ones before it.
+//
+// A document whose ID the store holds for another document is not
+// written (Taken). One it holds as the same document (ID, Job and Seq
+// equal, Job not empty) is completed with Reappend and decided, or its
+// earlier decision kept (Resumed), so that a killed run can be re-run.
+func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Ingested, error) {
+	if err := checkDocs(docs); err != nil {
+		return nil, err
+	}
+	if err := x.use(); err != nil {
+		return nil, err
+	}
+	defer x.life.RUnlock()
+	sh, ok := x.store.(Shared)
+	if !ok {
+		return nil, fmt.Errorf("index: %s: ingest: the store is not shared (%T)", x.name, x.store)
+	}
+	if err := checkDistance(x.layout, o.Distance); err != nil {
+		return nil, err
+	}
+	if o.Wait <= 0 {
+		o.Wait = DefaultIngestWait
+	}
+	out := make([]Ingested, len(docs))
+	if len(docs) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(docs))
+	for i := range docs {
+		ids[i] = docs[i].ID
+	}
+	recs, err := x.store.Records(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	first := make(map[string]int, len(docs))
+	var fresh, again []int
+	for i := range docs {
+		d := &docs[i]
+		if j, ok := first[d.ID]; ok {
+			taken := docs[j]
+			out[i].Taken = &taken
+			continue
+		}
+		first[d.ID] = i
+		if recs[i] == nil {
+			fresh = append(fresh, i)
+			continue
+		}
+		old, err := x.decode(d.ID, recs[i])
+		if err != nil {
+			return nil, err
+		}
+		if sameDoc(&old, d) {
+			again = append(again, i)
+		} else {
+			out[i].Taken = &old
+		}
+	}
+	before := make([][][]Earlier, len(docs))
+	if len(fresh) > 0 {
+		app, err := sh.AppendRead(ctx, x.writes(docs, fresh))
+		if err != nil {
+			return nil, err
+		}
+		var lost []int // taken by another writer since Records
+		for j, i := range fresh {
+			if app[j].Num == 0 {
+				lost = append(lost, i)
+				continue
+			}
+			out[i].Num, before[i] = app[j].Num, app[j].Before
+		}
+		if len(lost) > 0 {
+			lids := make([]string, len(lost))
+			for j, i := range lost {
+				lids[j] = docs[i].ID
+			}
+			lrecs, err := x.store.Records(ctx, lids)
+			if err != nil {
+				return nil, err
+			}
+			for j, i := range lost {
+				if lrecs[j] == nil {
+					return nil, fmt.Errorf("index: %s: ingest: the record of %q was there, then gone (deleted meanwhile?)", x.name, docs[i].ID)
+				}
+				old, err := x.decode(docs[i].ID, lrecs[j])
+				if err != nil {
+					return nil, err
+				}
+				if sameDoc(&old, &docs[i]) {
+					again = append(again, i) // a retry of our own write
+				} else {
+					out[i].Taken = &old
+				}
+			}
+		}
+	}
+	if len(again) > 0 {
+		app, err := sh.Reappend(ctx, x.writes(docs, again))
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range again {
+			out[i].Num, out[i].Resumed, before[i] = app[j].Num, true, app[j].Before
+		}
+	}
+
+	// The candidates' records, for the whole call at once.
+	nums := map[string]uint64{}
+	var order []int
+	for i := range docs {
+		if out[i].Num == 0 {
+			continue
+		}
+		order = append(order, i)
+		for _, list := range before[i] {
+			for _, e := range list {
+				if e.ID != "" && e.Num != out[i].Num {
+					nums[e.ID] = e.Num
+				}
+			}
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmpNum(out[a].Num, out[b].Num) })
+	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}, local: map[uint64]Status{}}
+	if err := in.fetch(ctx, keysOf(nums)); err != nil {
+		return nil, err
+	}
+	var simple []int // documents that saw nothing: decided together
+	flush := func() error {
+		if len(simple) == 0 {
+			return nil
+		}
+		ds := make([]Decision, len(simple))
+		for j, i := range simple {
+			ds[j] = Decision{Num: out[i].Num, Original: true}
+		}
+		sts, err := sh.Decide(ctx, ds)
+		if err != nil {
+			return err
+		}
+		for j, i := range simple {
+			if sts[j].Status == StatusOriginal {
+				out[i].Original = true
+				in.local[out[i].Num] = StatusOriginal
+				continue
+			}
+			// Marked by a lower document meanwhile, or decided before
+			// (a resumed run): the whole protocol.
+			if err := in.decide(ctx, &docs[i], &out[i], nil); err != nil {
+				return err
+			}
+		}
+		simple = simple[:0]
+		return nil
+	}
+	for _, i := range order {
+		d := &docs[i]
+		var cands []string
+		for _, list := range before[i] {
+			for _, e := range list {
+				if e.ID != "" && e.Num != out[i].Num {
+					cands = append(cands, e.ID)
+				}
+			}
+		}
+		ms := in.confirm(d, cands)
+		if len(ms) == 0 {
+			simple = append(simple, i)
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		if err := in.decide(ctx, d, &out[i], ms); err != nil {
+			return nil, err
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	if err := in.sendDeferred(ctx); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// sendDeferred sends the deferred decisions.
+func (in *ingest) sendDeferred(ctx context.Context) error {
+	if len(in.deferred) == 0 {
+		return nil
+	}
+	if _, err := in.sh.Decide(ctx, in.deferred); err != nil {
+		return err
+	}
+	in.deferred = in.deferred[:0]
+	return nil
+}
+
+// sameDoc reports whether stored is d from an earlier run of the same
+// job.
+func sameDoc(stored, d *Doc) bool {
+	return d.Job != "" && stored.Job == d.Job && stored.Seq == d.Seq
+}
+
+func cmpNum(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func keysOf(m map[string]uint64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// writes returns the writes of docs[at...], as add makes them for new
+// documents.
+func (x *Index) writes(docs []Doc, at []int) []Write {
+	ws := make([]Write, len(at))
+	for j, i := range at {
+		d := &docs[i]
+		ws[j] = Write{ID: d.ID, Record: encodeDoc(nil, d), Fingerprint: d.Fingerprint, Keys: x.keys(nil, d)}
+	}
+	return ws
+}
+
+// ingest is the state of one Ingest call.
+type ingest struct {
+	x    *Index
+	sh   Shared
+	o    IngestOptions
+	nums map[string]uint64 // candidate ID → number
+	docs map[string]*Doc   // candidate records (nil: none)
+
+	// local are the decisions of this call, deferred those not sent
+	// yet (duplicates, sent together at the end).
+	local    map[uint64]Status
+	deferred []Decision
+}
+
+// fetch reads the records of ids not read yet.
+func (in *ingest) fetch(ctx context.Context, ids []string) error {
+	var want []string
+	for _, id := range ids {
+		if _, ok := in.docs[id]; !ok {
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	recs, err := in.x.store.Records(ctx, want)
+	if err != nil {
+		return err
+	}
+	for i, r := range recs {
+		if r == nil {
+			in.docs[want[i]] = nil
+			continue
+		}
+		doc, err := in.x.decode(want[i], r)
+		if err != nil {
+			return err
+		}
+		in.docs[want[i]] = &doc
+	}
+	return nil
+}
+
+// confirm returns the documents among ids (whose records were fetched)
+// that Similar would return for d: the exact copies, those within the
+// distance, and those sharing a band, confirmed by content.
+func (in *ingest) confirm(d *Doc, ids []string) []Match {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	k := in.o.Distance
+	var exact, banded []string
+	var near []Match
+	for _, id := range ids {
+		r := in.docs[id]
+		if r == nil || id == d.ID {
+			continue
+		}
+		if r.ContentHash == d.ContentHash {
+			exact = append(exact, id)
+		}
+		if dist := d.Fingerprint.Distance(r.Fingerprint); dist <= k {
+			near = append(near, Match{ID: id, Distance: dist, Similarity: d.Fingerprint.Similarity(r.Fingerprint)})
+		}
+		if !d.Sketch.IsZero() && !r.Sketch.IsZero() {
+			for b := 0; b < Bands; b++ {
+				if bandValue(&d.Sketch, b) == bandValue(&r.Sketch, b) {
+					banded = append(banded, id)
+					break
+				}
+			}
+		}
+	}
+	near = sortUniq(near, false)
+	return similar(d, exact, near, banded, in.docs, in.x.minContent)
+}
+
+// decide runs the protocol (see Ingest) for d, whose confirmed matches
+// among the documents it saw are ms.
+func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match) error {
+	n := res.Num
+	var lower, higher []uint64
+	byNum := map[uint64]*Match{}
+	for i := range ms {
+		num := in.nums[ms[i].ID]
+		byNum[num] = &ms[i]
+		if num < n {
+			lower = append(lower, num)
+		} else {
+			higher = append(higher, num)
+		}
+	}
+	dead := map[uint64]bool{}
+	for {
+		// d's own state and those of L in one round trip; the pending
+		// ones and d's markers (lower documents that saw d) waited for.
+		sts, err := in.sh.States(ctx, append([]uint64{n}, lower...))
+		if err != nil {
+			return err
+		}
+		own := sts[:1]
+		if own[0].Status == StatusOriginal {
+			res.Original = true
+			return nil
+		}
+		known := make(map[uint64]State, len(lower))
+		for i, num := range lower {
+			known[num] = sts[1+i]
+			if st, ok := in.local[num]; ok {
+				known[num] = State{Status: st}
+			}
+		}
+		markers := own[0].Markers
+		if err := in.addMarkers(ctx, d, markers, byNum); err != nil {
+			return err
+		}
+		wait := append(slices.Clone(lower), markers...)
+		var need []uint64
+		for _, num := range wait {
+			if st, ok := known[num]; !ok || st.Status == StatusPending {
+				need = append(need, num)
+			}
+		}
+		got, err := in.final(ctx, need)
+		if err != nil {
+			return err
+		}
+		for i, num := range need {
+			known[num] = got[i]
+		}
+		var orig []uint64
+		for _, num := range wait {
+			if known[num].Status.Original() {
+				orig = append(orig, num)
+			} else {
+				dead[num] = true
+			}
+		}
+		if own[0].Status == StatusDuplicate || len(orig) > 0 {
+			return in.duplicate(ctx, d, res, byNum, orig, higher)
+		}
+		if len(higher) > 0 {
+			marks := make([]Mark, len(higher))
+			for i, h := range higher {
+				marks[i] = Mark{Target: h, By: n}
+			}
+			hs, err := in.sh.Mark(ctx, marks)
+			if err != nil {
+				return err
+			}
+			var yield []uint64
+			for i, h := range higher {
+				if hs[i].Status.Original() {
+					yield = append(yield, h)
+				}
+			}
+			if len(yield) > 0 {
+				return in.duplicate(ctx, d, res, byNum, yield, nil)
+			}
+		}
+		dl := make([]uint64, 0, len(dead))
+		for num := range dead {
+			dl = append(dl, num)
+		}
+		st, err := in.sh.Decide(ctx, []Decision{{Num: n, Original: true, Dead: dl}})
+		if err != nil {
+			return err
+		}
+		switch st[0].Status {
+		case StatusOriginal:
+			res.Original = true
+			in.local[n] = StatusOriginal
+			return nil
+		case StatusDuplicate:
+			// Decided before (a resumed run): find its originals.
+			return in.duplicate(ctx, d, res, byNum, nil, higher)
+		}
+		// A new marker came: go round again.
+	}
+}
+
+// addMarkers confirms the markers that are not among byNum yet and adds
+// them.
+func (in *ingest) addMarkers(ctx context.Context, d *Doc, markers []uint64, byNum map[uint64]*Match) error {
+	var fresh []uint64
+	for _, m := range markers {
+		if _, ok := byNum[m]; !ok {
+			fresh = append(fresh, m)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	sts, err := in.sh.States(ctx, fresh)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for i, st := range sts {
+		if st.ID != "" {
+			in.nums[st.ID] = fresh[i]
+			ids = append(ids, st.ID)
+		}
+	}
+	if err := in.fetch(ctx, ids); err != nil {
+		return err
+	}
+	for _, m := range in.confirm(d, ids) {
+		num := in.nums[m.ID]
+		byNum[num] = &m
+	}
+	return nil
+}
+
+// final returns the states of nums once none is pending, waiting for
+// their writers up to o.Wait; one still pending then is returned as
+// StatusNone (counted as an original).
+func (in *ingest) final(ctx context.Context, nums []uint64) ([]State, error) {
+	out := make([]State, len(nums))
+	if len(nums) == 0 {
+		return out, nil
+	}
+	var todo []int
+	for i, num := range nums {
+		if st, ok := in.local[num]; ok {
+			out[i].Status = st
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+	deadline := time.Now().Add(in.o.Wait)
+	pause := time.Millisecond
+	for {
+		ask := make([]uint64, len(todo))
+		for j, i := range todo {
+			ask[j] = nums[i]
+		}
+		sts, err := in.sh.States(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		left := todo[:0]
+		for j, i := range todo {
+			out[i] = sts[j]
+			if sts[j].Status == StatusPending {
+				left = append(left, i)
+			}
+		}
+		todo = left
+		if len(todo) == 0 {
+			return out, nil
+		}
+		if time.Now().After(deadline) {
+			for _, i := range todo {
+				out[i].Status = StatusNone
+			}
+			return out, nil
+		}
+		// Another writer's document may be waiting for one of ours:
+		// send the deferred decisions before waiting for theirs.
+		if err := in.sendDeferred(ctx); err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// duplicate decides d a duplicate of the originals orig (numbers); when
+// orig is empty (d was decided before), they are found again: the lower
+// originals among its matches and markers, else the higher ones.
+func (in *ingest) duplicate(ctx context.Context, d *Doc, res *Ingested, byNum map[uint64]*Match, orig, higher []uint64) error {
+	// Only d's writer decides d, and d is not an original (its state was
+	// read first), so the decision cannot fail: it is sent with the
+	// others at the end of the call, and known here meanwhile.
+	in.local[res.Num] = StatusDuplicate
+	in.deferred = append(in.deferred, Decision{Num: res.Num})
+	if len(orig) == 0 {
+		var lower []uint64
+		for num := range byNum {
+			if num < res.Num {
+				lower = append(lower, num)
+			}
+		}
+		slices.Sort(lower)
+		sts, err := in.final(ctx, lower)
+		if err != nil {
+			return err
+		}
+		for i, s := range sts {
+			if s.Status.Original() {
+				orig = append(orig, lower[i])
+			}
+		}
+		if len(orig) == 0 && len(higher) > 0 {
+			sts, err := in.sh.States(ctx, higher)
+			if err != nil {
+				return err
+			}
+			for i, s := range sts {
+				if s.Status.Original() {
+					orig = append(orig, higher[i])
+				}
+			}
+		}
+	}
+	res.Matches = res.Matches[:0]
+	for _, num := range orig {
+		if m := byNum[num]; m != nil {
+			res.Matches = append(res.Matches, *m)
+		}
+	}
+	SortMatches(res.Matches)
+	return nil
+}
