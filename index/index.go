@@ -439,7 +439,7 @@ func (x *Index) add(ctx context.Context, docs []Doc) error {
 		keys = x.keys(keys, d)
 		w.Keys = keys[k0:len(keys):len(keys)]
 		if old[i] != nil {
-			od, err := x.decode(d.ID, old[i])
+			od, err := x.decode(d.ID, old[i], false)
 			if err != nil {
 				return err
 			}
@@ -481,17 +481,18 @@ func (e *docNotFound) Error() string {
 
 func (e *docNotFound) Unwrap() error { return ErrNotFound }
 
-// decode decodes the record of id, naming it in the error.
-func (x *Index) decode(id string, rec []byte) (Doc, error) {
-	d, err := decodeDoc(rec, id)
+// decode decodes the record of id, naming it in the error; its kept text
+// only when withText is set.
+func (x *Index) decode(id string, rec []byte, withText bool) (Doc, error) {
+	d, err := decodeRecord(rec, id, withText)
 	if err != nil {
 		return Doc{}, fmt.Errorf("index: %s: record of %q: %w: %w", x.name, id, ErrCorrupt, err)
 	}
 	return d, nil
 }
 
-// Get returns the document with the given ID, or an error wrapping
-// ErrNotFound. Added is returned in UTC.
+// Get returns the document with the given ID, with its kept text (see
+// Doc.Text), or an error wrapping ErrNotFound. Added is returned in UTC.
 func (x *Index) Get(ctx context.Context, id string) (Doc, error) {
 	if err := x.use(); err != nil {
 		return Doc{}, err
@@ -504,7 +505,7 @@ func (x *Index) Get(ctx context.Context, id string) (Doc, error) {
 	if recs[0] == nil {
 		return Doc{}, &docNotFound{x.name, id}
 	}
-	return x.decode(id, recs[0])
+	return x.decode(id, recs[0], true)
 }
 
 // Delete deletes the documents with the given IDs. If any ID is not in
@@ -535,7 +536,7 @@ func (x *Index) Delete(ctx context.Context, ids ...string) error {
 		n := min(len(ids), writeChunk)
 		b := &Batch{Writes: make([]Write, n)}
 		for i := range n {
-			d, err := x.decode(ids[i], recs[i])
+			d, err := x.decode(ids[i], recs[i], false)
 			if err != nil {
 				return err
 			}
@@ -724,7 +725,7 @@ func (x *Index) Similar(ctx context.Context, d *Doc, k int) ([]Match, error) {
 		if r == nil {
 			continue // a posting without its record: skipped
 		}
-		doc, err := x.decode(want[i], r)
+		doc, err := x.decode(want[i], r, false)
 		if err != nil {
 			return nil, err
 		}
@@ -851,4 +852,34 @@ func (x *Index) Close() error {
 	}
 	x.closed = true
 	return x.store.Close()
+}
+
+// TextStats counts the documents of the index and the texts they keep
+// (Doc.Text), reading every record once without decompressing a text.
+// The store must be a RecordScanner; otherwise the error wraps
+// errors.ErrUnsupported.
+func (x *Index) TextStats(ctx context.Context) (TextStats, error) {
+	if err := x.use(); err != nil {
+		return TextStats{}, err
+	}
+	defer x.life.RUnlock()
+	sc, ok := x.store.(RecordScanner)
+	if !ok {
+		return TextStats{}, fmt.Errorf("index: %s: counting the kept texts needs a store that lists its records: %w", x.name, errors.ErrUnsupported)
+	}
+	var ts TextStats
+	err := sc.ScanRecords(ctx, func(id string, rec []byte) error {
+		n, stored, err := textSize(rec, id)
+		if err != nil {
+			return fmt.Errorf("index: %s: record of %q: %w: %w", x.name, id, ErrCorrupt, err)
+		}
+		ts.Docs++
+		if stored > 0 {
+			ts.Texts++
+			ts.Bytes += n
+			ts.Stored += stored
+		}
+		return nil
+	})
+	return ts, err
 }

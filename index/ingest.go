@@ -225,7 +225,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 			fresh = append(fresh, i)
 			continue
 		}
-		old, err := x.decode(d.ID, recs[i])
+		old, err := x.decode(d.ID, recs[i], false)
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +262,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 				if lrecs[j] == nil {
 					return nil, fmt.Errorf("index: %s: ingest: the record of %q was there, then gone (deleted meanwhile?)", x.name, docs[i].ID)
 				}
-				old, err := x.decode(docs[i].ID, lrecs[j])
+				old, err := x.decode(docs[i].ID, lrecs[j], false)
 				if err != nil {
 					return nil, err
 				}
@@ -446,7 +446,7 @@ func (in *ingest) fetch(ctx context.Context, ids []string) error {
 			in.docs[want[i]] = nil
 			continue
 		}
-		doc, err := in.x.decode(want[i], r)
+		doc, err := in.x.decode(want[i], r, false)
 		if err != nil {
 			return err
 		}

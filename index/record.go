@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
@@ -25,6 +28,48 @@ type Doc struct {
 	// them to resume an interrupted job). Empty and 0 otherwise.
 	Job string
 	Seq int64
+	// Text is the article's text, kept only when a caller sets it (the
+	// HTTP service does, to show what two articles share): compressed
+	// with zstd in the record's optional field 1 (fieldText). A record
+	// without it is byte for byte what it was before the field
+	// existed. Get returns it; Similar does not decompress it, so its
+	// matches never carry it.
+	Text string
+}
+
+// Optional record fields (see encodeDoc): tag 1 holds the kept text;
+// tag 2 is reserved for content-set sizes.
+const fieldText = 1
+
+// maxText is the largest kept text a record's field may decompress to
+// (a corrupt field cannot make a reader allocate more).
+const maxText = 1 << 30
+
+// textCodec compresses and decompresses kept texts. Its encoder and
+// decoder are safe for concurrent use (EncodeAll, DecodeAll) and hold no
+// state between calls that changes what they produce; they are made on
+// first use, so that a program that keeps no text never allocates them.
+var textCodec = sync.OnceValue(func() *codec {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		panic(err) // only for invalid options, which these are not
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxText))
+	if err != nil {
+		panic(err)
+	}
+	return &codec{enc, dec}
+})
+
+type codec struct {
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+// TextSize is the kept text of one record: its length and the bytes it
+// takes compressed (see RecordText).
+type TextSize struct {
+	Bytes, Stored int64
 }
 
 // recordVersion is the first byte of every encoded record.
@@ -42,6 +87,8 @@ const recordVersion = 1
 //	sketch       uvarint count (0 or minhash.Size), then count 2-byte little-endian values
 //	job          uvarint length, bytes
 //	seq          uvarint
+//	text         optional field 1 (fieldText), when d.Text is not empty:
+//	             a zstd frame (with its content size and checksum)
 //	fields       optional, to the end of the record: each a uvarint tag,
 //	             a uvarint length and that many bytes, tags ascending; a
 //	             reader skips the tags it does not know, so a field can be
@@ -71,7 +118,14 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(d.Job)))
 	dst = append(dst, d.Job...)
-	return binary.AppendUvarint(dst, uint64(d.Seq))
+	dst = binary.AppendUvarint(dst, uint64(d.Seq))
+	if d.Text != "" {
+		z := textCodec().enc.EncodeAll([]byte(d.Text), nil)
+		dst = binary.AppendUvarint(dst, fieldText)
+		dst = binary.AppendUvarint(dst, uint64(len(z)))
+		dst = append(dst, z...)
+	}
+	return dst
 }
 
 // decoder reads a record, remembering the first error.
@@ -140,13 +194,28 @@ func (d *decoder) length(what string, min int) int {
 	return int(v)
 }
 
-// decodeDoc decodes a record written by encodeDoc. The error says what
-// is wrong and where; callers add the key.
+// decodeDoc decodes a record written by encodeDoc, with its text. The
+// error says what is wrong and where; callers add the key.
 func decodeDoc(b []byte, id string) (Doc, error) {
+	return decodeRecord(b, id, true)
+}
+
+// decodeRecord decodes a record, decompressing its text only when
+// withText is set (a corrupt text is an error then, and unseen
+// otherwise).
+func decodeRecord(b []byte, id string, withText bool) (Doc, error) {
+	doc, _, err := decodeFields(b, id, withText)
+	return doc, err
+}
+
+// decodeFields is decodeRecord that also returns the bytes of the text
+// field (nil when there is none).
+func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 	d := decoder{b: b}
+	var text []byte
 	doc := Doc{ID: id}
 	if v := d.bytes(1, "version"); v != nil && v[0] != recordVersion {
-		return Doc{}, fmt.Errorf("record version %d: want %d", v[0], recordVersion)
+		return Doc{}, nil, fmt.Errorf("record version %d: want %d", v[0], recordVersion)
 	}
 	if p := d.bytes(16, "hashes"); p != nil {
 		doc.Fingerprint = simhash.Fingerprint(binary.BigEndian.Uint64(p))
@@ -189,18 +258,61 @@ func decodeDoc(b []byte, id string) (Doc, error) {
 	for last := uint64(0); d.err == nil && d.off < len(b); {
 		tag := d.uvarint("field tag")
 		n := d.length("field length", 1)
-		d.bytes(n, "field")
+		start := d.off
+		p := d.bytes(n, "field")
 		switch {
 		case d.err != nil:
 		case tag <= last:
 			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
+		case tag == fieldText:
+			text = p
+		}
+		if d.err == nil && tag == fieldText && withText {
+			t, err := textCodec().dec.DecodeAll(p, nil)
+			if err != nil {
+				d.off = start
+				d.fail("text: %v", err)
+			}
+			doc.Text = string(t)
 		}
 		last = tag
 	}
 	if d.err != nil {
-		return Doc{}, d.err
+		return Doc{}, nil, d.err
 	}
-	return doc, nil
+	return doc, text, nil
+}
+
+// TextStats count the kept texts of an archive (see Index.TextStats).
+type TextStats struct {
+	Docs   int64 // documents
+	Texts  int64 // documents that keep their text
+	Bytes  int64 // the kept texts' length, in bytes of UTF-8
+	Stored int64 // the bytes they take compressed in the records
+}
+
+// textSize returns the length and compressed size of the kept text of a
+// record, or zeros when it keeps none. The length is read from the zstd
+// frame header, without decompressing the text, when the header has it
+// (the encoder leaves it out of some frames of very short texts, which
+// are decompressed).
+func textSize(rec []byte, id string) (n, stored int64, err error) {
+	_, field, err := decodeFields(rec, id, false)
+	if err != nil || field == nil {
+		return 0, 0, err
+	}
+	var h zstd.Header
+	if err := h.Decode(field); err != nil {
+		return 0, 0, fmt.Errorf("text: %v", err)
+	}
+	if h.HasFCS {
+		return int64(h.FrameContentSize), int64(len(field)), nil
+	}
+	t, err := textCodec().dec.DecodeAll(field, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("text: %v", err)
+	}
+	return int64(len(t)), int64(len(field)), nil
 }
 
 // DecodeRecord decodes the record of the document id as a Store keeps

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"reflect"
@@ -115,6 +116,7 @@ func FuzzDecodeDoc(f *testing.F) {
 	f.Add(encodeDoc(nil, &Doc{}))
 	f.Add(encodeDoc(nil, &Doc{Fingerprint: 7, ContentHash: 9, Title: "t", Keywords: []tfidf.Keyword{{Word: "w", Weight: math.NaN()}},
 		Sketch: minhash.New("some text here"), Added: time.Unix(1e9, 1)}))
+	f.Add(encodeDoc(nil, &Doc{Title: "t", Text: "正文 text kept with the record"}))
 	f.Add([]byte{1})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, rec []byte) {
@@ -140,4 +142,49 @@ func mustHex(t testing.TB, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestRecordText checks the kept text: field 1 after the fields of a
+// record without it (which are unchanged), a zstd frame of the text;
+// decoded with the text or without it; a corrupt frame is an error only
+// when the text is asked for.
+func TestRecordText(t *testing.T) {
+	text := strings.Repeat("金庸先生的武侠小说影响了几代读者。The text is kept. ", 20)
+	d := Doc{ID: "a", Title: "Hi", Added: time.Unix(300, 5).UTC(), Sketch: minhash.New(text)}
+	bare := encodeDoc(nil, &d)
+	d.Text = text
+	rec := encodeDoc(nil, &d)
+	if !bytes.HasPrefix(rec, bare) {
+		t.Fatalf("record with text %x does not start with the record without it %x", rec, bare)
+	}
+	field := rec[len(bare):]
+	n, w := binary.Uvarint(field[1:])
+	if field[0] != 1 || w <= 0 || int(n) != len(field)-1-w {
+		t.Fatalf("text field %x: want tag 1, then the length of the rest", field[:min(len(field), 8)])
+	}
+	frame := field[1+w:]
+	if !bytes.HasPrefix(frame, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+		t.Errorf("text field %x…: want a zstd frame", frame[:4])
+	}
+	if len(frame) >= len(text)/4 {
+		t.Errorf("text of %d bytes (a sentence repeated) takes %d bytes compressed", len(text), len(frame))
+	}
+	got, err := decodeDoc(rec, "a")
+	if err != nil || !reflect.DeepEqual(got, d) {
+		t.Fatalf("decoded %+v, %v; want %+v", got, err, d)
+	}
+	noText, err := decodeRecord(rec, "a", false)
+	want := d
+	want.Text = ""
+	if err != nil || !reflect.DeepEqual(noText, want) {
+		t.Errorf("decoded without text: %+v, %v; want %+v", noText, err, want)
+	}
+	bad := bytes.Clone(rec)
+	bad[len(bad)-5] ^= 0xff // inside the frame's last block or checksum
+	if _, err := decodeDoc(bad, "a"); err == nil || !strings.Contains(err.Error(), "text: ") {
+		t.Errorf("corrupt text: error %v, want one about the text", err)
+	}
+	if _, err := decodeRecord(bad, "a", false); err != nil {
+		t.Errorf("corrupt text not asked for: %v", err)
+	}
 }

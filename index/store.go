@@ -163,3 +163,12 @@ type Loader interface {
 	// the number of documents the store holds afterwards.
 	Load(ctx context.Context, writes iter.Seq[*Write]) (int64, error)
 }
+
+// RecordScanner is a Store that can hand every record it holds to a
+// function (badgerstore, memstore): Index.TextStats needs one.
+type RecordScanner interface {
+	// ScanRecords calls fn with each ID and record, in no particular
+	// order, until fn returns an error, which it returns. The record is
+	// valid only during the call.
+	ScanRecords(ctx context.Context, fn func(id string, rec []byte) error) error
+}

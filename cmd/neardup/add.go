@@ -43,6 +43,8 @@ are reported on stderr with their file and line and counted; the others are adde
 			indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "fingerprints", Category: catIndex, TakesFile: true,
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
+			&cli.BoolFlag{DisableDefaultText: true, Name: "keep-text", Category: catIndex,
+				Usage: "keep each article's text in the archive (compressed), for neardup serve's shared-passage view"},
 			workersFlag(),
 			strictFlag(),
 			progressFlag(),
@@ -189,6 +191,7 @@ func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyze
 	}
 	bar := progressBar(c, c.Args().Slice())
 	defer bar.Finish()
+	keepText := c.Bool("keep-text")
 	err := pipeline.Run(c.Context, r, a, &pipeline.Options{Workers: nw, Check: check}, func(it *pipeline.Item) error {
 		bar.AddRecord(&it.Record, it.Err)
 		switch {
@@ -199,6 +202,9 @@ func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyze
 		}
 		d := it.Analysis.Doc(it.Record.ID, it.Record.Title, storedKeywords)
 		d.Added = ad.now().UTC()
+		if keepText {
+			d.Text = it.Record.Text
+		}
 		if batch = append(batch, d); len(batch) == addBatch {
 			err := ad.add(batch)
 			batch = batch[:0]

@@ -41,40 +41,6 @@ The exit status is 0 whatever the verdict, 2 on an error.`,
 	}
 }
 
-// compareSide is one article of compare --json.
-type compareSide struct {
-	ID          string `json:"id"`
-	Title       string `json:"title,omitempty"`
-	Source      string `json:"source"`
-	Fingerprint string `json:"fingerprint"`
-	ContentHash string `json:"content_hash"`
-	Keywords    int    `json:"keywords"`
-}
-
-// sharedJSON is a keyword both articles have.
-type sharedJSON struct {
-	Word    string  `json:"word"`
-	WeightA float64 `json:"weight_a"`
-	WeightB float64 `json:"weight_b"`
-}
-
-// compareJSON is compare's --json output.
-type compareJSON struct {
-	A           compareSide     `json:"a"`
-	B           compareSide     `json:"b"`
-	Analyzer    string          `json:"analyzer"`
-	Distance    int             `json:"distance"`
-	Similarity  float64         `json:"similarity"`
-	Content     float64         `json:"content"`
-	Exact       bool            `json:"exact"`
-	MaxDistance int             `json:"max_distance"`
-	MinContent  float64         `json:"min_content"`
-	Verdict     string          `json:"verdict"`
-	Shared      []sharedJSON    `json:"shared"`
-	OnlyA       []tfidf.Keyword `json:"only_a"`
-	OnlyB       []tfidf.Keyword `json:"only_b"`
-}
-
 func runCompare(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usagef(c, "want two articles A and B, got %d arguments", c.NArg())
@@ -114,19 +80,8 @@ func runCompare(c *cli.Context) error {
 	e := cmp.Keywords
 	w := c.App.Writer
 	if c.Bool("json") {
-		j := compareJSON{
-			Analyzer: a.ID(), Distance: cmp.Distance, Similarity: cmp.Similarity, Content: cmp.Content, Exact: cmp.Exact,
-			MaxDistance: k, MinContent: minJ, Verdict: cmp.Verdict,
-			Shared: []sharedJSON{}, OnlyA: keywordsJSON(e.OnlyA), OnlyB: keywordsJSON(e.OnlyB),
-		}
-		sides := [2]*compareSide{&j.A, &j.B}
-		for i, s := range sides {
-			*s = compareSide{ID: recs[i].ID, Title: recs[i].Title, Source: recs[i].Source, Fingerprint: ans[i].Fingerprint.String(),
-				ContentHash: hex16(ans[i].ContentHash), Keywords: len(ans[i].Keywords)}
-		}
-		for _, s := range e.Shared {
-			j.Shared = append(j.Shared, sharedJSON{Word: s.Word, WeightA: s.WeightA, WeightB: s.WeightB})
-		}
+		j := cmp.Report(dedup.Side(recs[0].ID, recs[0].Title, recs[0].Source, ans[0]), dedup.Side(recs[1].ID, recs[1].Title, recs[1].Source, ans[1]),
+			a.ID(), k, minJ)
 		return writeJSON(w, j)
 	}
 	n := c.Int("keywords")

@@ -236,6 +236,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			statsCommand(),
 			deleteCommand(),
 			verifyCommand(),
+			serveCommand(),
 			helpCommand(), // in place of urfave/cli's own
 		},
 		Action:         rootAction,

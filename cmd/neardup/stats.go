@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redisstore"
 	"github.com/urfave/cli/v2"
 )
@@ -15,8 +17,12 @@ func statsCommand() *cli.Command {
 		Usage: "describe an index",
 		Description: `Prints the number of documents in the index in --index DIR (or $NEARDUP_INDEX), its layout (the
 fingerprint blocks and the largest distance it answers), the analyzer that built it, its size on disk
-and the Bloom filter in front of its exact-duplicate lookups. The index is opened read-only.`,
-		Flags:  []cli.Flag{indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; it must exist)"), jsonFlag()},
+and the Bloom filter in front of its exact-duplicate lookups. The index is opened read-only.
+--text also counts the article texts the archive keeps (neardup serve keeps them, compressed):
+how many documents keep one, their length and the bytes they take compressed. It reads every
+record once (a Badger or in-memory archive; not a Redis one).`,
+		Flags: []cli.Flag{indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; it must exist)"), jsonFlag(),
+			&cli.BoolFlag{DisableDefaultText: true, Name: "text", Category: catOutput, Usage: "count the kept article texts and their compressed size (reads every record)"}},
 		Action: runStats,
 	}
 }
@@ -36,6 +42,15 @@ type statsJSON struct {
 	Bloom         bloomJSON           `json:"bloom"`
 	// Cluster: a Redis archive's cluster (memory, largest keys).
 	Cluster *redisstore.ClusterStats `json:"cluster,omitempty"`
+	// Text: the kept texts, with --text.
+	Text *textJSON `json:"text,omitempty"`
+}
+
+// textJSON counts the kept texts of stats --text.
+type textJSON struct {
+	Docs        int64 `json:"docs"`         // documents that keep their text
+	Bytes       int64 `json:"bytes"`        // their length in UTF-8
+	StoredBytes int64 `json:"stored_bytes"` // compressed, in the records
 }
 
 type bloomJSON struct {
@@ -71,6 +86,17 @@ func runStats(c *cli.Context) error {
 			return err
 		}
 	}
+	var ts *index.TextStats
+	if c.Bool("text") {
+		t, err := x.TextStats(c.Context)
+		if errors.Is(err, errors.ErrUnsupported) {
+			return fmt.Errorf("--text: the kept texts of a Redis archive are not counted (the store cannot list its records)")
+		}
+		if err != nil {
+			return err
+		}
+		ts = &t
+	}
 	if c.Bool("json") {
 		j := statsJSON{
 			Index: dir, Docs: s.Docs, Blocks: s.Blocks, MaxDistance: s.MaxDistance, Tables: s.Tables, Analyzer: s.AnalyzerID,
@@ -83,6 +109,9 @@ func runStats(c *cli.Context) error {
 		}
 		if st, ok := neardup.ParseID(s.AnalyzerID); ok {
 			j.Settings = &st
+		}
+		if ts != nil {
+			j.Text = &textJSON{Docs: ts.Texts, Bytes: ts.Bytes, StoredBytes: ts.Stored}
 		}
 		return writeJSON(c.App.Writer, j)
 	}
@@ -114,6 +143,14 @@ func runStats(c *cli.Context) error {
 		fmt.Fprintf(&b, "%-13s sized for %s documents: %s counters, %d hashes, %s in memory, target false-positive rate %.2f%%, %s saturated\n",
 			"bloom filter", formatCount(s.Bloom.Capacity), formatCount(s.Bloom.Counters), s.Bloom.Hashes,
 			formatBytes(s.Bloom.MemoryBytes), s.Bloom.FalsePositive*100, formatCount(s.Bloom.Saturated))
+	}
+	if ts != nil {
+		fmt.Fprintf(&b, "%-13s %s of %s keep their text: %s, %s compressed", "text", formatCount(ts.Texts), plural(ts.Docs, "document", "documents"),
+			formatBytes(ts.Bytes), formatBytes(ts.Stored))
+		if ts.Bytes > 0 {
+			fmt.Fprintf(&b, " (%.0f%%)", 100*float64(ts.Stored)/float64(ts.Bytes))
+		}
+		b.WriteByte('\n')
 	}
 	_, err = fmt.Fprint(c.App.Writer, b.String())
 	return err

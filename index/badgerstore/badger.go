@@ -1008,3 +1008,27 @@ func (s *Store) Close() error {
 	}
 	return nil
 }
+
+// ScanRecords implements index.RecordScanner: it reads every record in
+// one read transaction.
+func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) error) error {
+	if err := s.use(); err != nil {
+		return err
+	}
+	defer s.life.RUnlock()
+	return s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{kindDoc}, PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			item := it.Item()
+			err := item.Value(func(v []byte) error { return fn(string(item.Key()[1:]), v) })
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

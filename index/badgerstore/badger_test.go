@@ -45,13 +45,19 @@ func TestMain(m *testing.M) {
 }
 
 func TestConformance(t *testing.T) {
-	indextest.Run(t, func(t *testing.T) index.Store {
-		s, err := Open(filepath.Join(t.TempDir(), "idx"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
+	indextest.Run(t, openStore)
+}
+
+func openStore(t *testing.T) index.Store {
+	s, err := Open(filepath.Join(t.TempDir(), "idx"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTextStats(t *testing.T) {
+	indextest.TextStats(t, openStore)
 }
 
 // openDir opens the store in dir with sopts and the index in it with

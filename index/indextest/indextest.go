@@ -360,7 +360,8 @@ func testGetRoundTrip(t *testing.T, open Opener) {
 	}
 	full := index.Doc{ID: "标识/full", Fingerprint: 0xabc, ContentHash: 7, Title: "标题 T",
 		Keywords: []tfidf.Keyword{{Word: "k", Weight: 2}, {Word: "新闻", Weight: 0.25}}, Sketch: sketch,
-		Added: time.Date(2025, 1, 2, 12, 4, 5, 6, time.FixedZone("UTC+9", 9*3600)), Job: "job-1", Seq: 1<<40 + 3}
+		Added: time.Date(2025, 1, 2, 12, 4, 5, 6, time.FixedZone("UTC+9", 9*3600)), Job: "job-1", Seq: 1<<40 + 3,
+		Text: "正文：新华社北京电，the kept text of the article."}
 	if err := x.Add(ctx, full, index.Doc{ID: "zero"}); err != nil {
 		t.Fatal(err)
 	}
@@ -1299,5 +1300,39 @@ func testStoreClaimRace(t *testing.T, open Opener) {
 		if winners != 1 {
 			t.Errorf("round %d: %d claimers got their own values back, want exactly 1: %s", round, winners, formatClaim(got[0]))
 		}
+	}
+}
+
+// TextStats checks Index.TextStats on a store that is a
+// index.RecordScanner: documents with and without a kept text, a
+// replaced text and a deleted one.
+func TextStats(t *testing.T, open Opener) {
+	x := newIndex(t, open, nil)
+	ctx := t.Context()
+	if _, ok := x.Store().(index.RecordScanner); !ok {
+		t.Fatalf("%T is no index.RecordScanner", x.Store())
+	}
+	text := strings.Repeat("新华社北京电 the kept text. ", 50)
+	docs := SeqDocs(0, 4, 0)
+	docs[0].Text, docs[1].Text, docs[2].Text = text, "短文", text
+	if err := x.Add(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	docs[2].Text = ""
+	if err := x.Add(ctx, docs[2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Delete(ctx, docs[3].ID); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := x.TextStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (index.TextStats{Docs: 3, Texts: 2, Bytes: int64(len(text) + len("短文"))}); ts.Docs != want.Docs || ts.Texts != want.Texts || ts.Bytes != want.Bytes {
+		t.Errorf("TextStats = %+v, want %+v and some stored bytes", ts, want)
+	}
+	if ts.Stored <= 0 || ts.Stored >= int64(len(text))/4 {
+		t.Errorf("TextStats.Stored = %d for a %d-byte repetitive text and a short one", ts.Stored, len(text))
 	}
 }

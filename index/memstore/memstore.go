@@ -214,3 +214,22 @@ func (s *Store) Close() error {
 	s.lists, s.recs, s.meta = nil, nil, nil
 	return nil
 }
+
+// ScanRecords implements index.RecordScanner. The store's writes wait
+// while it runs.
+func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return errClosed
+	}
+	for id, rec := range s.recs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(id, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -16,6 +16,10 @@ func TestConformance(t *testing.T) {
 	indextest.Run(t, func(*testing.T) index.Store { return New() })
 }
 
+func TestTextStats(t *testing.T) {
+	indextest.TextStats(t, func(*testing.T) index.Store { return New() })
+}
+
 func TestPlist(t *testing.T) {
 	for _, tt := range []struct {
 		add, remove []string

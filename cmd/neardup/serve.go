@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/neardup/neardup/serve"
+)
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve the archive over HTTP: a JSON API and the editors' web page",
+		Description: `Opens the archive in --index DIR|URL (creating it when missing) and serves it on --addr
+(loopback by default): the editors' page at /, the JSON API under /v1/ (check, documents, compare,
+passages, info), /healthz and /metrics (Prometheus). serve owns a Badger archive while it runs, so that
+every editor and feed goes through it; a Redis archive can be shared with other processes as well.
+
+Write routes (POST /v1/documents, DELETE /v1/documents/ID, POST /v1/check?add=true) need
+"Authorization: Bearer TOKEN" when --token-file names a file holding the token. serve refuses to listen
+on an address other than loopback without a token, unless --insecure. An add is answered 201 (200
+when it replaced a document) once it is on disk. SIGTERM or Ctrl-C stops accepting connections,
+lets the requests in flight finish (at most --grace) and closes the archive.`,
+		Flags: flags([]cli.Flag{
+			indexFlag("archive `DIR|URL` to serve (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Category: catIndex, Usage: "listen on `HOST:PORT` (port 0: any free port)"},
+			&cli.StringFlag{Name: "token-file", Category: catIndex, TakesFile: true,
+				Usage: "`FILE` holding the bearer token that write routes require (white space around it is ignored)"},
+			&cli.BoolFlag{DisableDefaultText: true, Name: "insecure", Category: catIndex,
+				Usage: "allow listening on a non-loopback address without --token-file: anyone who reaches it can change the archive"},
+			&cli.BoolFlag{Name: "keep-text", Value: true, Category: catIndex,
+				Usage: "keep each added article's text in the archive (compressed), for the page's shared-passage view; --keep-text=false keeps keywords only"},
+			&cli.Int64Flag{Name: "max-bytes", Value: serve.DefaultMaxBytes, DefaultText: "16 MiB", Category: catInput,
+				Usage: "answer 413 to request bodies larger than `N` bytes"},
+			&cli.StringFlag{Name: "cors-origin", Category: catIndex,
+				Usage: "send Access-Control-Allow-Origin: `ORIGIN` (no CORS headers without it)"},
+			&cli.DurationFlag{Name: "grace", Value: serve.DefaultGrace, Category: catIndex,
+				Usage: "on SIGTERM, wait up to `D` for requests in flight before closing the archive"},
+		}, analyzerFlags(), matchFlags()),
+		Action: runServe,
+	}
+}
+
+func runServe(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef(c, "unexpected argument %q", c.Args().First())
+	}
+	dir, err := indexDir(c)
+	if err != nil {
+		return err
+	}
+	k, err := indexDistance(c)
+	if err != nil {
+		return err
+	}
+	minJ, err := minContent(c)
+	if err != nil {
+		return err
+	}
+	if c.Int64("max-bytes") < 1 {
+		return usagef(c, "--max-bytes %d: want at least 1", c.Int64("max-bytes"))
+	}
+	token := ""
+	if f := c.String("token-file"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("--token-file: %w", err)
+		}
+		if token = strings.TrimSpace(string(b)); token == "" {
+			return fmt.Errorf("--token-file %s: empty file: want the token", f)
+		}
+	}
+	addr := c.String("addr")
+	loopback, err := isLoopback(addr)
+	if err != nil {
+		return usagef(c, "--addr %s: %v", addr, err)
+	}
+	ew := c.App.ErrWriter
+	if !loopback && token == "" {
+		if !c.Bool("insecure") {
+			return usagef(c, "--addr %s is not a loopback address: give --token-file FILE so that only holders of the token can write (or --insecure to let anyone who reaches it change the archive)", addr)
+		}
+		fmt.Fprintf(ew, "neardup serve: WARNING: --insecure: listening on %s without a token: anyone who reaches it can add and delete documents\n", addr)
+	}
+	a, err := newAnalyzer(c)
+	if err != nil {
+		return err
+	}
+	defer closeAnalyzer(c, a)
+	x, err := openIndex(c.Context, dir, a.ID(), k, minJ, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	srv, err := serve.New(serve.Options{Index: x, Analyzer: a, MaxDistance: k, MinContent: minJ, Token: token,
+		KeepText: c.Bool("keep-text"), MaxBytes: c.Int64("max-bytes"), Keywords: storedKeywords, CORSOrigin: c.String("cors-origin"),
+		Logf: func(format string, args ...any) { fmt.Fprintf(ew, "neardup serve: "+format+"\n", args...) }})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	st, err := x.Stats(c.Context)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	fmt.Fprintf(ew, "neardup serve: listening on http://%s/ (archive %s, %s)\n", ln.Addr(), dir, plural(st.Docs, "document", "documents"))
+	grace := c.Duration("grace")
+	if grace <= 0 {
+		grace = time.Nanosecond
+	}
+	err = srv.Serve(c.Context, ln, grace)
+	if cerr := x.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		fmt.Fprintf(ew, "neardup serve: stopped; archive %s closed\n", dir)
+	}
+	return err
+}
+
+// isLoopback reports whether addr (HOST:PORT) listens on loopback only:
+// localhost or a loopback IP. An empty host listens on every interface.
+func isLoopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
