@@ -128,8 +128,9 @@ func runEval(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "neardup eval: skipped: %v\n", e)
 	}
 	start = time.Now()
+	blocks, _ := index.LayoutFor(k) // queried at k itself, not at the layout's largest distance
 	rep, err := eval.Evaluate(corpus, labels, &eval.Options{
-		Index:   index.Options{Blocks: layoutBlocks(k), MaxDistance: k, MinContent: mc, AnalyzerID: a.ID()},
+		Index:   index.Options{Blocks: blocks, MaxDistance: k, MinContent: mc, AnalyzerID: a.ID()},
 		Sweep:   sweep,
 		Workers: nw,
 	})

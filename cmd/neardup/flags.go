@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/neardup/neardup/dict"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
-	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
@@ -212,19 +210,14 @@ func maxDistance(c *cli.Context) (int, error) {
 	return k, nil
 }
 
-// maxIndexDistance is the largest distance an index (persistent or in
-// memory) can be laid out for: with index.LayoutFor(k) = k+2 blocks, C(k+2, 2)
-// tables must not exceed index.MaxTables.
-const maxIndexDistance = 9
-
 // indexDistance reads --max-distance for a command that uses an index.
 func indexDistance(c *cli.Context) (int, error) {
 	k, err := maxDistance(c)
 	if err != nil {
 		return 0, err
 	}
-	if k > maxIndexDistance {
-		return 0, usagef(c, "--max-distance %d: an index answers distances up to %d (pairs further apart are still found by their content bands)", k, maxIndexDistance)
+	if k > index.MaxLayoutDistance {
+		return 0, usagef(c, "--max-distance %d: an index answers distances up to %d (pairs further apart are still found by their content bands)", k, index.MaxLayoutDistance)
 	}
 	return k, nil
 }
@@ -249,15 +242,16 @@ func indexDir(c *cli.Context) (string, error) {
 
 // openIndex opens (or, unless readOnly, creates) the archive dir for
 // queries up to distance k with the given analyzer ID ("" accepts any),
-// explaining the errors a user can act on.
+// explaining its refusals in the words of the flags.
 func openIndex(ctx context.Context, dir, analyzerID string, k int, minContent float64, readOnly bool) (*index.Index, error) {
 	x, err := archive.Open(ctx, dir, &archive.Options{AnalyzerID: analyzerID, Distance: k, MinContent: minContent, ReadOnly: readOnly})
+	var me *archive.MismatchError
 	var de *index.DistanceError
 	switch {
-	case errors.Is(err, index.ErrNotFound) || (readOnly && errors.Is(err, os.ErrNotExist)):
+	case errors.Is(err, index.ErrNotFound):
 		return nil, fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", dir, dir)
-	case errors.Is(err, index.ErrMismatch) && analyzerID != "":
-		return nil, fmt.Errorf("%w\n%s", err, mismatchHint(dir, analyzerID))
+	case errors.As(err, &me):
+		return nil, fmt.Errorf("%w\n%s", err, mismatchHint(me))
 	case errors.As(err, &de):
 		return nil, fmt.Errorf("index %s answers distances up to %d, not --max-distance %d (its layout is fixed when it is created: create a new index with --max-distance %d)",
 			dir, de.Max, k, k)
@@ -265,24 +259,18 @@ func openIndex(ctx context.Context, dir, analyzerID string, k int, minContent fl
 	return x, err
 }
 
-// mismatchHint says which analyzer settings the index in dir was built
-// with differ from those of analyzerID, and what to do: use the same
-// settings; and for an index built without the fold of traditional
-// Chinese to simplified (by neardup before the fold, or with
-// --keep-traditional) queried by an analyzer that folds, rebuild it, or
-// query it with --keep-traditional.
-func mismatchHint(dir, analyzerID string) string {
+// mismatchHint says which analyzer settings of an archive differ from
+// those asked for, and what to do: use the same settings; and for an
+// index built without the fold of traditional Chinese to simplified (by
+// neardup before the fold, or with --keep-traditional) queried by an
+// analyzer that folds, rebuild it, or query it with --keep-traditional.
+func mismatchHint(me *archive.MismatchError) string {
 	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n, --compat and --keep-traditional)"
-	x, err := archive.Open(context.Background(), dir, &archive.Options{ReadOnly: true})
-	if err != nil {
-		return hint
-	}
-	stored := x.AnalyzerID()
-	x.Close()
-	if d := neardup.IDDiff(stored, analyzerID); len(d) > 0 {
+	stored, want := me.Stored, me.Want
+	if d := neardup.IDDiff(stored, want); len(d) > 0 {
 		hint = "settings that differ: " + strings.Join(d, "; ") + "\n" + hint
 	}
-	if !strings.Contains(analyzerID, neardup.FoldSuffix+"-") || !strings.HasPrefix(stored, "nd") || strings.Contains(stored, neardup.FoldSuffix+"-") {
+	if !strings.Contains(want, neardup.FoldSuffix+"-") || !strings.HasPrefix(stored, "nd") || strings.Contains(stored, neardup.FoldSuffix+"-") {
 		return hint
 	}
 	return hint + "\n(this index was built without folding traditional Chinese to simplified, as neardup did before it folded by default: " +
@@ -290,14 +278,7 @@ func mismatchHint(dir, analyzerID string) string {
 		"to query this one as it was built, add --keep-traditional)"
 }
 
-// layoutBlocks is the number of blocks index.LayoutFor gives k (eval
-// uses it).
-func layoutBlocks(k int) int {
-	b, _ := index.LayoutFor(k)
-	return b
-}
-
 // memoryIndex returns an in-memory index for queries up to distance k.
 func memoryIndex(ctx context.Context, analyzerID string, k int, minContent float64) (*index.Index, error) {
-	return memstore.Open(ctx, &index.Options{Distance: k, MinContent: minContent, AnalyzerID: analyzerID})
+	return archive.Memory(ctx, &archive.Options{AnalyzerID: analyzerID, Distance: k, MinContent: minContent})
 }

@@ -451,30 +451,20 @@ func openURLIndex(ctx context.Context, dir string, norm *urlhash.Options, k int)
 			dir, index.MaxLayoutDistance, k)
 	}
 	x, err := archive.Open(ctx, dir, &archive.Options{AnalyzerID: norm.ID(), Distance: k})
+	var me *archive.MismatchError
 	var de *index.DistanceError
-	if err == nil || (!errors.As(err, &de) && !errors.Is(err, index.ErrMismatch)) {
-		return x, err
-	}
-	// The index checks the distance before the fingerprints: name a
-	// mismatch of the fingerprints first.
-	ro, rerr := archive.Open(ctx, dir, &archive.Options{ReadOnly: true})
-	if rerr != nil {
-		return nil, err
-	}
-	stored := ro.AnalyzerID()
-	ro.Close()
 	switch {
-	case stored == norm.ID() && de != nil:
+	case errors.As(err, &me) && strings.HasPrefix(me.Stored, urlhash.IDPrefix[:len("urlhash/")]):
+		return nil, fmt.Errorf("index %s holds URL fingerprints made by %s, not %s (these normalisation flags): use the --drop-param and --keep-* flags it was created with, or another index: %w",
+			dir, me.Stored, norm.ID(), index.ErrMismatch)
+	case errors.As(err, &me):
+		return nil, fmt.Errorf("index %s holds article fingerprints (analyzer %q), not URL fingerprints (%s): URL and article fingerprints cannot share an index; give url dedup an index of its own: %w",
+			dir, me.Stored, norm.ID(), index.ErrMismatch)
+	case errors.As(err, &de):
 		return nil, fmt.Errorf("index %s answers distances up to %d (similarity ≥ %s), not %d (--min-similarity): its layout is fixed when it is created; create a new index for this --min-similarity",
 			dir, de.Max, percent(1-float64(de.Max)/64), k)
-	case stored == norm.ID():
-		return nil, err // not the fingerprints: the format
-	case strings.HasPrefix(stored, urlhash.IDPrefix[:len("urlhash/")]):
-		return nil, fmt.Errorf("index %s holds URL fingerprints made by %s, not %s (these normalisation flags): use the --drop-param and --keep-* flags it was created with, or another index: %w",
-			dir, stored, norm.ID(), index.ErrMismatch)
 	}
-	return nil, fmt.Errorf("index %s holds article fingerprints (analyzer %q), not URL fingerprints (%s): URL and article fingerprints cannot share an index; give url dedup an index of its own: %w",
-		dir, stored, norm.ID(), index.ErrMismatch)
+	return x, err
 }
 
 // emit writes one outcome; RunURLs calls it in input order.

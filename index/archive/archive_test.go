@@ -67,3 +67,65 @@ func TestOpenRedisURL(t *testing.T) {
 		t.Fatal("Open of an unreachable cluster succeeded")
 	}
 }
+
+// TestOpenExplained: the refusals Open documents, each told apart; an
+// analyzer mismatch is named even when the layout is refused too.
+func TestOpenExplained(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "a")
+	_, err := Open(ctx, dir, &Options{ReadOnly: true})
+	if !errors.Is(err, index.ErrNotFound) {
+		t.Errorf("read-only Open of a missing directory: %v, want ErrNotFound", err)
+	}
+	x, err := Open(ctx, dir, &Options{AnalyzerID: "a1", Distance: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	for _, tt := range []struct {
+		o        Options
+		mismatch *MismatchError
+		distance *index.DistanceError
+	}{
+		{Options{AnalyzerID: "a2"}, &MismatchError{Name: dir, Stored: "a1", Want: "a2"}, nil},
+		{Options{AnalyzerID: "a2", Distance: 6}, &MismatchError{Name: dir, Stored: "a1", Want: "a2"}, nil},
+		{Options{AnalyzerID: "a1", Distance: 6}, nil, &index.DistanceError{Name: dir, Max: 3, Want: 6}},
+		{Options{Distance: 6}, nil, &index.DistanceError{Name: dir, Max: 3, Want: 6}},
+	} {
+		_, err := Open(ctx, dir, &tt.o)
+		var me *MismatchError
+		var de *index.DistanceError
+		switch {
+		case tt.mismatch != nil:
+			if !errors.As(err, &me) || *me != *tt.mismatch || !errors.Is(err, index.ErrMismatch) {
+				t.Errorf("Open(%+v): %v, want %#v", tt.o, err, tt.mismatch)
+			}
+		case !errors.As(err, &de) || *de != *tt.distance || errors.As(err, &me):
+			t.Errorf("Open(%+v): %v, want %#v", tt.o, err, tt.distance)
+		}
+	}
+	want := `index: ` + dir + `: index options do not match the index: the index was built with analyzer "a1"; the options ask for "a2"`
+	if got := (&MismatchError{Name: dir, Stored: "a1", Want: "a2"}).Error(); got != want {
+		t.Errorf("MismatchError: %q, want %q", got, want)
+	}
+}
+
+// TestMemory: an archive in memory laid out for the distance asked.
+func TestMemory(t *testing.T) {
+	ctx := context.Background()
+	x, err := Memory(ctx, &Options{AnalyzerID: "a1", Distance: 5, MinContent: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	st, err := x.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Blocks != 7 || st.MaxDistance != 5 || st.AnalyzerID != "a1" || st.Docs != 0 {
+		t.Errorf("Memory: %+v, want 7 blocks, max distance 5, analyzer a1, no documents", st)
+	}
+	if _, err := Memory(ctx, &Options{Distance: index.MaxLayoutDistance + 1}); !errors.Is(err, index.ErrDistance) {
+		t.Errorf("Memory at distance %d: %v, want ErrDistance", index.MaxLayoutDistance+1, err)
+	}
+}
