@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/tfidf"
 )
 
 // Checked is what Check found out about one article.
@@ -54,4 +56,79 @@ func Check(ctx context.Context, x *index.Index, doc *index.Doc, k int, add bool)
 		c.Added = true
 	}
 	return c, nil
+}
+
+// Verdicts of a CheckReport.
+const (
+	CheckNew       = "new"       // no near-duplicate archived
+	CheckDuplicate = "duplicate" // near-duplicates archived (Matches)
+	CheckArchived  = "archived"  // no near-duplicate, but the archive holds this very text under its id
+	CheckTooShort  = "too short" // no fingerprint (TooShort says why)
+)
+
+// CheckReport is one checked article as neardup check --json prints it
+// and the HTTP service's POST /v1/check answers it.
+type CheckReport struct {
+	ID string `json:"id,omitempty"`
+	// Title, Source and Line locate an article read from a file (neardup
+	// check); the service leaves them empty.
+	Title       string `json:"title,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	TooShort    string `json:"too_short,omitempty"` // why the text has no fingerprint
+	Verdict     string `json:"verdict,omitempty"`   // CheckNew, CheckDuplicate, CheckArchived or CheckTooShort; empty with Error
+	// Matches is never nil.
+	Matches []MatchReport `json:"matches"`
+	// Archived says what the archive holds under the article's own id:
+	// "same" (this very text), "different" or "" (nothing).
+	Archived string `json:"archived,omitempty"`
+	Added    bool   `json:"added"`
+	// Error says why the article was not checked (neardup check).
+	Error string `json:"error,omitempty"`
+}
+
+// MatchReport is a near-duplicate in a CheckReport.
+type MatchReport struct {
+	ID         string  `json:"id"`
+	Title      string  `json:"title"`
+	Distance   int     `json:"distance"`
+	Similarity float64 `json:"similarity"`
+	Content    float64 `json:"content"`
+	Exact      bool    `json:"exact"`
+	// Unverified: found by its fingerprint alone, its content unknown
+	// (an archive loaded from bare fingerprints).
+	Unverified bool `json:"unverified,omitempty"`
+	// Shared are the keywords the two articles share, heaviest first;
+	// never nil.
+	Shared []string `json:"shared_keywords"`
+}
+
+// Report returns c as the CheckReport of the article id that an is the
+// analysis of.
+func (c *Checked) Report(id string, an *neardup.Analysis) CheckReport {
+	r := CheckReport{ID: id, Fingerprint: an.Fingerprint.String(), Verdict: CheckNew, Matches: make([]MatchReport, 0, len(c.Matches)), Added: c.Added}
+	for _, m := range c.Matches {
+		e := tfidf.Explain(an.Keywords, m.Keywords)
+		shared := make([]string, len(e.Shared))
+		for i, k := range e.Shared {
+			shared[i] = k.Word
+		}
+		r.Matches = append(r.Matches, MatchReport{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
+			Content: m.Content, Exact: m.Exact, Unverified: m.Unverified, Shared: shared})
+	}
+	switch {
+	case len(c.Matches) > 0:
+		r.Verdict = CheckDuplicate
+	case c.Same:
+		r.Verdict = CheckArchived
+	}
+	switch {
+	case c.Self == nil:
+	case c.Same:
+		r.Archived = "same"
+	default:
+		r.Archived = "different"
+	}
+	return r
 }

@@ -2,12 +2,15 @@ package dedup
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/tfidf"
 )
 
 // TestCheck: what Check reports and adds, article by article, against
@@ -65,5 +68,44 @@ func TestCheck(t *testing.T) {
 				t.Errorf("archive holds %d documents, want %d", st.Docs, tt.docs)
 			}
 		})
+	}
+}
+
+// TestCheckReport: a Checked as check --json and POST /v1/check print
+// it: the verdict, the shared keywords of each match, what the archive
+// holds under the article's id.
+func TestCheckReport(t *testing.T) {
+	kw := func(words ...string) []tfidf.Keyword {
+		ks := make([]tfidf.Keyword, len(words))
+		for i, w := range words {
+			ks[i] = tfidf.Keyword{Word: w, Weight: float64(len(words) - i)}
+		}
+		return ks
+	}
+	an := &neardup.Analysis{Fingerprint: 0x00000000000000ff, Keywords: kw("金庸", "武侠", "小说")}
+	tests := []struct {
+		name string
+		c    Checked
+		want string
+	}{
+		{"new", Checked{}, `{"id":"x","fingerprint":"00000000000000ff","verdict":"new","matches":[],"added":false}`},
+		{"added", Checked{Added: true}, `{"id":"x","fingerprint":"00000000000000ff","verdict":"new","matches":[],"added":true}`},
+		{"duplicate", Checked{Matches: []index.Match{
+			{ID: "a", Title: "A", Distance: 2, Similarity: 0.96875, Content: 0.8, Keywords: kw("小说", "金庸", "香港")},
+			{ID: "b", Distance: 1, Similarity: 0.984375, Unverified: true},
+		}}, `{"id":"x","fingerprint":"00000000000000ff","verdict":"duplicate","matches":[` +
+			`{"id":"a","title":"A","distance":2,"similarity":0.96875,"content":0.8,"exact":false,"shared_keywords":["金庸","小说"]},` +
+			`{"id":"b","title":"","distance":1,"similarity":0.984375,"content":0,"exact":false,"unverified":true,"shared_keywords":[]}],"added":false}`},
+		{"itself", Checked{Self: &index.Doc{ID: "x"}, Same: true}, `{"id":"x","fingerprint":"00000000000000ff","verdict":"archived","matches":[],"archived":"same","added":false}`},
+		{"another text under its id", Checked{Self: &index.Doc{ID: "x"}}, `{"id":"x","fingerprint":"00000000000000ff","verdict":"new","matches":[],"archived":"different","added":false}`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.c.Report("x", an))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tt.want {
+			t.Errorf("%s: Report = %s\nwant %s", tt.name, b, tt.want)
+		}
 	}
 }

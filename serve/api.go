@@ -85,29 +85,6 @@ func archiveError(err error) *apiError {
 	return internal(err)
 }
 
-// matchJSON is a near-duplicate in check's answer.
-type matchJSON struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Distance   int      `json:"distance"`
-	Similarity float64  `json:"similarity"`
-	Content    float64  `json:"content"`
-	Exact      bool     `json:"exact"`
-	Unverified bool     `json:"unverified,omitempty"`
-	Shared     []string `json:"shared_keywords"`
-}
-
-// checkJSON is check's answer.
-type checkJSON struct {
-	ID          string      `json:"id,omitempty"`
-	Fingerprint string      `json:"fingerprint,omitempty"`
-	TooShort    string      `json:"too_short,omitempty"` // why the text has no fingerprint
-	Verdict     string      `json:"verdict"`             // "new", "duplicate", "archived" (its own id holds it), "too short"
-	Matches     []matchJSON `json:"matches"`
-	Archived    string      `json:"archived,omitempty"` // what the archive holds under the id: "same" or "different"
-	Added       bool        `json:"added"`
-}
-
 func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	add := false
 	if v := r.URL.Query().Get("add"); v != "" {
@@ -131,7 +108,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 		return e
 	}
 	if an == nil {
-		writeJSON(w, http.StatusOK, checkJSON{ID: a.id(), TooShort: short, Verdict: "too short", Matches: []matchJSON{}})
+		writeJSON(w, http.StatusOK, dedup.CheckReport{ID: a.id(), TooShort: short, Verdict: dedup.CheckTooShort, Matches: []dedup.MatchReport{}})
 		return nil
 	}
 	doc := s.doc(&a, an)
@@ -143,40 +120,13 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	if err != nil {
 		return archiveError(err)
 	}
-	j := checkJSON{ID: a.id(), Fingerprint: an.Fingerprint.String(), Verdict: "new", Matches: make([]matchJSON, 0, len(res.Matches)), Added: res.Added}
-	for _, m := range res.Matches {
-		j.Matches = append(j.Matches, matchJSON{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
-			Content: m.Content, Exact: m.Exact, Unverified: m.Unverified, Shared: sharedWords(an.Keywords, m.Keywords)})
-	}
-	switch {
-	case len(res.Matches) > 0:
-		j.Verdict = "duplicate"
-	case res.Same:
-		j.Verdict = "archived"
-	}
-	if res.Self != nil {
-		j.Archived = "different"
-		if res.Same {
-			j.Archived = "same"
-		}
-	}
+	j := res.Report(a.id(), an)
 	s.metrics.matches.Add(float64(len(res.Matches)))
 	if res.Added {
 		s.metrics.writes.WithLabelValues("added").Inc()
 	}
 	writeJSON(w, http.StatusOK, j)
 	return nil
-}
-
-// sharedWords are the words of the keywords a and b share, heaviest
-// first; never nil.
-func sharedWords(a, b []tfidf.Keyword) []string {
-	e := tfidf.Explain(a, b)
-	words := make([]string, len(e.Shared))
-	for i, k := range e.Shared {
-		words[i] = k.Word
-	}
-	return words
 }
 
 // addedJSON is the answer to an added document.

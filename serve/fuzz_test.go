@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/dedup"
 )
 
 // checkAnswer fails unless w is a JSON answer with one of the statuses,
@@ -52,7 +54,7 @@ func FuzzCheck(f *testing.F) {
 			w := do(s, "POST", target, body)
 			checkAnswer(t, target, w.Code, w.Body.String(), 200, 400, 413)
 			if w.Code == 200 {
-				var c checkJSON
+				var c dedup.CheckReport
 				if err := json.Unmarshal(w.Body.Bytes(), &c); err != nil || c.Matches == nil || (c.TooShort == "") == (c.Fingerprint == "") {
 					t.Fatalf("%s: answer %s", target, w.Body)
 				}

@@ -59,36 +59,6 @@ Exit status:
 	}
 }
 
-// matchJSON is a near-duplicate found by check.
-type matchJSON struct {
-	ID         string  `json:"id"`
-	Title      string  `json:"title"`
-	Distance   int     `json:"distance"`
-	Similarity float64 `json:"similarity"`
-	Content    float64 `json:"content"`
-	Exact      bool    `json:"exact"`
-	// Unverified: found by its fingerprint alone, its content unknown
-	// (an archive loaded with add --fingerprints).
-	Unverified bool     `json:"unverified,omitempty"`
-	Shared     []string `json:"shared"`
-}
-
-// checkJSON is one line of check --json: one article.
-type checkJSON struct {
-	ID          string      `json:"id"`
-	Title       string      `json:"title,omitempty"`
-	Source      string      `json:"source"`
-	Line        int         `json:"line,omitempty"`
-	Fingerprint string      `json:"fingerprint"`
-	Matches     []matchJSON `json:"matches"`
-	// Archived says that the archive holds a document under the
-	// article's own id: "same" (this very text) or "different".
-	Archived string `json:"archived,omitempty"`
-	Added    bool   `json:"added"`
-	// Error says why the article was not checked.
-	Error string `json:"error,omitempty"`
-}
-
 // nearJSON is a fingerprint match of check --fingerprint.
 type nearJSON struct {
 	ID         string  `json:"id"`
@@ -188,16 +158,12 @@ func runCheck(c *cli.Context) error {
 		if isAdded {
 			added++
 		}
+		rep := res.Report(rec.ID, an)
 		if asJSON {
-			j := checkJSON{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line, Fingerprint: an.Fingerprint.String(),
-				Matches: []matchJSON{}, Archived: archived(res), Added: isAdded}
-			for _, m := range ms {
-				j.Matches = append(j.Matches, matchJSON{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
-					Content: m.Content, Exact: m.Exact, Unverified: m.Unverified, Shared: nonNil(sharedWords(an.Keywords, m.Keywords))})
-			}
-			return writeJSON(w, j)
+			rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
+			return writeJSON(w, rep)
 		}
-		return printCheck(w, dir, rec, an, res, nkw)
+		return printCheck(w, dir, rec, res, &rep, nkw)
 	})
 	if err != nil {
 		return err
@@ -241,9 +207,9 @@ func runCheck(c *cli.Context) error {
 
 // reportUnchecked reports with the articles one that was not checked.
 func reportUnchecked(w io.Writer, asJSON bool, rec *input.Record, err error) error {
-	var j checkJSON
+	var j dedup.CheckReport
 	if rec != nil {
-		j = checkJSON{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line}
+		j = dedup.CheckReport{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line}
 	}
 	var re *input.RecordError
 	var ie *input.Error
@@ -253,7 +219,7 @@ func reportUnchecked(w io.Writer, asJSON bool, rec *input.Record, err error) err
 	case errors.As(err, &ie):
 		j.Source, j.Line = ie.Source, ie.Line
 	}
-	j.Matches, j.Error = []matchJSON{}, err.Error()
+	j.Matches, j.Error = []dedup.MatchReport{}, err.Error()
 	if asJSON {
 		return writeJSON(w, j)
 	}
@@ -265,16 +231,9 @@ func reportUnchecked(w io.Writer, asJSON bool, rec *input.Record, err error) err
 	return werr
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// printCheck prints what check found for one article; nothing when it
-// found nothing and added nothing.
-func printCheck(w io.Writer, dir string, rec *input.Record, an *neardup.Analysis, res *dedup.Checked, nkw int) error {
+// printCheck prints what check found for one article (res, reported as
+// rep); nothing when it found nothing and added nothing.
+func printCheck(w io.Writer, dir string, rec *input.Record, res *dedup.Checked, rep *dedup.CheckReport, nkw int) error {
 	ms, added := res.Matches, res.Added
 	var b strings.Builder
 	name := quoteID(rec.ID)
@@ -284,7 +243,7 @@ func printCheck(w io.Writer, dir string, rec *input.Record, an *neardup.Analysis
 	if len(ms) > 0 {
 		fmt.Fprintf(&b, "%s: %s in %s\n", name, plural(int64(len(ms)), "near-duplicate", "near-duplicates"), dir)
 	}
-	for _, m := range ms {
+	for i, m := range ms {
 		kind := "near duplicate "
 		switch {
 		case m.Exact:
@@ -301,14 +260,13 @@ func printCheck(w io.Writer, dir string, rec *input.Record, an *neardup.Analysis
 		} else {
 			fmt.Fprintf(&b, "\n      distance %d, similarity %.3f, content similarity %.2f\n", m.Distance, m.Similarity, m.Content)
 		}
-		shared := sharedWords(an.Keywords, m.Keywords)
-		if len(shared) > 0 {
+		if shared := rep.Matches[i].Shared; len(shared) > 0 {
 			fmt.Fprintf(&b, "      shared keywords: %s\n", wordList(shared, nkw))
 		} else if len(m.Keywords) == 0 {
 			b.WriteString("      (no keywords stored with it)\n")
 		}
 	}
-	switch archived(res) {
+	switch rep.Archived {
 	case "same":
 		fmt.Fprintf(&b, "%s: %s holds this article already, under its id\n", name, dir)
 	case "different":
@@ -319,18 +277,6 @@ func printCheck(w io.Writer, dir string, rec *input.Record, an *neardup.Analysis
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// archived says what the archive holds under the article's own id:
-// "same", "different" or "".
-func archived(res *dedup.Checked) string {
-	switch {
-	case res.Self == nil:
-		return ""
-	case res.Same:
-		return "same"
-	}
-	return "different"
 }
 
 // checkFingerprint looks up a precomputed fingerprint.

@@ -27,7 +27,7 @@ func TestCheckUnverified(t *testing.T) {
 		t.Errorf("check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, "check", "--index", idx, "--segmenter", "gse", "--json", "testdata/a.txt")
-	if r.code != 1 || !strings.Contains(r.stdout, `{"id":"doc-1","title":"","distance":1,"similarity":0.984375,"content":0,"exact":false,"unverified":true,"shared":[]}`) {
+	if r.code != 1 || !strings.Contains(r.stdout, `{"id":"doc-1","title":"","distance":1,"similarity":0.984375,"content":0,"exact":false,"unverified":true,"shared_keywords":[]}`) {
 		t.Errorf("check --json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

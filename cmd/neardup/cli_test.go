@@ -65,7 +65,7 @@ func TestCheckExitCodes(t *testing.T) {
 	r := runCLI(t, "check", "--index", idx, "--json", "testdata/b.txt", "no-such-file.txt", "testdata/c.txt")
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if r.code != 2 || len(lines) != 3 || !strings.Contains(lines[0], `"id":"testdata/b.txt"`) || !strings.Contains(lines[0], `"id":"testdata/a.txt"`) ||
-		lines[1] != `{"id":"","source":"no-such-file.txt","fingerprint":"","matches":[],"added":false,"error":"no-such-file.txt: stat: no such file or directory"}` ||
+		lines[1] != `{"source":"no-such-file.txt","matches":[],"added":false,"error":"no-such-file.txt: stat: no such file or directory"}` ||
 		!strings.Contains(lines[2], `"id":"testdata/c.txt"`) {
 		t.Errorf("check --json with a missing file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

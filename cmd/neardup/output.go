@@ -72,17 +72,6 @@ func wordList(words []string, n int) string {
 	return s
 }
 
-// sharedWords returns the keywords of a and b that both have, heaviest
-// first.
-func sharedWords(a, b []tfidf.Keyword) []string {
-	e := tfidf.Explain(a, b)
-	words := make([]string, len(e.Shared))
-	for i, s := range e.Shared {
-		words[i] = s.Word
-	}
-	return words
-}
-
 // hex16 formats a 64-bit hash as 16 hex digits.
 func hex16(h uint64) string { return fmt.Sprintf("%016x", h) }
 

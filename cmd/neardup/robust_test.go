@@ -32,6 +32,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/internal/testfixtures"
@@ -172,7 +173,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		}
 		var got []string
 		unchecked := 0
-		for _, j := range robustJSONLines[checkJSON](t, r.stdout) {
+		for _, j := range robustJSONLines[dedup.CheckReport](t, r.stdout) {
 			if j.Error != "" {
 				unchecked++ // each reported in its place, as on stderr
 				continue
