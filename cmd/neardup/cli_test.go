@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -195,9 +196,9 @@ func TestDedupRejects(t *testing.T) {
 	if !strings.Contains(r.stderr, "6 bad records or inputs written to "+filepath.Join(tmp, "rejects.jsonl")) {
 		t.Errorf("summary does not name the rejects file:\n%s", r.stderr)
 	}
-	var rejects []rejectJSON
+	var rejects []input.Reject
 	for _, l := range strings.Split(strings.TrimSpace(outs[3]), "\n") {
-		var j rejectJSON
+		var j input.Reject
 		if err := json.Unmarshal([]byte(l), &j); err != nil {
 			t.Fatalf("rejects line %q: %v", l, err)
 		}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -94,42 +92,8 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// rejectJSON is a line of dedup's --rejects file, and what add and check
-// report for a bad record in --json mode.
-type rejectJSON struct {
-	Source    string `json:"source"`
-	Line      int    `json:"line"`
-	Field     string `json:"field"`
-	Reason    string `json:"reason"`
-	Raw       string `json:"raw"`
-	RawBase64 string `json:"raw_base64,omitempty"` // the raw line when it is not valid UTF-8 (raw then has U+FFFD in place of the bad bytes)
-}
-
-// newReject describes why a record failed: a *input.RecordError, a
-// *input.Error or any other error about rec.
-func newReject(rec *input.Record, err error) rejectJSON {
-	var re *input.RecordError
-	var ie *input.Error
-	var j rejectJSON
-	switch {
-	case errors.As(err, &re):
-		j = rejectJSON{Source: re.Source, Line: re.Line, Field: re.Field, Reason: re.Reason}
-		j.setRaw(re.Raw)
-	case errors.As(err, &ie):
-		j = rejectJSON{Source: ie.Source, Line: ie.Line, Reason: ie.Err.Error()}
-	default:
-		j = rejectJSON{Source: rec.Source, Line: rec.Line, Reason: err.Error()}
-		j.setRaw(rec.Raw)
-	}
-	return j
-}
-
-func (j *rejectJSON) setRaw(raw []byte) {
-	j.Raw = strings.ToValidUTF8(string(raw), "\uFFFD")
-	if !utf8.Valid(raw) {
-		j.RawBase64 = base64.StdEncoding.EncodeToString(raw)
-	}
-}
+// newReject is input.NewReject (dedup.go's name for it).
+func newReject(rec *input.Record, err error) input.Reject { return input.NewReject(rec, err) }
 
 // outFile is an output file (see package outfile).
 type outFile = outfile.File

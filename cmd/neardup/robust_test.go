@@ -35,6 +35,7 @@ import (
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/testfixtures"
 	"github.com/neardup/neardup/segment"
 )
@@ -208,7 +209,7 @@ func TestRobustWholeFiles(t *testing.T) {
 			t.Errorf("summary %+v, want %+v", got, want)
 		}
 		var rejects []string
-		for _, j := range robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(out, "rejects"))) {
+		for _, j := range robustJSONLines[input.Reject](t, readFile(t, filepath.Join(out, "rejects"))) {
 			rejects = append(rejects, j.Source+": "+j.Reason)
 		}
 		// (An input error's reason has no byte offset: the file stops
@@ -339,7 +340,7 @@ func TestRobustJSONL(t *testing.T) {
 		if got := robustCountsOf(robustSummary(t, r)); got != want {
 			t.Errorf("summary %+v, want %+v", got, want)
 		}
-		rejects := robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(tmp, "rejects")))
+		rejects := robustJSONLines[input.Reject](t, readFile(t, filepath.Join(tmp, "rejects")))
 		var wantErrs []line
 		for _, l := range ls {
 			if l.err != "" {
@@ -434,7 +435,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	if n < 10 || n >= 299 || sum.InputErrors != 1 || sum.Unique+sum.Exact+sum.Near != n+1 {
 		t.Errorf("summary %+v", sum)
 	}
-	rejects := robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(tmp, "rejects")))
+	rejects := robustJSONLines[input.Reject](t, readFile(t, filepath.Join(tmp, "rejects")))
 	if len(rejects) != 1 || rejects[0].Source != cut || rejects[0].Line != int(n+1) || rejects[0].Reason != "truncated gzip data: unexpected EOF" {
 		t.Errorf("rejects: %+v, want line %d", rejects, n+1)
 	}
@@ -470,7 +471,7 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 		t.Errorf("another input: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	re := regexp.MustCompile(`^duplicate id "(a|b)": an earlier article has it \(added \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by job [0-9a-f]{32}, record (1|2)\)$`)
-	for i, j := range robustJSONLines[rejectJSON](t, readFile(t, filepath.Join(tmp, "rejects"))) {
+	for i, j := range robustJSONLines[input.Reject](t, readFile(t, filepath.Join(tmp, "rejects"))) {
 		if j.Field != "id" || j.Line != i+1 || !re.MatchString(j.Reason) {
 			t.Errorf("reject %+v", j)
 		}

@@ -493,7 +493,7 @@ func (w *urlWriter) emit(o *dedup.URLOutcome) error {
 		}
 	case dedup.Rejected:
 		w.rejected++
-		j := newReject(&input.Record{}, o.Err)
+		j := input.NewReject(&input.Record{}, o.Err)
 		// A URL that could not be normalised, and looks like JSON.
 		if w.field == "" && o.URL != "" && o.Normalized == "" && strings.HasPrefix(o.URL, "{") {
 			j.Reason += " (for lines of JSON give --url-field NAME)"
@@ -505,7 +505,7 @@ func (w *urlWriter) emit(o *dedup.URLOutcome) error {
 			return writeURLJSON(w.rejects, j)
 		}
 	case dedup.InputFailed:
-		j := newReject(&input.Record{}, o.Err)
+		j := input.NewReject(&input.Record{}, o.Err)
 		if w.rejects != nil {
 			if err := writeURLJSON(w.rejects, j); err != nil {
 				return err
