@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -22,14 +21,6 @@ import (
 
 // catNormalise is the help category of the URL normalisation flags.
 const catNormalise = "Normalisation"
-
-// URL similarity levels, in percent, from the measurements in the
-// urlhash package documentation.
-const (
-	urlVeryClose   = 95 // distance ≤ 3
-	urlClose       = 90 // distance ≤ 6
-	urlSamePattern = 80 // distance ≤ 12
-)
 
 // urlBatch is how many kept URLs url dedup --index writes per
 // transaction.
@@ -141,7 +132,7 @@ A summary goes to stderr, and with --json to standard output too, as one object 
 written there). Exit status: 0 on success, also when lines were rejected; 2 on an error, or when
 an input could not be read to its end (the outputs are written and cover what was read).`,
 		Flags: flags([]cli.Flag{
-			&cli.Float64Flag{Name: "min-similarity", Aliases: []string{"m"}, Value: urlClose, Category: catMatch,
+			&cli.Float64Flag{Name: "min-similarity", Aliases: []string{"m"}, Value: urlhash.Close, Category: catMatch,
 				Usage: "duplicates are at least `P` percent similar (95 very close, 90 close, 80 same pattern; see above)"},
 			&cli.StringFlag{Name: "url-field", Category: catInput,
 				Usage: "the lines are JSON objects with the URL in field `NAME`"},
@@ -181,32 +172,6 @@ func urlOptions(c *cli.Context) *urlhash.Options {
 	}
 }
 
-// urlMaxDistance returns the largest distance at a similarity of at
-// least pct percent: floor(64 × (1 − pct/100)), so that 1 − d/64 ≥
-// pct/100. The small tolerance keeps exact values such as 87.5 (d = 8)
-// from rounding down.
-func urlMaxDistance(pct float64) int {
-	return int(math.Floor(64*(100-pct)/100 + 1e-9))
-}
-
-// urlVerdict names how close a comparison is: the verdict, the
-// similarity bound it stands for ("" for the same URL) and why it
-// matters ("" when it does not).
-func urlVerdict(cmp *urlhash.Comparison) (verdict, bound, why string) {
-	d := cmp.Distance
-	switch {
-	case len(cmp.Differ) == 0:
-		return "same URL", "", "the normalised URLs are equal"
-	case d <= urlMaxDistance(urlVeryClose):
-		return "very close", "≥ 95%", "a cosmetic variant of one page, or a close sibling"
-	case d <= urlMaxDistance(urlClose):
-		return "close", "≥ 90%", "like most URLs one path segment or query parameter apart"
-	case d <= urlMaxDistance(urlSamePattern):
-		return "same pattern", "≥ 80%", "mostly the same site"
-	}
-	return "different", "< 80%", ""
-}
-
 // urlCompareJSON is url --json.
 type urlCompareJSON struct {
 	A            string   `json:"a"`
@@ -238,7 +203,7 @@ func runURLCompare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	verdict, bound, why := urlVerdict(&cmp)
+	verdict, bound, why := cmp.Verdict()
 	w := c.App.Writer
 	if c.Bool("json") {
 		differ := cmp.Differ
@@ -361,7 +326,7 @@ func runURLDedup(c *cli.Context) (err error) {
 	if n := countStdin(inputs); n > 1 {
 		return usagef(c, "standard input (-) given %d times", n)
 	}
-	opts := &dedup.URLOptions{MaxDistance: urlMaxDistance(pct), Normalize: norm, Field: c.String("url-field"), MaxLine: maxURLLine}
+	opts := &dedup.URLOptions{MaxDistance: urlhash.MaxDistance(pct), Normalize: norm, Field: c.String("url-field"), MaxLine: maxURLLine}
 	var store *index.Index
 	indexDesc := ""
 	if dir := c.String("index"); dir != "" {

@@ -176,26 +176,6 @@ func TestURLCompareErrors(t *testing.T) {
 	}
 }
 
-func TestURLMaxDistance(t *testing.T) {
-	tests := []struct {
-		pct  float64
-		want int
-	}{
-		{100, 0}, {99, 0}, {98.4375, 1}, {95, 3}, {93.75, 4}, {90, 6}, {87.5, 8}, {85, 9},
-		{84.38, 9}, {84.375, 10}, {80, 12}, {75, 16}, {50, 32},
-	}
-	for _, tt := range tests {
-		if got := urlMaxDistance(tt.pct); got != tt.want {
-			t.Errorf("urlMaxDistance(%v) = %d, want %d", tt.pct, got, tt.want)
-		}
-		// The distance is the largest whose similarity reaches pct.
-		d := urlMaxDistance(tt.pct)
-		if 100*(1-float64(d)/64) < tt.pct-1e-9 || (d < 64 && 100*(1-float64(d+1)/64) >= tt.pct+1e-9) {
-			t.Errorf("urlMaxDistance(%v) = %d: not the largest distance at that similarity", tt.pct, d)
-		}
-	}
-}
-
 func TestURLDedupGolden(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -434,7 +414,7 @@ func TestURLDedupIndex(t *testing.T) {
 	// (the run stops there, as an interrupt would stop it).
 	dir3 := filepath.Join(tmp, "interrupted.idx")
 	opts := &urlhash.Options{}
-	k := urlMaxDistance(urlClose)
+	k := urlhash.MaxDistance(urlhash.Close)
 	x, err := openURLIndex(context.Background(), dir3, opts, k)
 	if err != nil {
 		t.Fatal(err)
