@@ -19,7 +19,24 @@ type Doc struct {
 	Title       string
 	Keywords    []tfidf.Keyword
 	Sketch      minhash.Sketch // MinHash of the content; zero when unknown
-	Added       time.Time
+	// Shingles is the number of distinct character 5-grams the Sketch
+	// is of (minhash.NewCount); 0 when unknown (a record written before
+	// it was kept), which leaves containment unestimated.
+	Shingles int
+	// Original, Via and Hops place a duplicate that dedup archived (see
+	// dedup.Run): Original is the original of the cluster it joined, Via
+	// the archived document it matched (Original itself or another
+	// member), Hops the number of matches from Original to it (1 when
+	// Via is Original). Empty and 0 for an original.
+	Original string
+	Via      string
+	Hops     int
+	// RecordOnly keeps the document's record (Get finds it) without
+	// filing it under any key, so that no query returns it: an exact
+	// duplicate adds no candidate its cluster does not have. Only for a
+	// duplicate (Original set).
+	RecordOnly bool
+	Added      time.Time
 	// Job and Seq say what added the document: a batch job's name and
 	// the record's position in its input (see neardup.Dedup, which uses
 	// them to resume an interrupted job). Empty and 0 otherwise.
@@ -46,7 +63,13 @@ const recordVersion = 1
 //	             a uvarint length and that many bytes, tags ascending; a
 //	             reader skips the tags it does not know, so a field can be
 //	             added without a new version (records without one are
-//	             byte for byte what they were)
+//	             byte for byte what they were). Known tags:
+//	  1          reserved for the kept article text (issue #16)
+//	  2          content-set size: a uvarint, Doc.Shingles; only when it is
+//	             not 0
+//	  3          cluster, only for a duplicate (Doc.Original set): uvarint
+//	             hops, uvarint flags (1: record only), uvarint length and
+//	             bytes of the original's ID, then of Via
 func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Fingerprint))
@@ -71,7 +94,39 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(d.Job)))
 	dst = append(dst, d.Job...)
-	return binary.AppendUvarint(dst, uint64(d.Seq))
+	dst = binary.AppendUvarint(dst, uint64(d.Seq))
+	if d.Shingles > 0 {
+		dst = appendField(dst, tagShingles, binary.AppendUvarint(nil, uint64(d.Shingles)))
+	}
+	if d.Original != "" {
+		f := binary.AppendUvarint(nil, uint64(d.Hops))
+		flags := uint64(0)
+		if d.RecordOnly {
+			flags |= flagRecordOnly
+		}
+		f = binary.AppendUvarint(f, flags)
+		f = binary.AppendUvarint(f, uint64(len(d.Original)))
+		f = append(f, d.Original...)
+		f = binary.AppendUvarint(f, uint64(len(d.Via)))
+		f = append(f, d.Via...)
+		dst = appendField(dst, tagCluster, f)
+	}
+	return dst
+}
+
+// Tags of the optional fields (see encodeDoc).
+const (
+	tagShingles = 2
+	tagCluster  = 3
+
+	flagRecordOnly = 1
+)
+
+// appendField appends an optional field: its tag, length and bytes.
+func appendField(dst []byte, tag uint64, b []byte) []byte {
+	dst = binary.AppendUvarint(dst, tag)
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
 }
 
 // decoder reads a record, remembering the first error.
@@ -189,11 +244,32 @@ func decodeDoc(b []byte, id string) (Doc, error) {
 	for last := uint64(0); d.err == nil && d.off < len(b); {
 		tag := d.uvarint("field tag")
 		n := d.length("field length", 1)
-		d.bytes(n, "field")
+		p := d.bytes(n, "field")
 		switch {
 		case d.err != nil:
 		case tag <= last:
 			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
+		case tag == tagShingles:
+			v, k := binary.Uvarint(p)
+			if k != len(p) || v == 0 || v > math.MaxInt32 {
+				d.fail("content-set size field %x: want one uvarint from 1 to %d", p, math.MaxInt32)
+			}
+			doc.Shingles = int(v)
+		case tag == tagCluster:
+			f := decoder{b: p}
+			hops := f.uvarint("hops")
+			flags := f.uvarint("flags")
+			orig := f.bytes(f.length("original length", 1), "original")
+			via := f.bytes(f.length("via length", 1), "via")
+			switch {
+			case f.err != nil:
+				d.fail("cluster field: %v", f.err)
+			case f.off != len(p) || hops == 0 || hops > math.MaxInt32 || flags&^flagRecordOnly != 0 || len(orig) == 0 || len(via) == 0:
+				d.fail("cluster field %x: want hops from 1, flags 0 or 1, an original and a via", p)
+			default:
+				doc.Hops, doc.RecordOnly = int(hops), flags&flagRecordOnly != 0
+				doc.Original, doc.Via = string(orig), string(via)
+			}
 		}
 		last = tag
 	}

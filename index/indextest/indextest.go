@@ -476,8 +476,8 @@ func testSimilar(t *testing.T, open Opener) {
 	// The sketches of base and edit agree on 57 of 64 values; base and
 	// other on 2.
 	const editJ = 57.0 / 64
-	copyM := index.Match{ID: "copy", Title: "Copy", Distance: 0, Similarity: 1, Content: 1, Exact: true, Job: "j", Seq: 4}
-	aM := index.Match{ID: "a", Title: "A", Distance: 0, Similarity: 1, Content: 1, Exact: true}
+	copyM := index.Match{ID: "copy", Title: "Copy", Distance: 0, Similarity: 1, Content: 1, Containment: 1, Exact: true, Job: "j", Seq: 4}
+	aM := index.Match{ID: "a", Title: "A", Distance: 0, Similarity: 1, Content: 1, Containment: 1, Exact: true}
 	nosketchM := index.Match{ID: "nosketch", Title: "No sketch", Distance: 1, Similarity: 63.0 / 64, Unverified: true}
 	editM := index.Match{ID: "edit", Title: "Edit", Distance: 2, Similarity: 62.0 / 64, Content: editJ, Keywords: []tfidf.Keyword{{Word: "budget", Weight: 1}}}
 	farM := index.Match{ID: "far", Distance: 64, Similarity: 0, Content: 1}
