@@ -56,8 +56,28 @@ type Outcome struct {
 	Verdict  Verdict
 	Err      error             // the reason for TooShort, Rejected and InputFailed
 	Analysis *neardup.Analysis // nil unless fingerprinted
-	Matches  []index.Match     // Duplicate: the earlier records it matches, best first
-	Resumed  bool              // Unique: it was already in the store from an interrupted run of the same job
+	// Matches (Duplicate): the archived records it matches, one for each
+	// cluster it matches, best first: a match's cluster is its Original
+	// when it is an archived duplicate (see ClusterOf), else its ID. The
+	// record joins the cluster of the first.
+	Matches []index.Match
+	// Archived: the record's ID was in the archive already, with the same
+	// text, from an earlier run; Verdict and Matches are its verdict then
+	// (Unique, or Duplicate with the record it matched).
+	Archived bool
+	// Resumed: Archived by a run of the same job (Options.Job) at the
+	// same position: the run is being repeated, or resumed after an
+	// interruption.
+	Resumed bool
+}
+
+// ClusterOf returns the original of the cluster of the archived record m
+// names: its Original when it is a duplicate, else itself.
+func ClusterOf(m *index.Match) string {
+	if m.Original != "" {
+		return m.Original
+	}
+	return m.ID
 }
 
 // Exact reports whether a duplicate's best match has identical content.
@@ -72,8 +92,14 @@ type Summary struct {
 	TooShort    int64
 	Rejected    int64
 	InputErrors int64
-	Bytes       int64 // bytes of article text analysed
-	Elapsed     time.Duration
+	// Archived counts the records found in the archive from an earlier
+	// run (Outcome.Archived; they are counted by their verdict too), and
+	// Resumed those of them from a run of the same job at the same
+	// position. Changed counts the records rejected because the archive
+	// holds another text under their ID.
+	Archived, Resumed, Changed int64
+	Bytes                      int64 // bytes of article text analysed
+	Elapsed                    time.Duration
 }
 
 // Options configure Dedup.
@@ -103,13 +129,25 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Dedup reads every record of r in order, fingerprints them with a in
-// parallel, and decides in input order: a record that matches an earlier
-// original (an exact content match, or a near duplicate confirmed by
-// index.Similar) is a Duplicate of it; otherwise it is Unique and becomes
-// an original itself. emit is called once per record, in input order;
-// an error from emit stops the run. Memory is bounded by the store and a
-// window of records in flight, not by the input.
+// Run reads every record of r in order, fingerprints them with a in
+// parallel, and decides in input order:
+//
+//   - a record whose ID the archive holds with the same text, from an
+//     earlier run, keeps the verdict it had then (Outcome.Archived); with
+//     another text it is rejected, the archive keeping its document;
+//   - a record that matches archived records (an exact content match, or
+//     a near duplicate confirmed by index.Similar), originals or
+//     duplicates, is a Duplicate: it joins the cluster of its best match
+//     (the cluster of a duplicate is its original's), provided it is
+//     within DriftMinContent of that cluster's original;
+//   - otherwise it is Unique: an original.
+//
+// Every fingerprinted record is archived, duplicates with their cluster
+// (index.Doc.Original, Via, Hops; an exact duplicate record-only), so
+// that copies of copies are found and later runs know every ID. emit is
+// called once per record, in input order; an error from emit stops the
+// run. Memory is bounded by the store and a window of records in flight,
+// not by the input.
 func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index.Index, opts *Options, emit func(*Outcome) error) (Summary, error) {
 	var o Options
 	if opts != nil {
@@ -194,6 +232,14 @@ func (d *deduper) decide(out *Outcome) error {
 		}
 	case TooShort:
 		d.sum.TooShort++
+	}
+	if out.Archived {
+		d.sum.Archived++
+	}
+	if out.Resumed {
+		d.sum.Resumed++
+	}
+	switch out.Verdict {
 	case Rejected:
 		d.sum.Rejected++
 	case InputFailed:
@@ -208,8 +254,9 @@ func (d *deduper) decide(out *Outcome) error {
 	return nil
 }
 
-// match finds the earlier originals out matches and adds it to the store
-// when it has none.
+// match decides what out is and archives it: a record whose ID the
+// archive holds already (known), else a duplicate of the clusters it
+// matches (clusters), else a new original.
 func (d *deduper) match(out *Outcome) error {
 	rec, an := &out.Record, out.Analysis
 	if err := index.CheckID(rec.ID); err != nil {
@@ -219,6 +266,9 @@ func (d *deduper) match(out *Outcome) error {
 	}
 	doc := an.Doc(rec.ID, rec.Title, d.o.Keywords)
 	doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
+	if done, err := d.known(out, &doc); done || err != nil {
+		return err
+	}
 	ms, err := d.store.Similar(d.ctx, &doc, d.o.MaxDistance)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rec.Location(), err)
@@ -243,30 +293,152 @@ func (d *deduper) match(out *Outcome) error {
 		}
 		kept = append(kept, m)
 	}
+	kept, err = d.clusters(&doc, kept)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rec.Location(), err)
+	}
 	if len(kept) > 0 {
 		out.Verdict, out.Matches = Duplicate, kept
-		return nil
+		best := &kept[0]
+		doc.Original, doc.Via, doc.Hops, doc.RecordOnly = ClusterOf(best), best.ID, best.Hops+1, best.Exact
+		for _, m := range kept[1:] {
+			doc.More = append(doc.More, m.ID)
+		}
 	}
-	// A new original. Its id must not replace another document, unless
-	// that is this very record, or a later one, from an interrupted run
-	// of this job.
+	return d.add(doc)
+}
+
+// known handles a record whose ID the archive holds already, and
+// reports whether it did:
+//
+//   - an earlier record of this run (or of an interrupted run of this job)
+//     has the ID: the record is rejected as a duplicate id;
+//   - the same job stored it at a later position: not known (an
+//     uninterrupted run has not seen it yet; the record replaces it);
+//   - the archived text differs (another content hash): rejected, the
+//     archive keeping its document (delete it first to replace it);
+//   - the same text from an earlier run, or from this job at this
+//     position: Archived (and Resumed), with the verdict it had then.
+func (d *deduper) known(out *Outcome, doc *index.Doc) (bool, error) {
+	rec := &out.Record
 	prev, err := d.getAny(rec.ID)
+	sameJob := d.o.Job != "" && prev.Job == d.o.Job
 	switch {
 	case errors.Is(err, index.ErrNotFound):
+		return false, nil
 	case err != nil:
-		return fmt.Errorf("%s: %w", rec.Location(), err)
-	case d.o.Job != "" && prev.Job == d.o.Job && prev.Seq == out.Seq:
-		out.Resumed = true
-		return nil
-	case d.o.Job != "" && prev.Job == d.o.Job && prev.Seq > out.Seq:
-		// Replaced below, as an uninterrupted run would have it.
-	default:
+		return true, fmt.Errorf("%s: %w", rec.Location(), err)
+	case sameJob && prev.Seq > out.Seq:
+		return false, nil
+	case !(sameJob && prev.Seq == out.Seq) && d.thisRun(&prev):
 		out.Verdict = Rejected
 		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
 			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", input.ShortID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
-		return nil
+		return true, nil
+	case prev.ContentHash != doc.ContentHash:
+		out.Verdict = Rejected
+		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
+			Reason: fmt.Sprintf("id %q is archived with another text (%s); the archive keeps that one: delete it first to replace it",
+				input.ShortID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
+		d.sum.Changed++
+		return true, nil
 	}
-	return d.add(doc)
+	out.Archived, out.Resumed = true, sameJob && prev.Seq == out.Seq
+	if prev.Original == "" {
+		out.Verdict = Unique
+		return true, nil
+	}
+	out.Verdict = Duplicate
+	for i, id := range append([]string{prev.Via}, prev.More...) {
+		m, err := d.replay(doc, id)
+		if err != nil {
+			return true, fmt.Errorf("%s: %w", rec.Location(), err)
+		}
+		if i == 0 && m.Original == "" && m.ID != prev.Original && m.Unverified {
+			m.Original = prev.Original // Via was deleted since
+		}
+		out.Matches = append(out.Matches, m)
+	}
+	return true, nil
+}
+
+// replay measures the match of doc with the archived document id, as
+// Similar would have: a match that names id alone (Unverified) when it
+// was deleted since.
+func (d *deduper) replay(doc *index.Doc, id string) (index.Match, error) {
+	r, err := d.getAny(id)
+	switch {
+	case errors.Is(err, index.ErrNotFound):
+		return index.Match{ID: id, Unverified: true}, nil
+	case err != nil:
+		return index.Match{}, err
+	}
+	m := index.Match{ID: r.ID, Title: r.Title, Original: r.Original, Hops: r.Hops,
+		Distance: doc.Fingerprint.Distance(r.Fingerprint), Similarity: doc.Fingerprint.Similarity(r.Fingerprint),
+		Exact: doc.ContentHash == r.ContentHash, Keywords: r.Keywords, Job: r.Job, Seq: r.Seq}
+	switch {
+	case m.Exact:
+		m.Content, m.Containment = 1, 1
+	case doc.Sketch.IsZero() || r.Sketch.IsZero():
+		m.Unverified = true
+	default:
+		m.Content, m.Containment = doc.Sketch.Jaccard(r.Sketch), index.Containment(doc, &r)
+	}
+	return m, nil
+}
+
+// DriftMinContent bounds how far a cluster drifts from its original
+// through chains of edits: a record that matches a member of a cluster
+// (not its original) joins it only if index.Confirmed confirms it
+// against the original at this content similarity. Every member is then
+// within an estimated Jaccard similarity of 0.5 of its original (or
+// mostly contained in it, or it in the member), the bound under which
+// the shared corpora call two articles distinct; a chain of small edits
+// that walks further starts a new cluster.
+const DriftMinContent = 0.5
+
+// clusters keeps, of the matches ms of doc (sorted best first), one per
+// cluster: the cluster's original when it matched, else its best
+// member, if doc is close enough to the cluster's original
+// (DriftMinContent). The result keeps the order of ms.
+func (d *deduper) clusters(doc *index.Doc, ms []index.Match) ([]index.Match, error) {
+	if len(ms) == 0 {
+		return ms, nil
+	}
+	direct := make(map[string]bool)
+	for _, m := range ms {
+		if m.Original == "" {
+			direct[m.ID] = true
+		}
+	}
+	seen := make(map[string]bool)
+	var out []index.Match
+	for _, m := range ms {
+		c := ClusterOf(&m)
+		if seen[c] || (m.Original != "" && direct[c]) {
+			continue // the cluster's original matched too, or a better member
+		}
+		if m.Original != "" {
+			orig, err := d.getAny(c)
+			switch {
+			case errors.Is(err, index.ErrNotFound):
+				// The original was deleted: the member stands for it.
+			case err != nil:
+				return nil, err
+			case !index.Confirmed(doc, &orig, DriftMinContent):
+				continue
+			}
+		}
+		seen[c] = true
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// thisRun reports whether doc was added by this run (or an interrupted
+// run of this job).
+func (d *deduper) thisRun(doc *index.Doc) bool {
+	return doc.Job == d.o.Job && (d.o.Job != "" || !doc.Added.Before(d.start))
 }
 
 func (d *deduper) getAny(id string) (index.Doc, error) {
@@ -312,9 +484,8 @@ func (d *deduper) flush() error {
 // details when it is from this run (or an interrupted run of this job),
 // so that reruns give the same output.
 func (d *deduper) describe(doc *index.Doc) string {
-	thisRun := doc.Job == d.o.Job && (d.o.Job != "" || !doc.Added.Before(d.start))
 	switch {
-	case thisRun:
+	case d.thisRun(doc):
 		return fmt.Sprintf("record %d of this input", doc.Seq+1)
 	case doc.Job != "":
 		return fmt.Sprintf("added %s by job %s, record %d", doc.Added.Format(time.RFC3339), doc.Job, doc.Seq+1)

@@ -27,10 +27,12 @@ type Doc struct {
 	// dedup.Run): Original is the original of the cluster it joined, Via
 	// the archived document it matched (Original itself or another
 	// member), Hops the number of matches from Original to it (1 when
-	// Via is Original). Empty and 0 for an original.
+	// Via is Original), and More the archived documents it matched in
+	// other clusters (one each). Empty and 0 for an original.
 	Original string
 	Via      string
 	Hops     int
+	More     []string
 	// RecordOnly keeps the document's record (Get finds it) without
 	// filing it under any key, so that no query returns it: an exact
 	// duplicate adds no candidate its cluster does not have. Only for a
@@ -69,7 +71,8 @@ const recordVersion = 1
 //	             not 0
 //	  3          cluster, only for a duplicate (Doc.Original set): uvarint
 //	             hops, uvarint flags (1: record only), uvarint length and
-//	             bytes of the original's ID, then of Via
+//	             bytes of the original's ID, then of Via, then of each of
+//	             More
 func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Fingerprint))
@@ -107,8 +110,10 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 		f = binary.AppendUvarint(f, flags)
 		f = binary.AppendUvarint(f, uint64(len(d.Original)))
 		f = append(f, d.Original...)
-		f = binary.AppendUvarint(f, uint64(len(d.Via)))
-		f = append(f, d.Via...)
+		for _, id := range append([]string{d.Via}, d.More...) {
+			f = binary.AppendUvarint(f, uint64(len(id)))
+			f = append(f, id...)
+		}
 		dst = appendField(dst, tagCluster, f)
 	}
 	return dst
@@ -261,6 +266,14 @@ func decodeDoc(b []byte, id string) (Doc, error) {
 			flags := f.uvarint("flags")
 			orig := f.bytes(f.length("original length", 1), "original")
 			via := f.bytes(f.length("via length", 1), "via")
+			var more []string
+			for f.err == nil && f.off < len(p) {
+				id := f.bytes(f.length("more length", 1), "more")
+				if f.err == nil && len(id) == 0 {
+					f.fail("empty id in more")
+				}
+				more = append(more, string(id))
+			}
 			switch {
 			case f.err != nil:
 				d.fail("cluster field: %v", f.err)
@@ -268,7 +281,7 @@ func decodeDoc(b []byte, id string) (Doc, error) {
 				d.fail("cluster field %x: want hops from 1, flags 0 or 1, an original and a via", p)
 			default:
 				doc.Hops, doc.RecordOnly = int(hops), flags&flagRecordOnly != 0
-				doc.Original, doc.Via = string(orig), string(via)
+				doc.Original, doc.Via, doc.More = string(orig), string(via), more
 			}
 		}
 		last = tag

@@ -79,7 +79,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			Sketch: minhash.New("the quick brown fox jumps over the lazy dog"), Added: time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
 			Job: "job-1", Seq: 1<<40 + 3, Shingles: 39},
 		{ID: "member", Title: "copy", Sketch: minhash.New("the quick brown fox jumps over the lazy cat"), Added: time.Unix(7, 0).UTC(),
-			Shingles: 39, Original: "full", Via: "other member", Hops: 3},
+			Shingles: 39, Original: "full", Via: "other member", Hops: 3, More: []string{"x", "y"}},
 		{ID: "old", Added: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
 	}
 	for _, d := range docs {
@@ -125,7 +125,8 @@ func TestDecodeDocErrors(t *testing.T) {
 		{"cluster without via", append(append([]byte(nil), good...), 3, 4, 1, 0, 1, 'o'), "cluster field: byte 4: via length: bad uvarint"},
 		{"cluster hops 0", append(append([]byte(nil), good...), 3, 6, 0, 0, 1, 'o', 1, 'v'), "cluster field 0000016f0176: want hops from 1"},
 		{"cluster flags", append(append([]byte(nil), good...), 3, 6, 1, 2, 1, 'o', 1, 'v'), "cluster field 010201"},
-		{"cluster and more", append(append([]byte(nil), good...), 3, 7, 1, 0, 1, 'o', 1, 'v', 0), "cluster field 0100016f017600"},
+		{"cluster, an empty more", append(append([]byte(nil), good...), 3, 7, 1, 0, 1, 'o', 1, 'v', 0), "cluster field: byte 7: empty id in more"},
+		{"cluster, a short more", append(append([]byte(nil), good...), 3, 7, 1, 0, 1, 'o', 1, 'v', 2), "cluster field: byte 7: more length: 2 does not fit"},
 		{"empty set size", append(append([]byte(nil), good...), 2, 0), "content-set size field : want one uvarint from 1"},
 		{"set size 0", append(append([]byte(nil), good...), 2, 1, 0), "content-set size field 00: want one uvarint"},
 		{"set size and more", append(append([]byte(nil), good...), 2, 2, 5, 5), "content-set size field 0505: want one uvarint"},

@@ -70,8 +70,11 @@ outputs are written and cover what was read), or with --strict at the first bad 
 
 // pairJSON is a line of --pairs.
 type pairJSON struct {
-	A          string  `json:"a"`
-	B          string  `json:"b"`
+	A string `json:"a"`
+	B string `json:"b"`
+	// Member is the member of a's cluster that b matched, when it is not
+	// a itself (b is a copy of a copy); the other fields are of that match.
+	Member     string  `json:"member,omitempty"`
 	Distance   int     `json:"distance"`
 	Exact      bool    `json:"exact"`
 	Similarity float64 `json:"similarity"`
@@ -81,6 +84,7 @@ type pairJSON struct {
 // memberJSON is a duplicate in a cluster.
 type memberJSON struct {
 	ID       string  `json:"id"`
+	Via      string  `json:"via,omitempty"`
 	Distance int     `json:"distance"`
 	Exact    bool    `json:"exact"`
 	Content  float64 `json:"content"`
@@ -109,6 +113,11 @@ type summaryJSON struct {
 	Rejected    int64 `json:"rejected"`
 	InputErrors int64 `json:"input_errors"`
 	Resumed     int64 `json:"resumed"`
+	// Archived counts the records found in the index from an earlier
+	// run, reported with their verdicts then; Changed those rejected
+	// because the index holds another text under their id.
+	Archived int64 `json:"archived"`
+	Changed  int64 `json:"changed"`
 	// With --index: the exact-duplicate filter's content-hash lookups
 	// and how many it answered without reading the index.
 	FilterLookups    int64   `json:"filter_lookups,omitempty"`
@@ -130,7 +139,7 @@ type deduper struct {
 	idx                    *index.Index    // with --index
 	ew                     io.Writer
 	prog                   *progress
-	rejected, resumed      int64
+	rejected               int64
 }
 
 func runDedup(c *cli.Context) (err error) {
@@ -281,7 +290,10 @@ func (d *deduper) emit(o *dedup.Outcome) error {
 	case dedup.Duplicate:
 		if d.pairs != nil {
 			for _, m := range o.Matches {
-				p := pairJSON{A: m.ID, B: rec.ID, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
+				p := pairJSON{A: dedup.ClusterOf(&m), B: rec.ID, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
+				if m.Original != "" {
+					p.Member = m.ID
+				}
 				if err := writeJSON(d.pairs, p); err != nil {
 					return err
 				}
@@ -291,9 +303,6 @@ func (d *deduper) emit(o *dedup.Outcome) error {
 			d.clusters.Add(o)
 		}
 	case dedup.Unique, dedup.TooShort:
-		if o.Resumed {
-			d.resumed++
-		}
 		if d.unique != nil {
 			var err error
 			if rec.Raw != nil {
@@ -329,7 +338,7 @@ func (d *deduper) writeClusters(w io.Writer) error {
 	for _, cl := range d.clusters.Sorted() {
 		j := clusterJSON{ID: cl.ID, Members: make([]memberJSON, len(cl.Members))}
 		for i, m := range cl.Members {
-			j.Members[i] = memberJSON{ID: m.ID, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
+			j.Members[i] = memberJSON{ID: m.ID, Via: m.Via, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
 		}
 		if err := writeJSON(w, j); err != nil {
 			return err
@@ -353,8 +362,20 @@ func (d *deduper) report(c *cli.Context, s dedup.Summary, nw int) error {
 		formatCount(s.TooShort), formatCount(s.Rejected), plural(s.InputErrors, "input error", "input errors"))
 	fmt.Fprintf(ew, "neardup dedup: %s of text in %s (%.2f MB/s, %s)\n",
 		formatBytes(s.Bytes), s.Elapsed.Round(time.Millisecond), rate, plural(int64(nw), "worker", "workers"))
-	if d.resumed > 0 {
-		fmt.Fprintf(ew, "neardup dedup: resumed an interrupted run: %s already in the index\n", plural(d.resumed, "original was", "originals were"))
+	switch archived := s.Unique + s.Exact + s.Near; {
+	case s.Resumed > 0 && s.Resumed == archived && s.Archived == archived:
+		fmt.Fprintf(ew, "neardup dedup: this run had finished before: all %s already in the index, reported with their verdicts then\n",
+			plural(s.Resumed, "record was", "records were"))
+	case s.Resumed > 0:
+		fmt.Fprintf(ew, "neardup dedup: resumed an interrupted run: %s already in the index\n", plural(s.Resumed, "record was", "records were"))
+	}
+	if other := s.Archived - s.Resumed; other > 0 {
+		fmt.Fprintf(ew, "neardup dedup: %s already in the index from earlier runs, reported with their verdicts then\n",
+			plural(other, "record was", "records were"))
+	}
+	if s.Changed > 0 {
+		fmt.Fprintf(ew, "neardup dedup: %s rejected: the index holds another text under the same id (delete those ids first to replace them)\n",
+			plural(s.Changed, "record", "records"))
 	}
 	var filter index.BloomStats
 	if d.idx != nil {
@@ -380,7 +401,7 @@ func (d *deduper) report(c *cli.Context, s dedup.Summary, nw int) error {
 	}
 	return writeJSON(c.App.Writer, summaryJSON{
 		Records: s.Records, Unique: s.Unique, Exact: s.Exact, Near: s.Near, TooShort: s.TooShort, Rejected: s.Rejected,
-		InputErrors: s.InputErrors, Resumed: d.resumed, Bytes: s.Bytes, Seconds: secs, MBPerSecond: rate, Workers: nw,
+		InputErrors: s.InputErrors, Resumed: s.Resumed, Archived: s.Archived, Changed: s.Changed, Bytes: s.Bytes, Seconds: secs, MBPerSecond: rate, Workers: nw,
 		FilterLookups: filter.Lookups, FilterReadsSaved: filter.ReadsSaved,
 	})
 }
