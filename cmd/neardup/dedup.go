@@ -24,15 +24,18 @@ func dedupCommand() *cli.Command {
 decides for each whether it duplicates an earlier one: an exact duplicate (identical normalised
 text) or a near duplicate (an estimated content similarity of at least --min-content; the
 candidates are found by fingerprints at most --max-distance bits apart and by shared MinHash
-bands of the content). An article that duplicates nothing is an original: later articles are
-compared with it. The result does not depend on --workers.
+bands of the content, or a shorter text mostly contained in a longer one). An article that
+duplicates nothing is an original; one that does joins the cluster of the article it matched
+(an original, or a duplicate, so that a copy of a copy is found, as long as it stays within a
+content similarity of 0.5 of the cluster's original). The result does not depend on --workers.
 
 Outputs (each written to a temporary file and renamed into place at the end, so an interrupted run
 never leaves a partial file under the final name; - writes to standard output):
    --pairs FILE     a JSON line per (original, duplicate) pair:
-                    {"a": original id, "b": duplicate id, "distance", "exact", "similarity", "content"}
+                    {"a": original id, "b": duplicate id, "member": the cluster member b matched when
+                    it is not a, "distance", "exact", "similarity", "content"} (the numbers of that match)
    --clusters FILE  a JSON line per original that has duplicates, in the order the originals appear:
-                    {"id": original, "members": [{"id", "distance", "exact", "content"}, ...]}
+                    {"id": original, "members": [{"id", "via", "distance", "exact", "content"}, ...]}
                     (a duplicate belongs to the cluster of its best match)
    --unique FILE    the articles that are not duplicates (originals, and those too short to
                     fingerprint): each JSONL line verbatim; a whole-file article as a JSON line
@@ -43,10 +46,11 @@ With none of these (and no --json), the pairs go to standard output.
 A summary goes to stderr (and with --json to stdout as one object); a progress line too when
 stderr is a terminal.
 
-With --index DIR the originals are kept in (and checked against) a persistent index instead of
-memory: articles are also compared with what earlier runs stored there, and re-running an
-interrupted run with the same inputs and settings resumes it, with the output an uninterrupted run
-would have given. The summary then also says how many content-hash lookups the index's
+With --index DIR the articles are kept in (and checked against) a persistent index instead of
+memory: articles are also compared with what earlier runs stored there; an article whose id the
+index holds with the same text keeps the verdict it had then (and is in the outputs as it was),
+one with another text is rejected (the index keeps its text); re-running an interrupted run with
+the same inputs and settings resumes it, with the output an uninterrupted run would have given. The summary then also says how many content-hash lookups the index's
 exact-duplicate filter (a counting Bloom filter) answered without reading the index.
 
 Exit status: 0 on success, also when some records were rejected (they are counted in the summary and
