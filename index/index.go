@@ -376,10 +376,12 @@ func checkDocs(docs []Doc) error {
 	return nil
 }
 
-// keys returns the keys d is filed under: none when it is RecordOnly.
+// keys returns the keys d is filed under: its content hash alone when
+// it is RecordOnly (a store counts and filters documents by their
+// content postings).
 func (x *Index) keys(dst []Key, d *Doc) []Key {
 	if d.RecordOnly {
-		return dst
+		return append(dst, Key{Kind: KindContent, Value: d.ContentHash})
 	}
 	for t := range x.layout.tables {
 		dst = append(dst, x.layout.key(t, d.Fingerprint))

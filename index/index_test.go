@@ -395,10 +395,11 @@ func TestConfirmed(t *testing.T) {
 	}
 }
 
-// A record-only document (an exact duplicate dedup archives) is found by
-// Get, never by Similar, and is deleted without touching the postings of
-// the document it duplicates; an archived duplicate's matches carry its
-// cluster.
+// A record-only document (an exact duplicate dedup archives) is filed
+// under its content hash only: Similar finds it as an exact match, never
+// through the tables or bands; it is deleted without touching the
+// postings of the document it duplicates; an archived duplicate's matches
+// carry its cluster.
 func TestRecordOnlyAndClusters(t *testing.T) {
 	ctx := t.Context()
 	x, err := memstore.Open(ctx, nil)
@@ -420,7 +421,7 @@ func TestRecordOnlyAndClusters(t *testing.T) {
 		t.Fatalf("Get(exact) = %+v, %v", got, err)
 	}
 	q := orig
-	q.ID = "query"
+	q.ID, q.ContentHash = "query", 9 // not an exact copy: tables and bands only
 	ms, err := x.Similar(ctx, &q, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -429,9 +430,12 @@ func TestRecordOnlyAndClusters(t *testing.T) {
 	for _, m := range ms {
 		found = append(found, fmt.Sprintf("%s exact=%v original=%q hops=%d", m.ID, m.Exact, m.Original, m.Hops))
 	}
-	want := []string{`orig exact=true original="" hops=0`, `member exact=false original="orig" hops=1`}
+	want := []string{`orig exact=false original="" hops=0`, `member exact=false original="orig" hops=1`}
 	if !reflect.DeepEqual(found, want) {
 		t.Errorf("Similar found %q, want %q", found, want)
+	}
+	if ids, err := x.Exact(ctx, 7); err != nil || !reflect.DeepEqual(ids, []string{"exact", "orig"}) {
+		t.Errorf("Exact = %q, %v; want [exact orig]", ids, err)
 	}
 	if err := x.Delete(ctx, "exact"); err != nil {
 		t.Fatal(err)

@@ -33,10 +33,11 @@ type Doc struct {
 	Via      string
 	Hops     int
 	More     []string
-	// RecordOnly keeps the document's record (Get finds it) without
-	// filing it under any key, so that no query returns it: an exact
-	// duplicate adds no candidate its cluster does not have. Only for a
-	// duplicate (Original set).
+	// RecordOnly files the document under its content hash alone, not
+	// in the SimHash tables or sketch bands: an exact duplicate adds no
+	// candidate its cluster does not have (queries with its content hash
+	// still return it, as an exact match). Only for a duplicate
+	// (Original set).
 	RecordOnly bool
 	Added      time.Time
 	// Job and Seq say what added the document: a batch job's name and

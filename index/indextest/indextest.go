@@ -53,6 +53,7 @@ func Run(t *testing.T, open Opener) {
 		{"Bands", testBands},
 		{"ExactProperty", testExactProperty},
 		{"StatsDocs", testStatsDocs},
+		{"Clusters", testClusters},
 		{"Load", testLoad},
 		{"LoadErrors", testLoadErrors},
 		{"Concurrent", testConcurrent},
@@ -1293,5 +1294,43 @@ func testStoreClaimRace(t *testing.T, open Opener) {
 		if winners != 1 {
 			t.Errorf("round %d: %d claimers got their own values back, want exactly 1: %s", round, winners, formatClaim(got[0]))
 		}
+	}
+}
+
+// testClusters: archived duplicates (dedup's) round-trip with their
+// cluster, count as documents, and a record-only one is found by Get and
+// by its content hash alone.
+func testClusters(t *testing.T, open Opener) {
+	ctx := t.Context()
+	x := newIndex(t, open, nil)
+	sk := minhash.New("the archive keeps every duplicate with the cluster it joined")
+	orig := index.Doc{ID: "orig", Fingerprint: 0xabcdef, ContentHash: 1, Sketch: sk, Shingles: 58, Added: time.Unix(1, 0).UTC()}
+	exact := orig
+	exact.ID, exact.Original, exact.Via, exact.Hops, exact.RecordOnly = "exact", "orig", "orig", 1, true
+	member := index.Doc{ID: "member", Fingerprint: 0xabcdee, ContentHash: 2, Sketch: sk, Shingles: 58, Added: time.Unix(2, 0).UTC(),
+		Original: "orig", Via: "exact", Hops: 2, More: []string{"elsewhere"}}
+	if err := x.Add(ctx, orig, exact, member); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []index.Doc{exact, member} {
+		got, err := x.Get(ctx, want.ID)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Get(%s) = %+v, %v; want %+v", want.ID, got, err, want)
+		}
+	}
+	if st, err := x.Stats(ctx); err != nil || st.Docs != 3 {
+		t.Errorf("Stats: %d docs, %v; want 3", st.Docs, err)
+	}
+	q := orig
+	q.ID, q.ContentHash = "q", 3
+	ms, err := x.Similar(ctx, &q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := IDs(ms), []string{"orig@0", "member@1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Similar = %q, want %q (the record-only copy through its content hash only)", got, want)
+	}
+	if ids, err := x.Exact(ctx, 1); err != nil || !reflect.DeepEqual(ids, []string{"exact", "orig"}) {
+		t.Errorf("Exact = %q, %v; want [exact orig]", ids, err)
 	}
 }
