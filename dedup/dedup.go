@@ -127,7 +127,28 @@ type Options struct {
 	Job string
 	// Now stamps added documents; nil means time.Now.
 	Now func() time.Time
+	// MaxMembers is how many duplicates of one cluster a run files as
+	// candidates for later records (in the SimHash tables and sketch
+	// bands), the first ones under NewMemberContent of the record they
+	// matched; 0 means DefaultMaxMembers. The others (exact duplicates
+	// among them) are archived record-only (known by ID to later
+	// runs) when Job is set, and not at all when it is "" (a run that is
+	// never resumed, such as one in memory), so that memory stays bounded
+	// by the originals.
+	MaxMembers int
 }
+
+// NewMemberContent: a duplicate whose estimated content similarity with
+// the record it matched reaches it (an exact copy has 1) is not filed as
+// a candidate: it is almost that record, which is one already. Copies
+// that are made by editing it go on matching that record.
+const NewMemberContent = 0.9
+
+// DefaultMaxMembers is Options.MaxMembers' default: enough for copies
+// of copies and chains of edits (TestNewsEdits), few enough that a
+// story copied thousands of times does not make every later copy read
+// thousands of candidates.
+const DefaultMaxMembers = 16
 
 // Run reads every record of r in order, fingerprints them with a in
 // parallel, and decides in input order:
@@ -142,9 +163,10 @@ type Options struct {
 //     within DriftMinContent of that cluster's original;
 //   - otherwise it is Unique: an original.
 //
-// Every fingerprinted record is archived, duplicates with their cluster
-// (index.Doc.Original, Via, Hops; an exact duplicate record-only), so
-// that copies of copies are found and later runs know every ID. emit is
+// Duplicates are archived with their cluster (index.Doc.Original, Via,
+// Hops), the first Options.MaxMembers near ones of each cluster as
+// candidates, so that copies of copies are found, and, with a Job, the
+// others record-only, so that later runs know every ID. emit is
 // called once per record, in input order; an error from emit stops the
 // run. Memory is bounded by the store and a window of records in flight,
 // not by the input.
@@ -167,6 +189,9 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxMembers <= 0 {
+		o.MaxMembers = DefaultMaxMembers
 	}
 	start := time.Now()
 	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
@@ -210,7 +235,8 @@ type deduper struct {
 	queued  []index.Doc
 	emit    func(*Outcome) error
 	sum     Summary
-	start   time.Time // when the run started, by o.Now
+	start   time.Time      // when the run started, by o.Now
+	members map[string]int // duplicates filed as candidates, by cluster, in this run
 }
 
 func (d *deduper) decide(out *Outcome) error {
@@ -300,9 +326,20 @@ func (d *deduper) match(out *Outcome) error {
 	if len(kept) > 0 {
 		out.Verdict, out.Matches = Duplicate, kept
 		best := &kept[0]
-		doc.Original, doc.Via, doc.Hops, doc.RecordOnly = ClusterOf(best), best.ID, best.Hops+1, best.Exact
+		doc.Original, doc.Via, doc.Hops = ClusterOf(best), best.ID, best.Hops+1
 		for _, m := range kept[1:] {
 			doc.More = append(doc.More, m.ID)
+		}
+		if d.members == nil {
+			d.members = make(map[string]int)
+		}
+		switch {
+		case best.Content < NewMemberContent && d.members[doc.Original] < d.o.MaxMembers:
+			d.members[doc.Original]++
+		case d.o.Job == "":
+			return nil // nothing to remember it for
+		default:
+			doc.RecordOnly = true
 		}
 	}
 	return d.add(doc)
