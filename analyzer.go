@@ -85,6 +85,10 @@ type Analysis struct {
 	// Sketch is a MinHash of the normalised (and folded) text's character
 	// 5-grams.
 	Sketch minhash.Sketch
+	// Shingles is the number of distinct character 5-grams the Sketch is
+	// of (minhash.NewCount), from which the archive estimates how much of
+	// one text another contains.
+	Shingles int
 	// Words is the number of tokens the segmenter produced.
 	Words int
 	// Folded reports that the text had traditional characters that were
@@ -338,8 +342,8 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	r := &Analysis{
 		Folded:      folded,
 		ContentHash: xxhash.Sum64String(norm),
-		Sketch:      minhash.New(norm),
 	}
+	r.Sketch, r.Shingles = minhash.NewCount(norm)
 	if a.compat {
 		words, weights := a.jieba.ExtractWithWeight(text, a.topN)
 		if len(words) == 0 {
@@ -390,7 +394,7 @@ func (an *Analysis) Doc(id, title string, keywords int) index.Doc {
 	if len(kw) == 0 {
 		kw = nil
 	}
-	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch}
+	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch, Shingles: an.Shingles}
 }
 
 // Words returns the candidate keywords of text as Analyze sees them,

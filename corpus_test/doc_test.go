@@ -82,8 +82,11 @@
 //     found them.
 //
 // The tables follow. "recall by edit kind" gives found/expected and
-// recall for Dedup (copy with its original; Dedup keeps only originals,
-// so it never pairs two copies) and Similar. "precision" counts the
+// recall for Dedup (copy with its original; Dedup pairs a copy with the
+// member of a cluster it matched only when it does not match the
+// cluster's original, so two copies of the scenarios are never paired)
+// and Similar. TestNewsEdits (news_edits_test.go) measures Dedup's
+// clusters on copies of copies and chains of edits. "precision" counts the
 // labelled negatives found, and the unlabelled pairs of documents from
 // different articles found (false positives the labels did not foresee).
 // The two threshold tables count, for every SimHash distance t from 0 to

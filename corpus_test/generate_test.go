@@ -23,6 +23,18 @@ const (
 
 var scnKinds = []string{scnReprint, scnDeleteSentence, scnInsertSentence, scnSwapParagraphs, scnTruncate, scnPunctWidth, scnRewrite}
 
+// More edit kinds, made for the news corpora (news_edits_test.go): a
+// deeper truncation, a header with a truncation, and copies made from
+// other copies.
+const (
+	scnTruncateMore   = "truncate-70"     // the first 70% to 85% of the runes kept
+	scnHeaderTruncate = "header-truncate" // a new header line, then the first 75% to 85% of the runes
+	scnCopyOfCopy     = "copy-copy"       // an edit of another copy (see scnEditor.derived)
+	scnChain1         = "chain-1"         // an edit of the original
+	scnChain2         = "chain-2"         // an edit of chain-1
+	scnChain3         = "chain-3"         // an edit of chain-2
+)
+
 // scnSeed seeds the generator: every scenario's PCG starts from it and
 // the FNV-1a hash of the scenario's name.
 const scnSeed = 0x6e65617264757073 // "neardups"
@@ -35,9 +47,10 @@ func scnRand(scenario string) *rand.Rand {
 }
 
 // scnLang is the language of an article: "zh" for the Chinese Debian
-// documents (their IDs name zh-CN or zh-cn), "en" otherwise.
+// documents (their IDs name zh-CN or zh-cn) and the Sina news of the
+// shared corpora (IDs "sina…"), "en" otherwise.
 func scnLang(id string) string {
-	if strings.Contains(strings.ToLower(id), "zh-cn") {
+	if strings.Contains(strings.ToLower(id), "zh-cn") || strings.HasPrefix(id, "sina") {
 		return "zh"
 	}
 	return "en"
@@ -275,13 +288,15 @@ func (e *scnEditor) edit(a *scnDoc, kind string) (string, error) {
 		return strings.Join(ps, ""), nil
 
 	case scnTruncate:
-		n := utf8.RuneCountInString(a.Text) * 85 / 100
-		off := 0
-		for range n {
-			_, size := utf8.DecodeRuneInString(a.Text[off:])
-			off += size
-		}
-		return a.Text[:off], nil
+		return scnTruncateTo(a.Text, 85), nil
+
+	case scnTruncateMore:
+		return scnTruncateTo(a.Text, 70+e.r.IntN(16)), nil
+
+	case scnHeaderTruncate:
+		hs := scnHeaders[lang]
+		h := fmt.Sprintf(hs[e.r.IntN(len(hs))], 10+e.r.IntN(190))
+		return h + "\n" + scnTruncateTo(a.Text, 75+e.r.IntN(11)), nil
 
 	case scnPunctWidth:
 		if lang == "zh" {
@@ -314,6 +329,66 @@ func (e *scnEditor) edit(a *scnDoc, kind string) (string, error) {
 		return strings.Join(ps, ""), nil
 	}
 	return "", fmt.Errorf("unknown edit kind %q", kind)
+}
+
+// scnTruncateTo returns the first pct percent of text's runes.
+func scnTruncateTo(text string, pct int) string {
+	n := utf8.RuneCountInString(text) * pct / 100
+	off := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(text[off:])
+		off += size
+	}
+	return text[:off]
+}
+
+// scnChainKinds are the edits a copy of a copy and the links of a chain
+// are made with: each keeps most of the text it edits.
+var scnChainKinds = []string{scnDeleteSentence, scnInsertSentence, scnRewrite, scnSwapParagraphs, scnTruncate}
+
+// derived makes the copies of a that are made from other copies, after
+// the copies of kinds of a (one each, in that order): a copy-copy (an
+// edit of one of them, picked at random among the first six) and a
+// chain of three (chain-1 an edit of a, chain-2 an edit of chain-1,
+// chain-3 an edit of chain-2), each edit of a kind of scnChainKinds.
+// Their Original is a; Parent says which text each was made from.
+func (e *scnEditor) derived(a *scnDoc, copies []scnDoc) ([]scnDoc, error) {
+	var out []scnDoc
+	edit := func(id, kind, text string) (scnDoc, error) {
+		// A kind the text does not allow (two long paragraphs to swap)
+		// passes to the next one.
+		first := e.r.IntN(len(scnChainKinds))
+		var errs []string
+		for i := range scnChainKinds {
+			k := scnChainKinds[(first+i)%len(scnChainKinds)]
+			t, err := e.edit(&scnDoc{ID: a.ID, Text: text}, k)
+			switch {
+			case err != nil:
+				errs = append(errs, fmt.Sprintf("%s: %v", k, err))
+			case t == text:
+				errs = append(errs, k+": the edit changed nothing")
+			default:
+				return scnDoc{ID: a.ID + "#" + kind, Title: a.Title, Text: t, Kind: kind, Original: a.ID, Parent: id}, nil
+			}
+		}
+		return scnDoc{}, fmt.Errorf("%s of %s: no edit applies: %s", kind, a.ID, strings.Join(errs, "; "))
+	}
+	p := &copies[e.r.IntN(min(6, len(copies)))]
+	c, err := edit(p.ID, scnCopyOfCopy, p.Text)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, c)
+	parent, text := a.ID, a.Text
+	for _, kind := range []string{scnChain1, scnChain2, scnChain3} {
+		c, err := edit(parent, kind, text)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+		parent, text = c.ID, c.Text
+	}
+	return out, nil
 }
 
 // scnSep is what separates two sentences within a paragraph.

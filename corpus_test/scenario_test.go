@@ -39,6 +39,7 @@ type scnDoc struct {
 	Kind     string `json:"kind,omitempty"`     // copies: the edit kind
 	Original string `json:"original,omitempty"` // copies: the article it was made from
 	Against  string `json:"against,omitempty"`  // negatives: the article it must not match
+	Parent   string `json:"parent,omitempty"`   // copies made from another copy: the text it was made from
 }
 
 // scnLabel is one expected pair of labels.jsonl.

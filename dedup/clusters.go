@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,7 +25,11 @@ type Cluster struct {
 
 // Member is a duplicate in a cluster.
 type Member struct {
-	ID       string
+	ID string
+	// Via is the member it matched when that is not the cluster's
+	// original (a copy of a copy); Distance, Exact and Content are of
+	// that match.
+	Via      string
 	Distance int
 	Exact    bool
 	Content  float64
@@ -62,16 +67,27 @@ func (c *Clusters) AddURL(o *URLOutcome) {
 }
 
 // add notes the duplicate id at position seq, whose best match is m.
+// A cluster first seen through a member (m.Original set) has an
+// original from an earlier run: a member of this run would have made
+// it known.
 func (c *Clusters) add(seq int64, id string, m *index.Match) {
-	cl := c.m[m.ID]
+	key := ClusterOf(m)
+	cl := c.m[key]
 	if cl == nil {
-		cl = &Cluster{ID: m.ID, Title: m.Title, Seq: seq}
-		if m.Job == c.job {
-			cl.ThisRun, cl.Seq = true, m.Seq
+		cl = &Cluster{ID: key, Seq: seq}
+		if m.Original == "" {
+			cl.Title = m.Title
+			if m.Job == c.job {
+				cl.ThisRun, cl.Seq = true, m.Seq
+			}
 		}
-		c.m[m.ID] = cl
+		c.m[key] = cl
 	}
-	cl.Members = append(cl.Members, Member{ID: id, Distance: m.Distance, Exact: m.Exact, Content: m.Content})
+	mem := Member{ID: id, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
+	if m.Original != "" {
+		mem.Via = m.ID
+	}
+	cl.Members = append(cl.Members, mem)
 }
 
 // Sorted returns the clusters: first those of originals stored by
@@ -96,32 +112,24 @@ func (c *Clusters) Sorted() []*Cluster {
 }
 
 // JobID names a run over a persistent archive for resuming
-// (Options.Job): a digest of the analyzer, the inputs (absolute paths)
-// and every setting that changes the outcome.
+// (Options.Job): a digest of the analyzer, the inputs (absolute paths,
+// sizes and modification times) and every setting that changes the
+// outcome. A grown or rewritten input is another job, whose records the
+// archive holds already are reported as archived rather than as a
+// resumed run; standard input is never resumed (its job is unique to the
+// call).
 func JobID(analyzerID string, inputs []string, o *input.Options, k int, minContent float64) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "neardup dedup job v1\nanalyzer %s\nk %d\nmin-content %v\n", analyzerID, k, minContent)
+	fmt.Fprintf(h, "neardup dedup job v2\nanalyzer %s\nk %d\nmin-content %v\n", analyzerID, k, minContent)
 	fmt.Fprintf(h, "fields %q %q %q\nformat %q\nencoding %q\nhtml %t\nmax-bytes %d\nmax-line %d\n",
 		o.IDField, o.TextField, o.TitleField, o.Format, o.Encoding, o.HTML, o.MaxBytes, o.MaxLine)
-	for _, in := range inputs {
-		if in != "-" {
-			if abs, err := filepath.Abs(in); err == nil {
-				in = abs
-			}
-		}
-		fmt.Fprintf(h, "input %q\n", in)
-	}
+	writeInputs(h, inputs)
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// URLJobID names a RunURLs run over a store for resuming
-// (URLOptions.Job): a digest of the normaliser (urlhash.Options.ID), the
-// distance, the field and the inputs (absolute paths, sizes and
-// modification times). Standard input is never resumed: its job is
-// unique to the call.
-func URLJobID(normalizerID string, maxDistance int, field string, inputs []string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "neardup url dedup job v1\nnormalizer %s\nk %d\nurl-field %q\n", normalizerID, maxDistance, field)
+// writeInputs writes inputs to h: each file's absolute path, size and
+// modification time, standard input as this process and moment.
+func writeInputs(h io.Writer, inputs []string) {
 	for _, in := range inputs {
 		if in == "-" {
 			fmt.Fprintf(h, "stdin %d %d\n", os.Getpid(), time.Now().UnixNano())
@@ -136,5 +144,16 @@ func URLJobID(normalizerID string, maxDistance int, field string, inputs []strin
 		}
 		h.Write([]byte{'\n'})
 	}
+}
+
+// URLJobID names a RunURLs run over a store for resuming
+// (URLOptions.Job): a digest of the normaliser (urlhash.Options.ID), the
+// distance, the field and the inputs (absolute paths, sizes and
+// modification times). Standard input is never resumed: its job is
+// unique to the call.
+func URLJobID(normalizerID string, maxDistance int, field string, inputs []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "neardup url dedup job v1\nnormalizer %s\nk %d\nurl-field %q\n", normalizerID, maxDistance, field)
+	writeInputs(h, inputs)
 	return "url-" + hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -22,7 +22,7 @@ func TestCompare(t *testing.T) {
 	for i := range base {
 		base[i] = uint16(i + 1)
 	}
-	a := &neardup.Analysis{Fingerprint: 0x0123456789abcdef, ContentHash: 1, Sketch: base}
+	a := &neardup.Analysis{Fingerprint: 0x0123456789abcdef, ContentHash: 1, Sketch: base, Shingles: 1000}
 	tests := []struct {
 		name    string
 		b       neardup.Analysis
@@ -38,6 +38,12 @@ func TestCompare(t *testing.T) {
 			"content similarity 0.75 ≥ 0.70; fingerprints 8 > 3 bits apart, so an index finds it by its content bands", 0.75},
 		{"close fingerprints, other text", neardup.Analysis{Fingerprint: a.Fingerprint ^ 1, ContentHash: 2, Sketch: sketchSharing(base, 16)}, VerdictDifferent,
 			"fingerprints 1 ≤ 3 bits apart, but content similarity 0.25 < 0.70", 0.25},
+		{"truncated to 70%", neardup.Analysis{Fingerprint: a.Fingerprint ^ 1, ContentHash: 2, Sketch: sketchSharing(base, 42), Shingles: 700}, VerdictNear,
+			"content similarity 0.66 < 0.70, but the shorter text is 0.96 contained in the other (≥ 0.90, sizes within 0.68)", 0.65625},
+		{"truncated to 70%, far fingerprints", neardup.Analysis{Fingerprint: a.Fingerprint ^ 0xf, ContentHash: 2, Sketch: sketchSharing(base, 42), Shingles: 700}, VerdictNear,
+			"content similarity 0.66 < 0.70, but the shorter text is 0.96 contained in the other (≥ 0.90, sizes within 0.68); fingerprints 4 > 3 bits apart, so an index finds it by its content bands", 0.65625},
+		{"same size, not contained", neardup.Analysis{Fingerprint: a.Fingerprint ^ 1, ContentHash: 2, Sketch: sketchSharing(base, 42), Shingles: 1000}, VerdictDifferent,
+			"fingerprints 1 ≤ 3 bits apart, but content similarity 0.66 < 0.70", 0.65625},
 		{"different", neardup.Analysis{Fingerprint: ^a.Fingerprint, ContentHash: 2, Sketch: sketchSharing(base, 0)}, VerdictDifferent,
 			"content similarity 0.00 < 0.70; fingerprints 64 > 3 bits apart", 0},
 	}

@@ -56,8 +56,28 @@ type Outcome struct {
 	Verdict  Verdict
 	Err      error             // the reason for TooShort, Rejected and InputFailed
 	Analysis *neardup.Analysis // nil unless fingerprinted
-	Matches  []index.Match     // Duplicate: the earlier records it matches, best first
-	Resumed  bool              // Unique: it was already in the store from an interrupted run of the same job
+	// Matches (Duplicate): the archived records it matches, one for each
+	// cluster it matches, best first: a match's cluster is its Original
+	// when it is an archived duplicate (see ClusterOf), else its ID. The
+	// record joins the cluster of the first.
+	Matches []index.Match
+	// Archived: the record's ID was in the archive already, with the same
+	// text, from an earlier run; Verdict and Matches are its verdict then
+	// (Unique, or Duplicate with the record it matched).
+	Archived bool
+	// Resumed: Archived by a run of the same job (Options.Job) at the
+	// same position: the run is being repeated, or resumed after an
+	// interruption.
+	Resumed bool
+}
+
+// ClusterOf returns the original of the cluster of the archived record m
+// names: its Original when it is a duplicate, else itself.
+func ClusterOf(m *index.Match) string {
+	if m.Original != "" {
+		return m.Original
+	}
+	return m.ID
 }
 
 // Exact reports whether a duplicate's best match has identical content.
@@ -72,8 +92,14 @@ type Summary struct {
 	TooShort    int64
 	Rejected    int64
 	InputErrors int64
-	Bytes       int64 // bytes of article text analysed
-	Elapsed     time.Duration
+	// Archived counts the records found in the archive from an earlier
+	// run (Outcome.Archived; they are counted by their verdict too), and
+	// Resumed those of them from a run of the same job at the same
+	// position. Changed counts the records rejected because the archive
+	// holds another text under their ID.
+	Archived, Resumed, Changed int64
+	Bytes                      int64 // bytes of article text analysed
+	Elapsed                    time.Duration
 }
 
 // Options configure Dedup.
@@ -102,22 +128,57 @@ type Options struct {
 	Job string
 	// Now stamps added documents; nil means time.Now.
 	Now func() time.Time
+	// MaxMembers is how many duplicates of one cluster a run files as
+	// candidates for later records (in the SimHash tables and sketch
+	// bands), the first ones under NewMemberContent of the record they
+	// matched; 0 means DefaultMaxMembers. The others (exact duplicates
+	// among them) are archived record-only (known by ID to later
+	// runs) when Job is set, and not at all when it is "" (a run that is
+	// never resumed, such as one in memory), so that memory stays bounded
+	// by the originals.
+	MaxMembers int
 }
 
-// Dedup reads every record of r in order, fingerprints them with a in
-// parallel, and decides in input order: a record that matches an earlier
-// original (an exact content match, or a near duplicate confirmed by
-// index.Similar) is a Duplicate of it; otherwise it is Unique and becomes
-// an original itself. emit is called once per record, in input order;
-// an error from emit stops the run. Memory is bounded by the store and a
-// window of records in flight, not by the input.
+// NewMemberContent: a duplicate whose estimated content similarity with
+// the record it matched reaches it (an exact copy has 1) is not filed as
+// a candidate: it is almost that record, which is one already. Copies
+// that are made by editing it go on matching that record.
+const NewMemberContent = 0.9
+
+// DefaultMaxMembers is Options.MaxMembers' default: enough for copies
+// of copies and chains of edits (TestNewsEdits), few enough that a
+// story copied thousands of times does not make every later copy read
+// thousands of candidates.
+const DefaultMaxMembers = 16
+
+// Run reads every record of r in order, fingerprints them with a in
+// parallel, and decides in input order:
+//
+//   - a record whose ID the archive holds with the same text, from an
+//     earlier run, keeps the verdict it had then (Outcome.Archived); with
+//     another text it is rejected, the archive keeping its document;
+//   - a record that matches archived records (an exact content match, or
+//     a near duplicate confirmed by index.Similar), originals or
+//     duplicates, is a Duplicate: it joins the cluster of its best match
+//     (the cluster of a duplicate is its original's), provided it is
+//     within DriftMinContent of that cluster's original;
+//   - otherwise it is Unique: an original.
+//
+// Duplicates are archived with their cluster (index.Doc.Original, Via,
+// Hops), the first Options.MaxMembers near ones of each cluster as
+// candidates, so that copies of copies are found, and, with a Job, the
+// others record-only, so that later runs know every ID. emit is
+// called once per record, in input order; an error from emit stops the
+// run. Memory is bounded by the store and a window of records in flight,
+// not by the input.
 //
 // When the store is an index.Shared (a Redis archive), several Runs, in
 // any processes, may write into it at once: the records are decided in
 // batches of Options.Batch (64 when it is 0 or 1) by index.Ingest,
 // race-free. No two originals match, every duplicate's Matches are
 // originals, and with one Run the outcomes are those of any other
-// store. Duplicates are stored too (decided as such), and a record whose
+// store on inputs without copies of copies (Ingest matches originals
+// only: a copy of a duplicate joins no cluster through it). Duplicates are stored too (decided as such), and a record whose
 // ID the store holds for another document is Rejected even when it is
 // a duplicate, since the archive cannot hold both.
 func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index.Index, opts *Options, emit func(*Outcome) error) (Summary, error) {
@@ -139,6 +200,9 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxMembers <= 0 {
+		o.MaxMembers = DefaultMaxMembers
 	}
 	start := time.Now()
 	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
@@ -189,7 +253,8 @@ type deduper struct {
 	queued  []index.Doc
 	emit    func(*Outcome) error
 	sum     Summary
-	start   time.Time // when the run started, by o.Now
+	start   time.Time      // when the run started, by o.Now
+	members map[string]int // duplicates filed as candidates, by cluster, in this run
 
 	// shared: the store is an index.Shared, which many writers use at
 	// once; the outcomes are decided in batches by index.Ingest (see
@@ -224,6 +289,14 @@ func (d *deduper) tally(out *Outcome) error {
 		}
 	case TooShort:
 		d.sum.TooShort++
+	}
+	if out.Archived {
+		d.sum.Archived++
+	}
+	if out.Resumed {
+		d.sum.Resumed++
+	}
+	switch out.Verdict {
 	case Rejected:
 		d.sum.Rejected++
 	case InputFailed:
@@ -238,8 +311,9 @@ func (d *deduper) tally(out *Outcome) error {
 	return nil
 }
 
-// match finds the earlier originals out matches and adds it to the store
-// when it has none.
+// match decides what out is and archives it: a record whose ID the
+// archive holds already (known), else a duplicate of the clusters it
+// matches (clusters), else a new original.
 func (d *deduper) match(out *Outcome) error {
 	rec, an := &out.Record, out.Analysis
 	if err := index.CheckID(rec.ID); err != nil {
@@ -249,6 +323,9 @@ func (d *deduper) match(out *Outcome) error {
 	}
 	doc := an.Doc(rec.ID, rec.Title, d.o.Keywords)
 	doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
+	if done, err := d.known(out, &doc); done || err != nil {
+		return err
+	}
 	ms, err := d.store.Similar(d.ctx, &doc, d.o.MaxDistance)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rec.Location(), err)
@@ -273,30 +350,163 @@ func (d *deduper) match(out *Outcome) error {
 		}
 		kept = append(kept, m)
 	}
+	kept, err = d.clusters(&doc, kept)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rec.Location(), err)
+	}
 	if len(kept) > 0 {
 		out.Verdict, out.Matches = Duplicate, kept
-		return nil
+		best := &kept[0]
+		doc.Original, doc.Via, doc.Hops = ClusterOf(best), best.ID, best.Hops+1
+		for _, m := range kept[1:] {
+			doc.More = append(doc.More, m.ID)
+		}
+		if d.members == nil {
+			d.members = make(map[string]int)
+		}
+		switch {
+		case best.Content < NewMemberContent && d.members[doc.Original] < d.o.MaxMembers:
+			d.members[doc.Original]++
+		case d.o.Job == "":
+			return nil // nothing to remember it for
+		default:
+			doc.RecordOnly = true
+		}
 	}
-	// A new original. Its id must not replace another document, unless
-	// that is this very record, or a later one, from an interrupted run
-	// of this job.
+	return d.add(doc)
+}
+
+// known handles a record whose ID the archive holds already, and
+// reports whether it did:
+//
+//   - an earlier record of this run (or of an interrupted run of this job)
+//     has the ID: the record is rejected as a duplicate id;
+//   - the same job stored it at a later position: not known (an
+//     uninterrupted run has not seen it yet; the record replaces it);
+//   - the archived text differs (another content hash): rejected, the
+//     archive keeping its document (delete it first to replace it);
+//   - the same text from an earlier run, or from this job at this
+//     position: Archived (and Resumed), with the verdict it had then.
+func (d *deduper) known(out *Outcome, doc *index.Doc) (bool, error) {
+	rec := &out.Record
 	prev, err := d.getAny(rec.ID)
+	sameJob := d.o.Job != "" && prev.Job == d.o.Job
 	switch {
 	case errors.Is(err, index.ErrNotFound):
+		return false, nil
 	case err != nil:
-		return fmt.Errorf("%s: %w", rec.Location(), err)
-	case d.o.Job != "" && prev.Job == d.o.Job && prev.Seq == out.Seq:
-		out.Resumed = true
-		return nil
-	case d.o.Job != "" && prev.Job == d.o.Job && prev.Seq > out.Seq:
-		// Replaced below, as an uninterrupted run would have it.
-	default:
+		return true, fmt.Errorf("%s: %w", rec.Location(), err)
+	case sameJob && prev.Seq > out.Seq:
+		return false, nil
+	case !(sameJob && prev.Seq == out.Seq) && d.thisRun(&prev):
 		out.Verdict = Rejected
 		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
 			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", input.ShortID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
-		return nil
+		return true, nil
+	case prev.ContentHash != doc.ContentHash:
+		out.Verdict = Rejected
+		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
+			Reason: fmt.Sprintf("id %q is archived with another text (%s); the archive keeps that one: delete it first to replace it",
+				input.ShortID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
+		d.sum.Changed++
+		return true, nil
 	}
-	return d.add(doc)
+	out.Archived, out.Resumed = true, sameJob && prev.Seq == out.Seq
+	if prev.Original == "" {
+		out.Verdict = Unique
+		return true, nil
+	}
+	out.Verdict = Duplicate
+	for i, id := range append([]string{prev.Via}, prev.More...) {
+		m, err := d.replay(doc, id)
+		if err != nil {
+			return true, fmt.Errorf("%s: %w", rec.Location(), err)
+		}
+		if i == 0 && m.Original == "" && m.ID != prev.Original && m.Unverified {
+			m.Original = prev.Original // Via was deleted since
+		}
+		out.Matches = append(out.Matches, m)
+	}
+	return true, nil
+}
+
+// replay measures the match of doc with the archived document id, as
+// Similar would have: a match that names id alone (Unverified) when it
+// was deleted since.
+func (d *deduper) replay(doc *index.Doc, id string) (index.Match, error) {
+	r, err := d.getAny(id)
+	switch {
+	case errors.Is(err, index.ErrNotFound):
+		return index.Match{ID: id, Unverified: true}, nil
+	case err != nil:
+		return index.Match{}, err
+	}
+	m := index.Match{ID: r.ID, Title: r.Title, Original: r.Original, Hops: r.Hops,
+		Distance: doc.Fingerprint.Distance(r.Fingerprint), Similarity: doc.Fingerprint.Similarity(r.Fingerprint),
+		Exact: doc.ContentHash == r.ContentHash, Keywords: r.Keywords, Job: r.Job, Seq: r.Seq}
+	switch {
+	case m.Exact:
+		m.Content, m.Containment = 1, 1
+	case doc.Sketch.IsZero() || r.Sketch.IsZero():
+		m.Unverified = true
+	default:
+		m.Content, m.Containment = doc.Sketch.Jaccard(r.Sketch), index.Containment(doc, &r)
+	}
+	return m, nil
+}
+
+// DriftMinContent bounds how far a cluster drifts from its original
+// through chains of edits: a record that matches a member of a cluster
+// (not its original) joins it only if index.Confirmed confirms it
+// against the original at this content similarity. Every member is then
+// within an estimated Jaccard similarity of 0.5 of its original (or
+// mostly contained in it, or it in the member), the bound under which
+// the shared corpora call two articles distinct; a chain of small edits
+// that walks further starts a new cluster.
+const DriftMinContent = 0.5
+
+// clusters keeps, of the matches ms of doc (sorted best first), one per
+// cluster: the cluster's original when it matched, else its best
+// member, if doc is close enough to the cluster's original
+// (DriftMinContent). The result keeps the order of ms.
+func (d *deduper) clusters(doc *index.Doc, ms []index.Match) ([]index.Match, error) {
+	if len(ms) == 0 {
+		return ms, nil
+	}
+	direct := make(map[string]bool)
+	for _, m := range ms {
+		if m.Original == "" {
+			direct[m.ID] = true
+		}
+	}
+	seen := make(map[string]bool)
+	var out []index.Match
+	for _, m := range ms {
+		c := ClusterOf(&m)
+		if seen[c] || (m.Original != "" && direct[c]) {
+			continue // the cluster's original matched too, or a better member
+		}
+		if m.Original != "" {
+			orig, err := d.getAny(c)
+			switch {
+			case errors.Is(err, index.ErrNotFound):
+				// The original was deleted: the member stands for it.
+			case err != nil:
+				return nil, err
+			case !index.Confirmed(doc, &orig, DriftMinContent):
+				continue
+			}
+		}
+		seen[c] = true
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// thisRun reports whether doc was added by this run (or an interrupted
+// run of this job).
+func (d *deduper) thisRun(doc *index.Doc) bool {
+	return doc.Job == d.o.Job && (d.o.Job != "" || !doc.Added.Before(d.start))
 }
 
 func (d *deduper) getAny(id string) (index.Doc, error) {
@@ -342,9 +552,8 @@ func (d *deduper) flush() error {
 // details when it is from this run (or an interrupted run of this job),
 // so that reruns give the same output.
 func (d *deduper) describe(doc *index.Doc) string {
-	thisRun := doc.Job == d.o.Job && (d.o.Job != "" || !doc.Added.Before(d.start))
 	switch {
-	case thisRun:
+	case d.thisRun(doc):
 		return fmt.Sprintf("record %d of this input", doc.Seq+1)
 	case doc.Job != "":
 		return fmt.Sprintf("added %s by job %s, record %d", doc.Added.Format(time.RFC3339), doc.Job, doc.Seq+1)

@@ -3,6 +3,8 @@ package dedup
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -133,10 +135,57 @@ func TestDedupResume(t *testing.T) {
 	if sum.Unique != 2 {
 		t.Errorf("resumed summary %+v, want 2 unique", sum)
 	}
-	// Another job reusing job1's ids is told so, naming the earlier job.
-	got, _ = runDedup(t, partial, &Options{Job: "job2", Now: now})
-	wantErr := `stdin:1: field "id": duplicate id "en1": an earlier article has it (added 2001-09-09T01:46:40Z by job job1, record 1)`
-	if got[0].Verdict != "rejected" || got[0].Err != wantErr {
-		t.Errorf("second job, first record: %+v, want rejected: %s", got[0], wantErr)
+	// Another job over the same records finds them archived, with the
+	// verdicts they had: the same outcomes, none rejected.
+	// The record that reuses en1's id with another text is told that
+	// the archive holds another text under it (record 1 was not added
+	// again: it was archived).
+	got, sum = runDedup(t, fresh, &Options{Job: "job2", Now: now})
+	last := len(want) - 1
+	if !reflect.DeepEqual(got[:last], want[:last]) {
+		t.Errorf("another job:\n got %+v\nwant %+v", got[:last], want[:last])
+	}
+	wantErr := `stdin:7: field "id": id "en1" is archived with another text (added 2001-09-09T01:46:40Z by job job1, record 1); the archive keeps that one: delete it first to replace it`
+	if got[last].Verdict != "rejected" || got[last].Err != wantErr {
+		t.Errorf("another job, last record: %+v, want rejected: %s", got[last], wantErr)
+	}
+	if sum.Archived != 4 || sum.Resumed != 0 || sum.Rejected != 2 {
+		t.Errorf("another job: summary %+v, want 4 archived (2 unique, 2 duplicates), 2 rejected as before", sum)
+	}
+}
+
+// TestJobID: a run's job changes with its settings and with its input's
+// size or modification time (a grown daily dump is another job), not
+// with how the path is written; standard input is never the same job.
+func TestJobID(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(path, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := &input.Options{}
+	id := JobID("an", []string{path}, o, 3, 0.7)
+	if again := JobID("an", []string{filepath.Join(dir, ".", "in.jsonl")}, o, 3, 0.7); again != id {
+		t.Errorf("the same file under another path: job %s, want %s", again, id)
+	}
+	for name, other := range map[string]string{
+		"analyzer":    JobID("other", []string{path}, o, 3, 0.7),
+		"distance":    JobID("an", []string{path}, o, 2, 0.7),
+		"min-content": JobID("an", []string{path}, o, 3, 0.8),
+		"field":       JobID("an", []string{path}, &input.Options{IDField: "url"}, 3, 0.7),
+		"stdin":       JobID("an", []string{"-"}, o, 3, 0.7),
+	} {
+		if other == id {
+			t.Errorf("another %s gives the same job", name)
+		}
+	}
+	if a, b := JobID("an", []string{"-"}, o, 3, 0.7), JobID("an", []string{"-"}, o, 3, 0.7); a == b {
+		t.Errorf("two runs on standard input share job %s", a)
+	}
+	if err := os.WriteFile(path, []byte("{}\n{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if grown := JobID("an", []string{path}, o, 3, 0.7); grown == id {
+		t.Errorf("a grown input gives the same job %s", id)
 	}
 }

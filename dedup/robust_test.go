@@ -510,12 +510,21 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 }
 
 // TestRobustDuplicateIDsAcrossRuns: a second Dedup run over the same
-// persistent index, as another job, rejects the records whose ids the
-// first stored, naming that job; the same job resumes instead.
+// persistent index, as another job (a grown input, a changed setting),
+// reports the records whose ids the first stored as archived, with their
+// verdicts then, duplicates too; the same job says it resumed; a changed
+// text under a stored id is rejected, the archive keeping its text.
+// On main before issue #19 item 2 the other job rejected every record
+// ("duplicate id … added by job job1") and the duplicate was not stored.
 func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
-	dir := writeRobustFiles(t, []robustFile{{"in.jsonl", []byte(
-		robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH) + "\n" + robustLine("c", testfixtures.ZH2+" 新的一段。") + "\n")}})
+	lines := robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH) + "\n" +
+		robustLine("c", testfixtures.ZH2+" 新的一段。") + "\n" + robustLine("d", testfixtures.EN) + "\n"
+	dir := writeRobustFiles(t, []robustFile{
+		{"in.jsonl", []byte(lines)},
+		{"grown.jsonl", []byte(lines + robustLine("e", testfixtures.ZH+" 又一段。") + "\n")},
+		{"changed.jsonl", []byte(robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH2) + "\n")},
+	})
 	x, err := badgerstore.OpenIndex(context.Background(), filepath.Join(dir, "idx"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -523,13 +532,16 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	defer x.Close()
 	a := testfixtures.Analyzer(t, "")
 	now := func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
-	run := func(job string) ([]string, Summary) {
+	run := func(job, file string) ([]string, Summary) {
 		var got []string
-		r := input.NewReader([]string{filepath.Join(dir, "in.jsonl")}, nil, nil)
+		r := input.NewReader([]string{filepath.Join(dir, file)}, nil, nil)
 		sum, err := Run(context.Background(), r, a, x, &Options{Job: job, Now: now}, func(o *Outcome) error {
 			s := robustOutcome(o, dir)
-			if o.Resumed {
+			switch {
+			case o.Resumed:
 				s += " (resumed)"
+			case o.Archived:
+				s += " (archived)"
 			}
 			got = append(got, s)
 			return nil
@@ -539,28 +551,42 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 		}
 		return got, sum
 	}
-	got, _ := run("job1")
-	if want := []string{"unique a", "unique b", "unique c"}; !slices.Equal(got, want) {
-		t.Errorf("first run: %q", got)
+	type counts struct{ Unique, Exact, Near, Rejected, Archived, Resumed, Changed int64 }
+	countsOf := func(s Summary) counts {
+		return counts{s.Unique, s.Exact, s.Near, s.Rejected, s.Archived, s.Resumed, s.Changed}
 	}
-	got, _ = run("job1")
-	if want := []string{"unique a (resumed)", "unique b (resumed)", "unique c (resumed)"}; !slices.Equal(got, want) {
-		t.Errorf("same job again: %q", got)
+	for _, tc := range []struct {
+		name, job, file string
+		want            []string
+		sum             counts
+	}{
+		{"first run", "job1", "in.jsonl",
+			[]string{"unique a", "unique b", "unique c", "duplicate d of a (exact)"},
+			counts{Unique: 3, Exact: 1}},
+		{"same job again", "job1", "in.jsonl",
+			[]string{"unique a (resumed)", "unique b (resumed)", "unique c (resumed)", "duplicate d of a (exact) (resumed)"},
+			counts{Unique: 3, Exact: 1, Archived: 4, Resumed: 4}},
+		{"grown input", "job2", "grown.jsonl",
+			[]string{"unique a (archived)", "unique b (archived)", "unique c (archived)", "duplicate d of a (exact) (archived)", "duplicate e of b (near)"},
+			counts{Unique: 3, Exact: 1, Near: 1, Archived: 4}},
+		{"the grown input again", "job2", "grown.jsonl",
+			[]string{"unique a (archived)", "unique b (archived)", "unique c (archived)", "duplicate d of a (exact) (archived)", "duplicate e of b (near) (resumed)"},
+			counts{Unique: 3, Exact: 1, Near: 1, Archived: 5, Resumed: 1}},
+		{"changed text", "job3", "changed.jsonl",
+			[]string{"unique a (archived)",
+				`rejected: changed.jsonl:2: field "id": id "b" is archived with another text (added 2024-05-06T07:08:09Z by job job1, record 2); the archive keeps that one: delete it first to replace it`},
+			counts{Unique: 1, Rejected: 1, Archived: 1, Changed: 1}},
+	} {
+		got, sum := run(tc.job, tc.file)
+		if !slices.Equal(got, tc.want) {
+			robustDiff(t, tc.name, got, tc.want)
+		}
+		if c := countsOf(sum); c != tc.sum {
+			t.Errorf("%s: summary %+v, want %+v", tc.name, c, tc.sum)
+		}
 	}
-	// Another job over texts the index holds under the same ids: none of
-	// them matches itself (a document's own id is never a match), and
-	// none may replace the stored one.
-	got, sum := run("job2")
-	want := []string{
-		`rejected: in.jsonl:1: field "id": duplicate id "a": an earlier article has it (added 2024-05-06T07:08:09Z by job job1, record 1)`,
-		`rejected: in.jsonl:2: field "id": duplicate id "b": an earlier article has it (added 2024-05-06T07:08:09Z by job job1, record 2)`,
-		`rejected: in.jsonl:3: field "id": duplicate id "c": an earlier article has it (added 2024-05-06T07:08:09Z by job job1, record 3)`,
-	}
-	if !slices.Equal(got, want) {
-		robustDiff(t, "another job", got, want)
-	}
-	if s := robustCountsOf(sum); s != (robustSum{Records: 3, Rejected: 3}) {
-		t.Errorf("another job: summary %+v", s)
+	if b, err := x.Get(context.Background(), "b"); err != nil || b.Seq != 1 || b.Job != "job1" {
+		t.Errorf("b after the changed text: %+v, %v; want job1's record 2 kept", b, err)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
@@ -96,6 +97,10 @@ type LabeledPair struct {
 	Jaccard float64
 	// Line is the 1-based line it was read from.
 	Line int
+	// Kind is the line's optional "kind" (an edit kind of generated
+	// copies, such as "truncate-70"): the current detector's recall is
+	// reported per kind (DetectorResult.ByKind).
+	Kind string
 }
 
 // Labels are the labelled pairs of a corpus.
@@ -147,6 +152,7 @@ type pairLine struct {
 	B       json.RawMessage `json:"b"`
 	Label   json.RawMessage `json:"label"`
 	Jaccard json.RawMessage `json:"jaccard_char5"`
+	Kind    json.RawMessage `json:"kind"`
 }
 
 // ParsePairs reads labelled pairs (see the formats above) from r; source
@@ -193,6 +199,11 @@ func ParsePairs(r io.Reader, source string) (*Labels, error) {
 			return nil, fail("b", "the pair names %q twice", a)
 		}
 		p := LabeledPair{A: a, B: b, Jaccard: -1, Line: line}
+		if !isNull(pl.Kind) {
+			if err := json.Unmarshal(pl.Kind, &p.Kind); err != nil {
+				return nil, fail("kind", "not a string (%s)", jsonKindOf(pl.Kind))
+			}
+		}
 		hasLabel, hasJaccard := !isNull(pl.Label), !isNull(pl.Jaccard)
 		switch {
 		case hasLabel && hasJaccard:
@@ -290,8 +301,10 @@ func jsonKindOf(v json.RawMessage) string {
 		return "array"
 	case 't', 'f':
 		return "boolean"
+	case 'n':
+		return "null"
 	}
-	return "null"
+	return "number"
 }
 
 // parseLabel reads a label: true/false, 1/0, or one of the strings
@@ -468,6 +481,18 @@ type DetectorResult struct {
 	// settings only.
 	Missed []PairDetail `json:"missed,omitempty"`
 	False  []PairDetail `json:"false,omitempty"`
+	// ByKind is the recall of the duplicate pairs of each Kind, in the
+	// order the kinds first appear in the labels (current settings, when
+	// some pair has a kind).
+	ByKind []KindRecall `json:"by_kind,omitempty"`
+}
+
+// KindRecall is the recall of the duplicate pairs of one kind.
+type KindRecall struct {
+	Kind   string  `json:"kind"`
+	Pairs  int     `json:"pairs"`
+	Found  int     `json:"found"`
+	Recall float64 `json:"recall"`
 }
 
 // PairDetail describes a pair, for explaining a miss or a false match.
@@ -856,10 +881,27 @@ func (s *evalSet) detect(opts index.Options, workers int, details bool) (Detecto
 	}
 	res.Confusion = newConfusion(tp, fp, ign, len(s.positives))
 	if details {
+		kinds := make(map[string]int) // → index in res.ByKind
 		for _, p := range s.positives {
-			if !hit[keyOf(p.A, p.B)] {
+			found := hit[keyOf(p.A, p.B)]
+			if !found {
 				res.Missed = append(res.Missed, s.detail(p))
 			}
+			if p.Kind == "" {
+				continue
+			}
+			i, ok := kinds[p.Kind]
+			if !ok {
+				i = len(res.ByKind)
+				kinds[p.Kind] = i
+				res.ByKind = append(res.ByKind, KindRecall{Kind: p.Kind})
+			}
+			k := &res.ByKind[i]
+			k.Pairs++
+			if found {
+				k.Found++
+			}
+			k.Recall = float64(k.Found) / float64(k.Pairs)
 		}
 		sortDetails(res.Missed)
 		sortDetails(res.False)
@@ -1004,6 +1046,17 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for i := range r.Sweep {
 		fmt.Fprintf(&b, "  with content >= %.2f: ", r.Sweep[i].MinContent)
 		det(&r.Sweep[i])
+	}
+	if len(r.Current.ByKind) > 0 {
+		b.WriteString("\nrecall by kind, current settings\n")
+		w := len("kind")
+		for _, k := range r.Current.ByKind {
+			w = max(w, utf8.RuneCountInString(k.Kind))
+		}
+		fmt.Fprintf(&b, "  %-*s  %6s  %6s  %6s\n", w, "kind", "pairs", "found", "R")
+		for _, k := range r.Current.ByKind {
+			fmt.Fprintf(&b, "  %-*s  %6d  %6d  %6.4f\n", w, k.Kind, k.Pairs, k.Found, k.Recall)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -340,6 +340,8 @@ func TestParsePairs(t *testing.T) {
 			[]LabeledPair{p("x", "y", LabelDuplicate, 0.9, 1)}, true},
 		{"escaped ids", `{"a":"\u4e2d\/1","b":"\u4e2d/2","label":true}`,
 			[]LabeledPair{p("中/1", "中/2", LabelDuplicate, -1, 1)}, false},
+		{"kinds", `{"a":"x","b":"y","label":true,"kind":"truncate-70"}` + "\n" + `{"a":"x","b":"z","label":true,"kind":null}`,
+			[]LabeledPair{{A: "x", B: "y", Label: LabelDuplicate, Jaccard: -1, Line: 1, Kind: "truncate-70"}, p("x", "z", LabelDuplicate, -1, 2)}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := mustParsePairs(t, tt.in)
@@ -371,6 +373,7 @@ func TestParsePairsErrors(t *testing.T) {
 		{`{"a":"x","b":"y","jaccard_char5":-0.1}`, `pairs.jsonl:1: field "jaccard_char5": -0.1: want a value in [0, 1]`},
 		{`{"a":"x","b":"y","jaccard_char5":"0.9"}`, `pairs.jsonl:1: field "jaccard_char5": not a number (string "0.9")`},
 		{`{"a":"x","b":"y","label":true,"jaccard_char5":0.9}`, `pairs.jsonl:1: both "label" and "jaccard_char5": give one`},
+		{`{"a":"x","b":"y","label":true,"kind":3}`, `pairs.jsonl:1: field "kind": not a string (number)`},
 		{`{"a":"x","b":"y","label":true}` + "\n" + `{"a":"x","b":"z","jaccard_char5":0.9}`,
 			`pairs.jsonl:2: field "jaccard_char5": "jaccard_char5" in a file of "label" lines (line 1): a file is one format or the other`},
 		{`{"a":"x","b":"y","label":true}` + "\n" + `{"a":"y","b":"x","label":"distinct"}`,
@@ -562,4 +565,35 @@ func ExampleEvaluate() {
 	// k=1 simhash P 1.00 R 1.00, verified P 1.00 R 1.00
 	// k=2 simhash P 0.50 R 1.00, verified P 1.00 R 1.00
 	// current: TP 1 FP 0 FN 0
+}
+
+// TestEvaluateByKind: the current detector's recall per "kind" of the
+// labels, in the order the kinds appear, and its table.
+func TestEvaluateByKind(t *testing.T) {
+	labels := mustParsePairs(t, `{"a": "a", "b": "b", "label": true, "kind": "rewrite"}
+{"a": "d1", "b": "d2", "label": true, "kind": "exact"}
+{"a": "e1", "b": "e2", "label": true, "kind": "rewrite"}
+{"a": "a", "b": "s", "label": true, "kind": "too short"}
+{"a": "a", "b": "c", "label": false, "kind": "other"}
+`)
+	rep, err := Evaluate(evalCorpus(), labels, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []KindRecall{{"rewrite", 2, 2, 1}, {"exact", 1, 1, 1}, {"too short", 1, 0, 0}}
+	if !reflect.DeepEqual(rep.Current.ByKind, want) {
+		t.Errorf("ByKind %+v, want %+v", rep.Current.ByKind, want)
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	wantTable := "\nrecall by kind, current settings\n" +
+		"  kind        pairs   found       R\n" +
+		"  rewrite         2       2  1.0000\n" +
+		"  exact           1       1  1.0000\n" +
+		"  too short       1       0  0.0000\n"
+	if !strings.HasSuffix(b.String(), wantTable) {
+		t.Errorf("table ends\n%s\nwant\n%s", b.String()[max(0, b.Len()-len(wantTable)-40):], wantTable)
+	}
 }

@@ -187,15 +187,23 @@ func (o *Options) resolve() (Options, error) {
 // Match is a document found by Near or Similar.
 type Match struct {
 	ID         string
-	Title      string          // Similar only
-	Distance   int             // Hamming distance between the fingerprints
-	Similarity float64         // 1 − Distance/64
-	Content    float64         // Similar only: estimated content similarity (MinHash Jaccard), 1 for exact matches, 0 when a sketch is missing
-	Exact      bool            // Similar only: the content hashes are equal
-	Unverified bool            // Similar only: kept without a content check, a sketch being missing (a document loaded from a bare fingerprint)
-	Keywords   []tfidf.Keyword // Similar only: the match's keywords
-	Job        string          // Similar only: the match's Doc.Job
-	Seq        int64           // Similar only: the match's Doc.Seq
+	Title      string  // Similar only
+	Distance   int     // Hamming distance between the fingerprints
+	Similarity float64 // 1 − Distance/64
+	Content    float64 // Similar only: estimated content similarity (MinHash Jaccard), 1 for exact matches, 0 when a sketch is missing
+	// Containment (Similar only): the estimated share of the smaller
+	// text's 5-grams the other holds (Containment), 1 for exact
+	// matches, 0 when a sketch or set size is missing.
+	Containment float64
+	Exact       bool            // Similar only: the content hashes are equal
+	Unverified  bool            // Similar only: kept without a content check, a sketch being missing (a document loaded from a bare fingerprint)
+	Keywords    []tfidf.Keyword // Similar only: the match's keywords
+	// Original and Hops (Similar only): the match's Doc.Original and
+	// Doc.Hops, when it is a duplicate archived in a cluster.
+	Original string
+	Hops     int
+	Job      string // Similar only: the match's Doc.Job
+	Seq      int64  // Similar only: the match's Doc.Seq
 }
 
 // Stats describe an index.
@@ -374,8 +382,13 @@ func checkDocs(docs []Doc) error {
 	return nil
 }
 
-// keys returns the keys d is filed under.
+// keys returns the keys d is filed under: its content hash alone when
+// it is RecordOnly (a store counts and filters documents by their
+// content postings).
 func (x *Index) keys(dst []Key, d *Doc) []Key {
+	if d.RecordOnly {
+		return append(dst, Key{Kind: KindContent, Value: d.ContentHash})
+	}
 	for t := range x.layout.tables {
 		dst = append(dst, x.layout.key(t, d.Fingerprint))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -355,5 +356,94 @@ func TestConfirmed(t *testing.T) {
 		if got := index.Confirmed(&index.Doc{Sketch: tt.a}, &index.Doc{Sketch: tt.b}, tt.minContent); got != tt.want {
 			t.Errorf("case %d: Confirmed = %v, want %v", i, got, tt.want)
 		}
+	}
+
+	// Containment, with the set sizes: agree on k of 64 values.
+	agree := func(k int) minhash.Sketch {
+		s := sketchOf(0)
+		for i := k; i < minhash.Size; i++ {
+			s[i] = 50000 + uint16(i)
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		name       string
+		k, na, nb  int
+		minContent float64
+		want       bool
+		contained  float64
+	}{
+		{"resemblance", 45, 100, 100, 0.7, true, 0.8256},     // J 0.703
+		{"truncated to 70%", 40, 70, 100, 0.7, true, 0.9341}, // J 0.625, 0.625·170/1.625/70
+		{"truncated to 70%, either order", 40, 100, 70, 0.7, true, 0.9341},
+		{"truncated to 60%", 40, 60, 100, 0.7, false, 1},               // sizes too far apart
+		{"under the floor", 38, 75, 100, 0.7, false, 0.8693},           // J 0.594: 0.594·175/1.594/75
+		{"same size, not contained", 40, 100, 100, 0.7, false, 0.7692}, // J 0.625
+		{"containment 0.89", 40, 80, 100, 0.7, false, 0.8654},
+		{"size unknown", 40, 0, 100, 0.7, false, 0},
+		{"size of an old record", 40, 70, 0, 0.7, false, 0},
+		{"min-content 0.6", 40, 100, 100, 0.6, true, 0.7692},
+	} {
+		a := &index.Doc{Sketch: sketchOf(0), Shingles: tt.na}
+		b := &index.Doc{Sketch: agree(tt.k), Shingles: tt.nb}
+		if got := index.Confirmed(a, b, tt.minContent); got != tt.want {
+			t.Errorf("%s: Confirmed = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := index.Containment(a, b); math.Abs(got-tt.contained) > 1e-4 {
+			t.Errorf("%s: Containment = %.4f, want %.4f", tt.name, got, tt.contained)
+		}
+	}
+}
+
+// A record-only document (an exact duplicate dedup archives) is filed
+// under its content hash only: Similar finds it as an exact match, never
+// through the tables or bands; it is deleted without touching the
+// postings of the document it duplicates; an archived duplicate's matches
+// carry its cluster.
+func TestRecordOnlyAndClusters(t *testing.T) {
+	ctx := t.Context()
+	x, err := memstore.Open(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	orig := index.Doc{ID: "orig", Fingerprint: 0xff00, ContentHash: 7, Sketch: sketchOf(1), Shingles: 100}
+	exact := orig
+	exact.ID, exact.Original, exact.Via, exact.Hops, exact.RecordOnly = "exact", "orig", "orig", 1, true
+	member := index.Doc{ID: "member", Fingerprint: 0xff01, ContentHash: 8, Sketch: sketchOf(1), Shingles: 100,
+		Original: "orig", Via: "orig", Hops: 1}
+	member.Sketch[0] = 9999
+	if err := x.Add(ctx, orig, exact, member); err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Get(ctx, "exact")
+	if err != nil || !got.RecordOnly || got.Original != "orig" {
+		t.Fatalf("Get(exact) = %+v, %v", got, err)
+	}
+	q := orig
+	q.ID, q.ContentHash = "query", 9 // not an exact copy: tables and bands only
+	ms, err := x.Similar(ctx, &q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, m := range ms {
+		found = append(found, fmt.Sprintf("%s exact=%v original=%q hops=%d", m.ID, m.Exact, m.Original, m.Hops))
+	}
+	want := []string{`orig exact=false original="" hops=0`, `member exact=false original="orig" hops=1`}
+	if !reflect.DeepEqual(found, want) {
+		t.Errorf("Similar found %q, want %q", found, want)
+	}
+	if ids, err := x.Exact(ctx, 7); err != nil || !reflect.DeepEqual(ids, []string{"exact", "orig"}) {
+		t.Errorf("Exact = %q, %v; want [exact orig]", ids, err)
+	}
+	if err := x.Delete(ctx, "exact"); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := x.Exact(ctx, 7); err != nil || !reflect.DeepEqual(ids, []string{"orig"}) {
+		t.Errorf("after deleting the record-only copy, Exact = %q, %v; want [orig]", ids, err)
+	}
+	if st, err := x.Stats(ctx); err != nil || st.Docs != 2 {
+		t.Errorf("Stats = %d docs, %v; want 2", st.Docs, err)
 	}
 }

@@ -22,7 +22,27 @@ type Doc struct {
 	Title       string
 	Keywords    []tfidf.Keyword
 	Sketch      minhash.Sketch // MinHash of the content; zero when unknown
-	Added       time.Time
+	// Shingles is the number of distinct character 5-grams the Sketch
+	// is of (minhash.NewCount); 0 when unknown (a record written before
+	// it was kept), which leaves containment unestimated.
+	Shingles int
+	// Original, Via and Hops place a duplicate that dedup archived (see
+	// dedup.Run): Original is the original of the cluster it joined, Via
+	// the archived document it matched (Original itself or another
+	// member), Hops the number of matches from Original to it (1 when
+	// Via is Original), and More the archived documents it matched in
+	// other clusters (one each). Empty and 0 for an original.
+	Original string
+	Via      string
+	Hops     int
+	More     []string
+	// RecordOnly files the document under its content hash alone, not
+	// in the SimHash tables or sketch bands: an exact duplicate adds no
+	// candidate its cluster does not have (queries with its content hash
+	// still return it, as an exact match). Only for a duplicate
+	// (Original set).
+	RecordOnly bool
+	Added      time.Time
 	// Job and Seq say what added the document: a batch job's name and
 	// the record's position in its input (see neardup.Dedup, which uses
 	// them to resume an interrupted job). Empty and 0 otherwise.
@@ -37,9 +57,15 @@ type Doc struct {
 	Text string
 }
 
-// Optional record fields (see encodeDoc): tag 1 holds the kept text;
-// tag 2 is reserved for content-set sizes.
-const fieldText = 1
+// Tags of the optional record fields (see encodeDoc), and the flags of
+// the cluster field.
+const (
+	fieldText     = 1
+	fieldShingles = 2
+	fieldCluster  = 3
+
+	flagRecordOnly = 1
+)
 
 // maxText is the largest kept text a record's field may decompress to
 // (a corrupt field cannot make a reader allocate more).
@@ -93,7 +119,15 @@ const recordVersion = 1
 //	             a uvarint length and that many bytes, tags ascending; a
 //	             reader skips the tags it does not know, so a field can be
 //	             added without a new version (records without one are
-//	             byte for byte what they were)
+//	             byte for byte what they were). Known tags:
+//	  1          the kept text (Doc.Text), zstd-compressed; only when it is
+//	             not empty
+//	  2          content-set size: a uvarint, Doc.Shingles; only when it is
+//	             not 0
+//	  3          cluster, only for a duplicate (Doc.Original set): uvarint
+//	             hops, uvarint flags (1: record only), uvarint length and
+//	             bytes of the original's ID, then of Via, then of each of
+//	             More
 func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Fingerprint))
@@ -120,12 +154,34 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, d.Job...)
 	dst = binary.AppendUvarint(dst, uint64(d.Seq))
 	if d.Text != "" {
-		z := textCodec().enc.EncodeAll([]byte(d.Text), nil)
-		dst = binary.AppendUvarint(dst, fieldText)
-		dst = binary.AppendUvarint(dst, uint64(len(z)))
-		dst = append(dst, z...)
+		dst = appendField(dst, fieldText, textCodec().enc.EncodeAll([]byte(d.Text), nil))
+	}
+	if d.Shingles > 0 {
+		dst = appendField(dst, fieldShingles, binary.AppendUvarint(nil, uint64(d.Shingles)))
+	}
+	if d.Original != "" {
+		f := binary.AppendUvarint(nil, uint64(d.Hops))
+		flags := uint64(0)
+		if d.RecordOnly {
+			flags |= flagRecordOnly
+		}
+		f = binary.AppendUvarint(f, flags)
+		f = binary.AppendUvarint(f, uint64(len(d.Original)))
+		f = append(f, d.Original...)
+		for _, id := range append([]string{d.Via}, d.More...) {
+			f = binary.AppendUvarint(f, uint64(len(id)))
+			f = append(f, id...)
+		}
+		dst = appendField(dst, fieldCluster, f)
 	}
 	return dst
+}
+
+// appendField appends an optional field: its tag, length and bytes.
+func appendField(dst []byte, tag uint64, b []byte) []byte {
+	dst = binary.AppendUvarint(dst, tag)
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
 }
 
 // decoder reads a record, remembering the first error.
@@ -266,6 +322,35 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
 		case tag == fieldText:
 			text = p
+		case tag == fieldShingles:
+			v, k := binary.Uvarint(p)
+			if k != len(p) || v == 0 || v > math.MaxInt32 {
+				d.fail("content-set size field %x: want one uvarint from 1 to %d", p, math.MaxInt32)
+			}
+			doc.Shingles = int(v)
+		case tag == fieldCluster:
+			f := decoder{b: p}
+			hops := f.uvarint("hops")
+			flags := f.uvarint("flags")
+			orig := f.bytes(f.length("original length", 1), "original")
+			via := f.bytes(f.length("via length", 1), "via")
+			var more []string
+			for f.err == nil && f.off < len(p) {
+				id := f.bytes(f.length("more length", 1), "more")
+				if f.err == nil && len(id) == 0 {
+					f.fail("empty id in more")
+				}
+				more = append(more, string(id))
+			}
+			switch {
+			case f.err != nil:
+				d.fail("cluster field: %v", f.err)
+			case f.off != len(p) || hops == 0 || hops > math.MaxInt32 || flags&^flagRecordOnly != 0 || len(orig) == 0 || len(via) == 0:
+				d.fail("cluster field %x: want hops from 1, flags 0 or 1, an original and a via", p)
+			default:
+				doc.Hops, doc.RecordOnly = int(hops), flags&flagRecordOnly != 0
+				doc.Original, doc.Via, doc.More = string(orig), string(via), more
+			}
 		}
 		if d.err == nil && tag == fieldText && withText {
 			t, err := textCodec().dec.DecodeAll(p, nil)

@@ -44,6 +44,33 @@ func TestRecordGolden(t *testing.T) {
 	if !reflect.DeepEqual(back, d) {
 		t.Errorf("decoded %+v, want %+v", back, d)
 	}
+
+	// The content-set size is optional field 2; without it (above) the
+	// record is what it was before the field existed.
+	d.Shingles = 300
+	want += "02" + "02" + "ac02" // tag 2, 2 bytes, uvarint 300
+	if got := hex.EncodeToString(encodeDoc(nil, &d)); got != want {
+		t.Fatalf("record with shingles %s\nwant                %s", got, want)
+	}
+	if back, err = decodeDoc(mustHex(t, want), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, d) {
+		t.Errorf("decoded %+v, want %+v", back, d)
+	}
+
+	// A duplicate's cluster is optional field 3.
+	d.Original, d.Via, d.Hops, d.RecordOnly = "o", "vv", 2, true
+	want += "03" + "07" + "02" + "01" + "01" + "6f" + "02" + "7676" // tag 3, 7 bytes: hops 2, flags 1, "o", "vv"
+	if got := hex.EncodeToString(encodeDoc(nil, &d)); got != want {
+		t.Fatalf("record with a cluster %s\nwant                 %s", got, want)
+	}
+	if back, err = decodeDoc(mustHex(t, want), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, d) {
+		t.Errorf("decoded %+v, want %+v", back, d)
+	}
 }
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -51,7 +78,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		{ID: "zero"},
 		{ID: "full", Fingerprint: 1, ContentHash: 2, Title: "标题 title", Keywords: []tfidf.Keyword{{Word: "新闻", Weight: 0.25}, {Word: "", Weight: -1}},
 			Sketch: minhash.New("the quick brown fox jumps over the lazy dog"), Added: time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
-			Job: "job-1", Seq: 1<<40 + 3},
+			Job: "job-1", Seq: 1<<40 + 3, Shingles: 39},
+		{ID: "member", Title: "copy", Sketch: minhash.New("the quick brown fox jumps over the lazy cat"), Added: time.Unix(7, 0).UTC(),
+			Shingles: 39, Original: "full", Via: "other member", Hops: 3, More: []string{"x", "y"}},
 		{ID: "old", Added: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
 	}
 	for _, d := range docs {
@@ -93,7 +122,16 @@ func TestDecodeDocErrors(t *testing.T) {
 		{"field without length", append(append([]byte(nil), good...), 1), "field length: bad uvarint"},
 		{"field too long", append(append([]byte(nil), good...), 1, 5, 'a'), "field length: 5 does not fit in the 1 bytes left"},
 		{"field tag 0", append(append([]byte(nil), good...), 0, 0), "field tag 0 after 0"},
-		{"fields out of order", append(append([]byte(nil), good...), 3, 1, 'a', 2, 0), "field tag 2 after 3"},
+		{"fields out of order", append(append([]byte(nil), good...), 5, 1, 'a', 4, 0), "field tag 4 after 5"},
+		{"cluster without via", append(append([]byte(nil), good...), 3, 4, 1, 0, 1, 'o'), "cluster field: byte 4: via length: bad uvarint"},
+		{"cluster hops 0", append(append([]byte(nil), good...), 3, 6, 0, 0, 1, 'o', 1, 'v'), "cluster field 0000016f0176: want hops from 1"},
+		{"cluster flags", append(append([]byte(nil), good...), 3, 6, 1, 2, 1, 'o', 1, 'v'), "cluster field 010201"},
+		{"cluster, an empty more", append(append([]byte(nil), good...), 3, 7, 1, 0, 1, 'o', 1, 'v', 0), "cluster field: byte 7: empty id in more"},
+		{"cluster, a short more", append(append([]byte(nil), good...), 3, 7, 1, 0, 1, 'o', 1, 'v', 2), "cluster field: byte 7: more length: 2 does not fit"},
+		{"empty set size", append(append([]byte(nil), good...), 2, 0), "content-set size field : want one uvarint from 1"},
+		{"set size 0", append(append([]byte(nil), good...), 2, 1, 0), "content-set size field 00: want one uvarint"},
+		{"set size and more", append(append([]byte(nil), good...), 2, 2, 5, 5), "content-set size field 0505: want one uvarint"},
+		{"set size too large", append(append([]byte(nil), good...), 2, 5, 0xff, 0xff, 0xff, 0xff, 0x0f), "content-set size field ffffffff0f"},
 		{"title too long", append(epoch[:19:19], 0x7f, 'H'), "title length: 127 does not fit"},
 		{"sketch size", append(epoch[:19:19], 0, 0, 3), "sketch size 3: want 0 or 64"},
 		{"truncated sketch", good[:len(good)-3], "sketch: need 128 bytes, have 127"},
@@ -115,8 +153,9 @@ func TestDecodeDocErrors(t *testing.T) {
 func FuzzDecodeDoc(f *testing.F) {
 	f.Add(encodeDoc(nil, &Doc{}))
 	f.Add(encodeDoc(nil, &Doc{Fingerprint: 7, ContentHash: 9, Title: "t", Keywords: []tfidf.Keyword{{Word: "w", Weight: math.NaN()}},
-		Sketch: minhash.New("some text here"), Added: time.Unix(1e9, 1)}))
-	f.Add(encodeDoc(nil, &Doc{Title: "t", Text: "正文 text kept with the record"}))
+		Sketch: minhash.New("some text here"), Added: time.Unix(1e9, 1), Shingles: 10}))
+	f.Add(encodeDoc(nil, &Doc{Title: "t", Added: time.Unix(1e9, 1), Shingles: 10, Original: "o", Via: "v", Hops: 1, RecordOnly: true}))
+	f.Add(encodeDoc(nil, &Doc{Title: "t", Text: "正文 text kept with the record", Shingles: 7, Original: "o", Via: "v", Hops: 2}))
 	f.Add([]byte{1})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, rec []byte) {

@@ -68,8 +68,27 @@ type Sketch [Size]uint16
 // New makes one pass over text, hashing every rune once and every
 // shingle from its runes' hashes.
 func New(text string) Sketch {
+	s, _ := sketch(text, nil)
+	return s
+}
+
+// NewCount returns the sketch of text, as New does, and the number of
+// distinct shingles in text (the size of the set the sketch is of; 0
+// for the empty text), which with two sketches' Jaccard estimate gives
+// their containment (see Containment). Counting keeps every shingle in
+// a hash set: it costs more than the sketch alone.
+func NewCount(text string) (Sketch, int) {
+	// Room for a shingle every two bytes at half load: Chinese text
+	// (three bytes a rune) grows the set at most once, ASCII text twice.
+	set := shingleSet{slots: make([]uint32, max(256, 1<<bits.Len(uint(len(text)/2))))}
+	return sketch(text, &set)
+}
+
+// sketch is New, counting the distinct shingles into set unless it is
+// nil.
+func sketch(text string, set *shingleSet) (Sketch, int) {
 	if text == "" {
-		return Sketch{}
+		return Sketch{}, 0
 	}
 	var mins [Size]uint64
 	for i := range mins {
@@ -101,7 +120,11 @@ func New(text string) Sketch {
 		g[0], g[1], g[2], g[3], g[4] = g[1], g[2], g[3], g[4], h
 		n++
 		if n >= ShingleRunes {
-			add(&mins, combine(&g))
+			sh := combine(&g)
+			add(&mins, sh)
+			if set != nil {
+				set.add(sh)
+			}
 		}
 	}
 	if n < ShingleRunes {
@@ -109,8 +132,64 @@ func New(text string) Sketch {
 		// of g, and the zeros before them cannot be told from missing
 		// runes, so the count is mixed in too.
 		add(&mins, combine(&g)^mix64(uint64(n)))
+		return densify(&mins), 1
 	}
-	return densify(&mins)
+	count := 0
+	if set != nil {
+		count = set.n
+	}
+	return densify(&mins), count
+}
+
+// shingleSet counts distinct shingles by the top 32 bits of their
+// hashes (two of 10^4 shingles share them with probability 10^-2, one
+// shingle too few): open addressing with linear probing, doubled when
+// half full. 0 marks an empty slot, so the value 0 is kept apart.
+type shingleSet struct {
+	slots []uint32
+	n     int
+	zero  bool
+}
+
+func (s *shingleSet) add(h uint64) {
+	v := uint32(h >> 32)
+	if v == 0 {
+		if !s.zero {
+			s.zero = true
+			s.n++
+		}
+		return
+	}
+	if 2*(s.n+1) > len(s.slots) {
+		s.grow()
+	}
+	mask := uint32(len(s.slots) - 1)
+	for i := v & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case v:
+			return
+		case 0:
+			s.slots[i] = v
+			s.n++
+			return
+		}
+	}
+}
+
+func (s *shingleSet) grow() {
+	old := s.slots
+	s.slots = make([]uint32, max(256, 2*len(old)))
+	mask := uint32(len(s.slots) - 1)
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
+		i := v & mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = v
+	}
 }
 
 // ShingleHash is the hash New gives the shingle of the runes rs (at
@@ -231,6 +310,21 @@ func (s Sketch) Jaccard(t Sketch) float64 {
 		}
 	}
 	return float64(n) / Size
+}
+
+// Containment estimates how much of the smaller of two shingle sets
+// the other holds, max(|A∩B|/|A|, |A∩B|/|B|), from the estimated
+// Jaccard similarity j of their sketches and their sizes na and nb
+// (NewCount): |A∩B| = j(|A|+|B|)/(1+j). It is at most 1, and 0 when
+// a size is not positive. A text that is mostly the other's (a
+// truncation, or the other with a header added) has a containment
+// near 1 where its Jaccard similarity is only the ratio of the sizes.
+func Containment(j float64, na, nb int) float64 {
+	if na <= 0 || nb <= 0 || j <= 0 {
+		return 0
+	}
+	inter := j * float64(na+nb) / (1 + j)
+	return min(1, inter/float64(min(na, nb)))
 }
 
 // EncodedSize is the length of a Sketch's binary encoding.

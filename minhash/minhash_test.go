@@ -617,3 +617,94 @@ func BenchmarkJaccard(b *testing.B) {
 	}
 	_ = sink
 }
+
+func TestNewCount(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"a", 1},
+		{"abcd", 1},
+		{"abcde", 1},
+		{"abcdef", 2},
+		{"aaaaaaaaaa", 1},
+		{"abcdeabcde", 5}, // abcde bcdea cdeab deabc eabcd, then abcde again
+		{"我来到北京清华大学", 5},
+		{"我来到北京我来到北京", 5},
+		{"a\xffb\xfec", 1},
+	} {
+		s, n := NewCount(tc.text)
+		if n != tc.want {
+			t.Errorf("NewCount(%q) counts %d shingles, want %d", tc.text, n, tc.want)
+		}
+		if s != New(tc.text) {
+			t.Errorf("NewCount(%q)'s sketch differs from New's", tc.text)
+		}
+	}
+	// Enough distinct shingles to grow the set several times.
+	r := rand.New(rand.NewPCG(1, 2))
+	text := string(syntheticText(r, 20000))
+	if _, n := NewCount(text); n != len(shingles(text)) {
+		t.Errorf("NewCount of 20,000 synthetic runes counts %d shingles, want %d", n, len(shingles(text)))
+	}
+}
+
+func TestContainment(t *testing.T) {
+	for _, tc := range []struct {
+		j      float64
+		na, nb int
+		want   float64
+	}{
+		{1, 100, 100, 1},
+		{0.5, 100, 100, 2.0 / 3}, // |A∩B| = 0.5·200/1.5
+		{0.7, 70, 100, 1},        // A, 70% of B, inside B
+		{0.6, 70, 100, 0.6 * 170 / 1.6 / 70},
+		{0.35, 100, 70, 0.35 * 170 / 1.35 / 70},
+		{0.3, 25, 100, 1}, // 28.8 of 25: capped
+		{0, 100, 100, 0},
+		{0.8, 0, 100, 0}, // a size unknown
+		{0.8, 100, -1, 0},
+	} {
+		if got := Containment(tc.j, tc.na, tc.nb); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Containment(%v, %d, %d) = %v, want %v", tc.j, tc.na, tc.nb, got, tc.want)
+		}
+	}
+}
+
+func FuzzNewCount(f *testing.F) {
+	for _, s := range []string{"", "a", "abcdeabcde", "我来到北京清华大学", "\xff\xfe\xfd\xfc\xfb\xfa", "aaaaaaaaaaaa"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s, n := NewCount(text)
+		if s != New(text) {
+			t.Fatalf("NewCount(%q)'s sketch differs from New's", text)
+		}
+		if want := len(shingles(text)); n != want {
+			t.Fatalf("NewCount(%q) counts %d shingles, want %d", text, n, want)
+		}
+	})
+}
+
+func BenchmarkNewCount(b *testing.B) {
+	docs := readCorpus(b, "zh_news")
+	ids := make([]string, 0, len(docs))
+	for id := range docs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var text string
+	for _, id := range ids {
+		if len(docs[id]) >= 3000 {
+			text = normalizeLikeReference(docs[id])
+			break
+		}
+	}
+	b.Run(fmt.Sprintf("zh_news/%dB", len(text)), func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			sinkSketch, _ = NewCount(text)
+		}
+	})
+}

@@ -25,15 +25,18 @@ func dedupCommand() *cli.Command {
 decides for each whether it duplicates an earlier one: an exact duplicate (identical normalised
 text) or a near duplicate (an estimated content similarity of at least --min-content; the
 candidates are found by fingerprints at most --max-distance bits apart and by shared MinHash
-bands of the content). An article that duplicates nothing is an original: later articles are
-compared with it. The result does not depend on --workers.
+bands of the content, or a shorter text mostly contained in a longer one). An article that
+duplicates nothing is an original; one that does joins the cluster of the article it matched
+(an original, or a duplicate, so that a copy of a copy is found, as long as it stays within a
+content similarity of 0.5 of the cluster's original). The result does not depend on --workers.
 
 Outputs (each written to a temporary file and renamed into place at the end, so an interrupted run
 never leaves a partial file under the final name; - writes to standard output):
    --pairs FILE     a JSON line per (original, duplicate) pair:
-                    {"a": original id, "b": duplicate id, "distance", "exact", "similarity", "content"}
+                    {"a": original id, "b": duplicate id, "member": the cluster member b matched when
+                    it is not a, "distance", "exact", "similarity", "content"} (the numbers of that match)
    --clusters FILE  a JSON line per original that has duplicates, in the order the originals appear:
-                    {"id": original, "members": [{"id", "distance", "exact", "content"}, ...]}
+                    {"id": original, "members": [{"id", "via", "distance", "exact", "content"}, ...]}
                     (a duplicate belongs to the cluster of its best match)
    --unique FILE    the articles that are not duplicates (originals, and those too short to
                     fingerprint): each JSONL line verbatim; a whole-file article as a JSON line
@@ -44,10 +47,11 @@ With none of these (and no --json), the pairs go to standard output.
 A summary goes to stderr (and with --json to stdout as one object); a progress line too when
 stderr is a terminal.
 
-With --index DIR the originals are kept in (and checked against) a persistent index instead of
-memory: articles are also compared with what earlier runs stored there, and re-running an
-interrupted run with the same inputs and settings resumes it, with the output an uninterrupted run
-would have given. The summary then also says how many content-hash lookups the index's
+With --index DIR the articles are kept in (and checked against) a persistent index instead of
+memory: articles are also compared with what earlier runs stored there; an article whose id the
+index holds with the same text keeps the verdict it had then (and is in the outputs as it was),
+one with another text is rejected (the index keeps its text); re-running an interrupted run with
+the same inputs and settings resumes it, with the output an uninterrupted run would have given. The summary then also says how many content-hash lookups the index's
 exact-duplicate filter (a counting Bloom filter) answered without reading the index.
 With --index redis://HOST:PORT[,HOST:PORT...]/NAME the archive is on a Redis Cluster, and several
 dedup processes (on other inputs, on any machines) may write into it at once: each record is decided
@@ -77,8 +81,11 @@ outputs are written and cover what was read), or with --strict at the first bad 
 
 // pairJSON is a line of --pairs.
 type pairJSON struct {
-	A          string  `json:"a"`
-	B          string  `json:"b"`
+	A string `json:"a"`
+	B string `json:"b"`
+	// Member is the member of a's cluster that b matched, when it is not
+	// a itself (b is a copy of a copy); the other fields are of that match.
+	Member     string  `json:"member,omitempty"`
 	Distance   int     `json:"distance"`
 	Exact      bool    `json:"exact"`
 	Similarity float64 `json:"similarity"`
@@ -88,6 +95,7 @@ type pairJSON struct {
 // memberJSON is a duplicate in a cluster.
 type memberJSON struct {
 	ID       string  `json:"id"`
+	Via      string  `json:"via,omitempty"`
 	Distance int     `json:"distance"`
 	Exact    bool    `json:"exact"`
 	Content  float64 `json:"content"`
@@ -116,6 +124,11 @@ type summaryJSON struct {
 	Rejected    int64 `json:"rejected"`
 	InputErrors int64 `json:"input_errors"`
 	Resumed     int64 `json:"resumed"`
+	// Archived counts the records found in the index from an earlier
+	// run, reported with their verdicts then; Changed those rejected
+	// because the index holds another text under their id.
+	Archived int64 `json:"archived"`
+	Changed  int64 `json:"changed"`
 	// With --index: the exact-duplicate filter's content-hash lookups
 	// and how many it answered without reading the index.
 	FilterLookups    int64   `json:"filter_lookups,omitempty"`
@@ -137,7 +150,7 @@ type deduper struct {
 	idx                    *index.Index    // with --index
 	ew                     io.Writer
 	prog                   *progress
-	rejected, resumed      int64
+	rejected               int64
 }
 
 func runDedup(c *cli.Context) (err error) {
@@ -290,7 +303,10 @@ func (d *deduper) emit(o *dedup.Outcome) error {
 	case dedup.Duplicate:
 		if d.pairs != nil {
 			for _, m := range o.Matches {
-				p := pairJSON{A: m.ID, B: rec.ID, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
+				p := pairJSON{A: dedup.ClusterOf(&m), B: rec.ID, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
+				if m.Original != "" {
+					p.Member = m.ID
+				}
 				if err := writeJSON(d.pairs, p); err != nil {
 					return err
 				}
@@ -300,9 +316,6 @@ func (d *deduper) emit(o *dedup.Outcome) error {
 			d.clusters.Add(o)
 		}
 	case dedup.Unique, dedup.TooShort:
-		if o.Resumed {
-			d.resumed++
-		}
 		if d.unique != nil {
 			var err error
 			if rec.Raw != nil {
@@ -338,7 +351,7 @@ func (d *deduper) writeClusters(w io.Writer) error {
 	for _, cl := range d.clusters.Sorted() {
 		j := clusterJSON{ID: cl.ID, Members: make([]memberJSON, len(cl.Members))}
 		for i, m := range cl.Members {
-			j.Members[i] = memberJSON{ID: m.ID, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
+			j.Members[i] = memberJSON{ID: m.ID, Via: m.Via, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
 		}
 		if err := writeJSON(w, j); err != nil {
 			return err
@@ -362,8 +375,20 @@ func (d *deduper) report(c *cli.Context, s dedup.Summary, nw int) error {
 		formatCount(s.TooShort), formatCount(s.Rejected), plural(s.InputErrors, "input error", "input errors"))
 	fmt.Fprintf(ew, "neardup dedup: %s of text in %s (%.2f MB/s, %s)\n",
 		formatBytes(s.Bytes), s.Elapsed.Round(time.Millisecond), rate, plural(int64(nw), "worker", "workers"))
-	if d.resumed > 0 {
-		fmt.Fprintf(ew, "neardup dedup: resumed an interrupted run: %s already in the index\n", plural(d.resumed, "original was", "originals were"))
+	switch archived := s.Unique + s.Exact + s.Near; {
+	case s.Resumed > 0 && s.Resumed == archived && s.Archived == archived:
+		fmt.Fprintf(ew, "neardup dedup: this run had finished before: all %s already in the index, reported with their verdicts then\n",
+			plural(s.Resumed, "record was", "records were"))
+	case s.Resumed > 0:
+		fmt.Fprintf(ew, "neardup dedup: resumed an interrupted run: %s already in the index\n", plural(s.Resumed, "record was", "records were"))
+	}
+	if other := s.Archived - s.Resumed; other > 0 {
+		fmt.Fprintf(ew, "neardup dedup: %s already in the index from earlier runs, reported with their verdicts then\n",
+			plural(other, "record was", "records were"))
+	}
+	if s.Changed > 0 {
+		fmt.Fprintf(ew, "neardup dedup: %s rejected: the index holds another text under the same id (delete those ids first to replace them)\n",
+			plural(s.Changed, "record", "records"))
 	}
 	var filter index.BloomStats
 	if d.idx != nil {
@@ -389,7 +414,7 @@ func (d *deduper) report(c *cli.Context, s dedup.Summary, nw int) error {
 	}
 	return writeJSON(c.App.Writer, summaryJSON{
 		Records: s.Records, Unique: s.Unique, Exact: s.Exact, Near: s.Near, TooShort: s.TooShort, Rejected: s.Rejected,
-		InputErrors: s.InputErrors, Resumed: d.resumed, Bytes: s.Bytes, Seconds: secs, MBPerSecond: rate, Workers: nw,
+		InputErrors: s.InputErrors, Resumed: s.Resumed, Archived: s.Archived, Changed: s.Changed, Bytes: s.Bytes, Seconds: secs, MBPerSecond: rate, Workers: nw,
 		FilterLookups: filter.Lookups, FilterReadsSaved: filter.ReadsSaved,
 	})
 }

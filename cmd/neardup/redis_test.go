@@ -29,16 +29,43 @@ func TestRedisArchive(t *testing.T) {
 	t.Run("ManyWriters", func(t *testing.T) { testRedisManyWriters(t, c) })
 }
 
+// copyOfCopy is the sample's one copy of a copy: a reprint of 05080000,
+// itself a near duplicate of 05060000, that matches 05080000 but not
+// 05060000 (see dedup.Run).
+const copyOfCopy = "lo-help-en-US/text/schart/01/05080000#reprint"
+
 // testRedisEquivalence: one dedup against Redis writes byte for byte the
 // --pairs, --clusters and --unique of the same run against Badger and in
-// memory, and so does running it again (resumed: everything is there).
+// memory, and so does running it again (resumed: everything is there),
+// on the sample without its copy of a copy. With it, Badger and memory
+// still agree, and Redis differs by that record alone: index.Ingest, the
+// race-free decision of a shared archive, matches originals only, so a
+// copy of a copy that matches no original stays an original there (a
+// known gap, named in dedup.Run's doc).
 func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
 	dir := t.TempDir()
-	run := func(name string, index ...string) [3][]byte {
+	full, err := os.ReadFile(sampleCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []byte
+	for _, line := range bytes.SplitAfter(full, []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"id":"`+copyOfCopy+`"`)) {
+			kept = append(kept, line...)
+		}
+	}
+	if len(kept) == len(full) {
+		t.Fatalf("%s has no %s", sampleCorpus, copyOfCopy)
+	}
+	without := filepath.Join(dir, "without.jsonl")
+	if err := os.WriteFile(without, kept, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name, input string, index ...string) [3][]byte {
 		t.Helper()
 		files := [3]string{filepath.Join(dir, name+".pairs"), filepath.Join(dir, name+".clusters"), filepath.Join(dir, name+".unique")}
 		args := append([]string{"dedup", "--pairs", files[0], "--clusters", files[1], "--unique", files[2]}, index...)
-		r := runCLI(t, append(args, sampleCorpus)...)
+		r := runCLI(t, append(args, input)...)
 		if r.code != 0 {
 			t.Fatalf("dedup %s: exit %d: %s", name, r.code, r.stderr)
 		}
@@ -52,21 +79,38 @@ func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
 		}
 		return out
 	}
-	mem := run("memory")
-	if n := [3]int{bytes.Count(mem[0], []byte("\n")), bytes.Count(mem[1], []byte("\n")), bytes.Count(mem[2], []byte("\n"))}; n != [3]int{82, 61, 238} {
-		t.Fatalf("in memory: %d pairs, %d clusters, %d unique lines; want 82, 61, 238", n[0], n[1], n[2])
+	lines := func(out [3][]byte) [3]int {
+		return [3]int{bytes.Count(out[0], []byte("\n")), bytes.Count(out[1], []byte("\n")), bytes.Count(out[2], []byte("\n"))}
 	}
-	url := c.URL(redistest.Name(t))
-	for name, got := range map[string][3][]byte{
-		"badger":        run("badger", "--index", filepath.Join(dir, "badger")),
-		"redis":         run("redis", "--index", url),
-		"redis resumed": run("redis2", "--index", url),
-	} {
+	same := func(name string, got, want [3][]byte) {
+		t.Helper()
 		for i, what := range []string{"--pairs", "--clusters", "--unique"} {
-			if !bytes.Equal(got[i], mem[i]) {
-				t.Errorf("%s: %s differs from memory's:\n%s", name, what, firstDiff(got[i], mem[i]))
+			if !bytes.Equal(got[i], want[i]) {
+				t.Errorf("%s: %s differs from memory's:\n%s", name, what, firstDiff(got[i], want[i]))
 			}
 		}
+	}
+
+	mem := run("memory", without)
+	if n := lines(mem); n != [3]int{82, 61, 237} {
+		t.Fatalf("in memory: %d pairs, %d clusters, %d unique lines; want 82, 61, 237", n[0], n[1], n[2])
+	}
+	url := c.URL(redistest.Name(t))
+	same("badger", run("badger", without, "--index", filepath.Join(dir, "badger")), mem)
+	same("redis", run("redis", without, "--index", url), mem)
+	same("redis resumed", run("redis2", without, "--index", url), mem)
+
+	memFull := run("memory-full", sampleCorpus)
+	if n := lines(memFull); n != [3]int{83, 61, 237} {
+		t.Fatalf("in memory, the whole sample: %d pairs, %d clusters, %d unique lines; want 83, 61, 237", n[0], n[1], n[2])
+	}
+	same("badger, the whole sample", run("badger-full", sampleCorpus, "--index", filepath.Join(dir, "badger-full")), memFull)
+	redisFull := run("redis-full", sampleCorpus, "--index", c.URL(redistest.Name(t)+"-full"))
+	if n := lines(redisFull); n != [3]int{82, 61, 238} {
+		t.Errorf("redis, the whole sample: %d pairs, %d clusters, %d unique lines; want 82, 61, 238 (%s an original)", n[0], n[1], n[2], copyOfCopy)
+	}
+	if !bytes.Contains(redisFull[2], []byte(`"id":"`+copyOfCopy+`"`)) || bytes.Contains(memFull[2], []byte(`"id":"`+copyOfCopy+`"`)) {
+		t.Errorf("%s: want it unique against Redis only", copyOfCopy)
 	}
 }
 

@@ -54,6 +54,7 @@ func Run(t *testing.T, open Opener) {
 		{"Bands", testBands},
 		{"ExactProperty", testExactProperty},
 		{"StatsDocs", testStatsDocs},
+		{"Clusters", testClusters},
 		{"Load", testLoad},
 		{"LoadErrors", testLoadErrors},
 		{"Concurrent", testConcurrent},
@@ -483,8 +484,8 @@ func testSimilar(t *testing.T, open Opener) {
 	// The sketches of base and edit agree on 57 of 64 values; base and
 	// other on 2.
 	const editJ = 57.0 / 64
-	copyM := index.Match{ID: "copy", Title: "Copy", Distance: 0, Similarity: 1, Content: 1, Exact: true, Job: "j", Seq: 4}
-	aM := index.Match{ID: "a", Title: "A", Distance: 0, Similarity: 1, Content: 1, Exact: true}
+	copyM := index.Match{ID: "copy", Title: "Copy", Distance: 0, Similarity: 1, Content: 1, Containment: 1, Exact: true, Job: "j", Seq: 4}
+	aM := index.Match{ID: "a", Title: "A", Distance: 0, Similarity: 1, Content: 1, Containment: 1, Exact: true}
 	nosketchM := index.Match{ID: "nosketch", Title: "No sketch", Distance: 1, Similarity: 63.0 / 64, Unverified: true}
 	editM := index.Match{ID: "edit", Title: "Edit", Distance: 2, Similarity: 62.0 / 64, Content: editJ, Keywords: []tfidf.Keyword{{Word: "budget", Weight: 1}}}
 	farM := index.Match{ID: "far", Distance: 64, Similarity: 0, Content: 1}
@@ -1334,5 +1335,43 @@ func TextStats(t *testing.T, open Opener) {
 	}
 	if ts.Stored <= 0 || ts.Stored >= int64(len(text))/4 {
 		t.Errorf("TextStats.Stored = %d for a %d-byte repetitive text and a short one", ts.Stored, len(text))
+	}
+}
+
+// testClusters: archived duplicates (dedup's) round-trip with their
+// cluster, count as documents, and a record-only one is found by Get and
+// by its content hash alone.
+func testClusters(t *testing.T, open Opener) {
+	ctx := t.Context()
+	x := newIndex(t, open, nil)
+	sk := minhash.New("the archive keeps every duplicate with the cluster it joined")
+	orig := index.Doc{ID: "orig", Fingerprint: 0xabcdef, ContentHash: 1, Sketch: sk, Shingles: 58, Added: time.Unix(1, 0).UTC()}
+	exact := orig
+	exact.ID, exact.Original, exact.Via, exact.Hops, exact.RecordOnly = "exact", "orig", "orig", 1, true
+	member := index.Doc{ID: "member", Fingerprint: 0xabcdee, ContentHash: 2, Sketch: sk, Shingles: 58, Added: time.Unix(2, 0).UTC(),
+		Original: "orig", Via: "exact", Hops: 2, More: []string{"elsewhere"}}
+	if err := x.Add(ctx, orig, exact, member); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []index.Doc{exact, member} {
+		got, err := x.Get(ctx, want.ID)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Get(%s) = %+v, %v; want %+v", want.ID, got, err, want)
+		}
+	}
+	if st, err := x.Stats(ctx); err != nil || st.Docs != 3 {
+		t.Errorf("Stats: %d docs, %v; want 3", st.Docs, err)
+	}
+	q := orig
+	q.ID, q.ContentHash = "q", 3
+	ms, err := x.Similar(ctx, &q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := IDs(ms), []string{"orig@0", "member@1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Similar = %q, want %q (the record-only copy through its content hash only)", got, want)
+	}
+	if ids, err := x.Exact(ctx, 1); err != nil || !reflect.DeepEqual(ids, []string{"exact", "orig"}) {
+		t.Errorf("Exact = %q, %v; want [exact orig]", ids, err)
 	}
 }
