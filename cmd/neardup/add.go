@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
@@ -53,13 +51,6 @@ are reported on stderr with their file and line and counted; the others are adde
 		Action: runAdd,
 	}
 }
-
-// Batch sizes: analysed articles are added in batches of addBatch, bulk
-// fingerprints in batches of fingerprintBatch.
-const (
-	addBatch         = 1000
-	fingerprintBatch = 10000
-)
 
 // addJSON is add's --json summary.
 type addJSON struct {
@@ -109,16 +100,30 @@ func runAdd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ad := &adder{ctx: c.Context, x: x, sk: newSkips(c), now: time.Now}
+	ad := &adder{sk: newSkips(c)}
 	if fpFile != "" {
-		if err := ad.addFingerprints(c, fpFile); err != nil {
+		if err := ad.addFingerprints(c, x, fpFile); err != nil {
 			return err
 		}
 	}
 	if c.NArg() > 0 {
 		r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 		defer r.Close()
-		if err := ad.addArticles(c, r, a, nw); err != nil {
+		bar := progressBar(c, c.Args().Slice())
+		n, err := dedup.Add(c.Context, r, a, x, &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")},
+			func(rec *input.Record, err error) error {
+				bar.AddRecord(rec, err)
+				switch {
+				case err == nil:
+					return nil
+				case pipeline.IsRecordErr(err):
+					return ad.fail("", err)
+				}
+				return ad.fail(recordName(rec), err)
+			})
+		bar.Finish()
+		ad.added += n
+		if err != nil {
 			return err
 		}
 	}
@@ -150,12 +155,9 @@ func runAdd(c *cli.Context) error {
 	return ad.sk.status("the records read were added")
 }
 
-// adder adds documents to an index and counts them.
+// adder counts what add added and failed to add.
 type adder struct {
-	ctx                     context.Context
-	x                       *index.Index
 	sk                      *skips
-	now                     func() time.Time
 	added, replaced, failed int64
 }
 
@@ -167,61 +169,9 @@ func (ad *adder) fail(where string, err error) error {
 	return ad.sk.note(where, err)
 }
 
-// add adds a batch, counting the documents it replaces (an id already in
-// the index, or repeated in the batch) from the index's size before and
-// after.
-func (ad *adder) add(docs []index.Doc) error {
-	if err := ad.x.Add(ad.ctx, docs...); err != nil {
-		return err
-	}
-	ad.added += int64(len(docs))
-	return nil
-}
-
-// addArticles analyses the records of r with nw workers and adds them
-// in batches of addBatch, reporting the records that fail in input
-// order.
-func (ad *adder) addArticles(c *cli.Context, r *input.Reader, a *neardup.Analyzer, nw int) error {
-	batch := make([]index.Doc, 0, addBatch)
-	check := func(rec *input.Record) error {
-		if err := index.CheckID(rec.ID); err != nil {
-			return fmt.Errorf("%s: %w", recordName(rec), err)
-		}
-		return nil
-	}
-	bar := progressBar(c, c.Args().Slice())
-	defer bar.Finish()
-	keepText := c.Bool("keep-text")
-	err := pipeline.Run(c.Context, r, a, &pipeline.Options{Workers: nw, Check: check}, func(it *pipeline.Item) error {
-		bar.AddRecord(&it.Record, it.Err)
-		switch {
-		case it.Err != nil && (pipeline.IsRecordErr(it.Err) || errors.Is(it.Err, index.ErrID)):
-			return ad.fail("", it.Err)
-		case it.Err != nil:
-			return ad.fail(recordName(&it.Record), it.Err)
-		}
-		d := it.Analysis.Doc(it.Record.ID, it.Record.Title, storedKeywords)
-		d.Added = ad.now().UTC()
-		if keepText {
-			d.Text = it.Record.Text
-		}
-		if batch = append(batch, d); len(batch) == addBatch {
-			err := ad.add(batch)
-			batch = batch[:0]
-			return err
-		}
-		return nil
-	})
-	if err == nil && len(batch) > 0 {
-		err = ad.add(batch)
-	}
-	return err
-}
-
-// addFingerprints bulk-loads "id<TAB>hex" lines from path ("-": stdin):
-// with index.Load into an index that holds no documents, in batches of
-// fingerprintBatch with Add otherwise.
-func (ad *adder) addFingerprints(c *cli.Context, path string) error {
+// addFingerprints bulk-loads the "id<TAB>hex" lines of path ("-":
+// stdin) into x, reporting the bad lines.
+func (ad *adder) addFingerprints(c *cli.Context, x *index.Index, path string) error {
 	var in io.Reader = c.App.Reader
 	name := "stdin"
 	if path != "-" {
@@ -232,59 +182,15 @@ func (ad *adder) addFingerprints(c *cli.Context, path string) error {
 		defer f.Close()
 		in, name = f, path
 	}
-	docs, readErr := ad.fingerprintDocs(c, in, name)
-	st, err := ad.x.Stats(c.Context)
-	if err != nil {
-		return err
-	}
-	if st.Docs == 0 {
-		var read int64
-		_, err := ad.x.Load(c.Context, func(yield func(index.Doc) bool) {
-			for d := range docs {
-				read++
-				if !yield(d) {
-					return
-				}
-			}
-		})
-		if err != nil {
-			return err
-		}
-		ad.added += read
-		return readErr()
-	}
-	batch := make([]index.Doc, 0, fingerprintBatch)
-	for d := range docs {
-		batch = append(batch, d)
-		if len(batch) == fingerprintBatch {
-			if err := ad.add(batch); err != nil {
-				return err
-			}
-			batch = batch[:0]
-		}
-	}
-	if err := readErr(); err != nil {
-		return err
-	}
-	if len(batch) > 0 {
-		return ad.add(batch)
-	}
-	return nil
-}
-
-// fingerprintDocs returns the documents of the "id<TAB>hex" lines of in,
-// reporting bad lines as it goes, and a function that returns the error
-// that ended the sequence early, if any (a read error or an interrupt).
-func (ad *adder) fingerprintDocs(c *cli.Context, in io.Reader, name string) (iter.Seq[index.Doc], func() error) {
 	var readErr error
 	errStop := errors.New("stop")
-	seq := func(yield func(index.Doc) bool) {
-		added := ad.now().UTC()
+	now := time.Now().UTC()
+	n, err := dedup.AddAll(c.Context, x, func(yield func(index.Doc) bool) {
 		err := input.ReadFingerprints(c.Context, in, name, func(line int, id string, fp simhash.Fingerprint, err error) error {
 			if err != nil {
 				return ad.fail(fmt.Sprintf("%s:%d", name, line), err)
 			}
-			if !yield(index.Doc{ID: id, Fingerprint: fp, Added: added}) {
+			if !yield(index.Doc{ID: id, Fingerprint: fp, Added: now}) {
 				return errStop
 			}
 			return nil
@@ -292,6 +198,10 @@ func (ad *adder) fingerprintDocs(c *cli.Context, in io.Reader, name string) (ite
 		if err != nil && err != errStop {
 			readErr = err
 		}
+	})
+	ad.added += n
+	if err != nil {
+		return err
 	}
-	return seq, func() error { return readErr }
+	return readErr
 }
