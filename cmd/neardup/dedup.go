@@ -11,9 +11,11 @@ import (
 
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/index/redisstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
+	prog "github.com/neardup/neardup/internal/progress"
 )
 
 func dedupCommand() *cli.Command {
@@ -72,8 +74,7 @@ outputs are written and cover what was read), or with --strict at the first bad 
 			workersFlag(),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "strict", Category: catInput, Usage: "stop at the first bad record or unreadable input"},
 			jsonFlag(),
-			&cli.StringFlag{Name: "progress", Value: "auto", Category: catOutput, Hidden: true,
-				Usage: "progress line on stderr: auto (when a terminal), always or never"},
+			progressFlag(),
 		}, analyzerFlags(), inputFlags(), matchFlags()),
 		Action: runDedup,
 	}
@@ -149,7 +150,7 @@ type deduper struct {
 	clusters               *dedup.Clusters // nil unless --clusters
 	idx                    *index.Index    // with --index
 	ew                     io.Writer
-	prog                   *progress
+	prog                   *prog.Bar
 	rejected               int64
 }
 
@@ -176,7 +177,7 @@ func runDedup(c *cli.Context) (err error) {
 	showProgress := false
 	switch p := c.String("progress"); p {
 	case "auto":
-		showProgress = isTerminal(c.App.ErrWriter)
+		showProgress = prog.IsTerminal(c.App.ErrWriter)
 	case "always":
 		showProgress = true
 	case "never":
@@ -211,7 +212,7 @@ func runDedup(c *cli.Context) (err error) {
 			opts.Batch = 1000 // write the originals in batches
 		} // a Redis archive: dedup.Run's batches of index.Ingest
 	} else {
-		m, err := memoryIndex(c.Context, a.ID(), k, minJ)
+		m, err := archive.Memory(c.Context, &archive.Options{AnalyzerID: a.ID(), Distance: k, MinContent: minJ})
 		if err != nil {
 			return err
 		}
@@ -252,12 +253,12 @@ func runDedup(c *cli.Context) (err error) {
 	}
 
 	if showProgress {
-		d.prog = startProgress(c.App.ErrWriter, inputSize(c.Args().Slice()))
+		d.prog = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
 	}
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 	sum, err := dedup.Run(c.Context, r, a, store, opts, d.emit)
-	d.prog.finish()
+	d.prog.Finish()
 	if err != nil {
 		if errors.Is(err, context.Canceled) && opts.Job != "" {
 			fmt.Fprintln(c.App.ErrWriter, "neardup dedup: interrupted; run the same command again to resume")
@@ -288,17 +289,7 @@ func runDedup(c *cli.Context) (err error) {
 // emit writes one outcome; Dedup calls it in input order.
 func (d *deduper) emit(o *dedup.Outcome) error {
 	rec := &o.Record
-	if d.prog != nil {
-		n := int64(len(rec.Raw)) + 1
-		var re *input.RecordError
-		switch {
-		case rec.Raw == nil && o.Err == nil:
-			n = int64(len(rec.Text))
-		case errors.As(o.Err, &re):
-			n = int64(len(re.Raw)) + 1
-		}
-		d.prog.add(n)
-	}
+	d.prog.AddRecord(rec, o.Err)
 	switch o.Verdict {
 	case dedup.Duplicate:
 		if d.pairs != nil {
@@ -331,7 +322,7 @@ func (d *deduper) emit(o *dedup.Outcome) error {
 		}
 	case dedup.Rejected, dedup.InputFailed:
 		d.rejected++
-		j := newReject(rec, o.Err)
+		j := input.NewReject(rec, o.Err)
 		if d.rejects != nil {
 			return writeJSON(d.rejects, j)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
 )
 
@@ -97,7 +98,7 @@ func runEval(c *cli.Context) error {
 		return err
 	}
 	// Build everything that can fail fast before the long analysis.
-	probe, err := memoryIndex(c.Context, "", k, mc)
+	probe, err := archive.Memory(c.Context, &archive.Options{Distance: k, MinContent: mc})
 	if err != nil {
 		return usagef(c, "--max-distance %d: %v", k, err)
 	}

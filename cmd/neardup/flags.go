@@ -277,8 +277,3 @@ func mismatchHint(me *archive.MismatchError) string {
 		"to match traditional and simplified copies, build a new index from the same inputs with 'neardup add --index NEWDIR INPUT...' and use it instead; " +
 		"to query this one as it was built, add --keep-traditional)"
 }
-
-// memoryIndex returns an in-memory index for queries up to distance k.
-func memoryIndex(ctx context.Context, analyzerID string, k int, minContent float64) (*index.Index, error) {
-	return archive.Memory(ctx, &archive.Options{AnalyzerID: analyzerID, Distance: k, MinContent: minContent})
-}

@@ -92,9 +92,6 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// newReject is input.NewReject (dedup.go's name for it).
-func newReject(rec *input.Record, err error) input.Reject { return input.NewReject(rec, err) }
-
 // outFile is an output file (see package outfile).
 type outFile = outfile.File
 

@@ -1,20 +1,9 @@
 package main
 
 import (
-	"io"
-
 	prog "github.com/neardup/neardup/internal/progress"
 	"github.com/urfave/cli/v2"
 )
-
-// progress is dedup's progress line (a prog.Bar; nil draws nothing).
-type progress prog.Bar
-
-func startProgress(w io.Writer, total int64) *progress { return (*progress)(prog.Start(w, total)) }
-func (p *progress) add(n int64)                        { (*prog.Bar)(p).Add(n) }
-func (p *progress) finish()                            { (*prog.Bar)(p).Finish() }
-func isTerminal(w io.Writer) bool                      { return prog.IsTerminal(w) }
-func inputSize(paths []string) int64                   { return prog.InputSize(paths) }
 
 // progressBar returns the progress line of a command reading paths, on
 // stderr: with --progress auto (the default) when stderr is a terminal
