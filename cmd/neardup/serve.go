@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"net"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -67,16 +65,12 @@ func runServe(c *cli.Context) error {
 	}
 	token := ""
 	if f := c.String("token-file"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
+		if token, err = serve.ReadToken(f); err != nil {
 			return fmt.Errorf("--token-file: %w", err)
-		}
-		if token = strings.TrimSpace(string(b)); token == "" {
-			return fmt.Errorf("--token-file %s: empty file: want the token", f)
 		}
 	}
 	addr := c.String("addr")
-	loopback, err := isLoopback(addr)
+	loopback, err := serve.IsLoopback(addr)
 	if err != nil {
 		return usagef(c, "--addr %s: %v", addr, err)
 	}
@@ -125,18 +119,4 @@ func runServe(c *cli.Context) error {
 		fmt.Fprintf(ew, "neardup serve: stopped; archive %s closed\n", dir)
 	}
 	return err
-}
-
-// isLoopback reports whether addr (HOST:PORT) listens on loopback only:
-// localhost or a loopback IP. An empty host listens on every interface.
-func isLoopback(addr string) (bool, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false, err
-	}
-	if host == "localhost" {
-		return true, nil
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback(), nil
 }
