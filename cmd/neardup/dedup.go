@@ -32,8 +32,7 @@ duplicates nothing is an original; one that does joins the cluster of the articl
 (an original, or a duplicate, so that a copy of a copy is found, as long as it stays within a
 content similarity of 0.5 of the cluster's original). The result does not depend on --workers.
 
-Outputs (each written to a temporary file and renamed into place at the end, so an interrupted run
-never leaves a partial file under the final name; - writes to standard output):
+Outputs (written to a temporary file and renamed into place at the end; - is standard output):
    --pairs FILE     a JSON line per (original, duplicate) pair:
                     {"a": original id, "b": duplicate id, "member": the cluster member b matched when
                     it is not a, "distance", "exact", "similarity", "content"} (the numbers of that match)
@@ -49,18 +48,12 @@ With none of these (and no --json), the pairs go to standard output.
 A summary goes to stderr (and with --json to stdout as one object); a progress line too when
 stderr is a terminal.
 
-With --index DIR the articles are kept in (and checked against) a persistent index instead of
-memory: articles are also compared with what earlier runs stored there; an article whose id the
-index holds with the same text keeps the verdict it had then (and is in the outputs as it was),
-one with another text is rejected (the index keeps its text); re-running an interrupted run with
-the same inputs and settings resumes it, with the output an uninterrupted run would have given. The summary then also says how many content-hash lookups the index's
-exact-duplicate filter (a counting Bloom filter) answered without reading the index.
-With --index redis://HOST:PORT[,HOST:PORT...]/NAME the archive is on a Redis Cluster, and several
-dedup processes (on other inputs, on any machines) may write into it at once: each record is decided
-race-free against all of them (no two originals match; every duplicate's pairs name originals), and
-a single dedup gives the outputs it gives with a directory or in memory. Duplicates are kept in a
-Redis archive too (marked as such), so an id can be used once: a record whose id the archive holds
-for another article is rejected.
+With --index DIR|URL the articles are kept in (and checked against) a persistent archive instead of
+memory, with what earlier runs stored there: an article whose id it holds with the same text keeps
+the verdict it had then, one with another text is rejected; re-running an interrupted run with the
+same inputs and settings resumes it, with the output of an uninterrupted run. A Redis archive
+(redis://HOST:PORT[,HOST:PORT...]/NAME) takes several dedup processes at once, on any machines,
+each record decided race-free against all of them; it keeps duplicates too, so an id is used once.
 
 Exit status: 0 on success, also when some records were rejected (they are counted in the summary and
 listed in --rejects, or on stderr); 2 on an error, when an input could not be read to its end (the

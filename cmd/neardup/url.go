@@ -37,30 +37,23 @@ func urlCommand() *cli.Command {
 		Usage:     "compare two URLs, or find near-duplicate URLs in a list (url dedup)",
 		ArgsUsage: "A B",
 		Description: `Compares the URLs A and B: prints both normalised, the Hamming distance of their 64-bit
-fingerprints, their similarity (1 - distance/64) as a percentage, the parts that differ (scheme,
-host, port, path, query, fragment) and how close that is:
+fingerprints, their similarity (1 - distance/64), the parts that differ and a verdict:
 
    same URL      the normalised URLs are equal: the same page, as far as a URL can tell
-   very close    ≥ 95% (distance ≤ 3): cosmetic variants of one page (a fragment, http or https,
-                 a trailing slash), but also many siblings (another bug number, another release)
-   close         ≥ 90% (distance ≤ 6): virtually all cosmetic variants, and most URLs one path
-                 segment or query parameter apart
-   same pattern  ≥ 80% (distance ≤ 12): mostly "the same site"; different hosts almost never
-                 come this close, except bare site roots (https://host/), which differ in
-                 the host alone
+   very close    ≥ 95% (distance ≤ 3): cosmetic variants of one page, but also close siblings
+   close         ≥ 90% (distance ≤ 6): most URLs one path segment or query parameter apart
+   same pattern  ≥ 80% (distance ≤ 12): mostly the same site (bare site roots of different
+                 hosts come this close too)
    different     below 80%
 
-(Measured on 21,544 real URLs; see the documentation of the Go package
-github.com/neardup/neardup/urlhash.) The host weighs most: URLs on one host are always fairly
-close, URLs on different hosts far apart.
+The host weighs most (measured on 21,544 real URLs: see the Go package
+github.com/neardup/neardup/urlhash). Normalisation: scheme and host in lower case, punycode
+hosts, default ports, user information and a leading "www." dropped, percent-encoding
+normalised, "." and ".." resolved, query parameters sorted, tracking parameters and a last index
+page removed (see the Normalisation flags). A URL without a scheme is taken as http.
 
-Normalisation: scheme and host in lower case, international host names in punycode, default
-ports, user information and a leading "www." dropped, percent-encoding normalised, "." and ".."
-resolved, query parameters sorted, tracking parameters (utm_*, fbclid, ...) and a last index page
-(index.html, ...) removed; see the Normalisation flags. A URL without a scheme is taken as http.
-
-Give the flags before A and B. The exit status is 0 whatever the similarity, 2 on an error (such
-as a URL that cannot be parsed). See "neardup url dedup --help" for lists of URLs.`,
+Give the flags before A and B. Exit status 0 whatever the similarity, 2 on an error. See
+"neardup url dedup --help" for lists of URLs.`,
 		Flags:       flags(urlNormFlags(), []cli.Flag{jsonFlag()}),
 		Action:      runURLCompare,
 		Subcommands: []*cli.Command{urlDedupCommand()},
@@ -72,65 +65,42 @@ func urlDedupCommand() *cli.Command {
 		Name:      "dedup",
 		Usage:     "find the near-duplicate URLs in a list",
 		ArgsUsage: "[INPUT...]",
-		Description: `Reads URLs, one a line (or with --url-field NAME JSON objects, one a line, with the URL in field
-NAME), from the inputs in order (files, gzip-compressed or not, or - for standard input; none:
-standard input) and decides for each whether it duplicates an earlier one. A URL is kept
-(an original) unless it is within the distance of --min-similarity of a URL kept before it; then
-it is a duplicate of every such kept URL. Duplicates are not kept: later URLs are compared with the
-originals only.
+		Description: `Reads URLs, one a line (with --url-field NAME, JSON objects with the URL in field NAME), from the
+inputs in order (files, gzip-compressed or not, or - for standard input; none: standard input). A
+URL is kept (an original) unless it is within the distance of --min-similarity of a URL kept
+before it; then it is a duplicate of each such kept URL. Later URLs are compared with the kept ones
+only.
 
---min-similarity P, in percent, allows fingerprints at most floor(64 × (1 − P/100)) bits apart:
-   95  distance ≤ 3   very close: cosmetic variants of one page (a fragment, http or https, a
-                      trailing slash), but also many siblings (another bug number, another release)
-   90  distance ≤ 6   close, the default: virtually all cosmetic variants, and most URLs one path
-                      segment or query parameter apart
-   80  distance ≤ 12  same pattern: mostly "the same site"; different hosts almost never,
-                      except bare site roots (https://a.org/, https://b.net/): in the list
-                      measured, 2,341 of 38,892 pairs at 80% were roots of different sites
-(measured on 21,544 real URLs; see the documentation of the Go package
-github.com/neardup/neardup/urlhash). The host weighs most, so a duplicate is seldom the same page:
-judged on samples of a second list, gathered the same way, about 10% of the duplicates at 95, 6% at 90 and
-2% at 80 were the same page (nearly all of them differing in the fragment alone), the rest other
-pages of the same site. "exact" in the outputs marks pairs whose normalised URLs are equal: the
-same page as far as the URL tells (see "neardup url --help" for the normalisation); to skip
-fetching a page twice, skip the exact duplicates, and use the similarity to group URLs.
-P goes from 50 (fingerprints of unrelated URLs are 32 bits apart on average) to 100.
+--min-similarity P, in percent (50 to 100), allows fingerprints floor(64 × (1 − P/100)) bits apart:
+   95  distance ≤ 3   very close: cosmetic variants of one page, but also close siblings
+   90  distance ≤ 6   close, the default: most URLs one path segment or query parameter apart
+   80  distance ≤ 12  same pattern: mostly the same site
+(see "neardup url --help"). Few duplicates are the same page (about 10% at 95, 2% at 80, nearly
+all differing in the fragment alone); "exact" in the outputs marks pairs whose normalised URLs
+are equal. To skip fetching a page twice, skip the exact duplicates; use the similarity to group.
+Above 84.375 the kept URLs are looked up in an in-memory block index; at 84.375 and below each URL
+is compared with every kept URL (the same result, in time proportional to URLs × kept URLs).
 
-Above 84.375 (distance ≤ 9) the kept URLs are looked up in an in-memory block index (pigeonhole:
-4 to 11 blocks of the 64 bits, one table per combination). At 84.375 and below no block layout
-covers the distance (more than 64 tables, or table keys under 8 bits), and each URL is compared
-with every kept URL instead: the same result, in time proportional to URLs × kept URLs. (The
-21,544 URLs took 0.15 s of CPU at 95, 0.4 s at 90 and 0.13 s at 80 by the scan; ten times as
-many on ten times as many hosts 2.1 s, 5.1 s and 3.4 s.)
-
-Outputs (each written to a temporary file and renamed into place at the end, so an interrupted
-run never leaves a partial file; - writes to standard output):
+Outputs (written to a temporary file and renamed into place at the end; - is standard output):
    --pairs FILE     a JSON line per (kept URL, duplicate) pair, in input order of the duplicates:
-                    {"a": kept URL, "b": duplicate, "distance", "similarity" (0 to 1), "exact"}
-                    This is the default, on standard output, when no output flag is given.
-   --clusters FILE  a JSON line per kept URL that has duplicates, in input order (those an
-                    earlier run stored in --index first, in the order of their first duplicates):
-                    {"id": kept URL, "members": [{"id", "distance", "similarity", "exact"}, ...]}
+                    {"a", "b", "distance", "similarity" (0 to 1), "exact"}; the default, on
+                    standard output, when no output flag is given
+   --clusters FILE  a JSON line per kept URL that has duplicates, in input order:
+                    {"id", "members": [{"id", "distance", "similarity", "exact"}, ...]}
                     (a duplicate joins the cluster of its closest kept URL, the earliest on ties)
    --unique FILE    the lines of the kept URLs, verbatim
-   --rejects FILE   a JSON line per bad line or unreadable input:
-                    {"source", "line", "field", "reason", "raw"}
-URLs are written as given (trimmed of spaces), not normalised. Blank lines are skipped. A bad line
-(a URL that cannot be parsed; with --url-field, malformed JSON or no string in the field) is
-reported on stderr with its file and line (the first 10), listed in --rejects, counted in the
-summary, and skipped.
+   --rejects FILE   a JSON line per bad line or unreadable input: {"source", "line", "field", "reason", "raw"}
+URLs are written as given (trimmed), not normalised. Blank lines are skipped; a bad line is
+reported on stderr (the first 10), listed in --rejects, counted and skipped.
 
-With --index DIR the kept URLs are also stored in a persistent index, and every URL is compared
-with the URLs earlier runs stored there as well. Its document IDs are the normalised URLs. The
-index is marked with the URL fingerprint scheme and the normalisation flags ("urlhash/1-" and a
-digest), so it can never be mixed with an article index or with URLs normalised differently. A
-new index is laid out for the distance of --min-similarity; an existing one must cover it (no
-index covers more than distance 9, --min-similarity 84.375 or below). Re-running an interrupted
-run on the same, unchanged files resumes it, with the outputs an uninterrupted run gives.
+With --index DIR the kept URLs are also stored in a persistent index (IDs: the normalised URLs),
+and compared with those earlier runs stored. The index is marked with the URL fingerprint scheme
+and the normalisation flags, so it never mixes with an article index or other flags; it covers
+--min-similarity above 84.375 only. Re-running an interrupted run on the same files resumes it.
 
-A summary goes to stderr, and with --json to standard output too, as one object (after any pairs
-written there). Exit status: 0 on success, also when lines were rejected; 2 on an error, or when
-an input could not be read to its end (the outputs are written and cover what was read).`,
+A summary goes to stderr (with --json also to standard output, as one object). Exit status 0,
+also when lines were rejected; 2 on an error, or when an input could not be read to its end (the
+outputs then cover the lines read).`,
 		Flags: flags([]cli.Flag{
 			&cli.Float64Flag{Name: "min-similarity", Aliases: []string{"m"}, Value: urlhash.Close, Category: catMatch,
 				Usage: "duplicates are at least `P` percent similar (95 very close, 90 close, 80 same pattern; see above)"},
