@@ -22,9 +22,20 @@ type Checked struct {
 	Same bool
 	// Added reports that Check added the article. Asked to add a new
 	// article, it does not when its ID is invalid (index.CheckID) or
-	// taken (Self).
+	// taken (Self); NotAdded then says why.
 	Added bool
+	// NotAdded is why an article Check was asked to add, and that
+	// duplicates nothing, was not added: the error of index.CheckID,
+	// ErrArchived (it is archived already: nothing to do) or an
+	// ErrIDTaken (another text is archived under its ID). nil otherwise.
+	NotAdded error
 }
+
+// Reasons of Checked.NotAdded.
+var (
+	ErrArchived = errors.New("the index holds it already")
+	ErrIDTaken  = errors.New("the index holds a different document with this id (delete it first to replace it)")
+)
 
 // Check looks doc up in x at SimHash distance k, and with add, adds it
 // when it duplicates nothing archived: the decision Run makes for a
@@ -38,7 +49,10 @@ func Check(ctx context.Context, x *index.Index, doc *index.Doc, k int, add bool)
 		return nil, err
 	}
 	c := &Checked{Matches: ms}
-	if index.CheckID(doc.ID) != nil {
+	if err := index.CheckID(doc.ID); err != nil {
+		if add && len(ms) == 0 {
+			c.NotAdded = err
+		}
 		return c, nil
 	}
 	self, err := x.Get(ctx, doc.ID)
@@ -49,7 +63,13 @@ func Check(ctx context.Context, x *index.Index, doc *index.Doc, k int, add bool)
 	default:
 		c.Self, c.Same = &self, self.ContentHash == doc.ContentHash
 	}
-	if add && len(ms) == 0 && c.Self == nil {
+	switch {
+	case !add || len(ms) > 0:
+	case c.Same:
+		c.NotAdded = ErrArchived
+	case c.Self != nil:
+		c.NotAdded = ErrIDTaken
+	default:
 		if err := x.Add(ctx, *doc); err != nil {
 			return nil, err
 		}

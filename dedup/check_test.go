@@ -3,6 +3,7 @@ package dedup
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 
@@ -28,15 +29,17 @@ func TestCheck(t *testing.T) {
 		add               bool
 		matches           []string
 		self, same, added bool
+		notAdded          error
 		docs              int64 // in the archive afterwards
 	}{
-		{"new", index.Doc{ID: "b", Fingerprint: 0xfedcba9876543210, ContentHash: 2}, false, nil, false, false, false, 1},
-		{"new, added", index.Doc{ID: "b", Fingerprint: 0xfedcba9876543210, ContentHash: 2}, true, nil, false, false, true, 2},
-		{"exact copy under another id", index.Doc{ID: "c", Fingerprint: a.Fingerprint, ContentHash: 1, Sketch: sk}, true, []string{"a"}, false, false, false, 1},
-		{"near copy (2 bits)", index.Doc{ID: "c", Fingerprint: a.Fingerprint ^ 0x11, ContentHash: 3, Sketch: sk}, true, []string{"a"}, false, false, false, 1},
-		{"itself", a, true, nil, true, true, false, 1},
-		{"another text under its id", index.Doc{ID: "a", Fingerprint: 0xfedcba9876543210, ContentHash: 4}, true, nil, true, false, false, 1},
-		{"invalid id", index.Doc{ID: "", Fingerprint: 0xfedcba9876543210, ContentHash: 5}, true, nil, false, false, false, 1},
+		{"new", index.Doc{ID: "b", Fingerprint: 0xfedcba9876543210, ContentHash: 2}, false, nil, false, false, false, nil, 1},
+		{"new, added", index.Doc{ID: "b", Fingerprint: 0xfedcba9876543210, ContentHash: 2}, true, nil, false, false, true, nil, 2},
+		{"exact copy under another id", index.Doc{ID: "c", Fingerprint: a.Fingerprint, ContentHash: 1, Sketch: sk}, true, []string{"a"}, false, false, false, nil, 1},
+		{"near copy (2 bits)", index.Doc{ID: "c", Fingerprint: a.Fingerprint ^ 0x11, ContentHash: 3, Sketch: sk}, true, []string{"a"}, false, false, false, nil, 1},
+		{"itself", a, true, nil, true, true, false, ErrArchived, 1},
+		{"itself, not adding", a, false, nil, true, true, false, nil, 1},
+		{"another text under its id", index.Doc{ID: "a", Fingerprint: 0xfedcba9876543210, ContentHash: 4}, true, nil, true, false, false, ErrIDTaken, 1},
+		{"invalid id", index.Doc{ID: "", Fingerprint: 0xfedcba9876543210, ContentHash: 5}, true, nil, false, false, false, index.ErrID, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +62,9 @@ func TestCheck(t *testing.T) {
 			if !slices.Equal(ids, tt.matches) || (got.Self != nil) != tt.self || got.Same != tt.same || got.Added != tt.added {
 				t.Errorf("Check = matches %v, self %t, same %t, added %t; want %v, %t, %t, %t",
 					ids, got.Self != nil, got.Same, got.Added, tt.matches, tt.self, tt.same, tt.added)
+			}
+			if (tt.notAdded == nil) != (got.NotAdded == nil) || !errors.Is(got.NotAdded, tt.notAdded) {
+				t.Errorf("Check: NotAdded %v, want %v", got.NotAdded, tt.notAdded)
 			}
 			st, err := x.Stats(ctx)
 			if err != nil {

@@ -140,18 +140,12 @@ func runCheck(c *cli.Context) error {
 		if len(ms) == 0 && res.Same {
 			inArchive++
 		}
-		if add && len(ms) == 0 && !isAdded {
-			switch idErr := index.CheckID(rec.ID); {
-			case idErr != nil:
-				fmt.Fprintf(ew, "neardup: %s: not added: %v\n", recordName(rec), idErr)
-				notAdded++
-			case rec.ID == "-":
-				fmt.Fprintf(ew, "neardup: %s: not added: an article from standard input needs an id: give --id ID\n", recordName(rec))
-				notAdded++
-			case res.Same:
-				fmt.Fprintf(ew, "neardup: %s: not added: the index holds it already\n", recordName(rec))
-			default:
-				fmt.Fprintf(ew, "neardup: %s: not added: the index holds a different document with id %s (delete it first to replace it)\n", recordName(rec), quoteID(rec.ID))
+		if why := res.NotAdded; why != nil || (add && rec.ID == "-" && len(ms) == 0) {
+			if rec.ID == "-" {
+				why = errors.New("an article from standard input needs an id: give --id ID")
+			}
+			fmt.Fprintf(ew, "neardup: %s: not added: %v\n", recordName(rec), why)
+			if !errors.Is(why, dedup.ErrArchived) {
 				notAdded++
 			}
 		}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/testfixtures"
 )
 
 // TestCheckUnverified: against an archive of bare fingerprints, check
@@ -48,5 +52,31 @@ func TestCheckItself(t *testing.T) {
 	r = runCLI(t, "check", "--index", idx, "--segmenter", "gse", "--json", "testdata/c.txt")
 	if r.code != 1 || !strings.Contains(r.stdout, `"matches":[],"archived":"same","added":false}`) {
 		t.Errorf("check --json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// --add says why it adds nothing: the same text is no failure (exit
+	// 1, found), another text under the id, an invalid id and an article
+	// from standard input without --id are (exit 2).
+	tests := []struct {
+		args   []string
+		stdin  string
+		code   int
+		stderr string
+	}{
+		{[]string{"testdata/c.txt"}, "", 1, "neardup: testdata/c.txt: not added: the index holds it already\n"},
+		{[]string{"--id", "testdata/c.txt", "testdata/a.txt"}, "", 2,
+			"neardup: testdata/a.txt: not added: the index holds a different document with this id (delete it first to replace it)\n" +
+				"neardup: 1 article could not be added\n"},
+		{[]string{"--id", strings.Repeat("x", index.MaxIDLen+1), "testdata/a.txt"}, "", 2,
+			fmt.Sprintf("neardup: testdata/a.txt: not added: id is %d bytes long; an index holds ids of at most %d\n", index.MaxIDLen+1, index.MaxIDLen) +
+				"neardup: 1 article could not be added\n"},
+		{[]string{"-"}, testfixtures.EN3, 2,
+			"neardup: stdin: not added: an article from standard input needs an id: give --id ID\nneardup: 1 article could not be added\n"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"check", "--index", idx, "--segmenter", "gse", "--add"}, tt.args...)
+		r := cliRun{stdin: tt.stdin}.run(t, args...)
+		if r.code != tt.code || r.stderr != tt.stderr {
+			t.Errorf("%q: exit %d, stderr %q; want %d, %q", args, r.code, r.stderr, tt.code, tt.stderr)
+		}
 	}
 }
