@@ -115,6 +115,24 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
+// ReadOne reads the single article of path ("-": stdin); none, or more
+// than one, is an error naming path.
+func ReadOne(path string, stdin io.Reader, opts *Options) (Record, error) {
+	r := NewReader([]string{path}, stdin, opts)
+	defer r.Close()
+	rec, err := r.Next()
+	if err == io.EOF {
+		return rec, fmt.Errorf("%s: no article", path)
+	}
+	if err != nil {
+		return rec, err
+	}
+	if _, err := r.Next(); err != io.EOF {
+		return rec, fmt.Errorf("%s: holds more than one article; want one", path)
+	}
+	return rec, nil
+}
+
 // Options tell a Reader how to read its inputs. The zero value (or a
 // nil *Options) reads the fields "id", "title" and "text", detects
 // format and encoding, and limits articles to 16 MiB.

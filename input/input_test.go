@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -607,5 +608,27 @@ func TestReaderLineLengths(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadOne: one article, or an error naming the input.
+func TestReadOne(t *testing.T) {
+	tests := []struct {
+		stdin, id, err string
+	}{
+		{`{"id":"a","text":"x"}` + "\n", "a", ""},
+		{"just text", "-", ""},
+		{"", "", "stdin: empty file"},
+		{`{"id":"a","text":"x"}` + "\n" + `{"id":"b","text":"y"}` + "\n", "a", "-: holds more than one article; want one"},
+	}
+	for _, tt := range tests {
+		rec, err := ReadOne("-", strings.NewReader(tt.stdin), nil)
+		if rec.ID != tt.id || fmt.Sprint(err) != map[bool]string{true: "<nil>", false: tt.err}[tt.err == ""] {
+			t.Errorf("ReadOne(%q) = id %q, %v; want %q, %q", tt.stdin, rec.ID, err, tt.id, tt.err)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := ReadOne(dir, nil, nil); err == nil || err.Error() != dir+": no article" {
+		t.Errorf("ReadOne(empty directory): %v, want %q", err, dir+": no article")
 	}
 }

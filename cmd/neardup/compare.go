@@ -69,7 +69,7 @@ func runCompare(c *cli.Context) error {
 	var ans [2]*neardup.Analysis
 	for i := range recs {
 		path := c.Args().Get(i)
-		if recs[i], err = readOne(path, c.App.Reader, inOpts); err != nil {
+		if recs[i], err = input.ReadOne(path, c.App.Reader, inOpts); err != nil {
 			return err
 		}
 		if ans[i], err = a.Analyze(recs[i].Text); err != nil {
@@ -124,21 +124,4 @@ func keywordList(ks []tfidf.Keyword, n int) string {
 		s[i] = fmt.Sprintf("%s %.2f", k.Word, k.Weight)
 	}
 	return wordList(s, n)
-}
-
-// readOne reads the single article of path ("-": stdin).
-func readOne(path string, stdin io.Reader, opts *input.Options) (input.Record, error) {
-	r := input.NewReader([]string{path}, stdin, opts)
-	defer r.Close()
-	rec, err := r.Next()
-	if err == io.EOF {
-		return rec, fmt.Errorf("%s: no article", path)
-	}
-	if err != nil {
-		return rec, err
-	}
-	if _, err := r.Next(); err != io.EOF {
-		return rec, fmt.Errorf("%s: holds more than one article; compare needs one in each argument", path)
-	}
-	return rec, nil
 }
