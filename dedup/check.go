@@ -6,6 +6,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -76,6 +77,27 @@ func Check(ctx context.Context, x *index.Index, doc *index.Doc, k int, add bool)
 		c.Added = true
 	}
 	return c, nil
+}
+
+// CheckFingerprint looks up a bare fingerprint in x at distance k: the
+// SimHash screen alone, without a content check (neardup check
+// --fingerprint). The matches carry their titles (a match whose record
+// is missing has none).
+func CheckFingerprint(ctx context.Context, x *index.Index, fp simhash.Fingerprint, k int) ([]index.Match, error) {
+	ms, err := x.Near(ctx, fp, k)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		d, err := x.Get(ctx, ms[i].ID)
+		switch {
+		case err == nil:
+			ms[i].Title = d.Title
+		case !errors.Is(err, index.ErrNotFound):
+			return nil, err
+		}
+	}
+	return ms, nil
 }
 
 // Verdicts of a CheckReport.

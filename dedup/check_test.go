@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -112,6 +114,37 @@ func TestCheckReport(t *testing.T) {
 		}
 		if string(b) != tt.want {
 			t.Errorf("%s: Report = %s\nwant %s", tt.name, b, tt.want)
+		}
+	}
+}
+
+// TestCheckFingerprint: the SimHash screen of a bare fingerprint, with
+// the titles of the matches.
+func TestCheckFingerprint(t *testing.T) {
+	ctx := context.Background()
+	x, err := memstore.Open(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Add(ctx, index.Doc{ID: "a", Title: "A", Fingerprint: 0xff}, index.Doc{ID: "b", Fingerprint: 0xff00ff}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		fp   simhash.Fingerprint
+		k    int
+		want []index.Match
+	}{
+		{0xfe, 3, []index.Match{{ID: "a", Title: "A", Distance: 1, Similarity: 0.984375}}},
+		{0xff00ff, 0, []index.Match{{ID: "b", Distance: 0, Similarity: 1}}},
+		{0xf0f0f0f0, 3, nil},
+	} {
+		got, err := CheckFingerprint(ctx, x, tt.fp, tt.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(tt.want) || (len(got) > 0 && !reflect.DeepEqual(got, tt.want)) {
+			t.Errorf("CheckFingerprint(%v, %d) = %+v, want %+v", tt.fp, tt.k, got, tt.want)
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
-	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 )
@@ -284,19 +283,13 @@ func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
 		return err
 	}
 	defer x.Close()
-	ms, err := x.Near(c.Context, fp, k)
+	ms, err := dedup.CheckFingerprint(c.Context, x, fp, k)
 	if err != nil {
 		return err
 	}
 	j := checkFingerprintJSON{Fingerprint: fp.String(), Matches: []nearJSON{}}
 	for _, m := range ms {
-		title := ""
-		if d, err := x.Get(c.Context, m.ID); err == nil {
-			title = d.Title
-		} else if !errors.Is(err, index.ErrNotFound) {
-			return err
-		}
-		j.Matches = append(j.Matches, nearJSON{ID: m.ID, Title: title, Distance: m.Distance, Similarity: m.Similarity})
+		j.Matches = append(j.Matches, nearJSON{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity})
 	}
 	w := c.App.Writer
 	if c.Bool("json") {
