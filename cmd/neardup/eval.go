@@ -10,7 +10,6 @@ import (
 
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
 )
 
@@ -77,7 +76,7 @@ func runEval(c *cli.Context) error {
 	if c.String("pairs") == "" {
 		return usagef(c, "no labelled pairs: give --pairs FILE")
 	}
-	k, err := maxDistance(c)
+	k, err := indexDistance(c)
 	if err != nil {
 		return err
 	}
@@ -97,12 +96,7 @@ func runEval(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// Build everything that can fail fast before the long analysis.
-	probe, err := archive.Memory(c.Context, &archive.Options{Distance: k, MinContent: mc})
-	if err != nil {
-		return usagef(c, "--max-distance %d: %v", k, err)
-	}
-	probe.Close()
+	// Everything that can fail fast before the long analysis.
 	labels, err := eval.ReadPairs(c.String("pairs"))
 	if err != nil {
 		return fmt.Errorf("--pairs: %w", err)

@@ -75,6 +75,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dedup", "--workers", "0", "x"}, "--workers 0: want at least 1"},
 		{[]string{"dedup", "--max-distance", "65", "x"}, "--max-distance 65: want 0 to 64"},
 		{[]string{"dedup", "--max-distance", "10", "x"}, "--max-distance 10: an index answers distances up to 9"},
+		{[]string{"eval", "--pairs", "p", "--max-distance", "10", "x"}, "neardup eval: --max-distance 10: an index answers distances up to 9"},
 		{[]string{"dedup", "--min-content", "0", "x"}, "--min-content 0: want a value in (0, 1]"},
 		{[]string{"dedup", "--progress", "maybe", "x"}, `--progress "maybe"`},
 		{[]string{"add", "--index", "x"}, "nothing to add"},
