@@ -108,7 +108,7 @@ func (s *suite) corpus(t *testing.T, key string, opts *neardup.Options, name str
 	start := time.Now()
 	r := input.NewReader([]string{filepath.Join(s.dir, name+".jsonl.gz")}, nil, nil)
 	defer r.Close()
-	c, err := eval.AnalyzeCorpus(context.Background(), r, a, 0)
+	c, err := eval.AnalyzeCorpus(context.Background(), r, a, 0, nil)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

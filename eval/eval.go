@@ -378,11 +378,17 @@ type Corpus struct {
 // workers goroutines (0 means GOMAXPROCS); the result does not depend on
 // workers. Bad records are collected in Corpus.Rejected; an input that
 // cannot be read to its end (*input.Error), an invalid Reader or two
-// records with the same ID are errors.
-func AnalyzeCorpus(ctx context.Context, r *input.Reader, a *neardup.Analyzer, workers int) (*Corpus, error) {
+// records with the same ID are errors. each, when not nil, is called
+// with every record read, in input order, and its error (nil, a bad
+// record's, or neardup.ErrTooShort's): for a progress line. The record
+// of a bad one is empty; its *input.RecordError says where it is.
+func AnalyzeCorpus(ctx context.Context, r *input.Reader, a *neardup.Analyzer, workers int, each func(*input.Record, error)) (*Corpus, error) {
 	c := &Corpus{}
 	where := make(map[string]string) // id → record location
 	err := pipeline.Run(ctx, r, a, &pipeline.Options{Workers: workers}, func(it *pipeline.Item) error {
+		if each != nil {
+			each(&it.Record, it.Err)
+		}
 		var re *input.RecordError
 		rec := &it.Record
 		switch {

@@ -430,9 +430,16 @@ func TestAnalyzeCorpus(t *testing.T) {
 `
 	var first *Corpus
 	for _, workers := range []int{1, 3, 0} {
-		c, err := AnalyzeCorpus(context.Background(), input.NewReader([]string{"-"}, strings.NewReader(in), nil), a, workers)
+		var seen []string
+		each := func(rec *input.Record, err error) {
+			seen = append(seen, fmt.Sprintf("%d:%s:%t", rec.Line, rec.ID, err != nil))
+		}
+		c, err := AnalyzeCorpus(context.Background(), input.NewReader([]string{"-"}, strings.NewReader(in), nil), a, workers, each)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := []string{"1:a:false", "2:short:true", "3:b:false", "0::true", "5:c:false"}; !reflect.DeepEqual(seen, want) {
+			t.Errorf("workers %d: each saw %q, want %q", workers, seen, want)
 		}
 		var ids []string
 		for _, d := range c.Docs {
@@ -456,18 +463,18 @@ func TestAnalyzeCorpus(t *testing.T) {
 		}
 	}
 
-	_, err := AnalyzeCorpus(context.Background(), input.NewReader([]string{"-"}, strings.NewReader(in+`{"id":"b","text":"again"}`), nil), a, 2)
+	_, err := AnalyzeCorpus(context.Background(), input.NewReader([]string{"-"}, strings.NewReader(in+`{"id":"b","text":"again"}`), nil), a, 2, nil)
 	if err == nil || !strings.Contains(err.Error(), `stdin:6: duplicate id "b" (first at stdin:3)`) {
 		t.Errorf("duplicate id: %v", err)
 	}
-	_, err = AnalyzeCorpus(context.Background(), input.NewReader([]string{filepath.Join(t.TempDir(), "none.jsonl")}, nil, nil), a, 2)
+	_, err = AnalyzeCorpus(context.Background(), input.NewReader([]string{filepath.Join(t.TempDir(), "none.jsonl")}, nil, nil), a, 2, nil)
 	var ie *input.Error
 	if !errors.As(err, &ie) {
 		t.Errorf("missing input: %v, want an *input.Error", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := AnalyzeCorpus(ctx, input.NewReader([]string{"-"}, strings.NewReader(in), nil), a, 2); !errors.Is(err, context.Canceled) {
+	if _, err := AnalyzeCorpus(ctx, input.NewReader([]string{"-"}, strings.NewReader(in), nil), a, 2, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }

@@ -378,6 +378,11 @@ func checkDocs(docs []Doc) error {
 		if err := CheckID(docs[i].ID); err != nil {
 			return fmt.Errorf("index: add: document %d: %w", i, err)
 		}
+		if docs[i].Text != "" {
+			if _, err := textCodec(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -75,16 +75,21 @@ const maxText = 1 << 30
 // decoder are safe for concurrent use (EncodeAll, DecodeAll) and hold no
 // state between calls that changes what they produce; they are made on
 // first use, so that a program that keeps no text never allocates them.
-var textCodec = sync.OnceValue(func() *codec {
+//
+// Making them fails only for invalid options, which these are not; the
+// error is returned all the same (by checkDocs before a write, and as a
+// decoding error), and encodeDoc, which runs after checkDocs, leaves the
+// text out if it happens.
+var textCodec = sync.OnceValues(func() (*codec, error) {
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	if err != nil {
-		panic(err) // only for invalid options, which these are not
+		return nil, fmt.Errorf("index: text compressor: %w", err)
 	}
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxText))
 	if err != nil {
-		panic(err)
+		return nil, fmt.Errorf("index: text decompressor: %w", err)
 	}
-	return &codec{enc, dec}
+	return &codec{enc, dec}, nil
 })
 
 type codec struct {
@@ -154,7 +159,9 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, d.Job...)
 	dst = binary.AppendUvarint(dst, uint64(d.Seq))
 	if d.Text != "" {
-		dst = appendField(dst, fieldText, textCodec().enc.EncodeAll([]byte(d.Text), nil))
+		if c, err := textCodec(); err == nil {
+			dst = appendField(dst, fieldText, c.enc.EncodeAll([]byte(d.Text), nil))
+		}
 	}
 	if d.Shingles > 0 {
 		dst = appendField(dst, fieldShingles, binary.AppendUvarint(nil, uint64(d.Shingles)))
@@ -353,7 +360,11 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 			}
 		}
 		if d.err == nil && tag == fieldText && withText {
-			t, err := textCodec().dec.DecodeAll(p, nil)
+			c, err := textCodec()
+			var t []byte
+			if err == nil {
+				t, err = c.dec.DecodeAll(p, nil)
+			}
 			if err != nil {
 				d.off = start
 				d.fail("text: %v", err)
@@ -393,7 +404,11 @@ func textSize(rec []byte, id string) (n, stored int64, err error) {
 	if h.HasFCS {
 		return int64(h.FrameContentSize), int64(len(field)), nil
 	}
-	t, err := textCodec().dec.DecodeAll(field, nil)
+	c, err := textCodec()
+	if err != nil {
+		return 0, 0, err
+	}
+	t, err := c.dec.DecodeAll(field, nil)
 	if err != nil {
 		return 0, 0, fmt.Errorf("text: %v", err)
 	}

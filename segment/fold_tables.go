@@ -106,9 +106,9 @@ func utf8RuneCount(s string) int {
 }
 
 // buildPass makes a pass of the given tables (at most maxPassDicts).
-func buildPass(tables [][]foldEntry) foldPass {
+func buildPass(tables [][]foldEntry) (foldPass, error) {
 	if len(tables) > maxPassDicts {
-		panic("segment: a fold pass of more than maxPassDicts tables")
+		return foldPass{}, fmt.Errorf("segment: a fold pass of %d tables, more than %d", len(tables), maxPassDicts)
 	}
 	p := foldPass{startIdx: new([1 << 16]uint16), starts: make([]foldStart, 1)}
 	for d, es := range tables {
@@ -126,7 +126,7 @@ func buildPass(tables [][]foldEntry) foldPass {
 			st := p.start(first)
 			if st == nil {
 				if len(p.starts) == 1<<16-1 {
-					panic("segment: a fold pass of more than 65,535 first characters")
+					return foldPass{}, fmt.Errorf("segment: a fold pass of more than 65,535 first characters")
 				}
 				p.starts = append(p.starts, foldStart{})
 				k := uint16(len(p.starts) - 1)
@@ -150,7 +150,7 @@ func buildPass(tables [][]foldEntry) foldPass {
 		}
 		p.dicts = append(p.dicts, foldDict{m: m})
 	}
-	return p
+	return p, nil
 }
 
 // loadFoldTables parses OpenCC's tables into TradFold's passes.
@@ -170,7 +170,10 @@ func loadFoldTables() (*foldTables, error) {
 		}
 	}
 	for p, tables := range chain {
-		pass := buildPass(tables)
+		pass, err := buildPass(tables)
+		if err != nil {
+			return nil, err
+		}
 		for d := range pass.dicts {
 			pass.dicts[d].name = foldChain[p].files[d]
 		}

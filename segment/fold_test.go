@@ -91,7 +91,11 @@ func t2sPass(t testing.TB) foldPass {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return buildPass([][]foldEntry{tables[dict.OpenCCTSPhrases], tables[dict.OpenCCTSCharacters]})
+	p, err := buildPass([][]foldEntry{tables[dict.OpenCCTSPhrases], tables[dict.OpenCCTSCharacters]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // TradChars is exactly the set of characters that the conversion changes
@@ -323,7 +327,10 @@ func TestFoldDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := buildPass(all[len(all)-1])
+	last, err := buildPass(all[len(all)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
 	var want []rune
 	for p := range len(all) - 1 {
 		for _, es := range all[p] {
@@ -527,4 +534,20 @@ func FuzzTradFoldRuns(f *testing.F) {
 			t.Fatalf("fold(%q) = %q, converting the whole text gives %q", s, got, want)
 		}
 	})
+}
+
+// TestBuildPassLimits checks that buildPass refuses what its pass cannot
+// hold instead of building a wrong one.
+func TestBuildPassLimits(t *testing.T) {
+	tables := make([][]foldEntry, maxPassDicts+1)
+	if _, err := buildPass(tables); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("buildPass of %d tables: error %v", len(tables), err)
+	}
+	var es []foldEntry
+	for r := rune(0x20000); len(es) < 1<<16; r++ { // no surrogates
+		es = append(es, foldEntry{Key: string(r), Value: "x"})
+	}
+	if _, err := buildPass([][]foldEntry{es}); err == nil || !strings.Contains(err.Error(), "65,535 first characters") {
+		t.Errorf("buildPass of 65,536 first characters: error %v", err)
+	}
 }

@@ -124,6 +124,8 @@ func TestBrowser(t *testing.T) {
 	dir := os.Getenv("NEARDUP_SCREENSHOTS")
 	if dir == "" {
 		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	shot := func(name string) {
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))

@@ -56,6 +56,7 @@ the same way (their simhash rows are the baseline). Output does not depend on --
 			&cli.StringFlag{Name: "sweep", Category: catMatch,
 				Usage: "also run the detector with each of these comma-separated --min-content `VALUES`"},
 			workersFlag(),
+			progressFlag(),
 		}, analyzerFlags(), inputFlags(), matchFlags()),
 		Action: runEval,
 	}
@@ -110,7 +111,9 @@ func runEval(c *cli.Context) error {
 	start := time.Now()
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
-	corpus, err := eval.AnalyzeCorpus(c.Context, r, a, nw)
+	bar := progressBar(c, c.Args().Slice())
+	corpus, err := eval.AnalyzeCorpus(c.Context, r, a, nw, bar.AddRecord)
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,10 @@ func TestProgressLines(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	idx := filepath.Join(tmp, "idx")
+	pairs := filepath.Join(tmp, "pairs.jsonl")
+	if err := os.WriteFile(pairs, []byte(`{"a":"lo-help-en-US/text/sbasic/guide/access2base","b":"manpages-zh/swapoff.8","label":0}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args    []string
 		summary string // in stdout or stderr, after the line is cleared
@@ -78,6 +82,7 @@ func TestProgressLines(t *testing.T) {
 		{[]string{"add", "--index", idx, "testdata/articles.jsonl"}, "added 13 documents to " + idx},
 		{[]string{"idf", "build", "-o", filepath.Join(tmp, "idf.txt"), "testdata/articles.jsonl"}, "neardup idf build: 14 articles"},
 		{[]string{"check", "--index", idx, "testdata/a.txt", "testdata/c.txt"}, "articles checked have near-duplicates"},
+		{[]string{"eval", "--pairs", pairs, "testdata/articles.jsonl"}, "neardup eval: analysed 14 records"},
 	} {
 		args := append(append([]string{}, tt.args[:1]...), "--segmenter", "gse", "--progress", "always")
 		if tt.args[0] == "idf" {

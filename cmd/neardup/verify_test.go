@@ -95,20 +95,7 @@ func TestVerifyDamagedArchive(t *testing.T) {
 // copyDir copies the files of directory src into a new directory dst.
 func copyDir(t *testing.T, src, dst string) {
 	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
-	}
-	es, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range es {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -90,21 +90,8 @@ func copyStore(t testing.TB) (string, string) {
 	t.Helper()
 	src, sst := pristine(t)
 	dst := filepath.Join(t.TempDir(), "idx")
-	if err := os.Mkdir(dst, 0o755); err != nil {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
-	}
-	es, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range es {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dst, sst
 }
