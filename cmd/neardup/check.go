@@ -78,11 +78,7 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	k, err := indexDistance(c)
-	if err != nil {
-		return err
-	}
-	minJ, err := minContent(c)
+	k, minJ, err := matchSettings(c)
 	if err != nil {
 		return err
 	}

@@ -151,11 +151,7 @@ func runDedup(c *cli.Context) (err error) {
 	if c.NArg() == 0 {
 		return usagef(c, "no input: give files, directories, or - for standard input")
 	}
-	k, err := indexDistance(c)
-	if err != nil {
-		return err
-	}
-	minJ, err := minContent(c)
+	k, minJ, err := matchSettings(c)
 	if err != nil {
 		return err
 	}

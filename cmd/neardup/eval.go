@@ -77,11 +77,7 @@ func runEval(c *cli.Context) error {
 	if c.String("pairs") == "" {
 		return usagef(c, "no labelled pairs: give --pairs FILE")
 	}
-	k, err := indexDistance(c)
-	if err != nil {
-		return err
-	}
-	mc, err := minContent(c)
+	k, mc, err := matchSettings(c)
 	if err != nil {
 		return err
 	}

@@ -223,6 +223,17 @@ func indexDistance(c *cli.Context) (int, error) {
 }
 
 // minContent reads --min-content.
+// matchSettings returns --max-distance, checked against what an index
+// answers, and --min-content.
+func matchSettings(c *cli.Context) (int, float64, error) {
+	k, err := indexDistance(c)
+	if err != nil {
+		return 0, 0, err
+	}
+	j, err := minContent(c)
+	return k, j, err
+}
+
 func minContent(c *cli.Context) (float64, error) {
 	j := c.Float64("min-content")
 	if !(j > 0 && j <= 1) {

@@ -52,11 +52,7 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	k, err := indexDistance(c)
-	if err != nil {
-		return err
-	}
-	minJ, err := minContent(c)
+	k, minJ, err := matchSettings(c)
 	if err != nil {
 		return err
 	}
