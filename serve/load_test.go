@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/internal/testfixtures"
@@ -325,20 +326,43 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
+	// What the handler calls, in process: Analyze, then dedup.Check (its
+	// own-id lookup and the matches' keywords besides Similar), and the
+	// report it encodes; what is left of the HTTP time is net/http,
+	// JSON and the loopback.
+	inProcessCheck := func() time.Duration {
+		t0 := time.Now()
+		an, err := a.Analyze(article)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := an.Doc("", "", DefaultKeywords)
+		res, err := dedup.Check(b.Context(), x, &d, index.DefaultMaxDistance, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(res.Report("", an)); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
 	for range 20 { // warm up
 		viaHTTP()
 		inProcess()
+		inProcessCheck()
 	}
-	var h, p, f []time.Duration
+	var h, p, pc, f []time.Duration
 	b.ResetTimer()
 	for range b.N {
 		h = append(h, viaHTTP())
 		p = append(p, inProcess())
+		pc = append(pc, inProcessCheck())
 		f = append(f, floor())
 	}
 	b.StopTimer()
 	slices.Sort(h)
 	slices.Sort(p)
+	slices.Sort(pc)
 	slices.Sort(f)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(percentile(h, 50)), "http-p50-ms")
@@ -348,4 +372,6 @@ func BenchmarkCheckOverhead(b *testing.B) {
 	b.ReportMetric(ms(percentile(f, 50)), "floor-p50-ms")
 	b.ReportMetric(100*(float64(percentile(h, 50))/float64(percentile(p, 50))-1), "overhead-%")
 	b.ReportMetric(float64(len(article)), "article-bytes")
+	b.ReportMetric(ms(percentile(pc, 50)), "inproc-check-p50-ms")
+	b.ReportMetric(100*(float64(percentile(h, 50))/float64(percentile(pc, 50))-1), "overhead-vs-check-%")
 }
