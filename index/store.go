@@ -165,7 +165,8 @@ type Loader interface {
 }
 
 // RecordScanner is a Store that can hand every record it holds to a
-// function (badgerstore, memstore): Index.TextStats needs one.
+// function (badgerstore, memstore, redisstore): Index.TextStats needs
+// one.
 type RecordScanner interface {
 	// ScanRecords calls fn with each ID and record, in no particular
 	// order, until fn returns an error, which it returns. The record is

@@ -27,6 +27,29 @@ func TestRedisArchive(t *testing.T) {
 	c := redistest.Start(t, redistest.Options{})
 	t.Run("Equivalence", func(t *testing.T) { testRedisEquivalence(t, c) })
 	t.Run("ManyWriters", func(t *testing.T) { testRedisManyWriters(t, c) })
+	t.Run("StatsText", func(t *testing.T) { testRedisStatsText(t, c) })
+}
+
+// testRedisStatsText: stats --text counts the texts add --keep-text
+// kept in a Redis archive, and those of no other archive on the cluster.
+func testRedisStatsText(t *testing.T, c *redistest.Cluster) {
+	kept, other := c.URL(redistest.Name(t)), c.URL(redistest.Name(t))
+	if r := runCLI(t, "add", "--index", kept, "--keep-text", "testdata/a.txt", "testdata/c.txt"); r.code != 0 {
+		t.Fatalf("add --keep-text: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "add", "--index", other, "--keep-text", "testdata/b.txt"); r.code != 0 {
+		t.Fatalf("add --keep-text: exit %d: %s", r.code, r.stderr)
+	}
+	a, _ := os.ReadFile("testdata/a.txt")
+	cc, _ := os.ReadFile("testdata/c.txt")
+	r := runCLI(t, "stats", "--index", kept, "--text", "--json")
+	var j statsJSON
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || j.Text == nil {
+		t.Fatalf("stats --text --json: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if j.Text.Docs != 2 || j.Text.Bytes != int64(len(a)+len(cc)) || j.Text.StoredBytes <= 0 || j.Text.StoredBytes >= j.Text.Bytes {
+		t.Errorf("stats --text: %+v; want 2 texts of %d bytes, fewer stored", *j.Text, len(a)+len(cc))
+	}
 }
 
 // copyOfCopy is the sample's one copy of a copy: a reprint of 05080000,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -20,7 +19,7 @@ fingerprint blocks and the largest distance it answers), the analyzer that built
 and the Bloom filter in front of its exact-duplicate lookups. The index is opened read-only.
 --text also counts the article texts the archive keeps (neardup serve keeps them, compressed):
 how many documents keep one, their length and the bytes they take compressed. It reads every
-record once (a Badger or in-memory archive; not a Redis one).`,
+record once (a Redis archive: a SCAN of every master).`,
 		Flags: []cli.Flag{indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; it must exist)"), jsonFlag(),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "text", Category: catOutput, Usage: "count the kept article texts and their compressed size (reads every record)"}},
 		Action: runStats,
@@ -89,9 +88,6 @@ func runStats(c *cli.Context) error {
 	var ts *index.TextStats
 	if c.Bool("text") {
 		t, err := x.TextStats(c.Context)
-		if errors.Is(err, errors.ErrUnsupported) {
-			return fmt.Errorf("--text: the kept texts of a Redis archive are not counted (the store cannot list its records)")
-		}
 		if err != nil {
 			return err
 		}

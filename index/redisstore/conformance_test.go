@@ -21,3 +21,28 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+// TestTextStats runs indextest.TextStats: the store lists its records
+// (ScanRecords), each archive's only.
+func TestTextStats(t *testing.T) {
+	c := redistest.Shared(t)
+	open := func(t *testing.T) index.Store {
+		s, err := Open(context.Background(), c.URL(redistest.Name(t)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// Another archive on the same cluster: its records must not be
+	// counted.
+	other := open(t)
+	x, err := index.New(t.Context(), other, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(t.Context(), indextest.SeqDocs(100, 5, 0)...); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("suite", func(t *testing.T) { indextest.TextStats(t, open) })
+	x.Close()
+}

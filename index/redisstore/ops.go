@@ -709,3 +709,88 @@ func (s *Store) Compact(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// scanCount is SCAN's COUNT hint, and the most record keys read in one
+// pipeline, when ScanRecords lists an archive.
+const scanCount = 512
+
+// ScanRecords implements index.RecordScanner: it SCANs every master for
+// the archive's record keys (an archive name holds no glob character, so
+// the pattern matches this archive's records only) and reads them in
+// pipelines of GETs, the masters one after the other. fn runs on one
+// goroutine at a time. A record written or deleted during the scan may
+// be seen or not; one that stays is seen once (SCAN may return a key
+// twice, which ScanRecords skips).
+func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) error) error {
+	if err := s.use(); err != nil {
+		return err
+	}
+	defer s.life.RUnlock()
+	pre := s.prefix + string(kindRecord)
+	var masters []*redis.Client
+	var mu sync.Mutex
+	if err := s.c.ForEachMaster(ctx, func(_ context.Context, m *redis.Client) error {
+		mu.Lock()
+		masters = append(masters, m)
+		mu.Unlock()
+		return nil
+	}); err != nil {
+		return s.errorf("scan records: %w", err)
+	}
+	for _, m := range masters {
+		seen := make(map[string]bool)
+		it := m.ScanType(ctx, 0, pre+"*", scanCount, "string").Iterator()
+		var keys []string
+		flush := func() error {
+			if len(keys) == 0 {
+				return nil
+			}
+			cmds, err := m.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for _, k := range keys {
+					p.Get(ctx, k)
+				}
+				return nil
+			})
+			if err != nil && err != redis.Nil {
+				return s.errorf("scan records: %w", err)
+			}
+			for i, c := range cmds {
+				v, err := c.(*redis.StringCmd).Result()
+				if err == redis.Nil {
+					continue // deleted since the SCAN
+				}
+				if err != nil {
+					return s.errorf("scan records: %w", err)
+				}
+				id := keys[i][len(pre):]
+				if len(v) < numBytes {
+					return s.errorf("%w: record of %q is %d bytes: want at least %d", index.ErrCorrupt, id, len(v), numBytes)
+				}
+				if err := fn(id, []byte(v[numBytes:])); err != nil {
+					return err
+				}
+			}
+			keys = keys[:0]
+			return nil
+		}
+		for it.Next(ctx) {
+			k := it.Val()
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if keys = append(keys, k); len(keys) == scanCount {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := it.Err(); err != nil {
+			return s.errorf("scan records: %w", err)
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
