@@ -91,7 +91,7 @@ func IDDiff(have, want string) []string {
 		d = append(d, fmt.Sprintf("--keep-traditional (index %s; options %s)", keepTrad(h.Fold), keepTrad(w.Fold)))
 	}
 	if h.Hash != w.Hash && len(d) == 0 {
-		d = append(d, fmt.Sprintf("--idf, --stopwords, --user-dict or --top-n (the hash of the dictionaries, stop words and keyword rule: index %s; options %s)", h.Hash, w.Hash))
+		d = append(d, fmt.Sprintf("--idf, --stopwords, --user-dict or --top-n, or the neardup version that built the index (the hash of the dictionaries, stop words, keyword rule and traditional-Chinese fold: index %s; options %s)", h.Hash, w.Hash))
 	}
 	return d
 }

@@ -38,7 +38,7 @@ func TestIDDiff(t *testing.T) {
 	}{
 		{"nd2-jieba-t2s-aaaa", "nd2-gse-t2s-bbbb", []string{"--segmenter (index jieba; options gse)"}},
 		{"nd2-jieba-aaaa", "nd2-jieba-t2s-bbbb", []string{"--keep-traditional (index keeps it; options folds traditional Chinese)"}},
-		{"nd2-jieba-t2s-aaaa", "nd2-jieba-t2s-bbbb", []string{"--idf, --stopwords, --user-dict or --top-n (the hash of the dictionaries, stop words and keyword rule: index aaaa; options bbbb)"}},
+		{"nd2-jieba-t2s-aaaa", "nd2-jieba-t2s-bbbb", []string{"--idf, --stopwords, --user-dict or --top-n, or the neardup version that built the index (the hash of the dictionaries, stop words, keyword rule and traditional-Chinese fold: index aaaa; options bbbb)"}},
 		{"nd1-jieba-aaaa", "nd2-jieba-aaaa", []string{"analyzer format (index 1; this program 2: rebuild the index)"}},
 		{"nd2-compat5-aaaa", "nd2-jieba-t2s-bbbb", []string{"--compat --top-n (index 5; options 0, 0 meaning no compat mode)"}},
 		{"nd2-jieba-t2s-aaaa", "nd2-jieba-t2s-aaaa", nil},

@@ -640,7 +640,7 @@ func TestRobustIndexMismatch(t *testing.T) {
 	hint := "(an index answers only queries made with the analyzer settings it was built with: the same --segmenter, --idf, --stopwords, --user-dict, --top-n, --compat and --keep-traditional)\n"
 	mismatch := regexp.MustCompile(`^neardup: index: ` + regexp.QuoteMeta(idx) + `: index options do not match the index: the index was built with analyzer "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"; the options ask for "nd2-(jieba|gse)-t2s-[0-9a-f]{16}"\n`)
 	// The second line names the settings that differ (issue 19 item 9).
-	topN := regexp.MustCompile(`\nsettings that differ: --idf, --stopwords, --user-dict or --top-n \(the hash of the dictionaries, stop words and keyword rule: index [0-9a-f]{16}; options [0-9a-f]{16}\)\n`)
+	topN := regexp.MustCompile(`\nsettings that differ: --idf, --stopwords, --user-dict or --top-n, or the neardup version that built the index \(the hash of the dictionaries, stop words, keyword rule and traditional-Chinese fold: index [0-9a-f]{16}; options [0-9a-f]{16}\)\n`)
 	tests := []struct {
 		args []string
 		diff *regexp.Regexp
