@@ -155,7 +155,8 @@ func firstDiff(a, b []byte) string {
 	return ""
 }
 
-// writerInputs writes the inputs of three workers: w0 the sample corpus,
+// writerInputs writes the inputs of three workers: w0 the sample corpus
+// (three times, see below),
 // w1 each article with a sentence added (a near duplicate of w0's), w2
 // each article as it is (an exact copy of w0's), under IDs of their
 // own. It returns the files and each one's IDs.
@@ -169,21 +170,33 @@ func writerInputs(t *testing.T, dir string) ([]string, [][]string) {
 	for w, add := range []string{"", "\n本文由第一工作站转载，原文见来源网站。", ""} {
 		var buf bytes.Buffer
 		var wids []string
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			var rec map[string]string
-			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-				t.Fatal(err)
+		// w0, the worker killed part way, reads the corpus three times
+		// (exact copies under other IDs), so that it runs for several of
+		// the progress line's redraws, which tell the test when to kill.
+		reps := 1
+		if w == 0 {
+			reps = 3
+		}
+		for rep := range reps {
+			sc := bufio.NewScanner(bytes.NewReader(data))
+			sc.Buffer(nil, 1<<24)
+			for sc.Scan() {
+				var rec map[string]string
+				if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+					t.Fatal(err)
+				}
+				rec["id"] = "w" + string(rune('0'+w)) + "/" + rec["id"]
+				if rep > 0 {
+					rec["id"] += "#again" + strconv.Itoa(rep)
+				}
+				if !strings.HasPrefix(rec["title"], "Too short") && rec["title"] != "太短" {
+					rec["text"] += add
+				}
+				line, _ := json.Marshal(rec)
+				buf.Write(line)
+				buf.WriteByte('\n')
+				wids = append(wids, rec["id"])
 			}
-			rec["id"] = "w" + string(rune('0'+w)) + "/" + rec["id"]
-			if !strings.HasPrefix(rec["title"], "Too short") && rec["title"] != "太短" {
-				rec["text"] += add
-			}
-			line, _ := json.Marshal(rec)
-			buf.Write(line)
-			buf.WriteByte('\n')
-			wids = append(wids, rec["id"])
 		}
 		f := filepath.Join(dir, "w"+string(rune('0'+w))+".jsonl")
 		if err := os.WriteFile(f, buf.Bytes(), 0o644); err != nil {
