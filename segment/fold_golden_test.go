@@ -1,7 +1,6 @@
 package segment
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha1"
@@ -45,28 +44,15 @@ type foldGoldenCase struct {
 
 func readFoldGolden(t testing.TB) []foldGoldenCase {
 	t.Helper()
-	fh, err := os.Open(foldGoldenPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	zr, err := gzip.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 16<<20)
 	var out []foldGoldenCase
-	for sc.Scan() {
+	corpora.Lines(t, foldGoldenPath, func(line []byte) bool {
 		var c foldGoldenCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+		if err := json.Unmarshal(line, &c); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+		return true
+	})
 	if len(out) != foldGoldenDocs*len(foldGoldenConvs) {
 		t.Fatalf("%s: %d cases, want %d", foldGoldenPath, len(out), foldGoldenDocs*len(foldGoldenConvs))
 	}
@@ -102,33 +88,19 @@ func TestTradFoldGolden(t *testing.T) {
 // characters, whole.
 func foldDocsPages(t testing.TB) []struct{ ID, Text string } {
 	t.Helper()
-	fh, err := os.Open(filepath.Join(corpora.Require(t, "zh_docs.jsonl.gz"), "zh_docs.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	zr, err := gzip.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 16<<20)
 	type page struct{ ID, Text, key string }
 	var pages []page
-	for sc.Scan() {
+	corpora.Lines(t, filepath.Join(corpora.Require(t, "zh_docs.jsonl.gz"), "zh_docs.jsonl.gz"), func(line []byte) bool {
 		var d struct{ ID, Text string }
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+		if err := json.Unmarshal(line, &d); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(d.ID, "lo-help-zh-CN/") || len([]rune(d.Text)) < 200 {
-			continue
+		if strings.HasPrefix(d.ID, "lo-help-zh-CN/") && len([]rune(d.Text)) >= 200 {
+			h := sha1.Sum([]byte(d.ID))
+			pages = append(pages, page{d.ID, d.Text, hex.EncodeToString(h[:])})
 		}
-		h := sha1.Sum([]byte(d.ID))
-		pages = append(pages, page{d.ID, d.Text, hex.EncodeToString(h[:])})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+		return true
+	})
 	slices.SortFunc(pages, func(a, b page) int { return strings.Compare(a.key, b.key) })
 	out := make([]struct{ ID, Text string }, 0, foldGoldenDocs)
 	for _, p := range pages[:foldGoldenDocs] {

@@ -1,8 +1,6 @@
 package segment
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -191,25 +189,15 @@ func simplifiedOwn(t testing.TB) map[rune]bool {
 // newsTexts returns up to n texts of the shared zh_news corpus, or skips.
 func newsTexts(t testing.TB, n int) []string {
 	t.Helper()
-	fh, err := os.Open(filepath.Join(corpora.Require(t, "zh_news.jsonl.gz"), "zh_news.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	zr, err := gzip.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 16<<20)
 	var out []string
-	for sc.Scan() && len(out) < n {
+	corpora.Lines(t, filepath.Join(corpora.Require(t, "zh_news.jsonl.gz"), "zh_news.jsonl.gz"), func(line []byte) bool {
 		var d struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+		if err := json.Unmarshal(line, &d); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, d.Text)
-	}
+		return len(out) < n
+	})
 	return out
 }
 
