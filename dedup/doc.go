@@ -4,6 +4,8 @@
 // earlier runs, resumable jobs); Check, one article against an archive
 // (CheckFingerprint for a bare fingerprint), and CheckReport, its JSON
 // form for the command and the HTTP service; Compare, two articles (and
-// Report); Clusters, the grouping of a run's duplicates; Add and AddAll,
-// filling an archive without a decision; and RunURLs, the same for URLs.
+// Report); Clusters, the grouping of a run's duplicates; Outputs, a run's
+// pairs, clusters, unique and rejects files in neardup's formats; Add and
+// AddAll, filling an archive without a decision; and RunURLs, the same
+// for URLs.
 package dedup

@@ -257,7 +257,11 @@ func (d *urlDeduper) decide(o *URLOutcome) error {
 	o.URL = strings.TrimSpace(u)
 	p, err := urlhash.Normalize(u, d.o.Normalize)
 	if err != nil {
-		return d.reject(o, d.o.Field, strings.TrimPrefix(err.Error(), "urlhash: "))
+		reason := strings.TrimPrefix(err.Error(), "urlhash: ")
+		if d.o.Field == "" && strings.HasPrefix(o.URL, "{") {
+			reason += " (for lines of JSON give --url-field NAME)"
+		}
+		return d.reject(o, d.o.Field, reason)
 	}
 	o.Normalized, o.Fingerprint = p.String(), p.Fingerprint()
 	if d.store != nil && len(o.Normalized) > index.MaxIDLen {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/segment"
 )
@@ -268,7 +269,7 @@ func TestDedupInputError(t *testing.T) {
 		t.Errorf("pairs:\n%s\nrejects:\n%s", outs[0], outs[3])
 	}
 	// Whole-file articles go to --unique as JSON lines.
-	var u uniqueJSON
+	var u dedup.UniqueArticle
 	if err := json.Unmarshal([]byte(outs[2]), &u); err != nil || u.ID != "testdata/a.txt" || u.Text != readFile(t, "testdata/a.txt") {
 		t.Errorf("unique: %v\n%s", err, outs[2])
 	}

@@ -73,41 +73,6 @@ outputs are written and cover what was read), or with --strict at the first bad 
 	}
 }
 
-// pairJSON is a line of --pairs.
-type pairJSON struct {
-	A string `json:"a"`
-	B string `json:"b"`
-	// Member is the member of a's cluster that b matched, when it is not
-	// a itself (b is a copy of a copy); the other fields are of that match.
-	Member     string  `json:"member,omitempty"`
-	Distance   int     `json:"distance"`
-	Exact      bool    `json:"exact"`
-	Similarity float64 `json:"similarity"`
-	Content    float64 `json:"content"`
-}
-
-// memberJSON is a duplicate in a cluster.
-type memberJSON struct {
-	ID       string  `json:"id"`
-	Via      string  `json:"via,omitempty"`
-	Distance int     `json:"distance"`
-	Exact    bool    `json:"exact"`
-	Content  float64 `json:"content"`
-}
-
-// clusterJSON is a line of --clusters.
-type clusterJSON struct {
-	ID      string       `json:"id"`
-	Members []memberJSON `json:"members"`
-}
-
-// uniqueJSON is a whole-file article in --unique.
-type uniqueJSON struct {
-	ID    string `json:"id"`
-	Title string `json:"title,omitempty"`
-	Text  string `json:"text"`
-}
-
 // summaryJSON is dedup's --json summary.
 type summaryJSON struct {
 	Records     int64 `json:"records"`
@@ -139,12 +104,12 @@ const maxShownRejects = 10
 
 // deduper writes dedup's outputs as the outcomes arrive.
 type deduper struct {
-	pairs, unique, rejects *outFile        // nil when not asked for
-	clusters               *dedup.Clusters // nil unless --clusters
-	idx                    *index.Index    // with --index
-	ew                     io.Writer
-	prog                   *prog.Bar
-	rejected               int64
+	dedup.Outputs
+	idx      *index.Index // with --index
+	ew       io.Writer
+	prog     *prog.Bar
+	rejects  *outFile // nil unless --rejects
+	rejected int64
 }
 
 func runDedup(c *cli.Context) (err error) {
@@ -210,36 +175,18 @@ func runDedup(c *cli.Context) (err error) {
 	}
 
 	d := &deduper{idx: idx, ew: c.App.ErrWriter}
-	if c.String("clusters") != "" {
-		d.clusters = dedup.NewClusters(opts.Job)
-	}
 	outs := &outputs{c: c}
-	open := outs.open
 	defer outs.abort()
 	named := false
 	for _, f := range []string{"pairs", "clusters", "unique", "rejects"} {
 		named = named || c.String(f) != ""
 	}
-	if !named && !c.Bool("json") {
-		// Nothing named: the pairs go to standard output rather than
-		// nowhere.
-		d.pairs, err = outs.create("-")
-	} else {
-		d.pairs, err = open("pairs")
-	}
+	// Nothing named: the pairs go to standard output rather than nowhere.
+	clusters, err := outs.openAll(&d.Outputs, opts.Job, !named && !c.Bool("json"))
 	if err != nil {
 		return err
 	}
-	if d.unique, err = open("unique"); err != nil {
-		return err
-	}
-	if d.rejects, err = open("rejects"); err != nil {
-		return err
-	}
-	clusters, err := open("clusters")
-	if err != nil {
-		return err
-	}
+	d.rejects = outs.rejects
 
 	if showProgress {
 		d.prog = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
@@ -258,7 +205,7 @@ func runDedup(c *cli.Context) (err error) {
 		return err
 	}
 	if clusters != nil {
-		if err := d.writeClusters(clusters); err != nil {
+		if _, err := dedup.WriteClusters(clusters, d.Clusters); err != nil {
 			return err
 		}
 	}
@@ -277,45 +224,10 @@ func runDedup(c *cli.Context) (err error) {
 
 // emit writes one outcome; Dedup calls it in input order.
 func (d *deduper) emit(o *dedup.Outcome) error {
-	rec := &o.Record
-	d.prog.AddRecord(rec, o.Err)
-	switch o.Verdict {
-	case dedup.Duplicate:
-		if d.pairs != nil {
-			for _, m := range o.Matches {
-				p := pairJSON{A: dedup.ClusterOf(&m), B: rec.ID, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
-				if m.Original != "" {
-					p.Member = m.ID
-				}
-				if err := writeJSON(d.pairs, p); err != nil {
-					return err
-				}
-			}
-		}
-		if d.clusters != nil {
-			d.clusters.Add(o)
-		}
-	case dedup.Unique, dedup.TooShort:
-		if d.unique != nil {
-			var err error
-			if rec.Raw != nil {
-				if _, err = d.unique.Write(rec.Raw); err == nil {
-					_, err = d.unique.Write([]byte{'\n'})
-				}
-			} else {
-				err = writeJSON(d.unique, uniqueJSON{ID: rec.ID, Title: rec.Title, Text: rec.Text})
-			}
-			if err != nil {
-				return err
-			}
-		}
-	case dedup.Rejected, dedup.InputFailed:
+	d.prog.AddRecord(&o.Record, o.Err)
+	if o.Verdict == dedup.Rejected || o.Verdict == dedup.InputFailed {
 		d.rejected++
-		j := input.NewReject(rec, o.Err)
-		if d.rejects != nil {
-			return writeJSON(d.rejects, j)
-		}
-		if d.rejected <= maxShownRejects {
+		if d.rejects == nil && d.rejected <= maxShownRejects {
 			kind := "rejected"
 			if o.Verdict == dedup.InputFailed {
 				kind = "input error"
@@ -323,21 +235,7 @@ func (d *deduper) emit(o *dedup.Outcome) error {
 			fmt.Fprintf(d.ew, "neardup: %s: %v\n", kind, o.Err)
 		}
 	}
-	return nil
-}
-
-// writeClusters writes the clusters in dedup.Clusters.Sorted's order.
-func (d *deduper) writeClusters(w io.Writer) error {
-	for _, cl := range d.clusters.Sorted() {
-		j := clusterJSON{ID: cl.ID, Members: make([]memberJSON, len(cl.Members))}
-		for i, m := range cl.Members {
-			j.Members[i] = memberJSON{ID: m.ID, Via: m.Via, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
-		}
-		if err := writeJSON(w, j); err != nil {
-			return err
-		}
-	}
-	return nil
+	return d.Write(o)
 }
 
 // report prints the summary: text on stderr, and with --json an object

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/outfile"
 	prog "github.com/neardup/neardup/internal/progress"
@@ -109,8 +110,9 @@ func plural(n int64, one, many string) string {
 // outputs are the result files of one run (an outfile.Set), named by
 // the flags of c.
 type outputs struct {
-	c   *cli.Context
-	set *outfile.Set
+	c       *cli.Context
+	set     *outfile.Set
+	rejects *outFile // openAll's --rejects file
 }
 
 // open creates the output named by flag, or returns nil when the flag is
@@ -135,4 +137,36 @@ func (o *outputs) abort() {
 	if o.set != nil {
 		o.set.Abort()
 	}
+}
+
+// openAll opens the files of the --pairs, --unique and --rejects flags
+// as the writers of d (none for a flag not given; with stdoutPairs the
+// pairs go to standard output) and returns the file of --clusters,
+// giving d the Clusters of job when it is set.
+func (o *outputs) openAll(d *dedup.Outputs, job string, stdoutPairs bool) (clusters *outFile, err error) {
+	pairs := o.c.String("pairs")
+	if stdoutPairs {
+		pairs = "-"
+	}
+	for _, f := range []struct {
+		path string
+		w    *io.Writer
+		f    **outFile
+	}{{pairs, &d.Pairs, nil}, {o.c.String("unique"), &d.Unique, nil}, {o.c.String("rejects"), &d.Rejects, &o.rejects}, {o.c.String("clusters"), nil, &clusters}} {
+		file, err := o.create(f.path)
+		switch {
+		case err != nil:
+			return nil, err
+		case file == nil: // not asked for: a nil *outFile must not become a non-nil io.Writer
+		case f.w != nil:
+			*f.w = file
+		}
+		if f.f != nil {
+			*f.f = file
+		}
+	}
+	if clusters != nil {
+		d.Clusters = dedup.NewClusters(job)
+	}
+	return clusters, nil
 }

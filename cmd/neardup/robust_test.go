@@ -219,7 +219,7 @@ func TestRobustWholeFiles(t *testing.T) {
 			t.Errorf("rejects %q, want %q", rejects, wantRejects)
 		}
 		var pairs []string
-		for _, p := range robustJSONLines[pairJSON](t, readFile(t, filepath.Join(out, "pairs"))) {
+		for _, p := range robustJSONLines[dedup.Pair](t, readFile(t, filepath.Join(out, "pairs"))) {
 			pairs = append(pairs, fmt.Sprintf("%s %s %t", p.A, p.B, p.Exact))
 		}
 		if want := []string{"j-gbk.txt n-zh.txt true", "k-bom.txt o-en2.txt true"}; !slices.Equal(pairs, want) {
@@ -228,7 +228,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		// Too-short articles are passed through to --unique with the
 		// originals; the page is text without --html.
 		var unique []string
-		for _, u := range robustJSONLines[uniqueJSON](t, readFile(t, filepath.Join(out, "unique"))) {
+		for _, u := range robustJSONLines[dedup.UniqueArticle](t, readFile(t, filepath.Join(out, "unique"))) {
 			unique = append(unique, u.ID)
 			if u.ID == "k-bom.txt" && u.Text != testfixtures.EN2 {
 				t.Errorf("k-bom.txt: text %q keeps the byte-order mark", u.Text)
@@ -364,7 +364,7 @@ func TestRobustJSONL(t *testing.T) {
 				t.Errorf("reject %d: raw %.100q (base64 %.100q), want %.100q", i, j.Raw, j.RawBase64, raw)
 			}
 		}
-		pairs := robustJSONLines[pairJSON](t, readFile(t, filepath.Join(tmp, "pairs")))
+		pairs := robustJSONLines[dedup.Pair](t, readFile(t, filepath.Join(tmp, "pairs")))
 		if len(pairs) != 2 || pairs[0].A != "line\nbreak" || pairs[0].B != "gbk" || !pairs[0].Exact ||
 			pairs[1].A != "bom2" || pairs[1].B != "last" || !pairs[1].Exact {
 			t.Errorf("pairs: %+v", pairs)

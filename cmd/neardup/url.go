@@ -223,29 +223,6 @@ func writeURLJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// urlPairJSON is a line of url dedup --pairs.
-type urlPairJSON struct {
-	A          string  `json:"a"`
-	B          string  `json:"b"`
-	Distance   int     `json:"distance"`
-	Similarity float64 `json:"similarity"`
-	Exact      bool    `json:"exact"`
-}
-
-// urlMemberJSON is a duplicate in a cluster.
-type urlMemberJSON struct {
-	ID         string  `json:"id"`
-	Distance   int     `json:"distance"`
-	Similarity float64 `json:"similarity"`
-	Exact      bool    `json:"exact"`
-}
-
-// urlClusterJSON is a line of url dedup --clusters.
-type urlClusterJSON struct {
-	ID      string          `json:"id"`
-	Members []urlMemberJSON `json:"members"`
-}
-
 // urlSummaryJSON is url dedup's --json summary.
 type urlSummaryJSON struct {
 	Lines         int64   `json:"lines"`
@@ -272,11 +249,10 @@ const maxShownURLRejects = 10
 
 // urlWriter writes url dedup's outputs as the outcomes arrive.
 type urlWriter struct {
-	pairs, unique, rejects *outFile        // nil when not asked for
-	clusters               *dedup.Clusters // nil unless --clusters
-	field                  string
-	ew                     io.Writer
-	nPairs, rejected       int64
+	dedup.Outputs
+	ew       io.Writer
+	rejects  *outFile // nil unless --rejects
+	rejected int64
 }
 
 func runURLDedup(c *cli.Context) (err error) {
@@ -317,26 +293,15 @@ func runURLDedup(c *cli.Context) (err error) {
 		opts.Batch = urlBatch
 	}
 
-	w := &urlWriter{field: opts.Field, ew: c.App.ErrWriter}
+	w := &urlWriter{ew: c.App.ErrWriter}
 	outs := &outputs{c: c}
 	defer outs.abort()
-	var clusters *outFile
-	for _, out := range []struct {
-		flag string
-		f    **outFile
-	}{{"pairs", &w.pairs}, {"clusters", &clusters}, {"unique", &w.unique}, {"rejects", &w.rejects}} {
-		if *out.f, err = outs.open(out.flag); err != nil {
-			return err
-		}
+	stdoutPairs := c.String("pairs") == "" && c.String("clusters") == "" && c.String("unique") == ""
+	clusters, err := outs.openAll(&w.Outputs, opts.Job, stdoutPairs)
+	if err != nil {
+		return err
 	}
-	if w.pairs == nil && clusters == nil && w.unique == nil {
-		if w.pairs, err = outs.create("-"); err != nil {
-			return err
-		}
-	}
-	if clusters != nil {
-		w.clusters = dedup.NewClusters(opts.Job)
-	}
+	w.rejects = outs.rejects
 
 	sum, err := dedup.RunURLs(c.Context, inputs, c.App.Reader, store, opts, w.emit)
 	if err != nil {
@@ -344,7 +309,7 @@ func runURLDedup(c *cli.Context) (err error) {
 	}
 	var nClusters int64
 	if clusters != nil {
-		if nClusters, err = writeURLClusters(clusters, w.clusters); err != nil {
+		if nClusters, err = dedup.WriteURLClusters(clusters, w.Clusters); err != nil {
 			return err
 		}
 	}
@@ -356,7 +321,7 @@ func runURLDedup(c *cli.Context) (err error) {
 		search = fmt.Sprintf("in-memory block index (%d blocks, %d tables)", sum.Blocks, sum.Tables)
 	}
 	j := urlSummaryJSON{Lines: sum.Lines, URLs: sum.URLs, Unique: sum.Unique, Duplicates: sum.Exact + sum.Near, Exact: sum.Exact, Near: sum.Near,
-		Blank: sum.Blank, Rejected: sum.Rejected, InputErrors: sum.InputErrors, Resumed: sum.Resumed, Pairs: w.nPairs, Clusters: nClusters,
+		Blank: sum.Blank, Rejected: sum.Rejected, InputErrors: sum.InputErrors, Resumed: sum.Resumed, Pairs: w.NPairs, Clusters: nClusters,
 		MinSimilarity: pct, MaxDistance: opts.MaxDistance, Search: search + indexDesc, Normalizer: norm.ID(), Seconds: sum.Elapsed.Seconds()}
 	if err := w.report(c, &j); err != nil {
 		return err
@@ -405,71 +370,21 @@ func openURLIndex(ctx context.Context, dir string, norm *urlhash.Options, k int)
 // emit writes one outcome; RunURLs calls it in input order.
 func (w *urlWriter) emit(o *dedup.URLOutcome) error {
 	switch o.Verdict {
-	case dedup.Unique:
-		if w.unique != nil {
-			if _, err := w.unique.Write(o.Raw); err != nil {
-				return err
-			}
-			_, err := w.unique.Write([]byte{'\n'})
-			return err
-		}
-	case dedup.Duplicate:
-		if w.pairs != nil {
-			for _, m := range o.Matches {
-				w.nPairs++
-				p := urlPairJSON{A: m.Title, B: o.URL, Distance: m.Distance, Similarity: 1 - float64(m.Distance)/64, Exact: m.Exact}
-				if err := writeURLJSON(w.pairs, p); err != nil {
-					return err
-				}
-			}
-		}
-		if w.clusters != nil {
-			w.clusters.AddURL(o)
-		}
 	case dedup.Rejected:
 		w.rejected++
-		j := input.NewReject(&input.Record{}, o.Err)
-		// A URL that could not be normalised, and looks like JSON.
-		if w.field == "" && o.URL != "" && o.Normalized == "" && strings.HasPrefix(o.URL, "{") {
-			j.Reason += " (for lines of JSON give --url-field NAME)"
-		}
 		if w.rejected <= maxShownURLRejects {
+			j := input.NewReject(&input.Record{}, o.Err)
 			fmt.Fprintf(w.ew, "neardup url dedup: %s:%d: %s\n", j.Source, j.Line, j.Reason)
-		}
-		if w.rejects != nil {
-			return writeURLJSON(w.rejects, j)
 		}
 	case dedup.InputFailed:
 		j := input.NewReject(&input.Record{}, o.Err)
-		if w.rejects != nil {
-			if err := writeURLJSON(w.rejects, j); err != nil {
-				return err
-			}
-		}
 		where := j.Source
 		if j.Line > 0 {
 			where += ":" + strconv.Itoa(j.Line)
 		}
 		fmt.Fprintf(w.ew, "neardup url dedup: input error: %s: %s\n", where, j.Reason)
 	}
-	return nil
-}
-
-// writeURLClusters writes the clusters in dedup.Clusters.Sorted's order
-// and returns how many.
-func writeURLClusters(out io.Writer, cls *dedup.Clusters) (int64, error) {
-	n := int64(0)
-	for _, cl := range cls.Sorted() {
-		j := urlClusterJSON{ID: cl.Title, Members: make([]urlMemberJSON, len(cl.Members))}
-		for i, m := range cl.Members {
-			j.Members[i] = urlMemberJSON{ID: m.ID, Distance: m.Distance, Similarity: 1 - float64(m.Distance)/64, Exact: m.Exact}
-		}
-		if err := writeURLJSON(out, j); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
+	return w.WriteURL(o)
 }
 
 // report prints the summary: text on stderr, and with --json an object

@@ -288,7 +288,7 @@ func TestURLDedupSemantics(t *testing.T) {
 		}
 		var got strings.Builder
 		for line := range strings.Lines(r.stdout) {
-			var p urlPairJSON
+			var p dedup.URLPair
 			if err := json.Unmarshal([]byte(line), &p); err != nil {
 				t.Fatalf("%s: %v: %q", tt.name, err, line)
 			}
@@ -361,7 +361,7 @@ func TestURLDedupIndex(t *testing.T) {
 	// The clusters of the first run's URLs come first.
 	var ids []string
 	for line := range strings.Lines(readFile(t, clusters)) {
-		var c urlClusterJSON
+		var c struct{ ID string }
 		if err := json.Unmarshal([]byte(line), &c); err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +385,7 @@ func TestURLDedupIndex(t *testing.T) {
 	}
 	self := 0
 	for _, p := range pairs2 {
-		var j urlPairJSON
+		var j dedup.URLPair
 		if err := json.Unmarshal([]byte(p), &j); err != nil {
 			t.Fatal(err)
 		}

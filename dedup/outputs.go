@@ -1,0 +1,200 @@
+package dedup
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/neardup/neardup/input"
+)
+
+// Outputs writes the outcomes of Run or RunURLs, as they arrive, in the
+// formats of neardup dedup's and neardup url dedup's output files: one
+// JSON object a line (the command's goldens pin them).
+//
+//	Pairs     a Pair (RunURLs: a URLPair) per match of each duplicate
+//	Unique    the input line of each record that is not a duplicate
+//	          (originals, and those too short to fingerprint), verbatim;
+//	          a whole-file article as a UniqueArticle; a kept URL's line
+//	Rejects   an input.Reject per bad record or unreadable input
+//
+// A nil writer is not written; Clusters, when set, collects the
+// clusters for WriteClusters or WriteURLClusters.
+type Outputs struct {
+	Pairs, Unique, Rejects io.Writer
+	Clusters               *Clusters
+	// NPairs counts the pairs written.
+	NPairs int64
+}
+
+// Pair is a line of the pairs file: a duplicate B of the original A.
+type Pair struct {
+	A string `json:"a"`
+	B string `json:"b"`
+	// Member is the member of A's cluster that B matched, when it is
+	// not A itself (B is a copy of a copy); the other fields are of that
+	// match.
+	Member     string  `json:"member,omitempty"`
+	Distance   int     `json:"distance"`
+	Exact      bool    `json:"exact"`
+	Similarity float64 `json:"similarity"`
+	Content    float64 `json:"content"`
+}
+
+// URLPair is a line of url dedup's pairs file: a duplicate URL B of
+// the kept URL A, both as given.
+type URLPair struct {
+	A          string  `json:"a"`
+	B          string  `json:"b"`
+	Distance   int     `json:"distance"`
+	Similarity float64 `json:"similarity"` // 1 - Distance/64
+	Exact      bool    `json:"exact"`      // equal normalised URLs
+}
+
+// UniqueArticle is a whole-file article (one without an input line) in
+// the unique file.
+type UniqueArticle struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+	Text  string `json:"text"`
+}
+
+// Write writes o, an outcome of Run.
+func (w *Outputs) Write(o *Outcome) error {
+	rec := &o.Record
+	switch o.Verdict {
+	case Duplicate:
+		if w.Clusters != nil {
+			w.Clusters.Add(o)
+		}
+		if w.Pairs == nil {
+			return nil
+		}
+		for _, m := range o.Matches {
+			p := Pair{A: ClusterOf(&m), B: rec.ID, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
+			if m.Original != "" {
+				p.Member = m.ID
+			}
+			if err := writeJSON(w.Pairs, p, true); err != nil {
+				return err
+			}
+			w.NPairs++
+		}
+	case Unique, TooShort:
+		if w.Unique == nil {
+			return nil
+		}
+		if rec.Raw == nil {
+			return writeJSON(w.Unique, UniqueArticle{ID: rec.ID, Title: rec.Title, Text: rec.Text}, true)
+		}
+		return writeLine(w.Unique, rec.Raw)
+	case Rejected, InputFailed:
+		if w.Rejects != nil {
+			return writeJSON(w.Rejects, input.NewReject(rec, o.Err), true)
+		}
+	}
+	return nil
+}
+
+// WriteURL writes o, an outcome of RunURLs. URLs are written as given,
+// without escaping &, < and >, which are common in them.
+func (w *Outputs) WriteURL(o *URLOutcome) error {
+	switch o.Verdict {
+	case Duplicate:
+		if w.Clusters != nil {
+			w.Clusters.AddURL(o)
+		}
+		if w.Pairs == nil {
+			return nil
+		}
+		for _, m := range o.Matches {
+			p := URLPair{A: m.Title, B: o.URL, Distance: m.Distance, Similarity: 1 - float64(m.Distance)/64, Exact: m.Exact}
+			if err := writeJSON(w.Pairs, p, false); err != nil {
+				return err
+			}
+			w.NPairs++
+		}
+	case Unique:
+		if w.Unique != nil {
+			return writeLine(w.Unique, o.Raw)
+		}
+	case Rejected, InputFailed:
+		if w.Rejects != nil {
+			return writeJSON(w.Rejects, input.NewReject(&input.Record{}, o.Err), false)
+		}
+	}
+	return nil
+}
+
+// clusterLine is a line of the clusters file.
+type clusterLine[M any] struct {
+	ID      string `json:"id"`
+	Members []M    `json:"members"`
+}
+
+// WriteClusters writes the clusters of a Run collected in c, in
+// c.Sorted's order, one a line: {"id": the original, "members": [{"id",
+// "via" (the member it matched, for a copy of a copy), "distance",
+// "exact", "content"}, ...]}. It returns how many it wrote.
+func WriteClusters(out io.Writer, c *Clusters) (int64, error) {
+	type member struct {
+		ID       string  `json:"id"`
+		Via      string  `json:"via,omitempty"`
+		Distance int     `json:"distance"`
+		Exact    bool    `json:"exact"`
+		Content  float64 `json:"content"`
+	}
+	return writeClusters(out, c, true, func(m *Member) member {
+		return member{ID: m.ID, Via: m.Via, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
+	})
+}
+
+// WriteURLClusters writes the clusters of a RunURLs collected in c, in
+// c.Sorted's order, one a line: {"id": the kept URL as given, "members":
+// [{"id", "distance", "similarity", "exact"}, ...]}. It returns how
+// many it wrote.
+func WriteURLClusters(out io.Writer, c *Clusters) (int64, error) {
+	type member struct {
+		ID         string  `json:"id"`
+		Distance   int     `json:"distance"`
+		Similarity float64 `json:"similarity"`
+		Exact      bool    `json:"exact"`
+	}
+	return writeClusters(out, c, false, func(m *Member) member {
+		return member{ID: m.ID, Distance: m.Distance, Similarity: 1 - float64(m.Distance)/64, Exact: m.Exact}
+	})
+}
+
+func writeClusters[M any](out io.Writer, c *Clusters, escapeHTML bool, member func(*Member) M) (int64, error) {
+	n := int64(0)
+	for _, cl := range c.Sorted() {
+		id := cl.ID
+		if !escapeHTML {
+			id = cl.Title // a URL cluster is named by its kept URL as given
+		}
+		line := clusterLine[M]{ID: id, Members: make([]M, len(cl.Members))}
+		for i := range cl.Members {
+			line.Members[i] = member(&cl.Members[i])
+		}
+		if err := writeJSON(out, line, escapeHTML); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// writeJSON writes v as one line.
+func writeJSON(w io.Writer, v any, escapeHTML bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(escapeHTML)
+	return enc.Encode(v)
+}
+
+// writeLine writes b and a line end.
+func writeLine(w io.Writer, b []byte) error {
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	_, err := w.Write([]byte{'\n'})
+	return err
+}

@@ -1,0 +1,100 @@
+package dedup
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
+)
+
+// TestOutputs pins the output formats, line by line, for every verdict
+// of Run: a copy of a copy names the member it matched, a whole-file
+// article is written as an object, a line verbatim, a bad record as an
+// input.Reject.
+func TestOutputs(t *testing.T) {
+	var pairs, unique, rejects, clusters strings.Builder
+	w := &Outputs{Pairs: &pairs, Unique: &unique, Rejects: &rejects, Clusters: NewClusters("job")}
+	outcomes := []Outcome{
+		{Seq: 0, Record: input.Record{ID: "a", Raw: []byte(`{"id":"a","text":"x"}`)}, Verdict: Unique},
+		{Seq: 1, Record: input.Record{ID: "b"}, Verdict: Duplicate, Matches: []index.Match{
+			{ID: "a", Distance: 2, Similarity: 0.96875, Content: 0.81, Job: "job", Seq: 0},
+			{ID: "z", Distance: 3, Similarity: 0.953125, Content: 0.7, Job: "old", Seq: 9},
+		}},
+		{Seq: 2, Record: input.Record{ID: "c<&>"}, Verdict: Duplicate, Matches: []index.Match{
+			{ID: "b", Original: "a", Distance: 0, Similarity: 1, Content: 1, Exact: true, Job: "job", Seq: 1},
+		}},
+		{Seq: 3, Record: input.Record{ID: "d.txt", Title: "T", Text: "short"}, Verdict: TooShort, Err: errors.New("too short")},
+		{Seq: 4, Record: input.Record{Source: "in.jsonl", Line: 5, Raw: []byte("{bad")}, Verdict: Rejected,
+			Err: &input.RecordError{Source: "in.jsonl", Line: 5, Field: "text", Reason: "missing", Raw: []byte("{bad")}},
+	}
+	for i := range outcomes {
+		if err := w.Write(&outcomes[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := WriteClusters(&clusters, w.Clusters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, got, want string }{
+		{"pairs", pairs.String(), `{"a":"a","b":"b","distance":2,"exact":false,"similarity":0.96875,"content":0.81}
+{"a":"z","b":"b","distance":3,"exact":false,"similarity":0.953125,"content":0.7}
+{"a":"a","b":"c\u003c\u0026\u003e","member":"b","distance":0,"exact":true,"similarity":1,"content":1}
+`},
+		{"unique", unique.String(), `{"id":"a","text":"x"}
+{"id":"d.txt","title":"T","text":"short"}
+`},
+		{"rejects", rejects.String(), `{"source":"in.jsonl","line":5,"field":"text","reason":"missing","raw":"{bad"}
+`},
+		{"clusters", clusters.String(), `{"id":"a","members":[{"id":"b","distance":2,"exact":false,"content":0.81},{"id":"c\u003c\u0026\u003e","via":"b","distance":0,"exact":true,"content":1}]}
+`},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", c.name, c.got, c.want)
+		}
+	}
+	if n != 1 || w.NPairs != 3 {
+		t.Errorf("%d clusters, %d pairs written; want 1 and 3", n, w.NPairs)
+	}
+}
+
+// TestOutputsURL pins url dedup's formats: URLs as given, not
+// HTML-escaped; a cluster named by its kept URL as given.
+func TestOutputsURL(t *testing.T) {
+	var pairs, unique, rejects, clusters strings.Builder
+	w := &Outputs{Pairs: &pairs, Unique: &unique, Rejects: &rejects, Clusters: NewClusters("job")}
+	outcomes := []URLOutcome{
+		{Seq: 0, Raw: []byte(" http://a.example/?x=1&y=2 "), URL: "http://a.example/?x=1&y=2", Verdict: Unique},
+		{Seq: 1, URL: "https://A.example/?y=2&x=1", Verdict: Duplicate, Exact: true, Matches: []index.Match{
+			{ID: "a.example/?x=1&y=2", Title: "http://a.example/?x=1&y=2", Distance: 0, Exact: true, Job: "job", Seq: 0},
+		}},
+		{Seq: 2, URL: "http://a.example/b", Verdict: Duplicate, Matches: []index.Match{
+			{ID: "a.example/?x=1&y=2", Title: "http://a.example/?x=1&y=2", Distance: 4, Job: "job", Seq: 0},
+		}},
+		{Seq: 3, Source: "urls", Line: 4, Verdict: Rejected, Err: &input.RecordError{Source: "urls", Line: 4, Reason: "no host", Raw: []byte("http://")}},
+	}
+	for i := range outcomes {
+		if err := w.WriteURL(&outcomes[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := WriteURLClusters(&clusters, w.Clusters); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, got, want string }{
+		{"pairs", pairs.String(), `{"a":"http://a.example/?x=1&y=2","b":"https://A.example/?y=2&x=1","distance":0,"similarity":1,"exact":true}
+{"a":"http://a.example/?x=1&y=2","b":"http://a.example/b","distance":4,"similarity":0.9375,"exact":false}
+`},
+		{"unique", unique.String(), " http://a.example/?x=1&y=2 \n"},
+		{"rejects", rejects.String(), `{"source":"urls","line":4,"field":"","reason":"no host","raw":"http://"}
+`},
+		{"clusters", clusters.String(), `{"id":"http://a.example/?x=1&y=2","members":[{"id":"https://A.example/?y=2&x=1","distance":0,"similarity":1,"exact":true},{"id":"http://a.example/b","distance":4,"similarity":0.9375,"exact":false}]}
+`},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", c.name, c.got, c.want)
+		}
+	}
+}
