@@ -89,6 +89,9 @@ type Analysis struct {
 	// of (minhash.NewCount), from which the archive estimates how much of
 	// one text another contains.
 	Shingles int
+	// Long is the confirmation sketch of the same 5-grams, made in the
+	// same pass (minhash.NewAll): the archive confirms candidates with it.
+	Long minhash.Long
 	// Words is the number of tokens the segmenter produced.
 	Words int
 	// Folded reports that the text had traditional characters that were
@@ -343,7 +346,7 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 		Folded:      folded,
 		ContentHash: xxhash.Sum64String(norm),
 	}
-	r.Sketch, r.Shingles = minhash.NewCount(norm)
+	r.Sketch, r.Long, r.Shingles = minhash.NewAll(norm)
 	if a.compat {
 		words, weights := a.jieba.ExtractWithWeight(text, a.topN)
 		if len(words) == 0 {
@@ -394,7 +397,7 @@ func (an *Analysis) Doc(id, title string, keywords int) index.Doc {
 	if len(kw) == 0 {
 		kw = nil
 	}
-	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch, Shingles: an.Shingles}
+	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch, Shingles: an.Shingles, Long: an.Long}
 }
 
 // Words returns the candidate keywords of text as Analyze sees them,

@@ -47,5 +47,5 @@ func Example_archive() {
 		fmt.Printf("%s %q: distance %d, content similarity %.2f\n", m.ID, m.Title, m.Distance, m.Content)
 	}
 	// Output:
-	// 2018/1030-jinyong "金庸逝世": distance 4, content similarity 0.84
+	// 2018/1030-jinyong "金庸逝世": distance 4, content similarity 0.82
 }

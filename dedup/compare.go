@@ -41,7 +41,7 @@ func Compare(a, b *neardup.Analysis, k int, minContent float64) Comparison {
 	c := Comparison{
 		Distance:    a.Fingerprint.Distance(b.Fingerprint),
 		Similarity:  a.Fingerprint.Similarity(b.Fingerprint),
-		Content:     a.Sketch.Jaccard(b.Sketch),
+		Content:     index.Content(&da, &db),
 		Containment: index.Containment(&da, &db),
 		Exact:       a.ContentHash == b.ContentHash,
 		Verdict:     VerdictDifferent,
@@ -55,8 +55,12 @@ func Compare(a, b *neardup.Analysis, k int, minContent float64) Comparison {
 		c.Verdict, c.Why = VerdictExact, "the normalised texts are identical"
 	case contained:
 		c.Verdict = VerdictNear
-		c.Why = fmt.Sprintf("content similarity %.2f < %.2f, but the shorter text is %.2f contained in the other (≥ %.2f, sizes within %.2f)",
-			content, minContent, c.Containment, index.MinContainment, index.MinSizeRatio)
+		rule := fmt.Sprintf("≥ %.2f, sizes within %.2f", index.MinContainment, index.MinSizeRatio)
+		if !da.Long.IsZero() && !db.Long.IsZero() {
+			rule = fmt.Sprintf("≥ %.2f, content ≥ %.2f", index.LongMinContainment, index.LongContainmentFloor)
+		}
+		c.Why = fmt.Sprintf("content similarity %.2f < %.2f, but the shorter text is %.2f contained in the other (%s)",
+			content, minContent, c.Containment, rule)
 		if dist > k {
 			c.Why += fmt.Sprintf("; fingerprints %d > %d bits apart, so an index finds it by its content bands", dist, k)
 		}

@@ -450,7 +450,7 @@ func (d *deduper) replay(doc *index.Doc, id string) (index.Match, error) {
 	case doc.Sketch.IsZero() || r.Sketch.IsZero():
 		m.Unverified = true
 	default:
-		m.Content, m.Containment = doc.Sketch.Jaccard(r.Sketch), index.Containment(doc, &r)
+		m.Content, m.Containment = index.Content(doc, &r), index.Containment(doc, &r)
 	}
 	return m, nil
 }

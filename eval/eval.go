@@ -931,7 +931,7 @@ func (s *evalSet) detail(p LabeledPair) PairDetail {
 	d.Distance = x.Fingerprint.Distance(y.Fingerprint)
 	d.Exact = x.ContentHash == y.ContentHash
 	if !x.Sketch.IsZero() && !y.Sketch.IsZero() {
-		d.Content = x.Sketch.Jaccard(y.Sketch)
+		d.Content = index.Content(x, y)
 	}
 	return d
 }

@@ -190,7 +190,7 @@ type Match struct {
 	Title      string  // Similar only
 	Distance   int     // Hamming distance between the fingerprints
 	Similarity float64 // 1 − Distance/64
-	Content    float64 // Similar only: estimated content similarity (MinHash Jaccard), 1 for exact matches, 0 when a sketch is missing
+	Content    float64 // Similar only: estimated content similarity (MinHash Jaccard, Content: from the confirmation sketches when both have one), 1 for exact matches, 0 when a sketch is missing
 	// Containment (Similar only): the estimated share of the smaller
 	// text's 5-grams the other holds (Containment), 1 for exact
 	// matches, 0 when a sketch or set size is missing.

@@ -395,6 +395,60 @@ func TestConfirmed(t *testing.T) {
 	}
 }
 
+// With confirmation sketches on both documents, Confirmed uses them:
+// their estimate (agree on k of 256 values: (k-1)/255) against
+// minContent, or a containment of LongMinContainment at an estimate of
+// LongContainmentFloor, whatever the sizes' ratio. With one missing it
+// falls back to the 64-value sketches' rule.
+func TestConfirmedLong(t *testing.T) {
+	var base minhash.Long
+	for i := range base {
+		base[i] = uint8(i)
+	}
+	agree := func(k int) minhash.Long {
+		l := base
+		for i := k; i < minhash.LongSize; i++ {
+			l[i] ^= 0xa5
+		}
+		return l
+	}
+	short := sketchOf(0) // the 64-value sketches agree on every value
+	for _, tt := range []struct {
+		name       string
+		k, na, nb  int
+		minContent float64
+		want       bool
+		content    float64
+		contained  float64
+	}{
+		{"resemblance", 180, 1000, 1000, 0.7, true, 179.0 / 255, 0.8249},
+		{"under min-content, sizes equal", 175, 1000, 1000, 0.7, false, 174.0 / 255, 0.8112}, // the 64-value sketches would confirm
+		{"header added: 60% of the copy", 154, 600, 1000, 0.7, true, 153.0 / 255, 1},         // sizes beyond MinSizeRatio
+		{"under the floor", 146, 550, 1000, 0.7, false, 145.0 / 255, 1},                      // J 0.569 < 0.57
+		{"min-content 0.5", 147, 1000, 1000, 0.5, true, 146.0 / 255, 0.7281},
+		{"floor, containment 0.850", 147, 749, 1000, 0.7, true, 146.0 / 255, 0.8502},
+		{"floor, containment 0.849", 147, 751, 1000, 0.7, false, 146.0 / 255, 0.8489},
+	} {
+		a := &index.Doc{Sketch: short, Long: base, Shingles: tt.na}
+		b := &index.Doc{Sketch: short, Long: agree(tt.k), Shingles: tt.nb}
+		if got := index.Confirmed(a, b, tt.minContent); got != tt.want {
+			t.Errorf("%s: Confirmed = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := index.Content(a, b); math.Abs(got-tt.content) > 1e-12 {
+			t.Errorf("%s: Content = %.4f, want %.4f", tt.name, got, tt.content)
+		}
+		if got := index.Containment(a, b); math.Abs(got-tt.contained) > 1e-4 {
+			t.Errorf("%s: Containment = %.4f, want %.4f", tt.name, got, tt.contained)
+		}
+		// Without b's confirmation sketch: the 64-value sketches, which
+		// agree on every value.
+		b.Long = minhash.Long{}
+		if got := index.Content(a, b); got != 1 || !index.Confirmed(a, b, tt.minContent) {
+			t.Errorf("%s without b's long sketch: Content %v, Confirmed %v; want 1, true", tt.name, got, index.Confirmed(a, b, tt.minContent))
+		}
+	}
+}
+
 // A record-only document (an exact duplicate dedup archives) is filed
 // under its content hash only: Similar finds it as an exact match, never
 // through the tables or bands; it is deleted without touching the

@@ -26,6 +26,11 @@ type Doc struct {
 	// is of (minhash.NewCount); 0 when unknown (a record written before
 	// it was kept), which leaves containment unestimated.
 	Shingles int
+	// Long is the confirmation sketch of the same content
+	// (minhash.NewAll), in the record's optional field 4; the zero Long
+	// when unknown (a record written before it was kept), when Similar
+	// and Confirmed fall back to the Sketch.
+	Long minhash.Long
 	// Original, Via and Hops place a duplicate that dedup archived (see
 	// dedup.Run): Original is the original of the cluster it joined, Via
 	// the archived document it matched (Original itself or another
@@ -63,6 +68,7 @@ const (
 	fieldText     = 1
 	fieldShingles = 2
 	fieldCluster  = 3
+	fieldLong     = 4
 
 	flagRecordOnly = 1
 )
@@ -133,6 +139,8 @@ const recordVersion = 1
 //	             hops, uvarint flags (1: record only), uvarint length and
 //	             bytes of the original's ID, then of Via, then of each of
 //	             More
+//	  4          confirmation sketch (Doc.Long): minhash.LongEncodedSize
+//	             bytes, its values in order; only when it is not zero
 func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Fingerprint))
@@ -180,6 +188,9 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 			f = append(f, id...)
 		}
 		dst = appendField(dst, fieldCluster, f)
+	}
+	if !d.Long.IsZero() {
+		dst = appendField(dst, fieldLong, d.Long[:])
 	}
 	return dst
 }
@@ -357,6 +368,11 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 			default:
 				doc.Hops, doc.RecordOnly = int(hops), flags&flagRecordOnly != 0
 				doc.Original, doc.Via, doc.More = string(orig), string(via), more
+			}
+		case tag == fieldLong:
+			if err := doc.Long.UnmarshalBinary(p); err != nil {
+				d.off = start
+				d.fail("confirmation sketch field: %v", err)
 			}
 		}
 		if d.err == nil && tag == fieldText && withText {

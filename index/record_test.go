@@ -71,6 +71,24 @@ func TestRecordGolden(t *testing.T) {
 	if !reflect.DeepEqual(back, d) {
 		t.Errorf("decoded %+v, want %+v", back, d)
 	}
+
+	// The confirmation sketch is optional field 4: its 256 values.
+	for i := range d.Long {
+		d.Long[i] = uint8(i)
+	}
+	want += "04" + "8002" // tag 4, 256 bytes
+	for i := range 256 {
+		want += hex.EncodeToString([]byte{byte(i)})
+	}
+	if got := hex.EncodeToString(encodeDoc(nil, &d)); got != want {
+		t.Fatalf("record with a long sketch %s\nwant                      %s", got, want)
+	}
+	if back, err = decodeDoc(mustHex(t, want), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, d) {
+		t.Errorf("decoded %+v, want %+v", back, d)
+	}
 }
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -83,6 +101,8 @@ func TestRecordRoundTrip(t *testing.T) {
 			Shingles: 39, Original: "full", Via: "other member", Hops: 3, More: []string{"x", "y"}},
 		{ID: "old", Added: time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
 	}
+	s, l, n := minhash.NewAll("正文 the text of a record with a confirmation sketch")
+	docs = append(docs, Doc{ID: "long", Sketch: s, Long: l, Shingles: n, Added: time.Unix(9, 0).UTC(), Original: "full", Via: "full", Hops: 1})
 	for _, d := range docs {
 		got, err := decodeDoc(encodeDoc(nil, &d), d.ID)
 		if err != nil {
@@ -132,6 +152,8 @@ func TestDecodeDocErrors(t *testing.T) {
 		{"set size 0", append(append([]byte(nil), good...), 2, 1, 0), "content-set size field 00: want one uvarint"},
 		{"set size and more", append(append([]byte(nil), good...), 2, 2, 5, 5), "content-set size field 0505: want one uvarint"},
 		{"set size too large", append(append([]byte(nil), good...), 2, 5, 0xff, 0xff, 0xff, 0xff, 0x0f), "content-set size field ffffffff0f"},
+		{"short long sketch", append(append([]byte(nil), good...), 4, 3, 1, 2, 3), "confirmation sketch field: minhash: invalid sketch encoding: long sketch of 3 bytes, want 256"},
+		{"long sketch of zeros", append(append(append([]byte(nil), good...), 4, 0x80, 2), make([]byte, 256)...), "confirmation sketch field: minhash: invalid sketch encoding: long sketch of zeros only"},
 		{"title too long", append(epoch[:19:19], 0x7f, 'H'), "title length: 127 does not fit"},
 		{"sketch size", append(epoch[:19:19], 0, 0, 3), "sketch size 3: want 0 or 64"},
 		{"truncated sketch", good[:len(good)-3], "sketch: need 128 bytes, have 127"},
@@ -156,6 +178,8 @@ func FuzzDecodeDoc(f *testing.F) {
 		Sketch: minhash.New("some text here"), Added: time.Unix(1e9, 1), Shingles: 10}))
 	f.Add(encodeDoc(nil, &Doc{Title: "t", Added: time.Unix(1e9, 1), Shingles: 10, Original: "o", Via: "v", Hops: 1, RecordOnly: true}))
 	f.Add(encodeDoc(nil, &Doc{Title: "t", Text: "正文 text kept with the record", Shingles: 7, Original: "o", Via: "v", Hops: 2}))
+	s, l, n := minhash.NewAll("a text with both sketches")
+	f.Add(encodeDoc(nil, &Doc{Title: "t", Sketch: s, Long: l, Shingles: n, Original: "o", Via: "v", Hops: 1}))
 	f.Add([]byte{1})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, rec []byte) {

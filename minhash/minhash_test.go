@@ -80,15 +80,7 @@ func sketchReference(text string) Sketch {
 	if text == "" {
 		return Sketch{}
 	}
-	var rs []rune
-	for off := 0; off < len(text); {
-		r, w := utf8.DecodeRuneInString(text[off:])
-		if r == utf8.RuneError && w == 1 {
-			r = rune(invalidByte + uint32(text[off]))
-		}
-		rs = append(rs, r)
-		off += w
-	}
+	rs := textRunes(text)
 	var mins [Size]uint64
 	for i := range mins {
 		mins[i] = math.MaxUint64
@@ -100,6 +92,21 @@ func sketchReference(text string) Sketch {
 		add(&mins, ShingleHash(rs[i:i+ShingleRunes]))
 	}
 	return densify(&mins)
+}
+
+// textRunes returns the runes of text as New reads them: a byte that is
+// not UTF-8 stands for invalidByte + itself.
+func textRunes(text string) []rune {
+	var rs []rune
+	for off := 0; off < len(text); {
+		r, w := utf8.DecodeRuneInString(text[off:])
+		if r == utf8.RuneError && w == 1 {
+			r = rune(invalidByte + uint32(text[off]))
+		}
+		rs = append(rs, r)
+		off += w
+	}
+	return rs
 }
 
 // decodeCases are texts around New's decoding shortcuts: ASCII,
@@ -577,11 +584,15 @@ func FuzzNew(f *testing.F) {
 	})
 }
 
-var sinkSketch Sketch
+var (
+	sinkSketch Sketch
+	sinkLong   Long
+)
 
-// BenchmarkNew times New and NewCount (the sketch and the set size
-// that containment needs) on the first zh_news article of at least
-// 3,000 bytes, in id order, and on repeated English.
+// BenchmarkNew times New, NewCount (the sketch and the set size that
+// containment needs) and NewAll (those and the Long, what Analyze
+// makes) on the first zh_news article of at least 3,000 bytes, in id
+// order, and on repeated English.
 func BenchmarkNew(b *testing.B) {
 	docs := readCorpus(b, "zh_news")
 	ids := make([]string, 0, len(docs))
@@ -610,15 +621,31 @@ func BenchmarkNew(b *testing.B) {
 				sinkSketch, _ = NewCount(in.text)
 			}
 		})
+		b.Run(fmt.Sprintf("%s/%dB/all", in.name, len(in.text)), func(b *testing.B) {
+			b.SetBytes(int64(len(in.text)))
+			for b.Loop() {
+				sinkSketch, sinkLong, _ = NewAll(in.text)
+			}
+		})
 	}
 }
 
+// BenchmarkJaccard times the two estimates a confirmation makes: the
+// Sketch's and the Long's.
 func BenchmarkJaccard(b *testing.B) {
-	s, t := New("我来到北京清华大学"), New("我来到北京大学")
+	s, l, _ := NewAll("我来到北京清华大学")
+	t, m, _ := NewAll("我来到北京大学")
 	var sink float64
-	for b.Loop() {
-		sink += s.Jaccard(t)
-	}
+	b.Run("sketch", func(b *testing.B) {
+		for b.Loop() {
+			sink += s.Jaccard(t)
+		}
+	})
+	b.Run("long", func(b *testing.B) {
+		for b.Loop() {
+			sink += l.Jaccard(&m)
+		}
+	})
 	_ = sink
 }
 

@@ -93,7 +93,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"转载：显示对话框", "2018/reprint-show-dialog", "distance 1", "content similarity 0.98", "对话框、控件、编辑器"} {
+	for _, want := range []string{"转载：显示对话框", "2018/reprint-show-dialog", "distance 1", "content similarity 0.97", "对话框、控件、编辑器"} {
 		if !strings.Contains(match, want) {
 			t.Errorf("the match shows %q, without %q", match, want)
 		}

@@ -42,5 +42,5 @@ func Example() {
 	post("/v1/check", `{"text": "`+text+`本文转载自新华网。"}`)
 	// Output:
 	// 201 {"id":"2018/1030-jinyong","fingerprint":"3230bef29d4987d3","replaced":false}
-	// 200 {"fingerprint":"33303ed2984987c0","verdict":"duplicate","matches":[{"id":"2018/1030-jinyong","title":"金庸逝世","distance":8,"similarity":0.875,"content":0.9375,"exact":false,"shared_keywords":["金庸","武侠小说","查良镛","射雕","天龙八部","笑傲江湖","泰斗","英雄传","享年","影视剧","几代","逝世","改编","读者","新华社","日电","原名","多次","作品","香港","先生","北京","影响"]}],"added":false}
+	// 200 {"fingerprint":"33303ed2984987c0","verdict":"duplicate","matches":[{"id":"2018/1030-jinyong","title":"金庸逝世","distance":8,"similarity":0.875,"content":0.9450980392156862,"exact":false,"shared_keywords":["金庸","武侠小说","查良镛","射雕","天龙八部","笑傲江湖","泰斗","英雄传","享年","影视剧","几代","逝世","改编","读者","新华社","日电","原名","多次","作品","香港","先生","北京","影响"]}],"added":false}
 }

@@ -60,11 +60,14 @@ const copyOfCopy = "lo-help-en-US/text/schart/01/05080000#reprint"
 // testRedisEquivalence: one dedup against Redis writes byte for byte the
 // --pairs, --clusters and --unique of the same run against Badger and in
 // memory, and so does running it again (resumed: everything is there),
-// on the sample without its copy of a copy. With it, Badger and memory
-// still agree, and Redis differs by that record alone: index.Ingest, the
-// race-free decision of a shared archive, matches originals only, so a
-// copy of a copy that matches no original stays an original there (a
-// known gap, named in dedup.Run's doc).
+// on the sample without its copy of a copy, and with it. index.Ingest,
+// the race-free decision of a shared archive, matches originals only (a
+// known gap, named in dedup.Run's doc), so Redis differed by that record
+// alone while the 64-value sketches confirmed it against its cluster's
+// member only; the confirmation sketch (index.Doc.Long) confirms it
+// against the original too (exact Jaccard 0.78 of character 5-grams,
+// estimated 0.73; the 64-value sketch said under 0.70), and all three
+// agree.
 func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
 	dir := t.TempDir()
 	full, err := os.ReadFile(sampleCorpus)
@@ -115,8 +118,8 @@ func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
 	}
 
 	mem := run("memory", without)
-	if n := lines(mem); n != [3]int{82, 61, 237} {
-		t.Fatalf("in memory: %d pairs, %d clusters, %d unique lines; want 82, 61, 237", n[0], n[1], n[2])
+	if n := lines(mem); n != [3]int{82, 61, 238} {
+		t.Fatalf("in memory: %d pairs, %d clusters, %d unique lines; want 82, 61, 238", n[0], n[1], n[2])
 	}
 	url := c.URL(redistest.Name(t))
 	same("badger", run("badger", without, "--index", filepath.Join(dir, "badger")), mem)
@@ -124,16 +127,14 @@ func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
 	same("redis resumed", run("redis2", without, "--index", url), mem)
 
 	memFull := run("memory-full", sampleCorpus)
-	if n := lines(memFull); n != [3]int{83, 61, 237} {
-		t.Fatalf("in memory, the whole sample: %d pairs, %d clusters, %d unique lines; want 83, 61, 237", n[0], n[1], n[2])
+	if n := lines(memFull); n != [3]int{83, 61, 238} {
+		t.Fatalf("in memory, the whole sample: %d pairs, %d clusters, %d unique lines; want 83, 61, 238", n[0], n[1], n[2])
 	}
 	same("badger, the whole sample", run("badger-full", sampleCorpus, "--index", filepath.Join(dir, "badger-full")), memFull)
 	redisFull := run("redis-full", sampleCorpus, "--index", c.URL(redistest.Name(t)+"-full"))
-	if n := lines(redisFull); n != [3]int{82, 61, 238} {
-		t.Errorf("redis, the whole sample: %d pairs, %d clusters, %d unique lines; want 82, 61, 238 (%s an original)", n[0], n[1], n[2], copyOfCopy)
-	}
-	if !bytes.Contains(redisFull[2], []byte(`"id":"`+copyOfCopy+`"`)) || bytes.Contains(memFull[2], []byte(`"id":"`+copyOfCopy+`"`)) {
-		t.Errorf("%s: want it unique against Redis only", copyOfCopy)
+	same("redis, the whole sample", redisFull, memFull)
+	if bytes.Contains(redisFull[2], []byte(`"id":"`+copyOfCopy+`"`)) {
+		t.Errorf("%s: unique against Redis, want it a duplicate of its cluster's original", copyOfCopy)
 	}
 }
 

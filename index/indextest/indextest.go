@@ -359,8 +359,12 @@ func testGetRoundTrip(t *testing.T, open Opener) {
 	for i := range sketch {
 		sketch[i] = uint16(3*i + 1)
 	}
+	var long minhash.Long
+	for i := range long {
+		long[i] = uint8(5*i + 2)
+	}
 	full := index.Doc{ID: "标识/full", Fingerprint: 0xabc, ContentHash: 7, Title: "标题 T",
-		Keywords: []tfidf.Keyword{{Word: "k", Weight: 2}, {Word: "新闻", Weight: 0.25}}, Sketch: sketch,
+		Keywords: []tfidf.Keyword{{Word: "k", Weight: 2}, {Word: "新闻", Weight: 0.25}}, Sketch: sketch, Long: long, Shingles: 300,
 		Added: time.Date(2025, 1, 2, 12, 4, 5, 6, time.FixedZone("UTC+9", 9*3600)), Job: "job-1", Seq: 1<<40 + 3,
 		Text: "正文：新华社北京电，the kept text of the article."}
 	if err := x.Add(ctx, full, index.Doc{ID: "zero"}); err != nil {
