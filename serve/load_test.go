@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -346,24 +347,105 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
+	// The machine's floor: the same POST to a bare net/http handler that
+	// reads the body and answers a short JSON object, on its own
+	// loopback server; what net/http, the loopback and the client cost
+	// here, whatever the handler.
+	hello := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`+"\n")
+	}))
+	defer hello.Close()
+	viaHello := func() time.Duration {
+		t0 := time.Now()
+		resp, err := client.Post(hello.URL, "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(t0)
+	}
+	// The server's handler without the network: ServeHTTP on a
+	// recorder, so that its share (body, JSON both ways, metrics) is
+	// told apart from net/http's.
+	viaHandler := func() time.Duration {
+		t0 := time.Now()
+		req := httptest.NewRequest(http.MethodPost, "/v1/check", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("status %d", rec.Code)
+		}
+		return time.Since(t0)
+	}
+	// The same check from a client in a process of its own (the test
+	// binary again, see TestMain), so that the client's CPU and garbage
+	// are not the server's; it sends a request for each line it reads
+	// and answers with the time it took.
+	bodyFile := filepath.Join(b.TempDir(), "body.json")
+	if err := os.WriteFile(bodyFile, body, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.CommandContext(b.Context(), os.Args[0])
+	cmd.Env = append(os.Environ(), "NEARDUP_BENCH_CLIENT="+hs.URL+"/v1/check", "NEARDUP_BENCH_BODY="+bodyFile)
+	cmd.Stderr = os.Stderr
+	toClient, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fromClient, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		toClient.Close()
+		if err := cmd.Wait(); err != nil {
+			b.Errorf("the client process: %v", err)
+		}
+	}()
+	clientOut := bufio.NewScanner(fromClient)
+	viaProcess := func() time.Duration {
+		if _, err := io.WriteString(toClient, "go\n"); err != nil {
+			b.Fatal(err)
+		}
+		if !clientOut.Scan() {
+			b.Fatalf("the client process ended: %v", clientOut.Err())
+		}
+		n, err := strconv.ParseInt(clientOut.Text(), 10, 64)
+		if err != nil {
+			b.Fatalf("the client process wrote %q", clientOut.Text())
+		}
+		return time.Duration(n)
+	}
 	for range 20 { // warm up
+		viaProcess()
 		viaHTTP()
 		inProcess()
 		inProcessCheck()
+		viaHello()
+		viaHandler()
 	}
-	var h, p, pc, f []time.Duration
+	var h, p, pc, f, hl, hd, ext []time.Duration
 	b.ResetTimer()
 	for range b.N {
+		ext = append(ext, viaProcess())
 		h = append(h, viaHTTP())
 		p = append(p, inProcess())
 		pc = append(pc, inProcessCheck())
 		f = append(f, floor())
+		hl = append(hl, viaHello())
+		hd = append(hd, viaHandler())
 	}
 	b.StopTimer()
-	slices.Sort(h)
-	slices.Sort(p)
-	slices.Sort(pc)
-	slices.Sort(f)
+	for _, ds := range [][]time.Duration{h, p, pc, f, hl, hd, ext} {
+		slices.Sort(ds)
+	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(percentile(h, 50)), "http-p50-ms")
 	b.ReportMetric(ms(percentile(h, 99)), "http-p99-ms")
@@ -374,4 +456,13 @@ func BenchmarkCheckOverhead(b *testing.B) {
 	b.ReportMetric(float64(len(article)), "article-bytes")
 	b.ReportMetric(ms(percentile(pc, 50)), "inproc-check-p50-ms")
 	b.ReportMetric(100*(float64(percentile(h, 50))/float64(percentile(pc, 50))-1), "overhead-vs-check-%")
+	b.ReportMetric(ms(percentile(hl, 50)), "hello-p50-ms")
+	b.ReportMetric(ms(percentile(hd, 50)), "handler-p50-ms")
+	// The handler's own share: ServeHTTP on a recorder against what it
+	// calls in process.
+	b.ReportMetric(100*(float64(percentile(hd, 50))/float64(percentile(pc, 50))-1), "handler-vs-check-%")
+	// The machine's share: a bare net/http POST of the same body.
+	b.ReportMetric(100*float64(percentile(hl, 50))/float64(percentile(p, 50)), "hello-vs-inproc-%")
+	b.ReportMetric(ms(percentile(ext, 50)), "ext-http-p50-ms")
+	b.ReportMetric(100*(float64(percentile(ext, 50))/float64(percentile(p, 50))-1), "ext-overhead-%")
 }
