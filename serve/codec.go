@@ -225,9 +225,9 @@ func readAll(r io.Reader, n int64) ([]byte, error) {
 // lower case, with valid UTF-8 and no escaped surrogate. It reports
 // whether it decoded b; when it did, a holds what encoding/json would
 // decode, and when it did not, decodeJSON decodes b (or says what is
-// wrong with it). A 5 KB article is decoded in a fraction of
-// encoding/json's time, which scans it twice and decodes its text rune
-// by rune.
+// wrong with it). encoding/json scans a body twice, a byte at a time,
+// then decodes its strings rune by rune: a third of a 5 KB article's
+// check time on the server's side besides the analysis.
 func decodeArticle(b []byte, a *article) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -289,72 +289,72 @@ func skipSpace(b []byte, i int) int {
 // jsonString decodes the JSON string that starts at b[i] and returns it
 // and the index after it; ok is false for what decodeArticle leaves to
 // encoding/json (anything but a string, invalid UTF-8, an escaped
-// surrogate) and for malformed strings.
+// surrogate) and for malformed strings. It finds the closing quote and
+// the backslashes with bytes.IndexByte, and checks the runs between
+// them for control characters and with utf8.Valid: a few passes, each
+// far quicker than a byte at a time through a switch.
 func jsonString(b []byte, i int) (s string, next int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return "", 0, false
 	}
 	i++
-	start := i
 	var out []byte // the decoded string, once an escape is met
-	ascii := true
-	for i < len(b) {
-		c := b[i]
-		switch {
-		case c == '"':
-			raw := b[start:i]
-			if !ascii && !utf8.Valid(raw) {
+	q := -1        // the first '"' at or after i
+	for {
+		if q < i {
+			k := bytes.IndexByte(b[i:], '"')
+			if k < 0 {
 				return "", 0, false
 			}
-			if out != nil {
-				return string(append(out, raw...)), i + 1, true
-			}
-			return string(raw), i + 1, true
-		case c < 0x20:
-			return "", 0, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-			i++
-		case c != '\\':
-			i++
-		default:
-			raw := b[start:i]
-			if !ascii && !utf8.Valid(raw) {
-				return "", 0, false
-			}
-			out, ascii = append(out, raw...), true
-			if i+1 >= len(b) {
-				return "", 0, false
-			}
-			n := 2
-			switch e := b[i+1]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				if i+6 > len(b) {
-					return "", 0, false
-				}
-				r, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
-				if err != nil || utf16.IsSurrogate(rune(r)) {
-					return "", 0, false
-				}
-				out, n = utf8.AppendRune(out, rune(r)), 6
-			default:
-				return "", 0, false
-			}
-			i += n
-			start = i
+			q = i + k
 		}
+		run := b[i:q]
+		k := bytes.IndexByte(run, '\\')
+		if k >= 0 {
+			run = run[:k]
+		}
+		for _, c := range run {
+			if c < 0x20 {
+				return "", 0, false
+			}
+		}
+		if !utf8.Valid(run) {
+			return "", 0, false
+		}
+		if k < 0 {
+			if out != nil {
+				return string(append(out, run...)), q + 1, true
+			}
+			return string(run), q + 1, true
+		}
+		out = append(out, run...)
+		i += k // at the backslash, before q
+		n := 2
+		switch e := b[i+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if i+6 > len(b) {
+				return "", 0, false
+			}
+			r, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+			if err != nil || utf16.IsSurrogate(rune(r)) {
+				return "", 0, false
+			}
+			out, n = utf8.AppendRune(out, rune(r)), 6
+		default:
+			return "", 0, false
+		}
+		i += n
 	}
-	return "", 0, false
 }

@@ -367,6 +367,40 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		resp.Body.Close()
 		return time.Since(t0)
 	}
+	// The same work in a bare net/http handler: it reads the body
+	// without decoding it and does what inProcessCheck does, in a server
+	// goroutine; against it, the HTTP time less the serve package's own
+	// (routing, JSON decoding, metrics, headers).
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		an, err := a.Analyze(article)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		d := an.Doc("", "", DefaultKeywords)
+		res, err := dedup.Check(r.Context(), x, &d, index.DefaultMaxDistance, false)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		j, _ := json.Marshal(res.Report("", an))
+		w.Write(j)
+	}))
+	defer bare.Close()
+	viaBare := func() time.Duration {
+		t0 := time.Now()
+		resp, err := client.Post(bare.URL, "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+		return time.Since(t0)
+	}
 	// The server's handler without the network: ServeHTTP on a
 	// recorder, so that its share (body, JSON both ways, metrics) is
 	// told apart from net/http's.
@@ -430,12 +464,14 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		inProcessCheck()
 		viaHello()
 		viaHandler()
+		viaBare()
 	}
-	var h, p, pc, f, hl, hd, ext []time.Duration
+	var h, p, pc, f, hl, hd, ext, br []time.Duration
 	b.ResetTimer()
 	for range b.N {
 		ext = append(ext, viaProcess())
 		h = append(h, viaHTTP())
+		br = append(br, viaBare())
 		p = append(p, inProcess())
 		pc = append(pc, inProcessCheck())
 		f = append(f, floor())
@@ -443,7 +479,7 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		hd = append(hd, viaHandler())
 	}
 	b.StopTimer()
-	for _, ds := range [][]time.Duration{h, p, pc, f, hl, hd, ext} {
+	for _, ds := range [][]time.Duration{h, p, pc, f, hl, hd, ext, br} {
 		slices.Sort(ds)
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -463,6 +499,11 @@ func BenchmarkCheckOverhead(b *testing.B) {
 	b.ReportMetric(100*(float64(percentile(hd, 50))/float64(percentile(pc, 50))-1), "handler-vs-check-%")
 	// The machine's share: a bare net/http POST of the same body.
 	b.ReportMetric(100*float64(percentile(hl, 50))/float64(percentile(p, 50)), "hello-vs-inproc-%")
+	b.ReportMetric(ms(percentile(br, 50)), "bare-p50-ms")
+	// What the serve package adds to a bare net/http server doing the
+	// same work.
+	b.ReportMetric(100*(float64(percentile(h, 50))/float64(percentile(br, 50))-1), "serve-vs-bare-%")
+	b.ReportMetric(100*(float64(percentile(br, 50))/float64(percentile(pc, 50))-1), "bare-vs-check-%")
 	b.ReportMetric(ms(percentile(ext, 50)), "ext-http-p50-ms")
 	b.ReportMetric(100*(float64(percentile(ext, 50))/float64(percentile(p, 50))-1), "ext-overhead-%")
 }
