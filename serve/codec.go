@@ -226,8 +226,8 @@ func readAll(r io.Reader, n int64) ([]byte, error) {
 // whether it decoded b; when it did, a holds what encoding/json would
 // decode, and when it did not, decodeJSON decodes b (or says what is
 // wrong with it). encoding/json scans a body twice, a byte at a time,
-// then decodes its strings rune by rune: a third of a 5 KB article's
-// check time on the server's side besides the analysis.
+// then decodes its strings rune by rune; BenchmarkDecodeArticle times
+// the two on a 5 KB Chinese article.
 func decodeArticle(b []byte, a *article) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -291,8 +291,7 @@ func skipSpace(b []byte, i int) int {
 // encoding/json (anything but a string, invalid UTF-8, an escaped
 // surrogate) and for malformed strings. It finds the closing quote and
 // the backslashes with bytes.IndexByte, and checks the runs between
-// them for control characters and with utf8.Valid: a few passes, each
-// far quicker than a byte at a time through a switch.
+// them for control characters and with utf8.Valid.
 func jsonString(b []byte, i int) (s string, next int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return "", 0, false
