@@ -151,9 +151,9 @@ type MatchReport struct {
 func (c *Checked) Report(id string, an *neardup.Analysis) CheckReport {
 	r := CheckReport{ID: id, Fingerprint: an.Fingerprint.String(), Verdict: CheckNew, Matches: make([]MatchReport, 0, len(c.Matches)), Added: c.Added}
 	for _, m := range c.Matches {
-		e := tfidf.Explain(an.Keywords, m.Keywords)
-		shared := make([]string, len(e.Shared))
-		for i, k := range e.Shared {
+		sk := tfidf.Shared(an.Keywords, m.Keywords)
+		shared := make([]string, len(sk))
+		for i, k := range sk {
 			shared[i] = k.Word
 		}
 		r.Matches = append(r.Matches, MatchReport{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,

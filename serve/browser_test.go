@@ -116,6 +116,37 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the archived side shows %q (%v): want the reprint's text with its source note", archived, err)
 	}
 
+	// The keyboard: Tab goes from the article through the form in
+	// reading order, and a match's compare button pressed with Enter
+	// moves focus to the shared passages.
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#text"))); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for range 5 {
+		if err := chromedp.Do(ctx, chromedp.KeyEvent("\t")); err != nil {
+			t.Fatal(err)
+		}
+		id, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, id)
+	}
+	if got := strings.Join(order, " "); got != "title id file check add" {
+		t.Errorf("Tab from the article goes through %q, want %q", got, "title id file check add")
+	}
+	err = chromedp.Do(ctx,
+		chromedp.Focus(chromedp.CSS("#matches li .actions button")),
+		chromedp.KeyEvent("\r"),
+	)
+	if err == nil {
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.activeElement.id === "compare-heading"`, chromedp.WithPollingTimeout(10*time.Second)))
+	}
+	if err != nil {
+		t.Errorf("Enter on a match's compare button: focus is not on the shared passages: %v", err)
+	}
+
 	tokenShown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("token-row").offsetParent !== null`))
 	if err != nil || tokenShown {
 		t.Errorf("the token field is shown by a server without a token (%v)", err)
@@ -210,5 +241,14 @@ func TestBrowserWrites(t *testing.T) {
 	}
 	if _, err := s.o.Index.Get(t.Context(), "2024/show-dialog"); err == nil {
 		t.Error("the page's delete left the document in the archive")
+	}
+	// The pressed button went with its match: focus is on the verdict,
+	// which says what is left.
+	verdict, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#verdict")))
+	if err != nil || verdict != "已删除 Deleted 2024/show-dialog · no near-duplicate left in the archive" {
+		t.Errorf("verdict after the delete %q (%v)", verdict, err)
+	}
+	if focused, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.id`)); err != nil || focused != "verdict" {
+		t.Errorf("focus after the delete is on %q (%v), want the verdict", focused, err)
 	}
 }

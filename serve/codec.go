@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // apiError is an error answer: {"error": Msg with the field named, "field": Field}.
@@ -138,7 +140,7 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiE
 	if e != nil {
 		return e
 	}
-	b, err := io.ReadAll(body)
+	b, err := readAll(body, r.ContentLength)
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
@@ -152,6 +154,13 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiE
 // decodeJSON decodes b, one JSON object and nothing after it, into v,
 // naming the field at fault in its errors.
 func decodeJSON(b []byte, v any) *apiError {
+	if a, ok := v.(*article); ok && *a == (article{}) {
+		var fast article
+		if decodeArticle(b, &fast) {
+			*a = fast
+			return nil
+		}
+	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return badRequest("", "empty request body: want a JSON object")
 	}
@@ -195,4 +204,156 @@ func jsonKind(k string) string {
 		return "true or false"
 	}
 	return "a number"
+}
+
+// readAll reads r to its end into a buffer sized for n bytes (a
+// request's ContentLength; -1 when unknown), so that a body of the size
+// it announced is read without growing the buffer.
+func readAll(r io.Reader, n int64) ([]byte, error) {
+	if n < 0 || n > 1<<20 {
+		return io.ReadAll(r)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(n) + bytes.MinRead)
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
+}
+
+// decodeArticle is decodeJSON's fast path for an article, the body of
+// check and of an added document: b is one object with no other field
+// than "id", "title" and "text", each a string at most once, spelt in
+// lower case, with valid UTF-8 and no escaped surrogate. It reports
+// whether it decoded b; when it did, a holds what encoding/json would
+// decode, and when it did not, decodeJSON decodes b (or says what is
+// wrong with it). encoding/json scans a body twice, a byte at a time,
+// then decodes its strings rune by rune; BenchmarkDecodeArticle times
+// the two on a 5 KB Chinese article.
+func decodeArticle(b []byte, a *article) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	var seen [3]bool
+	for {
+		var key, val string
+		var ok bool
+		if key, i, ok = jsonString(b, i); !ok {
+			return false
+		}
+		if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+			return false
+		}
+		if val, i, ok = jsonString(b, skipSpace(b, i+1)); !ok {
+			return false
+		}
+		f := -1
+		switch key {
+		case "id":
+			f, a.ID = 0, &val
+		case "title":
+			f, a.Title = 1, val
+		case "text":
+			f, a.Text = 2, &val
+		}
+		if f < 0 || seen[f] {
+			return false
+		}
+		seen[f] = true
+		if i = skipSpace(b, i); i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return skipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
+}
+
+// skipSpace returns the index of the first byte of b from i on that is
+// not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// jsonString decodes the JSON string that starts at b[i] and returns it
+// and the index after it; ok is false for what decodeArticle leaves to
+// encoding/json (anything but a string, invalid UTF-8, an escaped
+// surrogate) and for malformed strings. It finds the closing quote and
+// the backslashes with bytes.IndexByte, and checks the runs between
+// them for control characters and with utf8.Valid.
+func jsonString(b []byte, i int) (s string, next int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", 0, false
+	}
+	i++
+	var out []byte // the decoded string, once an escape is met
+	q := -1        // the first '"' at or after i
+	for {
+		if q < i {
+			k := bytes.IndexByte(b[i:], '"')
+			if k < 0 {
+				return "", 0, false
+			}
+			q = i + k
+		}
+		run := b[i:q]
+		k := bytes.IndexByte(run, '\\')
+		if k >= 0 {
+			run = run[:k]
+		}
+		for _, c := range run {
+			if c < 0x20 {
+				return "", 0, false
+			}
+		}
+		if !utf8.Valid(run) {
+			return "", 0, false
+		}
+		if k < 0 {
+			if out != nil {
+				return string(append(out, run...)), q + 1, true
+			}
+			return string(run), q + 1, true
+		}
+		out = append(out, run...)
+		i += k // at the backslash, before q
+		n := 2
+		switch e := b[i+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if i+6 > len(b) {
+				return "", 0, false
+			}
+			r, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+			if err != nil || utf16.IsSurrogate(rune(r)) {
+				return "", 0, false
+			}
+			out, n = utf8.AppendRune(out, rune(r)), 6
+		default:
+			return "", 0, false
+		}
+		i += n
+	}
 }

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -266,9 +268,14 @@ func zhArticle(b *testing.B) (string, []string) {
 
 // BenchmarkCheckOverhead measures a check of a 5 KB Chinese article
 // against a warm archive of 2,000 zh_news articles, through HTTP on
-// loopback (POST /v1/check) and in process (Analyze + Similar),
-// alternating the two in the same run; it reports the p50 and p99 of
-// each and the HTTP overhead of the medians.
+// loopback (POST /v1/check) and in process (Analyze + Similar), in the
+// same run; it reports the p50 and p99 of each and the HTTP overhead of
+// the medians. To tell where the difference goes it also times, in the
+// same rounds: Analyze + dedup.Check + the report's JSON in process; the
+// server's handler on a recorder; the same work in a bare net/http
+// handler; a bare net/http POST of the same body (the machine's floor);
+// a 404 of the server; and the check from a client in a process of its
+// own.
 func BenchmarkCheckOverhead(b *testing.B) {
 	article, texts := zhArticle(b)
 	s, x := badgerServer(b, Options{})
@@ -346,24 +353,145 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
+	// The machine's floor: the same POST to a bare net/http handler that
+	// reads the body and answers a short JSON object, on its own
+	// loopback server; what net/http, the loopback and the client cost
+	// here, whatever the handler.
+	hello := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`+"\n")
+	}))
+	defer hello.Close()
+	viaHello := func() time.Duration {
+		t0 := time.Now()
+		resp, err := client.Post(hello.URL, "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(t0)
+	}
+	// The same work in a bare net/http handler: it reads the body
+	// without decoding it and does what inProcessCheck does, in a server
+	// goroutine; against it, the HTTP time less the serve package's own
+	// (routing, JSON decoding, metrics, headers).
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		an, err := a.Analyze(article)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		d := an.Doc("", "", DefaultKeywords)
+		res, err := dedup.Check(r.Context(), x, &d, index.DefaultMaxDistance, false)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		j, _ := json.Marshal(res.Report("", an))
+		w.Write(j)
+	}))
+	defer bare.Close()
+	viaBare := func() time.Duration {
+		t0 := time.Now()
+		resp, err := client.Post(bare.URL, "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+		return time.Since(t0)
+	}
+	// The server's handler without the network: ServeHTTP on a
+	// recorder, so that its share (body, JSON both ways, metrics) is
+	// told apart from net/http's.
+	viaHandler := func() time.Duration {
+		t0 := time.Now()
+		req := httptest.NewRequest(http.MethodPost, "/v1/check", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("status %d", rec.Code)
+		}
+		return time.Since(t0)
+	}
+	// The same check from a client in a process of its own (the test
+	// binary again, see TestMain), so that the client's CPU and garbage
+	// are not the server's; it sends a request for each line it reads
+	// and answers with the time it took.
+	bodyFile := filepath.Join(b.TempDir(), "body.json")
+	if err := os.WriteFile(bodyFile, body, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.CommandContext(b.Context(), os.Args[0])
+	cmd.Env = append(os.Environ(), "NEARDUP_BENCH_CLIENT="+hs.URL+"/v1/check", "NEARDUP_BENCH_BODY="+bodyFile)
+	cmd.Stderr = os.Stderr
+	toClient, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fromClient, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		toClient.Close()
+		if err := cmd.Wait(); err != nil {
+			b.Errorf("the client process: %v", err)
+		}
+	}()
+	clientOut := bufio.NewScanner(fromClient)
+	viaProcess := func() time.Duration {
+		if _, err := io.WriteString(toClient, "go\n"); err != nil {
+			b.Fatal(err)
+		}
+		if !clientOut.Scan() {
+			b.Fatalf("the client process ended: %v", clientOut.Err())
+		}
+		n, err := strconv.ParseInt(clientOut.Text(), 10, 64)
+		if err != nil {
+			b.Fatalf("the client process wrote %q", clientOut.Text())
+		}
+		return time.Duration(n)
+	}
 	for range 20 { // warm up
+		viaProcess()
 		viaHTTP()
 		inProcess()
 		inProcessCheck()
+		viaHello()
+		viaHandler()
+		viaBare()
 	}
-	var h, p, pc, f []time.Duration
+	var h, p, pc, f, hl, hd, ext, br []time.Duration
+	// Each round times every way once, in an order of its own (a fixed
+	// seed), so that none always follows the same other: what ran just
+	// before (a network wait, the same analysis) changes the caches a
+	// measurement starts with.
+	ways := []struct {
+		time func() time.Duration
+		ds   *[]time.Duration
+	}{{viaProcess, &ext}, {viaHTTP, &h}, {viaBare, &br}, {inProcess, &p}, {inProcessCheck, &pc}, {floor, &f}, {viaHello, &hl}, {viaHandler, &hd}}
+	rng := rand.New(rand.NewPCG(16, 16))
 	b.ResetTimer()
 	for range b.N {
-		h = append(h, viaHTTP())
-		p = append(p, inProcess())
-		pc = append(pc, inProcessCheck())
-		f = append(f, floor())
+		for _, i := range rng.Perm(len(ways)) {
+			*ways[i].ds = append(*ways[i].ds, ways[i].time())
+		}
 	}
 	b.StopTimer()
-	slices.Sort(h)
-	slices.Sort(p)
-	slices.Sort(pc)
-	slices.Sort(f)
+	for _, ds := range [][]time.Duration{h, p, pc, f, hl, hd, ext, br} {
+		slices.Sort(ds)
+	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(percentile(h, 50)), "http-p50-ms")
 	b.ReportMetric(ms(percentile(h, 99)), "http-p99-ms")
@@ -374,4 +502,18 @@ func BenchmarkCheckOverhead(b *testing.B) {
 	b.ReportMetric(float64(len(article)), "article-bytes")
 	b.ReportMetric(ms(percentile(pc, 50)), "inproc-check-p50-ms")
 	b.ReportMetric(100*(float64(percentile(h, 50))/float64(percentile(pc, 50))-1), "overhead-vs-check-%")
+	b.ReportMetric(ms(percentile(hl, 50)), "hello-p50-ms")
+	b.ReportMetric(ms(percentile(hd, 50)), "handler-p50-ms")
+	// The handler's own share: ServeHTTP on a recorder against what it
+	// calls in process.
+	b.ReportMetric(100*(float64(percentile(hd, 50))/float64(percentile(pc, 50))-1), "handler-vs-check-%")
+	// The machine's share: a bare net/http POST of the same body.
+	b.ReportMetric(100*float64(percentile(hl, 50))/float64(percentile(p, 50)), "hello-vs-inproc-%")
+	b.ReportMetric(ms(percentile(br, 50)), "bare-p50-ms")
+	// What the serve package adds to a bare net/http server doing the
+	// same work.
+	b.ReportMetric(100*(float64(percentile(h, 50))/float64(percentile(br, 50))-1), "serve-vs-bare-%")
+	b.ReportMetric(100*(float64(percentile(br, 50))/float64(percentile(pc, 50))-1), "bare-vs-check-%")
+	b.ReportMetric(ms(percentile(ext, 50)), "ext-http-p50-ms")
+	b.ReportMetric(100*(float64(percentile(ext, 50))/float64(percentile(p, 50))-1), "ext-overhead-%")
 }

@@ -20,7 +20,11 @@
 //	GET    /                    the editors' page (assets embedded)
 //
 // An add acknowledged with 200 or 201 is as durable as the store makes a
-// write (badgerstore syncs it before Add returns).
+// write: badgerstore syncs it before Add returns; redisstore returns
+// once the masters executed it, in memory, and with wait_replicas=N in
+// the archive's URL once N replicas of each master acknowledged it too
+// (WAIT), answering 500 when they did not in time: an answer the write
+// does not undo (the masters have it), so a client sends the add again.
 package serve
 
 import (

@@ -35,16 +35,55 @@ func Explain(a, b []Keyword) Explanation {
 			e.OnlyB = append(e.OnlyB, Keyword{Word: w, Weight: y})
 		}
 	}
-	sort.Slice(e.Shared, func(i, j int) bool {
-		x, y := e.Shared[i], e.Shared[j]
+	sortShared(e.Shared)
+	SortKeywords(e.OnlyA)
+	SortKeywords(e.OnlyB)
+	return e
+}
+
+// Shared is Explain(a, b).Shared alone: the keywords of both, heaviest
+// WeightA+WeightB first, then by word (nil when there are none). It
+// costs a map of b's words and one look-up for each of a's, where
+// Explain also maps a and lists and sorts the words of each alone: a
+// check's match shows only what it shares with the article, whose 256
+// keywords would be mapped and sorted again for each match.
+func Shared(a, b []Keyword) []SharedKeyword {
+	wb := weights(b)
+	var wa map[string]float64
+	var order []string // the shared words, as first met in a
+	for _, k := range a {
+		if _, ok := wb[k.Word]; !ok {
+			continue
+		}
+		if wa == nil {
+			wa = make(map[string]float64, len(wb))
+		}
+		if _, ok := wa[k.Word]; !ok {
+			order = append(order, k.Word)
+		}
+		wa[k.Word] += k.Weight
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	out := make([]SharedKeyword, len(order))
+	for i, w := range order {
+		out[i] = SharedKeyword{Word: w, WeightA: wa[w], WeightB: wb[w]}
+	}
+	sortShared(out)
+	return out
+}
+
+// sortShared sorts shared keywords heaviest WeightA+WeightB first, then
+// by word.
+func sortShared(s []SharedKeyword) {
+	sort.Slice(s, func(i, j int) bool {
+		x, y := s[i], s[j]
 		if sx, sy := x.WeightA+x.WeightB, y.WeightA+y.WeightB; sx != sy {
 			return sx > sy
 		}
 		return x.Word < y.Word
 	})
-	SortKeywords(e.OnlyA)
-	SortKeywords(e.OnlyB)
-	return e
 }
 
 func weights(ks []Keyword) map[string]float64 {

@@ -22,7 +22,9 @@ every editor and feed goes through it; a Redis archive can be shared with other 
 Write routes (POST /v1/documents, DELETE /v1/documents/ID, POST /v1/check?add=true) need
 "Authorization: Bearer TOKEN" when --token-file names a file holding the token. serve refuses to listen
 on an address other than loopback without a token, unless --insecure. An add is answered 201 (200
-when it replaced a document) once it is on disk. SIGTERM or Ctrl-C stops accepting connections,
+when it replaced a document) once the archive has it: on disk for a Badger directory; for Redis,
+executed by the masters, in memory (add ?wait_replicas=1 to the URL to wait for a replica too; an add
+that no replica acknowledged in time is answered 500, though the masters wrote it). SIGTERM or Ctrl-C stops accepting connections,
 lets the requests in flight finish (at most --grace) and closes the archive.`,
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` to serve (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),

@@ -109,7 +109,7 @@ function matchItem(m, i) {
   const actions = node("div", "actions");
   const view = node("button", "", "对照 Compare side by side");
   view.type = "button";
-  view.addEventListener("click", () => select(m, li));
+  view.addEventListener("click", () => select(m, li, true));
   actions.appendChild(view);
   const del = node("button", "danger", "从存档删除 Delete from archive");
   del.type = "button";
@@ -119,9 +119,12 @@ function matchItem(m, i) {
   return li;
 }
 
-async function select(m, li) {
-  document.querySelectorAll("#matches li").forEach((x) => x.classList.remove("selected"));
-  if (li) li.classList.add("selected");
+// select shows the article and match m side by side; focus moves there
+// when the editor asked for it (not when the first match is shown by
+// itself), so that a keyboard user lands on the passages.
+async function select(m, li, focus) {
+  document.querySelectorAll("#matches li").forEach((x) => { x.classList.remove("selected"); x.removeAttribute("aria-current"); });
+  if (li) { li.classList.add("selected"); li.setAttribute("aria-current", "true"); }
   text($("compare-title"), "— " + (m.title || m.id));
   try {
     const p = await call("POST", "v1/passages", { text: lastText, id: m.id });
@@ -135,6 +138,7 @@ async function select(m, li) {
     }
     text($("side-b-title"), "存档 Archived: " + (p.title || p.id));
     show($("compare"), true);
+    if (focus) $("compare-heading").focus();
   } catch (e) { error(e.message); }
 }
 
@@ -156,8 +160,16 @@ async function remove(m, li, button) {
   }
   try {
     await call("DELETE", "v1/documents/" + encodeURIComponent(m.id), undefined, true);
+    // The focused button goes with its match: focus moves to the next
+    // match's first button, or to the verdict, which says what is left.
+    const next = li.nextElementSibling || li.previousElementSibling;
     li.remove();
     show($("compare"), false);
+    const left = $("matches").children.length;
+    const v = $("verdict");
+    v.className = left ? "dup" : "new";
+    text(v, "已删除 Deleted " + m.id + " · " + (left ? left + (left === 1 ? " near-duplicate" : " near-duplicates") + " left in the archive" : "no near-duplicate left in the archive"));
+    if (next) next.querySelector("button").focus(); else v.focus();
     loadInfo();
   } catch (e) { error(e.message); }
 }
