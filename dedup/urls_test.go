@@ -148,7 +148,7 @@ func TestRunURLs(t *testing.T) {
 				"1 unique https://a.com/x",
 				"2 duplicate https://a.com/x [https://a.com/x 0=] exact",
 				"3 rejected : stdin:3: line longer than 25 bytes",
-				`4 rejected {"url": "https://b.org/"}: stdin:4: invalid URL "{\"url\": \"https://b.org/\"}": invalid character '{' in host "{\"url\""`,
+				`4 rejected {"url": "https://b.org/"}: stdin:4: invalid URL "{\"url\": \"https://b.org/\"}": invalid character '{' in host "{\"url\"" (for lines of JSON give --url-field NAME)`,
 			},
 		},
 	}
