@@ -61,7 +61,8 @@ const copyOfCopy = "lo-help-en-US/text/schart/01/05080000#reprint"
 // --pairs, --clusters and --unique of the same run against Badger and in
 // memory on the whole sample, its copy of a copy included, and so does
 // running it again (resumed: everything is there, each duplicate's
-// matches read back from its record).
+// matches read back from its record); stats then shows the ingest
+// states of the documents written.
 func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
 	dir := t.TempDir()
 	run := func(name string, index ...string) [3][]byte {
@@ -103,6 +104,19 @@ func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
 	same("redis", run("redis", "--index", url), mem)
 	same("redis resumed", run("redis2", "--index", url), mem)
 
+	// stats measures the ingest states of the 318 documents written
+	// (the sample's 320 records less 2 too short).
+	r := runCLI(t, "stats", "--index", url, "--json")
+	var j statsJSON
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || j.Cluster == nil {
+		t.Fatalf("stats --json: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if j.Docs != 318 || j.Cluster.StateSamples != 318 || j.Cluster.StateBytesPerDoc <= 0 {
+		t.Errorf("stats --json: %d documents, %d ingest states sampled at %.1f bytes; want 318, 318, more than 0", j.Docs, j.Cluster.StateSamples, j.Cluster.StateBytesPerDoc)
+	}
+	if r := runCLI(t, "stats", "--index", url); !strings.Contains(r.stdout, "\ningest state ") {
+		t.Errorf("stats: no ingest state line:\n%s", r.stdout)
+	}
 }
 
 // firstDiff shows the first line where a and b differ.

@@ -406,3 +406,29 @@ func TestIngestDeadWriter(t *testing.T) {
 		t.Errorf("the dead writer's document resumed: %+v; want a resumed original", res[0])
 	}
 }
+
+// TestIngestStateStats: ClusterStats measures the ingest states: 300
+// documents written by Ingest (numbers 1 to 300, in three state
+// hashes) are 300 states sampled, each a few bytes (a status byte and
+// a one-byte field in a listpack of up to 128).
+func TestIngestStateStats(t *testing.T) {
+	x, s := openIndex(t, nil, nil)
+	r := rand.New(rand.NewPCG(15, 5))
+	var docs []index.Doc
+	for i := range 300 {
+		docs = append(docs, doc(fmt.Sprintf("s%d", i), simhash.Fingerprint(r.Uint64()), uint64(i)))
+	}
+	for i := 0; i < len(docs); i += 100 {
+		if _, err := x.Ingest(ctx, docs[i:i+100], index.IngestOptions{Distance: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := s.ClusterStats(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.LastNumber != 300 || st.StateSamples != 300 || st.StateBytesPerDoc < 2 || st.StateBytesPerDoc > 16 {
+		t.Errorf("ClusterStats: last number %d, %d states sampled at %.1f bytes each; want 300, 300, 2 to 16 bytes", st.LastNumber, st.StateSamples, st.StateBytesPerDoc)
+	}
+	t.Logf("%.2f bytes per state", st.StateBytesPerDoc)
+}
