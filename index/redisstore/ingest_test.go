@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/minhash"
@@ -431,4 +433,52 @@ func TestIngestStateStats(t *testing.T) {
 		t.Errorf("ClusterStats: last number %d, %d states sampled at %.1f bytes each; want 300, 300, 2 to 16 bytes", st.LastNumber, st.StateSamples, st.StateBytesPerDoc)
 	}
 	t.Logf("%.2f bytes per state", st.StateBytesPerDoc)
+}
+
+// TestIngestDeleteRecordOnly: a duplicate Ingest archived RecordOnly
+// keeps the postings it was appended under (Ingest files every document
+// under all its keys before deciding it); deleting it removes them from
+// the table buckets too, not only from its content key.
+func TestIngestDeleteRecordOnly(t *testing.T) {
+	x, s := openIndex(t, nil, nil)
+	g := newGroup(rand.New(rand.NewPCG(15, 6)), "pair", 0)
+	res, err := x.Ingest(ctx, g.docs, index.IngestOptions{Distance: 3, JoinMinContent: joinMinContent,
+		Member: func(*index.Doc, *index.Match) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := g.docs[1]
+	if d, err := x.Get(ctx, b.ID); err != nil || !d.RecordOnly || d.Original != g.docs[0].ID {
+		t.Fatalf("B after Ingest: %+v, %v; want RecordOnly in A's cluster", d, err)
+	}
+	held := func() int {
+		n := 0
+		for tb := range 4 {
+			bk, err := s.bucketOf(index.Key{Kind: index.KindTable, Table: uint8(tb), Bits: 16, Value: uint64(b.Fingerprint>>(48-16*tb)) & 0xffff})
+			if err != nil {
+				t.Fatal(err)
+			}
+			val, err := s.Client().Get(ctx, bk.key).Result()
+			if err != nil && err != redis.Nil {
+				t.Fatal(err)
+			}
+			if err := bk.scan(val, func(_ simhash.Fingerprint, num uint64) {
+				if num == res[1].Num {
+					n++
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return n
+	}
+	if n := held(); n != 4 {
+		t.Fatalf("B's number in %d of its 4 table buckets after Ingest; want 4", n)
+	}
+	if err := x.Delete(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := held(); n != 0 {
+		t.Errorf("B's number in %d of its table buckets after Delete; want none", n)
+	}
 }
