@@ -338,18 +338,16 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 
 	// The candidates' records, for the whole call at once.
 	nums := map[string]uint64{}
+	seen := make([][]Earlier, len(docs))
 	var order []int
 	for i := range docs {
 		if out[i].Num == 0 {
 			continue
 		}
 		order = append(order, i)
-		for _, list := range before[i] {
-			for _, e := range list {
-				if e.ID != "" && e.Num != out[i].Num {
-					nums[e.ID] = e.Num
-				}
-			}
+		seen[i] = x.seen(&docs[i], out[i].Num, before[i], o.Distance)
+		for _, e := range seen[i] {
+			nums[e.ID] = e.Num
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmpNum(out[a].Num, out[b].Num) })
@@ -388,12 +386,8 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 	for _, i := range order {
 		d := &docs[i]
 		var cands []string
-		for _, list := range before[i] {
-			for _, e := range list {
-				if e.ID != "" && e.Num != out[i].Num {
-					cands = append(cands, e.ID)
-				}
-			}
+		for _, e := range seen[i] {
+			cands = append(cands, e.ID)
 		}
 		ms := in.confirm(d, cands)
 		if len(ms) == 0 {
@@ -414,6 +408,25 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		return nil, err
 	}
 	return out, nil
+}
+
+// seen returns the documents d (number num) saw before it, under its
+// keys, that may match it, as Similar's candidates: every one under its
+// content and band keys, and under its table keys those within distance
+// k; the others' records are not read.
+func (x *Index) seen(d *Doc, num uint64, before [][]Earlier, k int) []Earlier {
+	keys := x.keys(nil, d)
+	var out []Earlier
+	for j, list := range before {
+		table := j < len(keys) && keys[j].Kind == KindTable
+		for _, e := range list {
+			if e.ID == "" || e.Num == num || (table && d.Fingerprint.Distance(e.Fingerprint) > k) {
+				continue
+			}
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // sendDeferred sends the deferred decisions.

@@ -482,3 +482,52 @@ func TestIngestDeleteRecordOnly(t *testing.T) {
 		t.Errorf("B's number in %d of its table buckets after Delete; want none", n)
 	}
 }
+
+// countingRecords counts the records read.
+type countingRecords struct {
+	*Store
+	read int
+}
+
+func (c *countingRecords) Records(ctx context.Context, ids []string) ([][]byte, error) {
+	c.read += len(ids)
+	return c.Store.Records(ctx, ids)
+}
+
+// TestIngestReadsCandidatesOnly: of the documents a new one sees under
+// its table keys, Ingest reads the records of those within the distance
+// only, as Similar does: 40 documents sharing a table bucket with it
+// but 16 or more bits away cost no record read.
+func TestIngestReadsCandidatesOnly(t *testing.T) {
+	c := &countingRecords{Store: open(t, nil)}
+	x, err := index.New(ctx, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	r := rand.New(rand.NewPCG(15, 7))
+	var docs []index.Doc
+	for i := range 41 {
+		// Table 0's 16 bits shared; the other 48 random (a distance of
+		// about 24 bits), none within 3 of another.
+		docs = append(docs, index.Doc{ID: fmt.Sprintf("far%d", i), Fingerprint: 0xABCD<<48 | simhash.Fingerprint(r.Uint64()>>16), ContentHash: uint64(i) + 1})
+	}
+	for i := range docs {
+		for j := range i {
+			if docs[i].Fingerprint.Distance(docs[j].Fingerprint) <= 3 {
+				t.Fatalf("%s and %s are within 3 bits", docs[i].ID, docs[j].ID)
+			}
+		}
+	}
+	if _, err := x.Ingest(ctx, docs[:40], index.IngestOptions{Distance: 3}); err != nil {
+		t.Fatal(err)
+	}
+	c.read = 0
+	res, err := x.Ingest(ctx, docs[40:], index.IngestOptions{Distance: 3})
+	if err != nil || !res[0].Original {
+		t.Fatalf("Ingest = %+v, %v; want an original", res, err)
+	}
+	if c.read != 1 {
+		t.Errorf("Ingest of a document 40 far ones share a bucket with read %d records; want 1 (its own ID, to see it is new)", c.read)
+	}
+}
