@@ -26,6 +26,7 @@ var sampleCorpus = filepath.Join("..", "..", "testdata", "sample", "sample.jsonl
 func TestRedisArchive(t *testing.T) {
 	c := redistest.Start(t, redistest.Options{})
 	t.Run("Equivalence", func(t *testing.T) { testRedisEquivalence(t, c) })
+	t.Run("CopyOfCopy", func(t *testing.T) { testRedisCopyOfCopy(t, c) })
 	t.Run("ManyWriters", func(t *testing.T) { testRedisManyWriters(t, c) })
 	t.Run("StatsText", func(t *testing.T) { testRedisStatsText(t, c) })
 	t.Run("Serve", func(t *testing.T) { testRedisServe(t, c) })
@@ -116,6 +117,69 @@ func testRedisEquivalence(t *testing.T, c *redistest.Cluster) {
 	}
 	if r := runCLI(t, "stats", "--index", url); !strings.Contains(r.stdout, "\ningest state ") {
 		t.Errorf("stats: no ingest state line:\n%s", r.stdout)
+	}
+}
+
+// testRedisCopyOfCopy: a copy of a copy that joins its cluster through
+// the copy it was made from (it does not match the original, but
+// stays within the drift guard of it) is decided so against Redis as
+// in memory and against Badger. A is a long English article of the
+// sample; B replaces its first 18% with Chinese text, C replaces B's
+// next 18% too: B and C match A and B, C does not match A (estimated
+// Jaccard about 0.74 with B, under the 0.70 and the containment rule
+// with A, above the drift guard's 0.5).
+func testRedisCopyOfCopy(t *testing.T, c *redistest.Cluster) {
+	texts := map[string]string{}
+	lines, err := os.ReadFile(sampleCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.Split(lines, []byte("\n")) {
+		var r struct{ ID, Text string }
+		if json.Unmarshal(l, &r) == nil {
+			texts[r.ID] = r.Text
+		}
+	}
+	a := texts["lo-help-en-US/text/swriter/01/06030000"]
+	o1, o2 := []rune(texts["lo-help-zh-CN/text/swriter/01/05140000"]), []rune(texts["lo-help-zh-CN/text/swriter/main0106"])
+	k := len(a) * 18 / 100
+	if a == "" || len(o1) < k || len(o2) < k {
+		t.Fatalf("%s lacks the articles", sampleCorpus)
+	}
+	b := string(o1[:k]) + a[k:]
+	cc := string(o1[:k]) + string(o2[:k]) + a[2*k:]
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	var buf bytes.Buffer
+	for _, r := range [][2]string{{"A", a}, {"B", b}, {"C", cc}} {
+		l, _ := json.Marshal(map[string]string{"id": r[0], "text": r[1]})
+		buf.Write(append(l, '\n'))
+	}
+	if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, index ...string) string {
+		t.Helper()
+		pairs, clusters := filepath.Join(dir, name+".pairs"), filepath.Join(dir, name+".clusters")
+		r := runCLI(t, append(append([]string{"dedup", "--pairs", pairs, "--clusters", clusters}, index...), in)...)
+		if r.code != 0 {
+			t.Fatalf("dedup %s: exit %d: %s", name, r.code, r.stderr)
+		}
+		p, _ := os.ReadFile(pairs)
+		cl, _ := os.ReadFile(clusters)
+		return string(p) + string(cl)
+	}
+	mem := run("memory")
+	if !strings.Contains(mem, `{"a":"A","b":"C","member":"B",`) || !strings.Contains(mem, `{"id":"C","via":"B",`) {
+		t.Fatalf("in memory, C does not join A's cluster through B:\n%s", mem)
+	}
+	for name, got := range map[string]string{
+		"badger": run("badger", "--index", filepath.Join(dir, "badger")),
+		"redis":  run("redis", "--index", c.URL(redistest.Name(t))),
+	} {
+		if got != mem {
+			t.Errorf("%s:\n%s\nwant, as in memory:\n%s", name, got, mem)
+		}
 	}
 }
 
