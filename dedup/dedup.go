@@ -175,12 +175,13 @@ const DefaultMaxMembers = 16
 // When the store is an index.Shared (a Redis archive), several Runs, in
 // any processes, may write into it at once: the records are decided in
 // batches of Options.Batch (64 when it is 0 or 1) by index.Ingest,
-// race-free. No two originals match, every duplicate's Matches are
-// originals, and with one Run the outcomes are those of any other
-// store on inputs without copies of copies (Ingest matches originals
-// only: a copy of a duplicate joins no cluster through it). Duplicates are stored too (decided as such), and a record whose
-// ID the store holds for another document is Rejected even when it is
-// a duplicate, since the archive cannot hold both.
+// race-free. No two originals match, every duplicate joins clusters
+// as above (through their originals or members), and with one Run the
+// outcomes are those of any other store. Duplicates are stored too
+// (decided as such, their records naming their clusters; those not
+// filed as candidates RecordOnly), and a record whose ID the store
+// holds for another document is Rejected even when it is a duplicate,
+// since the archive cannot hold both.
 func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index.Index, opts *Options, emit func(*Outcome) error) (Summary, error) {
 	var o Options
 	if opts != nil {

@@ -50,9 +50,11 @@ func (d *deduper) queue(out *Outcome) error {
 // ingest decides the queued documents with index.Ingest, race-free with
 // the other writers of the store, and emits the batch in order: an
 // original is Unique (Resumed when an interrupted run of the job had
-// stored it), a duplicate has the originals it duplicates as Matches,
-// and a record whose ID the store holds for another document is
-// Rejected, duplicate or not (a shared archive cannot hold both).
+// stored it), a duplicate has the clusters it joins as Matches (an
+// original, or a member within DriftMinContent of its original, as
+// match decides), and a record whose ID the store holds for another
+// document is Rejected, duplicate or not (a shared archive cannot hold
+// both).
 func (d *deduper) ingest() error {
 	if len(d.batch) == 0 {
 		return nil
@@ -60,7 +62,7 @@ func (d *deduper) ingest() error {
 	var res []index.Ingested
 	if len(d.docs) > 0 {
 		var err error
-		res, err = d.store.Ingest(d.ctx, d.docs, index.IngestOptions{Distance: d.o.MaxDistance})
+		res, err = d.store.Ingest(d.ctx, d.docs, index.IngestOptions{Distance: d.o.MaxDistance, JoinMinContent: DriftMinContent, Member: d.member})
 		if err != nil {
 			first := &d.batch[d.batchAt[0]].Record
 			return fmt.Errorf("%s: %w", first.Location(), err)
@@ -89,4 +91,20 @@ func (d *deduper) ingest() error {
 	clear(d.batch)
 	d.batch, d.batchAt, d.docs = d.batch[:0], d.batchAt[:0], d.docs[:0]
 	return err
+}
+
+// member says whether a duplicate Ingest decided, doc (its cluster set),
+// whose best match is best, is filed as a candidate for later records,
+// as match files them: the first Options.MaxMembers of its cluster in
+// this run that are not almost their match (NewMemberContent); the
+// others are archived RecordOnly.
+func (d *deduper) member(doc *index.Doc, best *index.Match) bool {
+	if best.Content >= NewMemberContent || d.members[doc.Original] >= d.o.MaxMembers {
+		return false
+	}
+	if d.members == nil {
+		d.members = make(map[string]int)
+	}
+	d.members[doc.Original]++
+	return true
 }

@@ -406,6 +406,20 @@ func (x *Index) keys(dst []Key, d *Doc) []Key {
 	return dst
 }
 
+// oldKeys returns the keys the stored document d is filed under, to
+// remove its postings: in a Shared store, where Ingest files every
+// document under all its keys before deciding it (and only then, for a
+// duplicate, perhaps RecordOnly), those of d as if it were not
+// RecordOnly; elsewhere keys'.
+func (x *Index) oldKeys(d *Doc) []Key {
+	if _, ok := x.store.(Shared); ok && d.RecordOnly {
+		all := *d
+		all.RecordOnly = false
+		return x.keys(nil, &all)
+	}
+	return x.keys(nil, d)
+}
+
 // Add adds docs, replacing any documents with the same IDs. IDs must be
 // 1 to MaxIDLen bytes; if one is not, nothing is added. If several docs
 // share an ID, the last wins. When Add returns, the documents are as
@@ -461,7 +475,7 @@ func (x *Index) add(ctx context.Context, docs []Doc) error {
 			if err != nil {
 				return err
 			}
-			w.Replaces, w.OldFingerprint, w.OldKeys = true, od.Fingerprint, x.keys(nil, &od)
+			w.Replaces, w.OldFingerprint, w.OldKeys = true, od.Fingerprint, x.oldKeys(&od)
 		}
 	}
 	return x.store.Apply(ctx, b)
@@ -558,7 +572,7 @@ func (x *Index) Delete(ctx context.Context, ids ...string) error {
 			if err != nil {
 				return err
 			}
-			b.Writes[i] = Write{ID: d.ID, Replaces: true, OldFingerprint: d.Fingerprint, OldKeys: x.keys(nil, &d)}
+			b.Writes[i] = Write{ID: d.ID, Replaces: true, OldFingerprint: d.Fingerprint, OldKeys: x.oldKeys(&d)}
 		}
 		if err := x.store.Apply(ctx, b); err != nil {
 			return err

@@ -53,7 +53,8 @@ type Shared interface {
 	// Decide decides each number, atomically per number, unless it is
 	// decided already: as a duplicate, or as an original if every one of
 	// its markers is in Dead (otherwise it stays pending). It returns the
-	// states afterwards.
+	// states afterwards. The Records of the decisions are stored before
+	// any state changes.
 	Decide(ctx context.Context, ds []Decision) ([]State, error)
 }
 
@@ -104,6 +105,13 @@ type Decision struct {
 	Num      uint64
 	Original bool
 	Dead     []uint64 // markers known to be duplicates
+	// ID and Record (a duplicate only, optional): the document's ID and
+	// its record with its cluster (Doc.Original, Via, Hops, More), which
+	// replaces the stored one, if the ID still has a record, before the
+	// state is decided: whoever finds the document decided reads its
+	// cluster from its record.
+	ID     string
+	Record []byte
 }
 
 // DefaultIngestWait is how long Ingest waits for a lower-numbered
@@ -121,6 +129,20 @@ type IngestOptions struct {
 	// document waiting becomes its duplicate rather than risk two
 	// originals that match.
 	Wait time.Duration
+	// JoinMinContent, when above 0, lets a document join a cluster
+	// through a member: a lower-numbered document decided a duplicate
+	// (whose record names its cluster) that it matches, when it does
+	// not match the cluster's original itself, provided Confirmed
+	// confirms it against that original at JoinMinContent (dedup's
+	// DriftMinContent; a missing original lets the member stand). 0
+	// matches originals only.
+	JoinMinContent float64
+	// Member, when set, is asked about each document Ingest decides a
+	// duplicate, in number order, with its cluster set (Original, Via,
+	// Hops, More) and its best match: false archives it RecordOnly
+	// (later documents match it only as an exact copy, as Similar does
+	// in any store). Nil: every duplicate is a member.
+	Member func(d *Doc, best *Match) bool
 }
 
 // Ingested is Ingest's decision about one document.
@@ -135,20 +157,24 @@ type Ingested struct {
 	// not this one (another Job or Seq, or an earlier document of the
 	// same call); nothing was written.
 	Taken *Doc
-	// Matches are, for a duplicate, the originals it duplicates, in
-	// Similar's order and with Similar's fields.
+	// Matches are, for a duplicate, the documents it matched, one per
+	// cluster (the cluster's original where it matched it, else a
+	// member), in Similar's order and with Similar's fields; the first
+	// is its Via (see Doc), the others its More.
 	Matches []Match
 }
 
 // Ingest adds docs to a Shared store and decides, race-free with every
 // other writer of the store, which are originals: no two originals
-// match each other (by Similar's definition, at distance
-// o.Distance), and every duplicate matches an original, its Matches.
-// With one writer, the decisions are those of adding docs one at a time
-// in order, each an original unless Similar finds an original among
-// the documents before it: a document is an original iff no
-// lower-numbered original matches it. Duplicates are kept in the store
-// too, decided as such.
+// match each other (by Similar's definition, at distance o.Distance),
+// and every duplicate matches an original or, with o.JoinMinContent, a
+// member of an original's cluster (its Matches). With one writer, the
+// decisions are those of adding docs one at a time in order, as
+// dedup.Run does on any store: a document is a duplicate iff it matches
+// a lower-numbered original, or (o.JoinMinContent) a lower-numbered
+// member of a cluster whose original it still resembles; else an
+// original. Duplicates are kept in the store too, decided as such,
+// their records naming their clusters (Doc.Original, Via, Hops, More).
 //
 // The protocol, for each document d in number order:
 //
@@ -161,7 +187,11 @@ type Ingested struct {
 //     lower (L) and higher (H) numbers.
 //  2. d waits until every document of L and every marker of d (a lower
 //     document that saw d) is decided. If one is an original, d is a
-//     duplicate of it.
+//     duplicate of it. With o.JoinMinContent, a decided duplicate among
+//     them that is a member (not RecordOnly, or an exact copy) is
+//     read again, now naming its cluster, and d joins that cluster if
+//     the drift guard passes: d is then a duplicate, its record
+//     rewritten with its cluster before its state says so.
 //  3. Otherwise d marks every document of H (adds itself to its
 //     markers, atomically on that document's state); if one is decided
 //     original already, d yields: it is a duplicate of that one.
@@ -169,18 +199,37 @@ type Ingested struct {
 //     only if every marker it has is a known duplicate; if a new marker
 //     came meanwhile, it goes back to 2.
 //
-// Of two matching documents x < y: if y saw x, y waits for x and is a
-// duplicate if x is original; if x saw y, x marked y before deciding
-// (y then waits for x) or found y original and yielded. So they are
-// never both originals. Waits go to lower numbers only, so they end;
-// a writer that dies leaves its documents pending, which those waiting
-// treat as originals after o.Wait. Ingest decides docs in order, each
-// after the ones before it.
+// Why no two originals match, with any number of writers: a document
+// becomes an original in step 4 only, and every state changes once
+// (pending to decided). Take two matching documents x < y. They share
+// a key, and appends to it are ordered, so y saw x or x saw y.
+//
+//   - y saw x: x is in y's L, y waits until x is decided and reads its
+//     final state; if x is original, y is a duplicate (step 2).
+//   - x saw y: y is in x's H. Before x can decide itself original, its
+//     Mark on y's state came first, and either found y decided (an
+//     original: x yields; a duplicate: no conflict) or added x to y's
+//     markers while y was pending. Then y, before deciding itself
+//     original, must read its markers (the Decide of step 4 checks
+//     them atomically on y's state, so a marker added before it is
+//     seen), waits for x to be decided, and is a duplicate if x is an
+//     original.
+//
+// The join rule of step 2 only turns documents that might have been
+// originals into duplicates, reading states that are final; it never
+// makes an original, so the argument stands, and a joined document's
+// cluster has an original: a member is decided a duplicate only after
+// its own cluster's original (or the member it joined through) was
+// final. Waits go to lower numbers only, so they end; a writer that
+// dies leaves its documents pending, which those waiting treat as
+// originals after o.Wait. Ingest decides docs in order, each after
+// the ones before it.
 //
 // A document whose ID the store holds for another document is not
 // written (Taken). One it holds as the same document (ID, Job and Seq
 // equal, Job not empty) is completed with Reappend and decided, or its
-// earlier decision kept (Resumed), so that a killed run can be re-run.
+// earlier decision kept (Resumed; a duplicate's Matches are read again
+// from its record's Via and More), so that a killed run can be re-run.
 func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Ingested, error) {
 	if err := checkDocs(docs); err != nil {
 		return nil, err
@@ -212,6 +261,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		return nil, err
 	}
 	first := make(map[string]int, len(docs))
+	stored := make([]*Doc, len(docs)) // of again: the records stored
 	var fresh, again []int
 	for i := range docs {
 		d := &docs[i]
@@ -231,6 +281,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		}
 		if sameDoc(&old, d) {
 			again = append(again, i)
+			stored[i] = &old
 		} else {
 			out[i].Taken = &old
 		}
@@ -268,6 +319,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 				}
 				if sameDoc(&old, &docs[i]) {
 					again = append(again, i) // a retry of our own write
+					stored[i] = &old
 				} else {
 					out[i].Taken = &old
 				}
@@ -286,18 +338,16 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 
 	// The candidates' records, for the whole call at once.
 	nums := map[string]uint64{}
+	seen := make([][]Earlier, len(docs))
 	var order []int
 	for i := range docs {
 		if out[i].Num == 0 {
 			continue
 		}
 		order = append(order, i)
-		for _, list := range before[i] {
-			for _, e := range list {
-				if e.ID != "" && e.Num != out[i].Num {
-					nums[e.ID] = e.Num
-				}
-			}
+		seen[i] = x.seen(&docs[i], out[i].Num, before[i], o.Distance)
+		for _, e := range seen[i] {
+			nums[e.ID] = e.Num
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmpNum(out[a].Num, out[b].Num) })
@@ -326,7 +376,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 			}
 			// Marked by a lower document meanwhile, or decided before
 			// (a resumed run): the whole protocol.
-			if err := in.decide(ctx, &docs[i], &out[i], nil); err != nil {
+			if err := in.decide(ctx, &docs[i], &out[i], nil, stored[i]); err != nil {
 				return err
 			}
 		}
@@ -336,12 +386,8 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 	for _, i := range order {
 		d := &docs[i]
 		var cands []string
-		for _, list := range before[i] {
-			for _, e := range list {
-				if e.ID != "" && e.Num != out[i].Num {
-					cands = append(cands, e.ID)
-				}
-			}
+		for _, e := range seen[i] {
+			cands = append(cands, e.ID)
 		}
 		ms := in.confirm(d, cands)
 		if len(ms) == 0 {
@@ -351,7 +397,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		if err := flush(); err != nil {
 			return nil, err
 		}
-		if err := in.decide(ctx, d, &out[i], ms); err != nil {
+		if err := in.decide(ctx, d, &out[i], ms, stored[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -362,6 +408,25 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		return nil, err
 	}
 	return out, nil
+}
+
+// seen returns the documents d (number num) saw before it, under its
+// keys, that may match it, as Similar's candidates: every one under its
+// content and band keys, and under its table keys those within distance
+// k; the others' records are not read.
+func (x *Index) seen(d *Doc, num uint64, before [][]Earlier, k int) []Earlier {
+	keys := x.keys(nil, d)
+	var out []Earlier
+	for j, list := range before {
+		table := j < len(keys) && keys[j].Kind == KindTable
+		for _, e := range list {
+			if e.ID == "" || e.Num == num || (table && d.Fingerprint.Distance(e.Fingerprint) > k) {
+				continue
+			}
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // sendDeferred sends the deferred decisions.
@@ -489,8 +554,9 @@ func (in *ingest) confirm(d *Doc, ids []string) []Match {
 }
 
 // decide runs the protocol (see Ingest) for d, whose confirmed matches
-// among the documents it saw are ms.
-func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match) error {
+// among the documents it saw are ms; stored is its record when the
+// store held it already (a resumed run).
+func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match, stored *Doc) error {
 	n := res.Num
 	var lower, higher []uint64
 	byNum := map[uint64]*Match{}
@@ -511,10 +577,13 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match)
 		if err != nil {
 			return err
 		}
-		own := sts[:1]
-		if own[0].Status == StatusOriginal {
+		own := sts[0]
+		switch own.Status {
+		case StatusOriginal:
 			res.Original = true
 			return nil
+		case StatusDuplicate:
+			return in.resumed(ctx, d, res, stored, byNum, higher)
 		}
 		known := make(map[uint64]State, len(lower))
 		for i, num := range lower {
@@ -523,11 +592,13 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match)
 				known[num] = State{Status: st}
 			}
 		}
-		markers := own[0].Markers
+		markers := own.Markers
 		if err := in.addMarkers(ctx, d, markers, byNum); err != nil {
 			return err
 		}
 		wait := append(slices.Clone(lower), markers...)
+		slices.Sort(wait)
+		wait = slices.Compact(wait)
 		var need []uint64
 		for _, num := range wait {
 			if st, ok := known[num]; !ok || st.Status == StatusPending {
@@ -541,16 +612,18 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match)
 		for i, num := range need {
 			known[num] = got[i]
 		}
-		var orig []uint64
 		for _, num := range wait {
-			if known[num].Status.Original() {
-				orig = append(orig, num)
-			} else {
+			if !known[num].Status.Original() {
 				dead[num] = true
 			}
 		}
-		if own[0].Status == StatusDuplicate || len(orig) > 0 {
-			return in.duplicate(ctx, d, res, byNum, orig, higher)
+		kept, err := in.clusters(ctx, d, wait, known, byNum)
+		if err != nil {
+			return err
+		}
+		if len(kept) > 0 {
+			in.duplicate(d, res, kept)
+			return nil
 		}
 		if len(higher) > 0 {
 			marks := make([]Mark, len(higher))
@@ -561,14 +634,16 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match)
 			if err != nil {
 				return err
 			}
-			var yield []uint64
+			var yield []Match
 			for i, h := range higher {
-				if hs[i].Status.Original() {
-					yield = append(yield, h)
+				if m := byNum[h]; m != nil && hs[i].Status.Original() {
+					yield = append(yield, *m)
 				}
 			}
 			if len(yield) > 0 {
-				return in.duplicate(ctx, d, res, byNum, yield, nil)
+				SortMatches(yield)
+				in.duplicate(d, res, yield)
+				return nil
 			}
 		}
 		dl := make([]uint64, 0, len(dead))
@@ -585,11 +660,100 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match)
 			in.local[n] = StatusOriginal
 			return nil
 		case StatusDuplicate:
-			// Decided before (a resumed run): find its originals.
-			return in.duplicate(ctx, d, res, byNum, nil, higher)
+			// Decided meanwhile by another run of the job.
+			return in.resumed(ctx, d, res, stored, byNum, higher)
 		}
 		// A new marker came: go round again.
 	}
+}
+
+// clusters returns the matches d joins among the documents of wait,
+// whose states known are final: one per cluster, in Similar's order,
+// as dedup.Run keeps them. The originals are clusters of their own;
+// with o.JoinMinContent, a duplicate whose record names its cluster
+// (read again: it may have been read while pending) stands for that
+// cluster, unless the cluster's original matched too or d is not
+// confirmed against it at o.JoinMinContent (the drift guard; a missing
+// original lets the member stand). A RecordOnly duplicate is a match
+// only as an exact copy (confirm and similar see to it).
+func (in *ingest) clusters(ctx context.Context, d *Doc, wait []uint64, known map[uint64]State, byNum map[uint64]*Match) ([]Match, error) {
+	join := in.o.JoinMinContent > 0
+	if join {
+		var redo, stale []string
+		for _, num := range wait {
+			m := byNum[num]
+			if m == nil || known[num].Status != StatusDuplicate || m.Original != "" {
+				continue
+			}
+			redo = append(redo, m.ID)
+			if _, ok := in.local[num]; !ok {
+				stale = append(stale, m.ID)
+			}
+		}
+		if len(redo) > 0 {
+			for _, id := range stale {
+				delete(in.docs, id)
+			}
+			if err := in.fetch(ctx, stale); err != nil {
+				return nil, err
+			}
+			for _, id := range redo {
+				delete(byNum, in.nums[id])
+			}
+			for _, m := range in.confirm(d, redo) {
+				byNum[in.nums[m.ID]] = &m
+			}
+		}
+	}
+	var ms []Match
+	for _, num := range wait {
+		m := byNum[num]
+		switch {
+		case m == nil:
+		case known[num].Status.Original():
+			ms = append(ms, *m)
+		case join && known[num].Status == StatusDuplicate && m.Original != "":
+			ms = append(ms, *m)
+		}
+	}
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	SortMatches(ms)
+	direct := map[string]bool{}
+	var origs []string
+	for _, m := range ms {
+		if m.Original == "" {
+			direct[m.ID] = true
+		}
+	}
+	for _, m := range ms {
+		if m.Original != "" && !direct[m.Original] {
+			origs = append(origs, m.Original)
+		}
+	}
+	if err := in.fetch(ctx, origs); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []Match
+	for _, m := range ms {
+		c := m.ID
+		if m.Original != "" {
+			c = m.Original
+		}
+		if seen[c] || (m.Original != "" && direct[c]) {
+			continue
+		}
+		if m.Original != "" {
+			if orig := in.docs[c]; orig != nil && !Confirmed(d, orig, in.o.JoinMinContent) {
+				continue
+			}
+		}
+		seen[c] = true
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // addMarkers confirms the markers that are not among byNum yet and adds
@@ -686,45 +850,84 @@ func (in *ingest) final(ctx context.Context, nums []uint64) ([]State, error) {
 	}
 }
 
-// duplicate decides d a duplicate of the originals orig (numbers); when
-// orig is empty (d was decided before), they are found again: the lower
-// originals among its matches and markers, else the higher ones.
-func (in *ingest) duplicate(ctx context.Context, d *Doc, res *Ingested, byNum map[uint64]*Match, orig, higher []uint64) error {
-	// Only d's writer decides d, and d is not an original (its state was
-	// read first), so the decision cannot fail: it is sent with the
-	// others at the end of the call, and known here meanwhile.
+// duplicate decides d a duplicate that joins the clusters of kept (one
+// match per cluster, best first): its record, with its cluster, and
+// its decision are sent with the others at the end of the call (or
+// before waiting for another writer), and known here meanwhile. Only
+// d's writer decides d, and d is not an original (its state was read
+// first), so the decision cannot fail.
+func (in *ingest) duplicate(d *Doc, res *Ingested, kept []Match) {
+	c := *d
+	best := &kept[0]
+	c.Original, c.Via, c.Hops, c.More = best.ID, best.ID, best.Hops+1, nil
+	if best.Original != "" {
+		c.Original = best.Original
+	}
+	for _, m := range kept[1:] {
+		c.More = append(c.More, m.ID)
+	}
+	c.RecordOnly = in.o.Member != nil && !in.o.Member(&c, best)
 	in.local[res.Num] = StatusDuplicate
-	in.deferred = append(in.deferred, Decision{Num: res.Num})
-	if len(orig) == 0 {
-		var lower []uint64
-		for num := range byNum {
-			if num < res.Num {
-				lower = append(lower, num)
+	in.docs[d.ID] = &c
+	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Record: encodeDoc(nil, &c)})
+	res.Matches = kept
+}
+
+// resumed returns the matches of d, decided a duplicate before (a
+// resumed run): those its stored record names (Via, then More), as
+// Similar measures them now; for a record that names none (written
+// before records named clusters), the lower originals among its
+// matches, else the higher ones.
+func (in *ingest) resumed(ctx context.Context, d *Doc, res *Ingested, stored *Doc, byNum map[uint64]*Match, higher []uint64) error {
+	in.local[res.Num] = StatusDuplicate
+	res.Matches = res.Matches[:0]
+	if stored != nil && stored.Original != "" {
+		in.docs[d.ID] = stored
+		ids := append([]string{stored.Via}, stored.More...)
+		if err := in.fetch(ctx, ids); err != nil {
+			return err
+		}
+		got := map[string]Match{}
+		for _, m := range in.confirm(d, ids) {
+			got[m.ID] = m
+		}
+		for _, id := range ids {
+			if m, ok := got[id]; ok {
+				res.Matches = append(res.Matches, m)
 			}
 		}
-		slices.Sort(lower)
-		sts, err := in.final(ctx, lower)
+		if len(res.Matches) > 0 {
+			return nil
+		}
+	}
+	var lower []uint64
+	for num := range byNum {
+		if num < res.Num {
+			lower = append(lower, num)
+		}
+	}
+	slices.Sort(lower)
+	sts, err := in.final(ctx, lower)
+	if err != nil {
+		return err
+	}
+	var orig []uint64
+	for i, s := range sts {
+		if s.Status.Original() {
+			orig = append(orig, lower[i])
+		}
+	}
+	if len(orig) == 0 && len(higher) > 0 {
+		sts, err := in.sh.States(ctx, higher)
 		if err != nil {
 			return err
 		}
 		for i, s := range sts {
 			if s.Status.Original() {
-				orig = append(orig, lower[i])
-			}
-		}
-		if len(orig) == 0 && len(higher) > 0 {
-			sts, err := in.sh.States(ctx, higher)
-			if err != nil {
-				return err
-			}
-			for i, s := range sts {
-				if s.Status.Original() {
-					orig = append(orig, higher[i])
-				}
+				orig = append(orig, higher[i])
 			}
 		}
 	}
-	res.Matches = res.Matches[:0]
 	for _, num := range orig {
 		if m := byNum[num]; m != nil {
 			res.Matches = append(res.Matches, *m)

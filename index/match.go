@@ -33,8 +33,8 @@ func similar(d *Doc, exact []string, near []Match, banded []string, docs map[str
 		}
 		seen[m.ID] = true
 		r := docs[m.ID]
-		if r == nil {
-			continue
+		if r == nil || r.RecordOnly {
+			continue // RecordOnly: found under its content hash alone (a Shared store files it under all keys)
 		}
 		m.Title, m.Keywords, m.Job, m.Seq, m.Original, m.Hops = r.Title, r.Keywords, r.Job, r.Seq, r.Original, r.Hops
 		if !Confirmed(d, r, minContent) {
@@ -53,7 +53,7 @@ func similar(d *Doc, exact []string, near []Match, banded []string, docs map[str
 		}
 		seen[id] = true
 		r := docs[id]
-		if r == nil {
+		if r == nil || r.RecordOnly {
 			continue
 		}
 		if r.Sketch.IsZero() || !Confirmed(d, r, minContent) {

@@ -36,6 +36,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/index/memstore"
@@ -364,7 +365,7 @@ func work() error {
 	for len(docs) > 0 {
 		b := docs[:min(batch, len(docs))]
 		docs = docs[len(b):]
-		got, err := x.Ingest(ctx, b, index.IngestOptions{Distance: index.DefaultMaxDistance})
+		got, err := x.Ingest(ctx, b, index.IngestOptions{Distance: index.DefaultMaxDistance, JoinMinContent: dedup.DriftMinContent})
 		if err != nil {
 			return err
 		}

@@ -127,6 +127,9 @@ func runStats(c *cli.Context) error {
 	if isRedis {
 		fmt.Fprintf(&b, "%-13s %d masters, %d replicas; %s used on the masters, %s a document\n", "cluster",
 			cs.Masters, cs.Replicas, formatBytes(cs.UsedMemory), formatBytes(int64(cs.BytesPerDoc)))
+		if cs.StateSamples > 0 {
+			fmt.Fprintf(&b, "%-13s %.1f bytes a document written by dedup (%s sampled)\n", "ingest state", cs.StateBytesPerDoc, formatCount(cs.StateSamples))
+		}
 		for i, k := range cs.Largest {
 			label := ""
 			if i == 0 {

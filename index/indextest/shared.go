@@ -154,6 +154,20 @@ func testSharedStates(t *testing.T, open Opener) {
 	step("Decide(z original, x y dead; decided y duplicate)", sts, err, "[:o+x+y :o]")
 	sts, err = s.States(ctx, []uint64{x, y, z})
 	step("States", sts, err, "[x:d y:o z:o+x+y]")
+
+	// A duplicate's record is replaced before it is decided; the record
+	// of an ID that has none any more is not written.
+	app, err = s.AppendRead(ctx, []index.Write{{ID: "w", Record: []byte("w"), Keys: []index.Key{contentKey(2)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := app[0].Num
+	sts, err = s.Decide(ctx, []index.Decision{{Num: w, ID: "w", Record: []byte("w with its cluster")}, {Num: w + 1000, ID: "gone", Record: []byte("gone")}})
+	step("Decide(w duplicate with a record, a number without a document)", sts, err, "[:d :d]")
+	recs, err := s.Records(ctx, []string{"w", "gone"})
+	if err != nil || len(recs) != 2 || string(recs[0]) != "w with its cluster" || recs[1] != nil {
+		t.Errorf("Records(w, gone) after Decide = %q, %v; want [\"w with its cluster\" nil]", recs, err)
+	}
 }
 
 // Ingest in one call decides as adding one at a time would: of a chain
@@ -233,5 +247,67 @@ func testSharedIngest(t *testing.T, open Opener) {
 	}
 	if _, err := x.Ingest(ctx, docs[:1], index.IngestOptions{Distance: 4}); err == nil {
 		t.Error("Ingest at distance 4 of a max-distance-3 index: no error")
+	}
+
+	// With JoinMinContent, C joins A's cluster through B (their
+	// sketches agree on half their values: the drift guard at 0.5
+	// passes, at 0.6 it does not), and the records name the clusters;
+	// a B that Member archives RecordOnly is no way in.
+	members := 0
+	member := func(d *index.Doc, best *index.Match) bool {
+		members++
+		return d.ID != "rec-B"
+	}
+	for _, c := range []struct {
+		name  string
+		flip  simhash.Fingerprint // keeps the cases apart
+		join  float64
+		want  string
+		again string   // Ingest again (resumed)
+		recs  []string // Original/Via/Hops/RecordOnly of each record
+	}{
+		{"join-", 0xF000_0000_0000_0000, 0.5, "[A original B join-A@1/0.75/false C join-B@2/0.75/false]",
+			"[A original resumed B join-A@1/0.75/false resumed C join-B@2/0.75/false resumed]",
+			[]string{"//0/false", "join-A/join-A/1/false", "join-A/join-B/2/false"}},
+		{"guard-", 0x0F00_0000_0000_0000, 0.6, "[A original B guard-A@1/0.75/false C original]", "",
+			[]string{"//0/false", "guard-A/guard-A/1/false", "//0/false"}},
+		{"rec-", 0x00F0_0000_0000_0000, 0.5, "[A original B rec-A@1/0.75/false C original]", "",
+			[]string{"//0/false", "rec-A/rec-A/1/true", "//0/false"}},
+	} {
+		ds := slices.Clone(docs[:3])
+		for i := range ds {
+			ds[i].ID, ds[i].Job = c.name+ds[i].ID, c.name
+			ds[i].Fingerprint ^= c.flip
+			ds[i].ContentHash += uint64(c.flip >> 52)
+			for k := range ds[i].Sketch {
+				ds[i].Sketch[k] += uint16(c.flip >> 48)
+			}
+		}
+		o := index.IngestOptions{Distance: 3, JoinMinContent: c.join, Member: member}
+		res, err := x.Ingest(ctx, ds, o)
+		if err != nil || show(res) != c.want {
+			t.Errorf("%s: Ingest = %s, %v; want %s", c.name, show(res), err, c.want)
+		}
+		for i := range ds {
+			r, err := x.Get(ctx, ds[i].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := fmt.Sprintf("%s/%s/%d/%v", r.Original, r.Via, r.Hops, r.RecordOnly); g != c.recs[i] {
+				t.Errorf("%s: record of %s: %s; want %s", c.name, ds[i].ID, g, c.recs[i])
+			}
+		}
+		if c.again == "" {
+			continue
+		}
+		if m := res[2].Matches; len(m) != 1 || m[0].Original != "join-A" || m[0].Hops != 1 {
+			t.Errorf("join-C's match %+v; want join-B in join-A's cluster, 1 hop from it", m)
+		}
+		if res, err := x.Ingest(ctx, ds, o); err != nil || show(res) != c.again {
+			t.Errorf("%s: Ingest again = %s, %v; want %s", c.name, show(res), err, c.again)
+		}
+	}
+	if members != 4 {
+		t.Errorf("Member was asked %d times; want 4 (once per new duplicate)", members)
 	}
 }

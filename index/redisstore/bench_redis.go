@@ -13,6 +13,7 @@
 //	go run bench_redis.go -n 1000000 -sketch=false
 //	go run bench_redis.go -n 1000000 -bare
 //	go run bench_redis.go -n 1000000 -compact
+//	go run bench_redis.go -n 200000 -ingest
 //	go run bench_redis.go -n 200000 -url redis://127.0.0.1:7000/bench
 package main
 
@@ -44,7 +45,7 @@ import (
 
 var (
 	n       = flag.Int("n", 200_000, "documents to add")
-	batch   = flag.Int("batch", 1000, "documents per Add call")
+	batch   = flag.Int("batch", 1000, "documents per Add (or Ingest) call")
 	queries = flag.Int("queries", 5000, "Near and Similar queries, each with a planted neighbour 0 to 3 bits away")
 	sketch  = flag.Bool("sketch", true, "give documents a MinHash sketch (16 band keys each)")
 	bare    = flag.Bool("bare", false, "documents of an ID and a fingerprint only (no title, keywords, content hash or sketch), as add --fingerprints makes")
@@ -52,6 +53,7 @@ var (
 	bits    = flag.Int("bucketbits", 0, "bucket bits of the new archive (0: the default)")
 	blocks  = flag.Int("blocks", 0, "layout blocks (0: default 4)")
 	compact = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
+	ingest  = flag.Bool("ingest", false, "write through Index.Ingest (the race-free shared ingest dedup uses, with its states) instead of Index.Add")
 )
 
 func doc(r *rand.Rand, i int) index.Doc {
@@ -72,9 +74,10 @@ func doc(r *rand.Rand, i int) index.Doc {
 	return d
 }
 
-// counting wraps a store, counting the postings and records read.
+// counting wraps the store, counting the postings and records read; it
+// is an index.Shared as the store is.
 type counting struct {
-	index.Store
+	*redisstore.Store
 	postings, records atomic.Int64
 }
 
@@ -113,8 +116,8 @@ func main() {
 		fatal(err)
 	}
 	xs, _ := x.Stats(ctx)
-	fmt.Printf("n=%d batch=%d sketch=%v bare=%v bucketbits=%d tables=%d masters=%d used_memory before=%d MiB\n",
-		*n, *batch, *sketch && !*bare, *bare, s.BucketBits(), xs.Tables, st0.Masters, st0.UsedMemory>>20)
+	fmt.Printf("n=%d batch=%d sketch=%v bare=%v ingest=%v bucketbits=%d tables=%d masters=%d used_memory before=%d MiB\n",
+		*n, *batch, *sketch && !*bare, *bare, *ingest, s.BucketBits(), xs.Tables, st0.Masters, st0.UsedMemory>>20)
 
 	// Ingest.
 	cpu0, scpu0 := clientCPU(), serverCPU(ctx, s)
@@ -133,14 +136,18 @@ func main() {
 		docs = append(docs, d)
 		if len(docs) == *batch || i == *n-1 {
 			t := time.Now()
-			if err := x.Add(ctx, docs...); err != nil {
+			if *ingest {
+				if _, err := x.Ingest(ctx, docs, index.IngestOptions{Distance: 3, JoinMinContent: 0.5}); err != nil {
+					fatal(err)
+				}
+			} else if err := x.Add(ctx, docs...); err != nil {
 				fatal(err)
 			}
 			addTime += time.Since(t)
 			docs = docs[:0]
 		}
 		if (i+1)%200_000 == 0 {
-			fmt.Printf("  %d added, %.0f docs/s in Add\n", i+1, float64(i+1)/addTime.Seconds())
+			fmt.Printf("  %d added, %.0f docs/s in writes\n", i+1, float64(i+1)/addTime.Seconds())
 		}
 	}
 	postings := 4 + 1 + 16
@@ -150,7 +157,7 @@ func main() {
 		postings = 4 + 1
 	}
 	postings = postings - 4 + xs.Tables
-	fmt.Printf("ingest: %d documents in %v of Add (%v wall): %.0f documents/s, %.0f fingerprints/s, %.0f postings/s\n",
+	fmt.Printf("ingest: %d documents in %v of writes (%v wall): %.0f documents/s, %.0f fingerprints/s, %.0f postings/s\n",
 		*n, addTime.Round(time.Millisecond), time.Since(start).Round(time.Millisecond),
 		float64(*n)/addTime.Seconds(), float64(*n)/addTime.Seconds(), float64(*n*postings)/addTime.Seconds())
 
@@ -166,6 +173,9 @@ func main() {
 	fmt.Printf("memory: used_memory %d MiB over %d masters, %d documents: %.1f bytes/document (%.1f after the empty archive's %d MiB)\n",
 		st.UsedMemory>>20, st.Masters, st.Docs, st.BytesPerDoc, float64(st.UsedMemory-st0.UsedMemory)/float64(st.Docs), st0.UsedMemory>>20)
 	memoryByKind(ctx, s, sample)
+	if st.StateSamples > 0 {
+		fmt.Printf("  ingest states: %.2f bytes/document (MEMORY USAGE of state hashes holding %d states)\n", st.StateBytesPerDoc, st.StateSamples)
+	}
 	for _, b := range st.Largest {
 		fmt.Printf("  largest bucket: %s, %d postings, %d bytes\n", b.Key, b.Postings, b.Bytes)
 	}

@@ -571,9 +571,39 @@ type ClusterStats struct {
 	// when the cluster holds others.
 	BytesPerDoc float64
 
+	// StateBytesPerDoc is the memory of the ingest states (index.Shared:
+	// one per document index.Ingest wrote) per state, by MEMORY USAGE of
+	// up to stateSamples state hashes spread over the document numbers,
+	// StateSamples the states they hold; 0 and 0 when none has any.
+	StateBytesPerDoc float64
+	StateSamples     int64
+
 	// Largest are the largest posting buckets, largest first: those that
 	// reached 64, 128, 256, ... records, with their size now.
 	Largest []BigKey
+}
+
+// stateSamples is how many state hashes (of numsPerHash states each)
+// ClusterStats measures.
+const stateSamples = 16
+
+// stateMemory measures the memory of the state hashes of the numbers up
+// to last (see ClusterStats.StateBytesPerDoc): mem bytes for n states.
+func (s *Store) stateMemory(ctx context.Context, last uint64) (mem, n int64, err error) {
+	hashes := last/numsPerHash + 1
+	var cmds []redis.Cmder
+	for i := uint64(0); i < min(hashes, stateSamples); i++ {
+		k, _ := s.stateHash(i * hashes / min(hashes, stateSamples) * numsPerHash)
+		cmds = append(cmds, redis.NewIntCmd(ctx, "memory", "usage", k, "samples", 0), redis.NewIntCmd(ctx, "hlen", k))
+	}
+	if err := s.exec(ctx, cmds, false); err != nil {
+		return 0, 0, err
+	}
+	for i := 0; i < len(cmds); i += 2 {
+		mem += cmds[i].(*redis.IntCmd).Val()
+		n += cmds[i+1].(*redis.IntCmd).Val()
+	}
+	return mem, n, nil
 }
 
 // BigKey is one posting bucket.
@@ -627,6 +657,15 @@ func (s *Store) ClusterStats(ctx context.Context, max int) (ClusterStats, error)
 		st.LastNumber = n
 	} else if err != redis.Nil {
 		return st, s.errorf("stats: %w", err)
+	}
+	if st.LastNumber > 0 {
+		mem, n, err := s.stateMemory(ctx, uint64(st.LastNumber))
+		if err != nil {
+			return st, s.errorf("stats: states: %w", err)
+		}
+		if n > 0 {
+			st.StateBytesPerDoc, st.StateSamples = float64(mem)/float64(n), n
+		}
 	}
 	if max <= 0 {
 		return st, nil

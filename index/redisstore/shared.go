@@ -287,7 +287,9 @@ func (s *Store) Mark(ctx context.Context, marks []index.Mark) ([]index.State, er
 	return s.runStates(ctx, "mark", cmds)
 }
 
-// Decide implements index.Shared: a function call per decision.
+// Decide implements index.Shared: the decisions' records first, in one
+// pipeline of SET XX (the number kept in front: a record deleted
+// meanwhile stays deleted), then a function call per decision.
 func (s *Store) Decide(ctx context.Context, ds []index.Decision) ([]index.State, error) {
 	if err := s.use(); err != nil {
 		return nil, err
@@ -295,6 +297,21 @@ func (s *Store) Decide(ctx context.Context, ds []index.Decision) ([]index.State,
 	defer s.life.RUnlock()
 	if s.opts.ReadOnly {
 		return nil, s.errorf("%w", index.ErrReadOnly)
+	}
+	var sets []redis.Cmder
+	for _, d := range ds {
+		if d.Record == nil {
+			continue
+		}
+		if err := index.CheckID(d.ID); err != nil {
+			return nil, s.errorf("decide %d: %w", d.Num, err)
+		}
+		v := make([]byte, 0, numBytes+len(d.Record))
+		v = append(appendNum(v, d.Num), d.Record...)
+		sets = append(sets, redis.NewStatusCmd(ctx, "set", s.recordKey(d.ID), string(v), "xx"))
+	}
+	if err := s.exec(ctx, sets, true); err != nil {
+		return nil, s.errorf("decide: records: %w", err)
 	}
 	cmds := make([]redis.Cmder, len(ds))
 	for i, d := range ds {

@@ -533,8 +533,8 @@ func TestLargestBuckets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Docs != 130 || st.Masters != 3 || st.UsedMemory <= 0 || st.LastNumber != 130 || st.BucketBits != 16 {
-		t.Errorf("ClusterStats = %+v", st)
+	if st.Docs != 130 || st.Masters != 3 || st.UsedMemory <= 0 || st.LastNumber != 130 || st.BucketBits != 16 || st.StateSamples != 0 || st.StateBytesPerDoc != 0 {
+		t.Errorf("ClusterStats = %+v; want 130 documents added without ingest states", st)
 	}
 	if len(st.Largest) != 1 || st.Largest[0] != (BigKey{Key: "t0 bucket 7777", Bytes: 130 * 13, Postings: 130}) {
 		t.Errorf("Largest = %+v, want t0 bucket 7777 with 130 postings", st.Largest)
