@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -230,26 +231,33 @@ func openTableAs(path string, c options.CompressionType) (t *table.Table, closeF
 
 // checkTables reads the index of every table in dir, so that Badger's
 // Open, which reads them in goroutines of its own, does not panic on a
-// damaged one. It returns the first damage found.
-func checkTables(dir string) error {
+// damaged one. It returns the first damage found, or the tables, open,
+// sorted by ID, for the store's checks of what Badger reads (shadow.go).
+func checkTables(dir string) ([]*shadowTable, error) {
 	tables, err := manifestTables(dir)
 	if err != nil {
-		return nil // no MANIFEST yet, or Badger's Open reports what is wrong with it
+		return nil, nil // no MANIFEST yet, or Badger's Open reports what is wrong with it
 	}
+	var out []*shadowTable
 	for _, name := range sortedNames(tables) {
-		_, closeFn, err := openTable(filepath.Join(dir, name), tables[name])
-		if errors.Is(err, fs.ErrNotExist) {
+		id, _ := table.ParseFileID(name)
+		st := openShadow(dir, id, tables[name])
+		if errors.Is(st.err, fs.ErrNotExist) {
 			// Compacted away by a writer that holds the store since the
 			// MANIFEST was read (Badger's Open then says it is in use),
 			// or missing: Badger's Open reports it.
 			continue
 		}
-		if err != nil {
-			return &corruptError{dir: dir, damage: Damage{File: name, Block: -1, Err: err}}
+		if st.err != nil {
+			for _, o := range out {
+				o.release()
+			}
+			return nil, &corruptError{dir: dir, damage: Damage{File: name, Block: -1, Err: st.err}}
 		}
-		closeFn()
+		out = append(out, st)
 	}
-	return nil
+	slices.SortFunc(out, func(a, b *shadowTable) int { return cmpID(a.id, b.id) })
+	return out, nil
 }
 
 // entry is one key-value entry of a table.

@@ -1,0 +1,328 @@
+package badgerstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/table"
+	"github.com/dgraph-io/badger/v4/y"
+)
+
+// This file finds the damage that Badger reads as missing keys.
+//
+// Badger verifies a block's checksum whenever it reads the block
+// (ChecksumVerificationMode OnBlockRead), but neither of its read paths
+// passes the error on: a table iterator that cannot read a block only
+// stops (table/iterator.go: seekHelper and next keep the error in the
+// unexported field err, and Valid is false), the merge iterator under
+// badger.Iterator then drops that table as if it had ended, and Get
+// skips it (level_handler.go, levelHandler.get: "if !it.Valid() {
+// continue }"). A value in the value log that cannot be read is logged
+// and returned as nil with no error (iterator.go, Item.yieldItemValue:
+// "Don't return error if we cannot read the value. Just log the
+// error."). So a block damaged after Open (a long-running serve, a file
+// overwritten between Open and a read) would make Postings and Records
+// miss documents silently.
+//
+// The store therefore reads the blocks Badger read a second time,
+// through table handles of its own on the same files (memory-mapped
+// like Badger's, so they see what Badger sees): a table iterator that
+// stops before the table's last key stopped at a block it could not
+// read. Postings checks every table whose key range holds the prefix it
+// read; Records, Claim and Open's metadata read check the tables Badger's
+// Get reads (those whose range and Bloom filter may hold the key). The
+// check reads keys only, a block or two per key (see the README for what
+// it costs). A record in the value log that reads as empty is damage in
+// the value log, named by Badger's log line about it.
+
+// shadowTable is the store's own handle on one of Badger's tables.
+type shadowTable struct {
+	id    uint64
+	name  string // the file name, e.g. "000001.sst"
+	t     *table.Table
+	close func()
+	err   error // the table could not be opened
+}
+
+// shadows are the store's handles on the tables Badger reads,
+// refreshed from Badger's list of tables when it changes (a memtable
+// flushed, a compaction).
+type shadows struct {
+	dir  string
+	mu   sync.RWMutex
+	tabs []*shadowTable // by ID
+}
+
+// view returns the handles on the tables of infos (Badger's current
+// tables), opening new ones and closing those Badger dropped. The
+// caller calls release when done with them. A table that cannot be
+// opened is an error naming it; one whose file is gone (compacted away
+// since infos was taken) is left out.
+func (sh *shadows) view(infos []badger.TableInfo) ([]*shadowTable, func(), error) {
+	sh.mu.RLock()
+	if !sh.same(infos) {
+		sh.mu.RUnlock()
+		sh.mu.Lock()
+		sh.refresh(infos)
+		sh.mu.Unlock()
+		sh.mu.RLock()
+	}
+	for _, st := range sh.tabs {
+		if st.err != nil {
+			sh.mu.RUnlock()
+			return nil, nil, &corruptError{dir: sh.dir, damage: Damage{File: st.name, Block: -1, Err: st.err}}
+		}
+	}
+	return sh.tabs, sh.mu.RUnlock, nil
+}
+
+// same reports whether sh holds the tables of infos. The caller holds
+// sh.mu.
+func (sh *shadows) same(infos []badger.TableInfo) bool {
+	if len(infos) != len(sh.tabs) {
+		return false
+	}
+	ids := make([]uint64, 0, 64)
+	for _, ti := range infos {
+		ids = append(ids, ti.ID)
+	}
+	slices.Sort(ids)
+	for i, st := range sh.tabs {
+		if st.id != ids[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// refresh opens the tables of infos that sh does not hold and closes
+// those it holds that infos does not list. The caller holds sh.mu for
+// writing.
+func (sh *shadows) refresh(infos []badger.TableInfo) {
+	held := make(map[uint64]*shadowTable, len(sh.tabs))
+	for _, st := range sh.tabs {
+		held[st.id] = st
+	}
+	tabs := make([]*shadowTable, 0, len(infos))
+	for _, ti := range infos {
+		if st := held[ti.ID]; st != nil {
+			tabs = append(tabs, st)
+			delete(held, ti.ID)
+			continue
+		}
+		// Tables Badger writes are uncompressed (badgerOptions).
+		st := openShadow(sh.dir, ti.ID, options.None)
+		if errors.Is(st.err, fs.ErrNotExist) {
+			continue
+		}
+		tabs = append(tabs, st)
+	}
+	for _, st := range held {
+		st.release()
+	}
+	slices.SortFunc(tabs, func(a, b *shadowTable) int { return cmpID(a.id, b.id) })
+	sh.tabs = tabs
+}
+
+func cmpID(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// close closes every handle.
+func (sh *shadows) close() {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	for _, st := range sh.tabs {
+		st.release()
+	}
+	sh.tabs = nil
+}
+
+// openShadow opens the table id of dir, compressed with c.
+func openShadow(dir string, id uint64, c options.CompressionType) *shadowTable {
+	name := table.IDToFilename(id)
+	st := &shadowTable{id: id, name: name}
+	st.t, st.close, st.err = openTable(filepath.Join(dir, name), c)
+	return st
+}
+
+func (st *shadowTable) release() {
+	if st.close != nil {
+		st.close()
+		st.close = nil
+	}
+}
+
+// comparePrefix compares the part of key (with its version) as long as
+// prefix with prefix, as Badger picks the tables of a prefix iterator.
+func comparePrefix(key, prefix []byte) int {
+	key = y.ParseKey(key)
+	if len(key) > len(prefix) {
+		key = key[:len(prefix)]
+	}
+	return bytes.Compare(key, prefix)
+}
+
+// checkRead reads again, from each of tabs that may hold them, the
+// blocks Badger read for the keys starting with prefix (point: for the
+// key prefix alone, as Badger's Get reads it) and returns the first
+// damage found as an error wrapping index.ErrCorrupt.
+func (sh *shadows) checkRead(tabs []*shadowTable, prefix []byte, point bool) error {
+	for _, st := range tabs {
+		t := st.t
+		if comparePrefix(t.Smallest(), prefix) > 0 || comparePrefix(t.Biggest(), prefix) < 0 {
+			continue
+		}
+		if point && len(prefix) > 0 && t.DoesNotHave(y.Hash(prefix)) {
+			continue
+		}
+		if err := st.check(prefix, point); err != nil {
+			return &corruptError{dir: sh.dir, damage: *err}
+		}
+	}
+	return nil
+}
+
+// check reads the keys of st that start with prefix (point: the first
+// key at or after prefix) and returns the damage that stopped the read
+// early, if any.
+func (st *shadowTable) check(prefix []byte, point bool) (d *Damage) {
+	t := st.t
+	defer func() {
+		if r := recover(); r != nil {
+			d = &Damage{File: st.name, Block: -1, Err: panicError(r)}
+		}
+	}()
+	it := t.NewIterator(0)
+	defer it.Close()
+	seek := y.KeyWithTs(prefix, math.MaxUint64)
+	it.Seek(seek)
+	if !it.Valid() {
+		if y.CompareKeys(seek, t.Biggest()) > 0 {
+			return nil // past the table's last key
+		}
+		return st.damage(seek)
+	}
+	if point {
+		return nil
+	}
+	var last []byte
+	for {
+		k := it.Key()
+		if !bytes.HasPrefix(y.ParseKey(k), prefix) || bytes.Equal(k, t.Biggest()) {
+			return nil
+		}
+		last = append(last[:0], k...)
+		it.Next()
+		if !it.Valid() {
+			return st.damage(last)
+		}
+	}
+}
+
+// damage names the block that a read from key on could not read: the
+// block holding key or the next one.
+func (st *shadowTable) damage(key []byte) *Damage {
+	d := &Damage{File: st.name, Block: -1, Err: errors.New("unreadable (a checksum or its structure does not match)")}
+	firsts := st.t.KeySplits(math.MaxInt32, nil) // every block's first key
+	b := 0
+	for b+1 < len(firsts) && y.CompareKeys([]byte(firsts[b+1]), key) <= 0 {
+		b++
+	}
+	it := st.t.NewIterator(0)
+	defer it.Close()
+	for end := min(b+2, len(firsts)); b < end; b++ {
+		it.Seek([]byte(firsts[b]))
+		if !it.Valid() {
+			d.Block = b
+			return d
+		}
+	}
+	return d
+}
+
+// valueDamage remembers the value-log files of the values Badger could
+// not read, from its log lines: Badger logs the key and the error and
+// returns an empty value (iterator.go, Item.yieldItemValue).
+type valueDamage struct {
+	mu    sync.Mutex
+	files map[string]string // fmt.Sprint(key) → the value log's file name
+}
+
+// unreadableValue matches Badger's log line about a value it could not
+// read: the key, and the value log's number in the value pointer.
+var unreadableValue = regexp.MustCompile(`^Unable to read: Key: (\[[0-9 ]*\]), .*Fid:([0-9]+)`)
+
+// note records the file of an "Unable to read" log line of Badger's.
+func (vd *valueDamage) note(msg string) {
+	if vd == nil {
+		return
+	}
+	m := unreadableValue.FindStringSubmatch(msg)
+	if m == nil {
+		return
+	}
+	fid, err := strconv.ParseUint(m[2], 10, 32)
+	if err != nil {
+		return
+	}
+	vd.mu.Lock()
+	defer vd.mu.Unlock()
+	if vd.files == nil || len(vd.files) > 1000 {
+		vd.files = map[string]string{}
+	}
+	vd.files[m[1]] = fmt.Sprintf("%06d.vlog", fid)
+}
+
+// file returns the value log that Badger last failed to read the value
+// of key from, or "value log" when it did not say.
+func (vd *valueDamage) file(key []byte) string {
+	vd.mu.Lock()
+	defer vd.mu.Unlock()
+	if f := vd.files[fmt.Sprint(key)]; f != "" {
+		return f
+	}
+	return "value log"
+}
+
+// readValue returns a copy of item's value, or an error wrapping
+// index.ErrCorrupt naming the value log when Badger read the value as
+// empty though its size is not (a damaged value-log entry, which Badger
+// logs and reads as empty).
+func (s *Store) readValue(item *badger.Item) ([]byte, error) {
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(v) == 0 && item.ValueSize() > 0 {
+		return nil, s.valueErr(item)
+	}
+	return v, nil
+}
+
+// valueErr is the error of a value of item's that Badger read as empty.
+func (s *Store) valueErr(item *badger.Item) error {
+	key := item.KeyCopy(nil)
+	id := ""
+	if len(key) > 0 && key[0] == kindDoc {
+		id = string(key[1:])
+	}
+	return &corruptError{dir: s.dir, damage: Damage{File: s.vlogDamage.file(key), Block: -1, ID: id,
+		Err: errors.New("its value cannot be read from the value log (a checksum or its length does not match)")}}
+}
