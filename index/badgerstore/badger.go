@@ -238,7 +238,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh := &shadows{dir: dir, tabs: tabs}
+	sh := &shadows{dir: dir, readOnly: o.ReadOnly, tabs: tabs}
 	vd := &valueDamage{}
 	db, err := openBadger(dir, o, vd)
 	if err != nil {
@@ -526,7 +526,10 @@ func (s *Store) checkMeta() (err error) {
 // read calls fn in a read transaction with the store's handles on the
 // tables Badger reads (see shadow.go).
 func (s *Store) read(fn func(*badger.Txn, []*shadowTable) error) error {
-	tabs, release, err := s.shadow.view(s.db.Tables())
+	if s.shadow.off {
+		return s.db.View(func(txn *badger.Txn) error { return fn(txn, nil) })
+	}
+	tabs, release, err := s.shadow.view(s.db)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -56,26 +57,37 @@ type shadowTable struct {
 
 // shadows are the store's handles on the tables Badger reads,
 // refreshed from Badger's list of tables when it changes (a memtable
-// flushed, a compaction).
+// flushed, a compaction). A read-only store's tables never change: its
+// list is taken once.
 type shadows struct {
-	dir  string
-	mu   sync.RWMutex
-	tabs []*shadowTable // by ID
+	dir      string
+	readOnly bool
+	mu       sync.RWMutex
+	tabs     []*shadowTable // by ID
+	listed   atomic.Bool    // tabs are Badger's list for good (a read-only store's)
+
+	off bool // no checks: set by BenchmarkReadCheck only, to time them
 }
 
-// view returns the handles on the tables of infos (Badger's current
-// tables), opening new ones and closing those Badger dropped. The
-// caller calls release when done with them. A table that cannot be
-// opened is an error naming it; one whose file is gone (compacted away
-// since infos was taken) is left out.
-func (sh *shadows) view(infos []badger.TableInfo) ([]*shadowTable, func(), error) {
+// view returns the handles on the tables of db, opening new ones and
+// closing those Badger dropped. The caller calls release when done with
+// them. A table that cannot be opened is an error naming it; one whose
+// file is gone (compacted away since Badger listed it) is left out.
+func (sh *shadows) view(db *badger.DB) ([]*shadowTable, func(), error) {
 	sh.mu.RLock()
-	if !sh.same(infos) {
-		sh.mu.RUnlock()
-		sh.mu.Lock()
-		sh.refresh(infos)
-		sh.mu.Unlock()
-		sh.mu.RLock()
+	if !sh.listed.Load() {
+		// Badger's list of tables, about 100 ns a table.
+		infos := db.Tables()
+		if !sh.same(infos) {
+			sh.mu.RUnlock()
+			sh.mu.Lock()
+			sh.refresh(infos)
+			sh.mu.Unlock()
+			sh.mu.RLock()
+		}
+		if sh.readOnly {
+			sh.listed.Store(true)
+		}
 	}
 	for _, st := range sh.tabs {
 		if st.err != nil {
@@ -92,13 +104,8 @@ func (sh *shadows) same(infos []badger.TableInfo) bool {
 	if len(infos) != len(sh.tabs) {
 		return false
 	}
-	ids := make([]uint64, 0, 64)
 	for _, ti := range infos {
-		ids = append(ids, ti.ID)
-	}
-	slices.Sort(ids)
-	for i, st := range sh.tabs {
-		if st.id != ids[i] {
+		if _, ok := slices.BinarySearchFunc(sh.tabs, ti.ID, func(st *shadowTable, id uint64) int { return cmpID(st.id, id) }); !ok {
 			return false
 		}
 	}
