@@ -2,19 +2,25 @@ package badgerstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/fb"
 	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
 )
@@ -35,24 +41,33 @@ import (
 // overwritten between Open and a read) would make Postings and Records
 // miss documents silently.
 //
-// The store therefore reads the blocks Badger read a second time,
-// through table handles of its own on the same files (memory-mapped
-// like Badger's, so they see what Badger sees): a table iterator that
-// stops before the table's last key stopped at a block it could not
-// read. Postings checks every table whose key range holds the prefix it
-// read; Records, Claim and Open's metadata read check the tables Badger's
-// Get reads (those whose range and Bloom filter may hold the key). The
-// check reads keys only, a block or two per key (see the README for what
-// it costs). A record in the value log that reads as empty is damage in
-// the value log, named by Badger's log line about it.
+// The store therefore verifies the checksums of the blocks Badger read
+// a second time, on mappings of its own of the same files (which see
+// what Badger's see): it keeps a copy of each table's block index (the
+// first key, offset and length of every block; about 40 bytes a 4 KiB
+// block), finds the blocks that may hold the keys a read asked for by a
+// binary search, and computes their checksums as Badger does. Postings
+// checks the blocks of every table whose key range holds the prefix it
+// read; Records, Claim and the metadata reads the blocks holding the
+// key in the tables Badger's Get reads (those whose range and Bloom
+// filter may hold it). A compressed table (an index written with
+// Badger's default options; this package writes none) has checksums of
+// the uncompressed blocks: its keys are read with Badger's table
+// iterator, which stops early at a block it cannot read. A record in
+// the value log that reads as empty is damage in the value log, named by
+// Badger's log line about it.
+//
+// What it costs: BenchmarkReadCheck, and the README.
 
 // shadowTable is the store's own handle on one of Badger's tables.
 type shadowTable struct {
-	id    uint64
-	name  string // the file name, e.g. "000001.sst"
-	t     *table.Table
-	close func()
-	err   error // the table could not be opened
+	id     uint64
+	name   string // the file name, e.g. "000001.sst"
+	t      *table.Table
+	data   []byte      // the mapped file
+	blocks *blockIndex // nil for a compressed table
+	close  func()
+	err    error // the table could not be opened
 }
 
 // shadows are the store's handles on the tables Badger reads,
@@ -165,7 +180,17 @@ func (sh *shadows) close() {
 func openShadow(dir string, id uint64, c options.CompressionType) *shadowTable {
 	name := table.IDToFilename(id)
 	st := &shadowTable{id: id, name: name}
-	st.t, st.close, st.err = openTable(filepath.Join(dir, name), c)
+	st.t, st.data, st.close, st.err = openTable(filepath.Join(dir, name), c)
+	if st.err == nil && st.t.CompressionType() == options.None {
+		st.err = protect(func() error {
+			var err error
+			st.blocks, err = readBlockIndex(st.data)
+			return err
+		})
+		if st.err != nil {
+			st.release()
+		}
+	}
 	return st
 }
 
@@ -206,10 +231,184 @@ func (sh *shadows) checkRead(tabs []*shadowTable, prefix []byte, point bool) err
 	return nil
 }
 
-// check reads the keys of st that start with prefix (point: the first
-// key at or after prefix) and returns the damage that stopped the read
-// early, if any.
+// check verifies the checksums of the blocks of st that may hold keys
+// starting with prefix (point: the key prefix), the blocks Badger read
+// for them, and returns the first damage found.
 func (st *shadowTable) check(prefix []byte, point bool) (d *Damage) {
+	bi := st.blocks
+	if bi == nil {
+		return st.checkIter(prefix, point)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			d = &Damage{File: st.name, Block: -1, Err: panicError(r)}
+		}
+	}()
+	n := len(bi.off)
+	// From the block before the first that starts at or after prefix
+	// (Badger's seek starts in it or in the next one) to the last that
+	// starts within the range of prefix (with the key itself for point).
+	b := max(0, bi.search(prefix)-1)
+	for {
+		if err := verifyBlock(st.data, int(bi.off[b]), int(bi.size[b])); err != nil {
+			return &Damage{File: st.name, Block: b, Err: err}
+		}
+		b++
+		if b == n {
+			return nil
+		}
+		next := bi.first(b)
+		if point && bytes.Compare(next, prefix) > 0 || !point && bytes.Compare(next[:min(len(next), len(prefix))], prefix) > 0 {
+			return nil
+		}
+	}
+}
+
+// blockIndex is a copy of the block index of an uncompressed table:
+// each block's first key (without its version), offset and length, for
+// a binary search in memory (Badger's is a flatbuffer in the mapped
+// file).
+type blockIndex struct {
+	keys      []byte
+	ends      []uint32 // block b's first key is keys[ends[b-1]:ends[b]]
+	heads     []uint64 // the first 8 bytes of each first key, zero-padded, compared first
+	off, size []uint32
+}
+
+// head returns the first 8 bytes of k, big-endian, zero-padded.
+func head(k []byte) uint64 {
+	var b [8]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// search returns the first block whose first key is at or after key.
+// The heads, 8 bytes a block, keep the binary search in the caches.
+func (bi *blockIndex) search(key []byte) int {
+	h := head(key)
+	return sort.Search(len(bi.heads), func(b int) bool {
+		if bh := bi.heads[b]; bh != h {
+			return bh > h
+		}
+		return bytes.Compare(bi.first(b), key) >= 0
+	})
+}
+
+func (bi *blockIndex) first(b int) []byte {
+	from := uint32(0)
+	if b > 0 {
+		from = bi.ends[b-1]
+	}
+	return bi.keys[from:bi.ends[b]]
+}
+
+// readBlockIndex reads the block index of the table file data (a
+// table Badger has opened, whose index checksum it verified): the file
+// ends in the index, its length (4 bytes), its checksum and the
+// checksum's length (4 bytes).
+func readBlockIndex(data []byte) (*blockIndex, error) {
+	pos := len(data) - 4
+	if pos < 0 {
+		return nil, errors.New("no footer")
+	}
+	pos -= int(binary.BigEndian.Uint32(data[pos:]))
+	if pos < 4 {
+		return nil, errors.New("footer: checksum length out of range")
+	}
+	n := int(binary.BigEndian.Uint32(data[pos-4:]))
+	if n > pos-4 {
+		return nil, errors.New("footer: index length out of range")
+	}
+	ix := fb.GetRootAsTableIndex(data[pos-4-n:pos-4], 0)
+	bi := &blockIndex{}
+	var ko fb.BlockOffset
+	for b := range ix.OffsetsLength() {
+		if !ix.Offsets(&ko, b) {
+			return nil, fmt.Errorf("block %d: no offset", b)
+		}
+		k := ko.KeyBytes()
+		if len(k) < 8 {
+			return nil, fmt.Errorf("block %d: first key %q is shorter than its version", b, k)
+		}
+		bi.keys = append(bi.keys, y.ParseKey(k)...)
+		bi.heads = append(bi.heads, head(y.ParseKey(k)))
+		bi.ends = append(bi.ends, uint32(len(bi.keys)))
+		bi.off = append(bi.off, ko.Offset())
+		bi.size = append(bi.size, ko.Len())
+	}
+	return bi, nil
+}
+
+// errBlock is the damage of a block whose checksum does not match.
+var errBlock = errors.New("unreadable (a checksum or its structure does not match)")
+
+// verifyBlock verifies the checksum of the uncompressed block of size
+// bytes at off in the table file data, as Badger does when it reads it
+// (table.Table.block): the block ends in its checksum (a protocol
+// buffer: algorithm, sum) and the checksum's length (4 bytes), and the
+// checksum covers the rest.
+func verifyBlock(data []byte, off, size int) error {
+	if off < 0 || size < 8 || off+size > len(data) {
+		return errBlock
+	}
+	blk := data[off : off+size]
+	n := int(binary.BigEndian.Uint32(blk[size-4:]))
+	if n > size-8 {
+		return errBlock
+	}
+	algo, sum, ok := parseChecksum(blk[size-4-n : size-4])
+	if !ok {
+		return errBlock
+	}
+	covered := blk[:size-4-n]
+	var got uint64
+	switch algo {
+	case pb.Checksum_CRC32C:
+		got = uint64(crc32.Checksum(covered, y.CastagnoliCrcTable))
+	case pb.Checksum_XXHash64:
+		got = xxhash.Sum64(covered)
+	default:
+		return errBlock
+	}
+	if got != sum {
+		return errBlock
+	}
+	return nil
+}
+
+// parseChecksum decodes Badger's pb.Checksum (field 1: the algorithm,
+// field 2: the sum, both varints; zero values are left out) without
+// allocating.
+func parseChecksum(b []byte) (pb.Checksum_Algorithm, uint64, bool) {
+	var algo, sum uint64
+	for len(b) > 0 {
+		tag, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, 0, false
+		}
+		b = b[n:]
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, 0, false
+		}
+		b = b[n:]
+		switch tag {
+		case 1<<3 | 0:
+			algo = v
+		case 2<<3 | 0:
+			sum = v
+		default:
+			return 0, 0, false
+		}
+	}
+	return pb.Checksum_Algorithm(algo), sum, true
+}
+
+// checkIter is check for a compressed table, whose checksums cover the
+// uncompressed blocks: it reads the keys of st that start with prefix
+// (point: the first key at or after prefix) with Badger's table
+// iterator, which stops at a block it cannot read.
+func (st *shadowTable) checkIter(prefix []byte, point bool) (d *Damage) {
 	t := st.t
 	defer func() {
 		if r := recover(); r != nil {

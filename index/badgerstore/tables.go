@@ -172,61 +172,62 @@ func panicError(r any) error {
 
 // openTable maps the table file path and reads its index (the footer,
 // the index's checksum, the smallest and the biggest key), the table
-// being compressed with c (unknownCompression: whichever works). The
-// caller calls close when done with it.
-func openTable(path string, c options.CompressionType) (*table.Table, func(), error) {
+// being compressed with c (unknownCompression: whichever works). It
+// returns the table and the mapped file; the caller calls close when
+// done with them.
+func openTable(path string, c options.CompressionType) (*table.Table, []byte, func(), error) {
 	if c != unknownCompression {
 		return openTableAs(path, c)
 	}
 	var first error
 	for _, c := range []options.CompressionType{options.None, options.Snappy, options.ZSTD} {
-		t, closeFn, err := openTableAs(path, c)
+		t, data, closeFn, err := openTableAs(path, c)
 		if err == nil {
-			return t, closeFn, nil
+			return t, data, closeFn, nil
 		}
 		if first == nil {
 			first = err
 		}
 	}
-	return nil, nil, first
+	return nil, nil, nil, first
 }
 
-func openTableAs(path string, c options.CompressionType) (t *table.Table, closeFn func(), err error) {
+func openTableAs(path string, c options.CompressionType) (t *table.Table, data []byte, closeFn func(), err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if fi.Size() == 0 {
-		return nil, nil, errors.New("empty file")
+		return nil, nil, nil, errors.New("empty file")
 	}
-	data, err := z.Mmap(f, false, fi.Size())
+	data, err = z.Mmap(f, false, fi.Size())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	unmap := func() { _ = z.Munmap(data) }
 	id, ok := table.ParseFileID(path)
 	if !ok {
 		unmap()
-		return nil, nil, errors.New("not a table file name")
+		return nil, nil, nil, errors.New("not a table file name")
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			unmap()
-			t, closeFn, err = nil, nil, panicError(r)
+			t, data, closeFn, err = nil, nil, nil, panicError(r)
 		}
 	}()
 	opts := tableOptions(c)
 	t, err = table.OpenInMemoryTable(data, id, &opts)
 	if err != nil {
 		unmap()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t, unmap, nil
+	return t, data, unmap, nil
 }
 
 // checkTables reads the index of every table in dir, so that Badger's
@@ -276,7 +277,7 @@ type entry struct {
 // It returns the number of entries read.
 func walkTable(path string, c options.CompressionType, fn func(*entry), bad func(Damage)) int64 {
 	name := filepath.Base(path)
-	t, closeFn, err := openTable(path, c)
+	t, _, closeFn, err := openTable(path, c)
 	if err != nil {
 		bad(Damage{File: name, Block: -1, Err: err})
 		return 0
