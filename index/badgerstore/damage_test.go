@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dgraph-io/badger/v4/fb"
+
 	"github.com/neardup/neardup/index"
 )
 
@@ -407,8 +409,9 @@ func scribbleInPlace(t testing.TB, path string, n int, seed uint64, share float6
 	}
 }
 
-// blockNamed matches the name of a table's block in an error.
-var blockNamed = regexp.MustCompile(`[0-9]{6}\.sst block [0-9]+( record "[^"]+")?: unreadable`)
+// blockNamed matches the name of a table's block, or of a table whose
+// index is damaged, in an error.
+var blockNamed = regexp.MustCompile(`[0-9]{6}\.sst( block [0-9]+( record "[^"]+")?: unreadable|( record "[^"]+")?: its index \(block offsets and keys, Bloom filter\) changed since the archive was opened)`)
 
 // TestDamageAfterOpen: table blocks damaged while the store is open (a
 // long-running serve, a file overwritten between Open and a read) make
@@ -496,7 +499,7 @@ func TestDamageAfterOpen(t *testing.T) {
 				switch {
 				case errors.Is(err, index.ErrCorrupt):
 					if msg := err.Error(); !strings.Contains(msg, dir) || !blockNamed.MatchString(msg) {
-						t.Errorf("%s %s: %v; want the error to name %s and a table's block", what, d.ID, err, dir)
+						t.Errorf("%s %s: %v; want the error to name %s and a table's block or index", what, d.ID, err, dir)
 					}
 					if corrupt[what] == 0 {
 						t.Logf("%s %s: %v", what, d.ID, err)
@@ -609,5 +612,82 @@ func TestDamagedValueLog(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("Verify: damage %v; want 000001.vlog named", rep.Damage)
+	}
+}
+
+// TestDamagedTableIndex: a table's index overwritten while the store is
+// open (here its Bloom filter, zeroed: Badger's Get then skips the
+// table, and every record in it reads as missing) is found by the
+// verification of one table's index every indexCheckEvery reads: after
+// at most that many reads for each table, every read of the table fails
+// with ErrCorrupt naming it, and none misses a document.
+func TestDamagedTableIndex(t *testing.T) {
+	dir, sst := copyStore(t)
+	s, err := Open(dir, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.New(t.Context(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	tables, err := tableFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	path := filepath.Join(dir, sst)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft, err := readFooter(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bloom := fb.GetRootAsTableIndex(data[ft.from:ft.to], 0).BloomFilterBytes()
+	off := bytes.Index(data[ft.from:ft.to], bloom)
+	if len(bloom) < 64 || off < 0 {
+		t.Fatalf("%s: Bloom filter of %d bytes at %d", sst, len(bloom), off)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(make([]byte, len(bloom)), int64(ft.from+off)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	reads, found := 0, -1
+	for pass := range 2 {
+		missed := 0
+		for i := range damageDocs {
+			d := killDoc(i)
+			got, err := x.Get(t.Context(), d.ID)
+			reads++
+			switch {
+			case errors.Is(err, index.ErrCorrupt):
+				if msg := err.Error(); !strings.Contains(msg, sst+` record "`+d.ID+`": its index (block offsets and keys, Bloom filter) changed since the archive was opened`) || !strings.Contains(msg, dir) {
+					t.Fatalf("Get %s: %v; want %s's index named", d.ID, err, sst)
+				}
+				if found < 0 {
+					found = reads
+				}
+			case errors.Is(err, index.ErrNotFound):
+				missed++
+			case err != nil:
+				t.Fatalf("Get %s: %v", d.ID, err)
+			case got.Title != d.Title:
+				t.Fatalf("Get %s: %+v", d.ID, got)
+			}
+		}
+		if pass == 1 && missed > 0 {
+			t.Errorf("after the index was found damaged, %d documents read as missing", missed)
+		}
+	}
+	if found < 0 || found > indexCheckEvery*len(tables) {
+		t.Errorf("the damaged index was found at read %d; want it within %d reads (%d tables)", found, indexCheckEvery*len(tables), len(tables))
 	}
 }
