@@ -68,6 +68,20 @@
 // skipped decrements the filter is rebuilt from the store, which makes
 // every counter exact again. Records consults a Bloom filter over the
 // IDs likewise, so that adding a new document reads no old record.
+//
+// # Damage
+//
+// A damaged directory is an error wrapping index.ErrCorrupt that names
+// the directory and the file (and the block, or the record), never a
+// panic: Open reads every table's index before Badger does (tables.go);
+// every block's checksum is verified when it is read, and since Badger
+// reads a block that fails as missing keys, the store verifies the
+// blocks each read touched again, so that the read fails instead of
+// missing documents, and one table's index every 256 reads (shadow.go);
+// values in the value log have their checksums verified. Not covered: a
+// compaction (a writer's) of a table with a damaged block, which Badger
+// writes out without that block's keys. Verify reads everything; Salvage
+// copies what is readable into a new store (verify.go).
 package badgerstore
 
 import (

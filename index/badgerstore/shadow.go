@@ -10,6 +10,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -151,7 +152,8 @@ func (sh *shadows) refresh(infos []badger.TableInfo) {
 		}
 		// Tables Badger writes are uncompressed (badgerOptions).
 		st := openShadow(sh.dir, ti.ID, options.None)
-		if errors.Is(st.err, fs.ErrNotExist) {
+		if errors.Is(st.err, fs.ErrNotExist) || errors.Is(st.err, errEmptyTable) {
+			// Deleted by a compaction since Badger listed it.
 			continue
 		}
 		tabs = append(tabs, st)
@@ -237,14 +239,34 @@ func (sh *shadows) checkRead(tabs []*shadowTable, prefix []byte, point bool) err
 		if d := st.bad.Load(); d != nil {
 			return &corruptError{dir: sh.dir, damage: *d}
 		}
-		if point && len(prefix) > 0 && t.DoesNotHave(y.Hash(prefix)) {
-			continue
-		}
-		if err := st.check(prefix, point); err != nil {
-			return &corruptError{dir: sh.dir, damage: *err}
+		if d := st.checkMapped(prefix, point); d != nil {
+			return &corruptError{dir: sh.dir, damage: *d}
 		}
 	}
 	return nil
+}
+
+// checkMapped is check (after the table's Bloom filter, for point),
+// where a read of the mapped file that faults means that Badger deleted
+// the table since it was listed (it empties a table file before it
+// removes it; its own readers hold references that keep it, which the
+// store cannot take): the table is skipped, its keys having moved to
+// the tables a compaction wrote, which the next read lists.
+func (st *shadowTable) checkMapped(prefix []byte, point bool) (d *Damage) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if isFault(r) {
+				d = nil
+				return
+			}
+			d = &Damage{File: st.name, Block: -1, Err: panicError(r)}
+		}
+	}()
+	if point && len(prefix) > 0 && st.t.DoesNotHave(y.Hash(prefix)) {
+		return nil
+	}
+	return st.check(prefix, point)
 }
 
 // check verifies the checksums of the blocks of st that may hold keys
@@ -255,11 +277,6 @@ func (st *shadowTable) check(prefix []byte, point bool) (d *Damage) {
 	if bi == nil {
 		return st.checkIter(prefix, point)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			d = &Damage{File: st.name, Block: -1, Err: panicError(r)}
-		}
-	}()
 	n := len(bi.off)
 	// From the block before the first that starts at or after prefix
 	// (Badger's seek starts in it or in the next one) to the last that
@@ -400,14 +417,23 @@ const indexCheckEvery = 256
 // every read (about 0.1 ms for a table of 40 MB), so view does it every
 // indexCheckEvery reads for one table. A damaged index stays damage for
 // every later read of the table.
-func (st *shadowTable) checkIndex() *Damage {
+func (st *shadowTable) checkIndex() (d *Damage) {
 	if d := st.bad.Load(); d != nil {
 		return d
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if !isFault(r) {
+				panic(r)
+			}
+			d = nil // deleted by Badger: see checkMapped
+		}
+	}()
 	if sum, ok := checksum(st.data[st.index.from:st.index.to], st.index.algo); ok && sum == st.index.sum {
 		return nil
 	}
-	d := &Damage{File: st.name, Block: -1, Err: errors.New("its index (block offsets and keys, Bloom filter) changed since the archive was opened: its checksum does not match")}
+	d = &Damage{File: st.name, Block: -1, Err: errors.New("its index (block offsets and keys, Bloom filter) changed since the archive was opened: its checksum does not match")}
 	st.bad.Store(d)
 	return d
 }
@@ -473,11 +499,6 @@ func parseChecksum(b []byte) (pb.Checksum_Algorithm, uint64, bool) {
 // iterator, which stops at a block it cannot read.
 func (st *shadowTable) checkIter(prefix []byte, point bool) (d *Damage) {
 	t := st.t
-	defer func() {
-		if r := recover(); r != nil {
-			d = &Damage{File: st.name, Block: -1, Err: panicError(r)}
-		}
-	}()
 	it := t.NewIterator(0)
 	defer it.Close()
 	seek := y.KeyWithTs(prefix, math.MaxUint64)

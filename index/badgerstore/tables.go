@@ -170,6 +170,10 @@ func panicError(r any) error {
 	return fmt.Errorf("%s (recovered from a panic)", s)
 }
 
+// errEmptyTable is the error of an empty table file: damage, unless
+// Badger deleted the table (it empties the file before it removes it).
+var errEmptyTable = errors.New("empty file")
+
 // openTable maps the table file path and reads its index (the footer,
 // the index's checksum, the smallest and the biggest key), the table
 // being compressed with c (unknownCompression: whichever works). It
@@ -203,7 +207,7 @@ func openTableAs(path string, c options.CompressionType) (t *table.Table, data [
 		return nil, nil, nil, err
 	}
 	if fi.Size() == 0 {
-		return nil, nil, nil, errors.New("empty file")
+		return nil, nil, nil, errEmptyTable
 	}
 	data, err = z.Mmap(f, false, fi.Size())
 	if err != nil {
@@ -215,10 +219,17 @@ func openTableAs(path string, c options.CompressionType) (t *table.Table, data [
 		unmap()
 		return nil, nil, nil, errors.New("not a table file name")
 	}
+	// A file truncated while it is read (Badger empties a table it
+	// deletes after a compaction before removing it) faults: a panic
+	// here, not a crash, and the file counts as gone.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			unmap()
 			t, data, closeFn, err = nil, nil, nil, panicError(r)
+			if isFault(r) {
+				err = fmt.Errorf("%w: truncated while read", fs.ErrNotExist)
+			}
 		}
 	}()
 	opts := tableOptions(c)
@@ -328,6 +339,14 @@ func walkTable(path string, c options.CompressionType, fn func(*entry), bad func
 		bad(Damage{File: name, Block: -1, Err: fmt.Errorf("read %d of its %d entries", n, t.KeyCount())})
 	}
 	return n
+}
+
+// isFault reports whether the recovered panic r is a memory fault (of
+// a goroutine that called debug.SetPanicOnFault): a read of a mapped
+// file past its end, the file having been truncated.
+func isFault(r any) bool {
+	_, ok := r.(interface{ Addr() uintptr })
+	return ok
 }
 
 // protect calls f, turning a panic into an error.
