@@ -193,8 +193,16 @@ func openShadow(dir string, id uint64, c options.CompressionType) *shadowTable {
 	if st.err != nil {
 		return st
 	}
-	st.err = protect(func() error {
-		var err error
+	st.err = func() (err error) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				err = panicError(r)
+				if isFault(r) {
+					err = fmt.Errorf("%w: truncated while read", fs.ErrNotExist) // deleted by Badger
+				}
+			}
+		}()
 		if st.index, err = readFooter(st.data); err != nil {
 			return err
 		}
@@ -202,7 +210,7 @@ func openShadow(dir string, id uint64, c options.CompressionType) *shadowTable {
 			st.blocks, err = readBlockIndex(st.data)
 		}
 		return err
-	})
+	}()
 	if st.err != nil {
 		st.release()
 	}
