@@ -56,7 +56,22 @@ import (
 // the uncompressed blocks: its keys are read with Badger's table
 // iterator, which stops early at a block it cannot read. A record in
 // the value log that reads as empty is damage in the value log, named by
-// Badger's log line about it.
+// Badger's log line about it. One table's index (Bloom filter, block
+// offsets and keys, which Badger reads from the file at every read) is
+// verified every indexCheckEvery reads.
+//
+// Badger deletes a table after a compaction once its own readers are
+// done (they hold references the store cannot take) and empties the
+// file first: a read of the store's mapping of it then faults, which
+// debug.SetPanicOnFault turns into a panic that the check recovers, the
+// table being gone (its keys are in the compaction's tables, which the
+// next read lists).
+//
+// Not covered: a compaction that reads a damaged block drops its keys
+// (and the rest of its table) from the tables it writes, silently
+// (levels.go, subcompact: "for ; it.Valid(); it.Next()"; the
+// ConcatIterator moves to the next table when one stops), and the damaged
+// table is deleted. Only a writer compacts.
 //
 // What it costs: BenchmarkReadCheck, and the README.
 
