@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -97,5 +98,47 @@ func copyDir(t *testing.T, src, dst string) {
 	t.Helper()
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckDamagedBlocks: blocks of the archive's table overwritten
+// (the table's index whole, so the archive opens) make check fail with
+// exit 2 naming the table's block and what to do, instead of reading
+// them as missing keys and answering without the documents in them.
+func TestCheckDamagedBlocks(t *testing.T) {
+	t.Parallel()
+	idx := filepath.Join(t.TempDir(), "idx")
+	if r := runCLI(t, "add", "--index", idx, "testdata/articles.jsonl"); r.code != 0 {
+		t.Fatalf("add: exit %d\n%s", r.code, r.stderr)
+	}
+	// Every article checked against its own archive matches itself.
+	if r := runCLI(t, "check", "--index", idx, "testdata/articles.jsonl"); r.code != 1 {
+		t.Fatalf("check of the archived articles: exit %d; want 1\n%s", r.code, r.stderr)
+	}
+	ssts, _ := filepath.Glob(filepath.Join(idx, "*.sst"))
+	if len(ssts) != 1 {
+		t.Fatalf("tables %v; want one", ssts)
+	}
+	f, err := os.OpenFile(ssts[0], os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 8 bytes every KiB of the first half: every block there (the
+	// index is at the end).
+	for off := int64(512); off < fi.Size()/2; off += 1024 {
+		if _, err := f.WriteAt([]byte("scribble"), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	r := runCLI(t, "check", "--index", idx, "testdata/articles.jsonl")
+	want := regexp.MustCompile(`neardup: index: .*: corrupt index: ` + filepath.Base(ssts[0]) + ` block [0-9]+( record "[^"]*")?: unreadable \(a checksum or its structure does not match\)\n` +
+		`neardup: the index is damaged: 'neardup verify --index DIR' lists what is damaged, 'neardup verify --index DIR --salvage NEWDIR' copies what is readable into a new index\n$`)
+	if r.code != 2 || !want.MatchString(r.stderr) || strings.Contains(r.stderr, "panic") {
+		t.Errorf("check of a damaged archive: exit %d\nstderr: %s\nwant exit 2 and the damaged block named", r.code, r.stderr)
 	}
 }

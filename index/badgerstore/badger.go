@@ -68,6 +68,20 @@
 // skipped decrements the filter is rebuilt from the store, which makes
 // every counter exact again. Records consults a Bloom filter over the
 // IDs likewise, so that adding a new document reads no old record.
+//
+// # Damage
+//
+// A damaged directory is an error wrapping index.ErrCorrupt that names
+// the directory and the file (and the block, or the record), never a
+// panic: Open reads every table's index before Badger does (tables.go);
+// every block's checksum is verified when it is read, and since Badger
+// reads a block that fails as missing keys, the store verifies the
+// blocks each read touched again, so that the read fails instead of
+// missing documents, and one table's index every 256 reads (shadow.go);
+// values in the value log have their checksums verified. Not covered: a
+// compaction (a writer's) of a table with a damaged block, which Badger
+// writes out without that block's keys. Verify reads everything; Salvage
+// copies what is readable into a new store (verify.go).
 package badgerstore
 
 import (
@@ -187,6 +201,9 @@ type Store struct {
 	ids   *idFilter // guarded by wmu for writes; read under bmu
 
 	lookups, saved, done, falseHits, rebuilds atomic.Int64
+
+	shadow     *shadows     // handles on the tables, to find damage Badger reads as missing keys (shadow.go)
+	vlogDamage *valueDamage // value-log files Badger could not read values from
 }
 
 // OpenIndex opens the store in dir (see Open) and the index in it (see
@@ -231,24 +248,31 @@ func Open(dir string, opts *Options) (*Store, error) {
 	// Badger reads the tables' indexes in goroutines of its own, where
 	// a damaged one is a panic that ends the process: they are read
 	// here first.
-	if err := checkTables(dir); err != nil {
-		return nil, err
-	}
-	db, err := openBadger(dir, o)
+	tabs, err := checkTables(dir)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly}
-	if err := s.checkMeta(); err != nil {
-		db.Close()
+	sh := &shadows{dir: dir, readOnly: o.ReadOnly, tabs: tabs}
+	vd := &valueDamage{}
+	db, err := openBadger(dir, o, vd)
+	if err != nil {
+		sh.close()
 		return nil, err
+	}
+	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd}
+	fail := func(err error) (*Store, error) {
+		db.Close()
+		sh.close()
+		return nil, err
+	}
+	if err := s.checkMeta(); err != nil {
+		return fail(err)
 	}
 	// The filters saved by the last Close, if nothing was written since;
 	// else rebuilt from the store.
 	if err := s.loadFilters(db.MaxVersion()); err != nil {
 		if err := s.rebuildBloom(0); err != nil {
-			db.Close()
-			return nil, err
+			return fail(err)
 		}
 	}
 	s.rebuilds.Store(0)
@@ -272,7 +296,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 //     log file it could not size behind, empty, and every later open
 //     would fail on it, so the empty .mem and .vlog files this attempt
 //     created are removed. They hold no writes.
-func openBadger(dir string, o Options) (*badger.DB, error) {
+func openBadger(dir string, o Options, vd *valueDamage) (*badger.DB, error) {
 	var before map[string]bool
 	if !o.ReadOnly {
 		// An empty log (memtable or value log) left by a writer killed
@@ -282,7 +306,7 @@ func openBadger(dir string, o Options) (*badger.DB, error) {
 		removeEmptyLogs(dir)
 		before = logFiles(dir)
 	}
-	db, err := badger.Open(badgerOptions(dir, o))
+	db, err := badger.Open(badgerOptions(dir, o, vd))
 	if err == nil {
 		return db, nil
 	}
@@ -294,14 +318,14 @@ func openBadger(dir string, o Options) (*badger.DB, error) {
 	case o.ReadOnly && (strings.Contains(msg, "Log truncate required") || hasEmptyLog(dir)):
 		rw := o
 		rw.ReadOnly = false
-		db, err := openBadger(dir, rw)
+		db, err := openBadger(dir, rw, vd)
 		if err != nil {
 			return nil, fmt.Errorf("index: %s: recovering the log of a writer that did not close, before opening read-only: %w", dir, err)
 		}
 		if err := db.Close(); err != nil {
 			return nil, fmt.Errorf("index: %s: recovering the log of a writer that did not close: %w", dir, err)
 		}
-		db, err = badger.Open(badgerOptions(dir, o))
+		db, err = badger.Open(badgerOptions(dir, o, vd))
 		if err != nil {
 			return nil, fmt.Errorf("index: open %s read-only after recovering its log: %w", dir, err)
 		}
@@ -419,15 +443,22 @@ func checkWritable(dir string) error {
 //     about 0.15-1.5 ms (noisy shared machine) for 20% more disk.
 //   - ChecksumVerificationMode OnBlockRead (default none): every table
 //     block's checksum is verified when it is read, so that a damaged
-//     block reads as an error (or as missing keys) instead of as garbage
-//     that panics or matches wrongly. Not OnTableRead: Badger's Open
+//     block is not read as garbage that panics or matches wrongly.
+//     Badger reads such a block as missing keys; the store reads the
+//     blocks again to turn that into an error (shadow.go). Not
+//     OnTableRead: Badger's Open
 //     skips a table whose checksum fails with a log line only, losing
 //     its keys; Open reads the tables' indexes itself first (tables.go)
 //     and Verify reads every block.
-//   - Metrics off; logging routed to Options.Logf, warnings and errors only.
-func badgerOptions(dir string, o Options) badger.Options {
+//   - VerifyValueChecksum on (default off): a value read from the value
+//     log (a record of 1 MiB or more) has its checksum verified, so
+//     that a damaged one reads as damage (see readValue) instead of as
+//     a wrong record.
+//   - Metrics off; logging routed to Options.Logf, warnings and errors
+//     only, and to vd, which keeps the files of unreadable values.
+func badgerOptions(dir string, o Options, vd *valueDamage) badger.Options {
 	return badger.DefaultOptions(dir).
-		WithLogger(badgerLogger{o.Logf}).
+		WithLogger(badgerLogger{o.Logf, vd}).
 		WithReadOnly(o.ReadOnly).
 		WithSyncWrites(true).
 		WithDetectConflicts(false).
@@ -439,15 +470,27 @@ func badgerOptions(dir string, o Options) badger.Options {
 		WithBlockCacheSize(0).
 		WithCompression(options.None).
 		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true).
 		WithMetricsEnabled(false)
 }
 
-// badgerLogger passes Badger's warnings and errors to logf.
-type badgerLogger struct{ logf func(string, ...any) }
+// badgerLogger passes Badger's warnings and errors to logf, and its
+// errors to vd too.
+type badgerLogger struct {
+	logf func(string, ...any)
+	vd   *valueDamage
+}
 
 func (l badgerLogger) log(level, format string, args []any) {
+	if l.logf == nil && (l.vd == nil || level != "error") {
+		return
+	}
+	msg := strings.TrimSpace(fmt.Sprintf(format, args...))
+	if level == "error" {
+		l.vd.note(msg)
+	}
 	if l.logf != nil {
-		l.logf("badger %s: %s", level, strings.TrimSpace(fmt.Sprintf(format, args...)))
+		l.logf("badger %s: %s", level, msg)
 	}
 }
 
@@ -462,8 +505,8 @@ func (s *Store) checkMeta() (err error) {
 	defer s.recoverTo("reading metadata", &err)
 	var format bool
 	var empty bool
-	err = s.db.View(func(txn *badger.Txn) error {
-		_, err := txn.Get(metaKey(index.MetaFormat))
+	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+		_, err := s.get(txn, tabs, metaKey(index.MetaFormat))
 		switch {
 		case err == nil:
 			format = true
@@ -475,6 +518,10 @@ func (s *Store) checkMeta() (err error) {
 		defer it.Close()
 		it.Rewind()
 		empty = !it.Valid()
+		if empty {
+			// Badger read the first block of every table.
+			return s.shadow.checkRead(tabs, nil, true)
+		}
 		return nil
 	})
 	switch {
@@ -488,6 +535,37 @@ func (s *Store) checkMeta() (err error) {
 		return fmt.Errorf("index: %s: %w: no index there to open read-only", s.dir, ErrNotFound)
 	}
 	return nil
+}
+
+// read calls fn in a read transaction with the store's handles on the
+// tables Badger reads (see shadow.go).
+func (s *Store) read(fn func(*badger.Txn, []*shadowTable) error) error {
+	if s.shadow.off {
+		return s.db.View(func(txn *badger.Txn) error { return fn(txn, nil) })
+	}
+	tabs, release, err := s.shadow.view(s.db)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.db.View(func(txn *badger.Txn) error { return fn(txn, tabs) })
+}
+
+// get returns a copy of the value of key, or badger.ErrKeyNotFound,
+// after checking that Badger could read every block it read for it
+// (tabs: see shadow.go).
+func (s *Store) get(txn *badger.Txn, tabs []*shadowTable, key []byte) ([]byte, error) {
+	item, err := txn.Get(key)
+	if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, err
+	}
+	if cerr := s.shadow.checkRead(tabs, key, true); cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.readValue(item)
 }
 
 // String returns the directory, which names the store in error messages.
@@ -519,9 +597,9 @@ func (s *Store) Claim(_ context.Context, values map[string][]byte) (_ map[string
 	defer s.wmu.Unlock()
 	out := make(map[string][]byte, len(values))
 	var missing []string
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
 		for name := range values {
-			v, err := getValue(txn, metaKey(name))
+			v, err := s.get(txn, tabs, metaKey(name))
 			switch {
 			case errors.Is(err, badger.ErrKeyNotFound):
 				missing = append(missing, name)
@@ -557,15 +635,6 @@ func (s *Store) Claim(_ context.Context, values map[string][]byte) (_ map[string
 	return out, nil
 }
 
-// getValue returns a copy of the value of key.
-func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
-	item, err := txn.Get(key)
-	if err != nil {
-		return nil, err
-	}
-	return item.ValueCopy(nil)
-}
-
 // rebuildBloom rebuilds the content-hash filter and the ID filter from
 // the content-hash keys (which end in the ID), for at least capacity
 // documents and 1.5 times those stored. Callers other than Open hold
@@ -573,8 +642,12 @@ func getValue(txn *badger.Txn, key []byte) ([]byte, error) {
 func (s *Store) rebuildBloom(capacity int64) (err error) {
 	defer s.recoverTo("building the content filter", &err)
 	var hashes, ids []uint64
-	err = s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{byte(index.KindContent)}})
+	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+		prefix := []byte{byte(index.KindContent)}
+		if err := s.shadow.checkRead(tabs, prefix, false); err != nil {
+			return err
+		}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			key := it.Item().Key()
@@ -613,7 +686,7 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) (_ [][]index.Posti
 	}
 	defer s.life.RUnlock()
 	out := make([][]index.Posting, len(keys))
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
 		var prefix []byte
 		for i, k := range keys {
 			if k.Kind == index.KindContent && !s.mayContain(k.Value) {
@@ -622,6 +695,9 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) (_ [][]index.Posti
 			prefix = appendPrefix(prefix[:0], k)
 			ps, err := s.postings(txn, prefix, k.Kind == index.KindTable, out[i])
 			if err != nil {
+				return err
+			}
+			if err := s.shadow.checkRead(tabs, prefix, false); err != nil {
 				return err
 			}
 			out[i] = ps
@@ -685,7 +761,7 @@ func (s *Store) Records(_ context.Context, ids []string) (_ [][]byte, err error)
 	}
 	defer s.life.RUnlock()
 	out := make([][]byte, len(ids))
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
 		for i, id := range ids {
 			s.bmu.RLock()
 			maybe := s.ids.mayContain(xxhash.Sum64String(id))
@@ -693,9 +769,15 @@ func (s *Store) Records(_ context.Context, ids []string) (_ [][]byte, err error)
 			if !maybe {
 				continue
 			}
-			v, err := getValue(txn, docKey(id))
+			v, err := s.get(txn, tabs, docKey(id))
+			var ce *corruptError
 			switch {
 			case errors.Is(err, badger.ErrKeyNotFound):
+			case errors.As(err, &ce):
+				if ce.damage.ID == "" {
+					ce.damage.ID = id
+				}
+				return ce
 			case err != nil:
 				return fmt.Errorf("index: %s: reading document %q: %w", s.dir, id, err)
 			default:
@@ -1003,7 +1085,9 @@ func (s *Store) Close() error {
 		// next Open rebuilds them.
 		_ = s.saveFilters(s.db.MaxVersion())
 	}
-	if err := s.db.Close(); err != nil {
+	err := s.db.Close()
+	s.shadow.close()
+	if err != nil {
 		return fmt.Errorf("index: close %s: %w", s.dir, err)
 	}
 	return nil
@@ -1016,19 +1100,25 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 		return err
 	}
 	defer s.life.RUnlock()
-	return s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{kindDoc}, PrefetchValues: true, PrefetchSize: 64})
+	return s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+		prefix := []byte{kindDoc}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			item := it.Item()
-			err := item.Value(func(v []byte) error { return fn(string(item.Key()[1:]), v) })
+			err := item.Value(func(v []byte) error {
+				if len(v) == 0 && item.ValueSize() > 0 {
+					return s.valueErr(item)
+				}
+				return fn(string(item.Key()[1:]), v)
+			})
 			if err != nil {
 				return err
 			}
 		}
-		return nil
+		return s.shadow.checkRead(tabs, prefix, false)
 	})
 }

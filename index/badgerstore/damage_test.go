@@ -1,15 +1,19 @@
 package badgerstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4/fb"
 
 	"github.com/neardup/neardup/index"
 )
@@ -144,8 +148,10 @@ func useDamaged(t *testing.T, dir string, step int) (error, int) {
 			if err == nil && got.Fingerprint == d.Fingerprint && got.Title == d.Title {
 				n++
 			}
-			if err != nil && !errors.Is(err, index.ErrNotFound) && !errors.Is(err, index.ErrCorrupt) {
-				t.Errorf("Get %s: %v; want ErrNotFound or ErrCorrupt", d.ID, err)
+			if err != nil && !errors.Is(err, index.ErrCorrupt) {
+				// ErrNotFound too: a damaged block must not read as
+				// missing keys.
+				t.Errorf("Get %s: %v; want the document or ErrCorrupt", d.ID, err)
 			}
 			if i%(40*step) != 0 {
 				continue
@@ -374,4 +380,314 @@ func FuzzDamagedTable(f *testing.F) {
 			t.Fatalf("Salvage: %v", err)
 		}
 	})
+}
+
+// scribbleInPlace writes n runs of 64 random bytes over the first share
+// of the file path where they are (as scribble does, but without
+// rewriting the file): a store that has the file mapped sees them.
+func scribbleInPlace(t testing.TB, path string, n int, seed uint64, share float64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(seed, seed))
+	b := make([]byte, 64)
+	for range n {
+		off := r.IntN(max(1, int(float64(fi.Size())*share)-64))
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		if _, err := f.WriteAt(b, int64(off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// blockNamed matches the name of a table's block, or of a table whose
+// index is damaged, in an error.
+var blockNamed = regexp.MustCompile(`[0-9]{6}\.sst( block [0-9]+( record "[^"]+")?: unreadable|( record "[^"]+")?: its index \(block offsets and keys, Bloom filter\) changed since the archive was opened)`)
+
+// TestDamageAfterOpen: table blocks damaged while the store is open (a
+// long-running serve, a file overwritten between Open and a read) make
+// the reads that meet them fail with an error naming the directory and
+// the table, never miss a document: every document is found by its ID
+// (Get), its content hash (Exact) and its fingerprint (Near), or the
+// read fails with ErrCorrupt. Badger itself reads such a block as
+// missing keys.
+func TestDamageAfterOpen(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		loaded   bool // the tables are written after Open, by Load
+		readOnly bool
+		iterate  bool // check with Badger's table iterator, as for compressed tables
+	}{
+		{"opened read-write", false, false, false},
+		{"opened read-only", false, true, false},
+		{"tables written after open", true, false, false},
+		{"opened read-only, compressed tables' check", false, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var x *index.Index
+			var dir string
+			var err error
+			if tc.loaded {
+				dir = filepath.Join(t.TempDir(), "idx")
+				x, err = OpenIndex(t.Context(), dir, nil, &index.Options{AnalyzerID: "damage-test"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := x.Load(t.Context(), func(yield func(index.Doc) bool) {
+					for i := range damageDocs {
+						if !yield(killDoc(i)) {
+							return
+						}
+					}
+				}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				dir, _ = copyStore(t)
+				s, err := Open(dir, &Options{ReadOnly: tc.readOnly})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.iterate {
+					// Tables this package writes are uncompressed; an
+					// index written with Badger's default compression
+					// has its blocks read with the table iterator.
+					tabs, release, err := s.shadow.view(s.db)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, st := range tabs {
+						if st.blocks == nil {
+							t.Fatalf("%s: no block index", st.name)
+						}
+						st.blocks = nil
+					}
+					release()
+				}
+				if x, err = index.New(t.Context(), s, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			defer x.Close()
+			// Every document is there before the damage.
+			if got, err := x.Get(t.Context(), killDoc(damageDocs-1).ID); err != nil || got.Title != killDoc(damageDocs-1).Title {
+				t.Fatalf("Get before the damage: %+v, %v", got, err)
+			}
+			// Every table: Load writes the records, the content keys,
+			// the band keys and each SimHash table's keys to tables of
+			// their own.
+			names, err := tableFiles(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, name := range names {
+				scribbleInPlace(t, filepath.Join(dir, name), 19, uint64(i+1), 0.5)
+			}
+
+			corrupt := map[string]int{}
+			check := func(what string, d index.Doc, found bool, err error) {
+				t.Helper()
+				switch {
+				case errors.Is(err, index.ErrCorrupt):
+					if msg := err.Error(); !strings.Contains(msg, dir) || !blockNamed.MatchString(msg) {
+						t.Errorf("%s %s: %v; want the error to name %s and a table's block or index", what, d.ID, err, dir)
+					}
+					if corrupt[what] == 0 {
+						t.Logf("%s %s: %v", what, d.ID, err)
+					}
+					corrupt[what]++
+				case err != nil:
+					t.Errorf("%s %s: %v; want it found or ErrCorrupt", what, d.ID, err)
+				case !found:
+					t.Errorf("%s %s: not found, and no error: a damaged block read as missing keys", what, d.ID)
+				}
+			}
+			for i := range damageDocs {
+				d := killDoc(i)
+				got, err := x.Get(t.Context(), d.ID)
+				check("Get", d, err == nil && got.Fingerprint == d.Fingerprint && got.Title == d.Title, err)
+				ids, err := x.Exact(t.Context(), d.ContentHash)
+				check("Exact", d, slices.Contains(ids, d.ID), err)
+				ms, err := x.Near(t.Context(), d.Fingerprint, 0)
+				check("Near", d, slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == d.ID }), err)
+			}
+			// 19 runs of 64 bytes hit blocks of records, content keys
+			// and table keys alike (the seed's placement, checked).
+			for _, what := range []string{"Get", "Exact", "Near"} {
+				if corrupt[what] == 0 {
+					t.Errorf("%s: no read failed with ErrCorrupt; want the damaged blocks found (%v)", what, corrupt)
+				}
+			}
+		})
+	}
+}
+
+// TestDamagedValueLog: a record kept in the value log (1 MiB or more)
+// whose bytes are damaged after it was written reads as an error naming
+// the directory, the value log and the document, not as a missing
+// record (Badger logs the checksum error and reads the value as empty),
+// by Records and ScanRecords; Verify names it too.
+func TestDamagedValueLog(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// The format, so that Verify opens it as an index.
+	if _, err := s.Claim(t.Context(), map[string][]byte{index.MetaFormat: {index.FormatVersion}}); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, valueThreshold+4096)
+	r := rand.New(rand.NewPCG(19, 19))
+	for i := range big {
+		big[i] = byte(r.Uint32())
+	}
+	small := []byte("a record kept in a table")
+	err = s.Apply(t.Context(), &index.Batch{Writes: []index.Write{
+		{ID: "big", Record: big, Keys: []index.Key{{Kind: index.KindContent, Value: 1}}},
+		{ID: "small", Record: small, Keys: []index.Key{{Kind: index.KindContent, Value: 2}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := s.Records(t.Context(), []string{"big", "small"})
+	if err != nil || !bytes.Equal(recs[0], big) || !bytes.Equal(recs[1], small) {
+		t.Fatalf("Records before the damage: %d and %q bytes, %v", len(recs[0]), recs[1], err)
+	}
+
+	vlog := filepath.Join(dir, "000001.vlog")
+	data, err := os.ReadFile(vlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := bytes.Index(data, big[:64])
+	if off < 0 {
+		t.Fatalf("the big record is not in %s", vlog)
+	}
+	f, err := os.OpenFile(vlog, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(make([]byte, 64), int64(off+len(big)/2)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	want := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), `000001.vlog record "big": `) {
+			t.Errorf("%s: %v; want ErrCorrupt naming %s, 000001.vlog and the record", what, err, dir)
+		}
+	}
+	recs, err = s.Records(t.Context(), []string{"small", "big"})
+	want("Records", err)
+	if recs != nil {
+		t.Errorf("Records: %d records along with the error", len(recs))
+	}
+	if recs, err := s.Records(t.Context(), []string{"small"}); err != nil || !bytes.Equal(recs[0], small) {
+		t.Errorf("Records of the record in a table: %q, %v", recs, err)
+	}
+	want("ScanRecords", s.ScanRecords(t.Context(), func(string, []byte) error { return nil }))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	rep, err := Verify(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range rep.Damage {
+		found = found || d.File == "000001.vlog"
+	}
+	if !found {
+		t.Errorf("Verify: damage %v; want 000001.vlog named", rep.Damage)
+	}
+}
+
+// TestDamagedTableIndex: a table's index overwritten while the store is
+// open (here its Bloom filter, zeroed: Badger's Get then skips the
+// table, and every record in it reads as missing) is found by the
+// verification of one table's index every indexCheckEvery reads: after
+// at most that many reads for each table, every read of the table fails
+// with ErrCorrupt naming it, and none misses a document.
+func TestDamagedTableIndex(t *testing.T) {
+	dir, sst := copyStore(t)
+	s, err := Open(dir, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.New(t.Context(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	tables, err := tableFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	path := filepath.Join(dir, sst)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft, err := readFooter(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bloom := fb.GetRootAsTableIndex(data[ft.from:ft.to], 0).BloomFilterBytes()
+	off := bytes.Index(data[ft.from:ft.to], bloom)
+	if len(bloom) < 64 || off < 0 {
+		t.Fatalf("%s: Bloom filter of %d bytes at %d", sst, len(bloom), off)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(make([]byte, len(bloom)), int64(ft.from+off)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	reads, found := 0, -1
+	for pass := range 2 {
+		missed := 0
+		for i := range damageDocs {
+			d := killDoc(i)
+			got, err := x.Get(t.Context(), d.ID)
+			reads++
+			switch {
+			case errors.Is(err, index.ErrCorrupt):
+				if msg := err.Error(); !strings.Contains(msg, sst+` record "`+d.ID+`": its index (block offsets and keys, Bloom filter) changed since the archive was opened`) || !strings.Contains(msg, dir) {
+					t.Fatalf("Get %s: %v; want %s's index named", d.ID, err, sst)
+				}
+				if found < 0 {
+					found = reads
+				}
+			case errors.Is(err, index.ErrNotFound):
+				missed++
+			case err != nil:
+				t.Fatalf("Get %s: %v", d.ID, err)
+			case got.Title != d.Title:
+				t.Fatalf("Get %s: %+v", d.ID, got)
+			}
+		}
+		if pass == 1 && missed > 0 {
+			t.Errorf("after the index was found damaged, %d documents read as missing", missed)
+		}
+	}
+	if found < 0 || found > indexCheckEvery*len(tables) {
+		t.Errorf("the damaged index was found at read %d; want it within %d reads (%d tables)", found, indexCheckEvery*len(tables), len(tables))
+	}
 }

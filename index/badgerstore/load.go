@@ -449,17 +449,18 @@ func (l *loader) write() error {
 // readMeta returns the 'm' keys and their values, sorted.
 func (s *Store) readMeta() ([][2][]byte, error) {
 	var kvs [][2][]byte
-	err := s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{kindMeta}})
+	err := s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+		prefix := []byte{kindMeta}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			v, err := it.Item().ValueCopy(nil)
+			v, err := s.readValue(it.Item())
 			if err != nil {
 				return err
 			}
 			kvs = append(kvs, [2][]byte{it.Item().KeyCopy(nil), v})
 		}
-		return nil
+		return s.shadow.checkRead(tabs, prefix, false)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index: %s: load: reading metadata: %w", s.dir, err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -169,87 +170,106 @@ func panicError(r any) error {
 	return fmt.Errorf("%s (recovered from a panic)", s)
 }
 
+// errEmptyTable is the error of an empty table file: damage, unless
+// Badger deleted the table (it empties the file before it removes it).
+var errEmptyTable = errors.New("empty file")
+
 // openTable maps the table file path and reads its index (the footer,
 // the index's checksum, the smallest and the biggest key), the table
-// being compressed with c (unknownCompression: whichever works). The
-// caller calls close when done with it.
-func openTable(path string, c options.CompressionType) (*table.Table, func(), error) {
+// being compressed with c (unknownCompression: whichever works). It
+// returns the table and the mapped file; the caller calls close when
+// done with them.
+func openTable(path string, c options.CompressionType) (*table.Table, []byte, func(), error) {
 	if c != unknownCompression {
 		return openTableAs(path, c)
 	}
 	var first error
 	for _, c := range []options.CompressionType{options.None, options.Snappy, options.ZSTD} {
-		t, closeFn, err := openTableAs(path, c)
+		t, data, closeFn, err := openTableAs(path, c)
 		if err == nil {
-			return t, closeFn, nil
+			return t, data, closeFn, nil
 		}
 		if first == nil {
 			first = err
 		}
 	}
-	return nil, nil, first
+	return nil, nil, nil, first
 }
 
-func openTableAs(path string, c options.CompressionType) (t *table.Table, closeFn func(), err error) {
+func openTableAs(path string, c options.CompressionType) (t *table.Table, data []byte, closeFn func(), err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if fi.Size() == 0 {
-		return nil, nil, errors.New("empty file")
+		return nil, nil, nil, errEmptyTable
 	}
-	data, err := z.Mmap(f, false, fi.Size())
+	data, err = z.Mmap(f, false, fi.Size())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	unmap := func() { _ = z.Munmap(data) }
 	id, ok := table.ParseFileID(path)
 	if !ok {
 		unmap()
-		return nil, nil, errors.New("not a table file name")
+		return nil, nil, nil, errors.New("not a table file name")
 	}
+	// A file truncated while it is read (Badger empties a table it
+	// deletes after a compaction before removing it) faults: a panic
+	// here, not a crash, and the file counts as gone.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			unmap()
-			t, closeFn, err = nil, nil, panicError(r)
+			t, data, closeFn, err = nil, nil, nil, panicError(r)
+			if isFault(r) {
+				err = fmt.Errorf("%w: truncated while read", fs.ErrNotExist)
+			}
 		}
 	}()
 	opts := tableOptions(c)
 	t, err = table.OpenInMemoryTable(data, id, &opts)
 	if err != nil {
 		unmap()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return t, unmap, nil
+	return t, data, unmap, nil
 }
 
 // checkTables reads the index of every table in dir, so that Badger's
 // Open, which reads them in goroutines of its own, does not panic on a
-// damaged one. It returns the first damage found.
-func checkTables(dir string) error {
+// damaged one. It returns the first damage found, or the tables, open,
+// sorted by ID, for the store's checks of what Badger reads (shadow.go).
+func checkTables(dir string) ([]*shadowTable, error) {
 	tables, err := manifestTables(dir)
 	if err != nil {
-		return nil // no MANIFEST yet, or Badger's Open reports what is wrong with it
+		return nil, nil // no MANIFEST yet, or Badger's Open reports what is wrong with it
 	}
+	var out []*shadowTable
 	for _, name := range sortedNames(tables) {
-		_, closeFn, err := openTable(filepath.Join(dir, name), tables[name])
-		if errors.Is(err, fs.ErrNotExist) {
+		id, _ := table.ParseFileID(name)
+		st := openShadow(dir, id, tables[name])
+		if errors.Is(st.err, fs.ErrNotExist) {
 			// Compacted away by a writer that holds the store since the
 			// MANIFEST was read (Badger's Open then says it is in use),
 			// or missing: Badger's Open reports it.
 			continue
 		}
-		if err != nil {
-			return &corruptError{dir: dir, damage: Damage{File: name, Block: -1, Err: err}}
+		if st.err != nil {
+			for _, o := range out {
+				o.release()
+			}
+			return nil, &corruptError{dir: dir, damage: Damage{File: name, Block: -1, Err: st.err}}
 		}
-		closeFn()
+		out = append(out, st)
 	}
-	return nil
+	slices.SortFunc(out, func(a, b *shadowTable) int { return cmpID(a.id, b.id) })
+	return out, nil
 }
 
 // entry is one key-value entry of a table.
@@ -268,7 +288,7 @@ type entry struct {
 // It returns the number of entries read.
 func walkTable(path string, c options.CompressionType, fn func(*entry), bad func(Damage)) int64 {
 	name := filepath.Base(path)
-	t, closeFn, err := openTable(path, c)
+	t, _, closeFn, err := openTable(path, c)
 	if err != nil {
 		bad(Damage{File: name, Block: -1, Err: err})
 		return 0
@@ -319,6 +339,14 @@ func walkTable(path string, c options.CompressionType, fn func(*entry), bad func
 		bad(Damage{File: name, Block: -1, Err: fmt.Errorf("read %d of its %d entries", n, t.KeyCount())})
 	}
 	return n
+}
+
+// isFault reports whether the recovered panic r is a memory fault (of
+// a goroutine that called debug.SetPanicOnFault): a read of a mapped
+// file past its end, the file having been truncated.
+func isFault(r any) bool {
+	_, ok := r.(interface{ Addr() uintptr })
+	return ok
 }
 
 // protect calls f, turning a panic into an error.

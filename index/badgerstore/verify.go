@@ -74,8 +74,13 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 					continue
 				}
 				id := string(key[1:])
-				rec, err := item.ValueCopy(nil)
-				if err != nil {
+				rec, err := s.readValue(item)
+				var ce *corruptError
+				switch {
+				case errors.As(err, &ce):
+					r.Damage = append(r.Damage, ce.damage)
+					continue
+				case err != nil:
 					r.Damage = append(r.Damage, Damage{File: "value log", Block: -1, ID: id, Err: err})
 					continue
 				}
