@@ -47,7 +47,7 @@ var (
 	n       = flag.Int("n", 200_000, "documents to add")
 	batch   = flag.Int("batch", 1000, "documents per Add (or Ingest) call")
 	queries = flag.Int("queries", 5000, "Near and Similar queries, each with a planted neighbour 0 to 3 bits away")
-	sketch  = flag.Bool("sketch", true, "give documents a MinHash sketch (16 band keys each)")
+	sketch  = flag.Bool("sketch", true, "give documents MinHash sketches (the 64-value one, 16 band keys each, and the 256-value confirmation sketch) and a 5-gram count, as analysis does")
 	bare    = flag.Bool("bare", false, "documents of an ID and a fingerprint only (no title, keywords, content hash or sketch), as add --fingerprints makes")
 	url     = flag.String("url", "", "archive URL (default: a new 3-master cluster on loopback)")
 	bits    = flag.Int("bucketbits", 0, "bucket bits of the new archive (0: the default)")
@@ -70,6 +70,10 @@ func doc(r *rand.Rand, i int) index.Doc {
 		for k := range d.Sketch {
 			d.Sketch[k] = uint16(r.Uint32()) | 1
 		}
+		for k := range d.Long { // the confirmation sketch and set size analysis gives every record
+			d.Long[k] = uint8(r.Uint32()) | 1
+		}
+		d.Shingles = 500 + r.IntN(5000)
 	}
 	return d
 }
