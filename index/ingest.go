@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -350,7 +351,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 			nums[e.ID] = e.Num
 		}
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmpNum(out[a].Num, out[b].Num) })
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(out[a].Num, out[b].Num) })
 	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}, local: map[uint64]Status{}}
 	if err := in.fetch(ctx, keysOf(nums)); err != nil {
 		return nil, err
@@ -445,16 +446,6 @@ func (in *ingest) sendDeferred(ctx context.Context) error {
 // job.
 func sameDoc(stored, d *Doc) bool {
 	return d.Job != "" && stored.Job == d.Job && stored.Seq == d.Seq
-}
-
-func cmpNum(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func keysOf(m map[string]uint64) []string {

@@ -2,6 +2,7 @@ package badgerstore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -143,7 +144,7 @@ func (sh *shadows) same(infos []badger.TableInfo) bool {
 		return false
 	}
 	for _, ti := range infos {
-		if _, ok := slices.BinarySearchFunc(sh.tabs, ti.ID, func(st *shadowTable, id uint64) int { return cmpID(st.id, id) }); !ok {
+		if _, ok := slices.BinarySearchFunc(sh.tabs, ti.ID, func(st *shadowTable, id uint64) int { return cmp.Compare(st.id, id) }); !ok {
 			return false
 		}
 	}
@@ -176,18 +177,8 @@ func (sh *shadows) refresh(infos []badger.TableInfo) {
 	for _, st := range held {
 		st.release()
 	}
-	slices.SortFunc(tabs, func(a, b *shadowTable) int { return cmpID(a.id, b.id) })
+	slices.SortFunc(tabs, func(a, b *shadowTable) int { return cmp.Compare(a.id, b.id) })
 	sh.tabs = tabs
-}
-
-func cmpID(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // close closes every handle.

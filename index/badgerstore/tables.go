@@ -2,6 +2,7 @@ package badgerstore
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -268,7 +269,7 @@ func checkTables(dir string) ([]*shadowTable, error) {
 		}
 		out = append(out, st)
 	}
-	slices.SortFunc(out, func(a, b *shadowTable) int { return cmpID(a.id, b.id) })
+	slices.SortFunc(out, func(a, b *shadowTable) int { return cmp.Compare(a.id, b.id) })
 	return out, nil
 }
 
