@@ -1,0 +1,148 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func TestTransient(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{redis.Nil, false},
+		{io.EOF, true},
+		{fmt.Errorf("apply: %w", io.ErrUnexpectedEOF), true},
+		{refused, true},
+		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, true},
+		{syscall.EPIPE, true},
+		{errors.New("redis: connection pool timeout"), true},
+		{context.Canceled, false},
+		{fmt.Errorf("dial: %w", context.DeadlineExceeded), false},
+		{redis.ErrClosed, false},
+		{errors.New("127.0.0.1:7000: 0 of 1 replicas acknowledged the writes within 1s"), false},
+	} {
+		if got := transient(tt.err); got != tt.want {
+			t.Errorf("transient(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+// The server's errors, as go-redis returns them.
+func TestTransientServerErrors(t *testing.T) {
+	s := open(t, nil)
+	for _, tt := range []struct {
+		script string
+		want   bool
+	}{
+		{"return redis.error_reply('CLUSTERDOWN The cluster is down')", true},
+		{"return redis.error_reply('TRYAGAIN Multiple keys request during rehashing of slot')", true},
+		{"return redis.error_reply('LOADING Redis is loading the dataset in memory')", true},
+		{"return redis.error_reply('MASTERDOWN Link with MASTER is down')", true},
+		{"return redis.error_reply('READONLY You can not write against a read only replica.')", true},
+		{"return redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value')", false},
+		{"return redis.error_reply('ERR unknown command')", false},
+	} {
+		err := s.Client().Eval(ctx, tt.script, []string{"k"}).Err()
+		if err == nil {
+			t.Fatalf("%s: no error", tt.script)
+		}
+		if got := transient(err); got != tt.want {
+			t.Errorf("transient(%q) = %v, want %v", err, got, tt.want)
+		}
+	}
+}
+
+func TestPostingEnd(t *testing.T) {
+	for _, tt := range []struct {
+		bucket, rec string
+		want        int64
+	}{
+		{"", "abc", 0},
+		{"abc", "abc", 3},
+		{"xyzabc", "abc", 6},
+		{"xyzabcabc", "abc", 6},
+		{"xabcyz", "abc", 0}, // not at a record's start
+		{"xyzab", "abc", 0},
+	} {
+		if got := postingEnd([]byte(tt.bucket), []byte(tt.rec)); got != tt.want {
+			t.Errorf("postingEnd(%q, %q) = %d, want %d", tt.bucket, tt.rec, got, tt.want)
+		}
+	}
+}
+
+// An APPEND whose reply was lost is retried without doubling its
+// posting when the first one was executed, and appended when not; a
+// retried command of another kind gets its result.
+func TestRetryAppend(t *testing.T) {
+	s := open(t, nil)
+	bk := s.prefix + "test-bucket"
+	if err := s.Client().Append(ctx, bk, "AAAAABBBBB").Err(); err != nil {
+		t.Fatal(err)
+	}
+	lost := func(args ...any) *redis.IntCmd {
+		c := redis.NewIntCmd(ctx, args...)
+		c.SetErr(io.EOF)
+		return c
+	}
+	executed := lost("append", bk, "BBBBB")     // there already: its reply was lost
+	notYet := lost("append", bk, "CCCCC")       // never reached the server
+	count := lost("incrby", s.prefix+"test", 2) // another kind: sent again
+	cmds := []redis.Cmder{executed, notYet, count}
+	s.retry(ctx, cmds, func(cmds []redis.Cmder) {
+		pipe := s.c.Pipeline()
+		for _, c := range cmds {
+			pipe.Process(ctx, sendable(c))
+		}
+		pipe.Exec(ctx)
+	})
+	if got, err := s.Client().Get(ctx, bk).Result(); err != nil || got != "AAAAABBBBBCCCCC" {
+		t.Errorf("bucket after the retry: %q, %v; want AAAAABBBBBCCCCC", got, err)
+	}
+	for _, tt := range []struct {
+		c    *redis.IntCmd
+		want int64
+	}{{executed, 10}, {notYet, 15}, {count, 2}} {
+		if tt.c.Err() != nil || tt.c.Val() != tt.want {
+			t.Errorf("%v: %d, %v; want %d", tt.c.Args(), tt.c.Val(), tt.c.Err(), tt.want)
+		}
+	}
+}
+
+// A canceled context stops the retries at once; a negative window
+// means none; a non-transient error is not retried.
+func TestRetryStops(t *testing.T) {
+	s := open(t, &Options{RetryWindow: time.Hour})
+	runs := 0
+	run := func([]redis.Cmder) { runs++ }
+	c := redis.NewIntCmd(ctx, "incr", s.prefix+"x")
+	c.SetErr(io.EOF)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	start := time.Now()
+	s.retry(cctx, []redis.Cmder{c}, run)
+	if runs != 0 || c.Err() != io.EOF || time.Since(start) > 10*time.Second {
+		t.Errorf("canceled: %d runs, %v, after %v; want none, EOF, at once", runs, c.Err(), time.Since(start))
+	}
+	c.SetErr(errors.New("WRONGTYPE Operation against a key holding the wrong kind of value"))
+	s.retry(ctx, []redis.Cmder{c}, run)
+	if runs != 0 {
+		t.Errorf("a non-transient error: %d runs, want none", runs)
+	}
+	s.opts.RetryWindow = -1
+	c.SetErr(io.EOF)
+	s.retry(ctx, []redis.Cmder{c}, run)
+	if runs != 0 {
+		t.Errorf("no retry window: %d runs, want none", runs)
+	}
+}
