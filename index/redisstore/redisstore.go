@@ -714,11 +714,7 @@ func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error 
 			s.execWait(ctx, cmds)
 			return
 		}
-		pipe := s.c.Pipeline()
-		for _, c := range cmds {
-			pipe.Process(ctx, sendable(c))
-		}
-		pipe.Exec(ctx)
+		s.pipeline(ctx, cmds)
 	}
 	run(cmds)
 	var redo, orig []redis.Cmder
@@ -736,7 +732,7 @@ func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error 
 			o.SetErr(c.Err())
 		}
 	}
-	s.retry(ctx, cmds, run)
+	s.retry(ctx, cmds, run, write && s.opts.WaitReplicas > 0)
 	if err := firstErr(cmds); err != nil {
 		// go-redis reloads its view of the cluster every minute, or on
 		// MOVED; a pipeline that met a dead node (a failover under way)
@@ -748,6 +744,16 @@ func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error 
 		}
 	}
 	return firstErr(cmds)
+}
+
+// pipeline runs cmds in one pipeline of the cluster client, APPENDs with
+// go-redis's retries off (see retry.go).
+func (s *Store) pipeline(ctx context.Context, cmds []redis.Cmder) {
+	pipe := s.c.Pipeline()
+	for _, c := range cmds {
+		pipe.Process(ctx, sendable(c))
+	}
+	pipe.Exec(ctx)
 }
 
 // cmdKey returns the first key of one of the store's commands.

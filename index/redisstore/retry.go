@@ -78,8 +78,8 @@ func transient(err error) bool {
 
 // retry tries again, until the retry window has passed or ctx is done,
 // the commands of cmds that failed with a transient error; run runs a
-// pipeline as exec does.
-func (s *Store) retry(ctx context.Context, cmds []redis.Cmder, run func([]redis.Cmder)) {
+// pipeline as exec does, wait says whether it WAITs for replicas.
+func (s *Store) retry(ctx context.Context, cmds []redis.Cmder, run func([]redis.Cmder), wait bool) {
 	if s.opts.RetryWindow <= 0 {
 		return
 	}
@@ -119,7 +119,7 @@ func (s *Store) retry(ctx context.Context, cmds []redis.Cmder, run func([]redis.
 			}
 		}
 		if len(gets) > 0 {
-			run(gets)
+			s.pipeline(ctx, gets) // reads: no WAIT
 		}
 		var redo []redis.Cmder
 		var done []func()
@@ -135,6 +135,13 @@ func (s *Store) retry(ctx context.Context, cmds []redis.Cmder, run func([]redis.
 				if end := postingEnd([]byte(g.Val()), rec); end > 0 {
 					c.(*redis.IntCmd).SetVal(end)
 					c.SetErr(nil)
+					if wait {
+						// Still to be acknowledged: an empty APPEND
+						// changes nothing, and is WAITed for.
+						n := redis.NewIntCmd(ctx, "append", c.Args()[1], "")
+						redo = append(redo, n)
+						done = append(done, func() { c.SetErr(n.Err()) })
+					}
 					continue
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -99,13 +100,7 @@ func TestRetryAppend(t *testing.T) {
 	notYet := lost("append", bk, "CCCCC")       // never reached the server
 	count := lost("incrby", s.prefix+"test", 2) // another kind: sent again
 	cmds := []redis.Cmder{executed, notYet, count}
-	s.retry(ctx, cmds, func(cmds []redis.Cmder) {
-		pipe := s.c.Pipeline()
-		for _, c := range cmds {
-			pipe.Process(ctx, sendable(c))
-		}
-		pipe.Exec(ctx)
-	})
+	s.retry(ctx, cmds, func(cmds []redis.Cmder) { s.pipeline(ctx, cmds) }, false)
 	if got, err := s.Client().Get(ctx, bk).Result(); err != nil || got != "AAAAABBBBBCCCCC" {
 		t.Errorf("bucket after the retry: %q, %v; want AAAAABBBBBCCCCC", got, err)
 	}
@@ -130,19 +125,39 @@ func TestRetryStops(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	start := time.Now()
-	s.retry(cctx, []redis.Cmder{c}, run)
+	s.retry(cctx, []redis.Cmder{c}, run, false)
 	if runs != 0 || c.Err() != io.EOF || time.Since(start) > 10*time.Second {
 		t.Errorf("canceled: %d runs, %v, after %v; want none, EOF, at once", runs, c.Err(), time.Since(start))
 	}
 	c.SetErr(errors.New("WRONGTYPE Operation against a key holding the wrong kind of value"))
-	s.retry(ctx, []redis.Cmder{c}, run)
+	s.retry(ctx, []redis.Cmder{c}, run, false)
 	if runs != 0 {
 		t.Errorf("a non-transient error: %d runs, want none", runs)
 	}
 	s.opts.RetryWindow = -1
 	c.SetErr(io.EOF)
-	s.retry(ctx, []redis.Cmder{c}, run)
+	s.retry(ctx, []redis.Cmder{c}, run, false)
 	if runs != 0 {
 		t.Errorf("no retry window: %d runs, want none", runs)
+	}
+}
+
+// With WaitReplicas, an APPEND found executed on retry is still waited
+// for: on a cluster without replicas, it fails as the WAIT does.
+func TestRetryAppendWaits(t *testing.T) {
+	s := open(t, nil)
+	s.opts.WaitReplicas, s.opts.WaitTimeout = 1, 50*time.Millisecond // Open would wait for its markers
+	bk := s.prefix + "test-bucket"
+	if err := s.Client().Append(ctx, bk, "AAAAA").Err(); err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewIntCmd(ctx, "append", bk, "AAAAA")
+	c.SetErr(io.EOF)
+	s.retry(ctx, []redis.Cmder{c}, func(cmds []redis.Cmder) { s.execWait(ctx, cmds) }, true)
+	if c.Err() == nil || !strings.Contains(c.Err().Error(), "0 of 1 replicas acknowledged") {
+		t.Errorf("retried APPEND with WaitReplicas and no replica: %d, %v; want the WAIT error", c.Val(), c.Err())
+	}
+	if got, _ := s.Client().Get(ctx, bk).Result(); got != "AAAAA" {
+		t.Errorf("bucket after the retry: %q, want AAAAA", got)
 	}
 }
