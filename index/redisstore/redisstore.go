@@ -138,7 +138,8 @@
 //   - APPEND of a posting: not idempotent, so exec sends it with
 //     go-redis's retries off and, before trying one again, reads the
 //     bucket and appends only if the posting (whose number is unique)
-//     is not there; its answer is then where the posting ends. Only the
+//     is not there; its answer is then where the posting ends (and with
+//     WaitReplicas an empty APPEND to the bucket is WAITed for). Only the
 //     writer of a document appends its postings, so this does not race.
 //   - the functions: neardup_v1_rmnum removes what is there (a repeat
 //     removes nothing), neardup_v1_compact rewrites a bucket as it is,

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/index"
 )
 
 func TestTransient(t *testing.T) {
@@ -159,5 +162,56 @@ func TestRetryAppendWaits(t *testing.T) {
 	}
 	if got, _ := s.Client().Get(ctx, bk).Result(); got != "AAAAA" {
 		t.Errorf("bucket after the retry: %q, want AAAAA", got)
+	}
+}
+
+// A record's SET executed before its reply was lost, then sent again,
+// answers with the record of the write's own number: AppendRead and
+// Apply take it as their write (not as a taken ID), counted once.
+func TestRepeatedSet(t *testing.T) {
+	s := open(t, nil)
+	key := index.Key{Kind: index.KindTable, Table: 1, Bits: 16, Value: 0xbeef}
+	for _, shared := range []bool{true, false} {
+		id := fmt.Sprintf("doc-%v", shared)
+		last, err := s.Client().Get(ctx, s.prefix+string(kindNext)).Int64()
+		if err != nil && err != redis.Nil {
+			t.Fatal(err)
+		}
+		// The first SET, as if its reply were lost: the number the
+		// next INCRBY hands out, then the record.
+		rec := []byte("rec " + id)
+		if err := s.Client().Set(ctx, s.recordKey(id), numString(uint64(last+1))+string(rec), 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		before, err := s.docs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := []index.Write{{ID: id, Record: rec, Fingerprint: 0xbeef << 48, Keys: []index.Key{key}}}
+		var num uint64
+		if shared {
+			app, err := s.AppendRead(ctx, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			num = app[0].Num
+		} else {
+			nums, err := s.apply(ctx, ws, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			num = nums[0]
+		}
+		after, err := s.docs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if num != uint64(last+1) || after != before+1 {
+			t.Errorf("shared %v: number %d, documents %d → %d; want %d, one more", shared, num, before, after, last+1)
+		}
+		ps, err := s.Postings(ctx, []index.Key{key})
+		if err != nil || !slices.ContainsFunc(ps[0], func(p index.Posting) bool { return p.ID == id }) {
+			t.Errorf("shared %v: postings %v, %v; want %s", shared, ps, err, id)
+		}
 	}
 }
