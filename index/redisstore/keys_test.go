@@ -30,6 +30,10 @@ func TestParseURL(t *testing.T) {
 		{url: "redis://a:1/x?dial_timeout=3&addr=b:2", name: "x", addrs: []string{"a:1", "b:2"}, dialTO: 3 * time.Second},
 		{url: "redis://a:1/x?bucket_bits=20&wait_replicas=1&wait_timeout=250ms", name: "x", addrs: []string{"a:1"},
 			opts: Options{BucketBits: 20, WaitReplicas: 1, WaitTimeout: 250 * time.Millisecond}},
+		{url: "redis://a:1/x?retry_window=1m", name: "x", addrs: []string{"a:1"}, opts: Options{RetryWindow: time.Minute}},
+		{url: "redis://a:1/x?retry_window=0", name: "x", addrs: []string{"a:1"}, opts: Options{RetryWindow: -1}},
+		{url: "redis://a:1/x?retry_window=-5s", err: "retry_window"},
+		{url: "redis://a:1/x?retry_window=30", err: "retry_window"},
 		{url: "http://a:1/x", err: "want redis://"},
 		{url: "redis://a:1", err: `archive name ""`},
 		{url: "redis://a:1/", err: `archive name ""`},
@@ -57,7 +61,7 @@ func TestParseURL(t *testing.T) {
 			continue
 		}
 		if name != tt.name || strings.Join(co.Addrs, ",") != strings.Join(tt.addrs, ",") || co.Username != tt.user || co.Password != tt.pass ||
-			(co.TLSConfig != nil) != tt.tls || o.BucketBits != tt.opts.BucketBits || o.WaitReplicas != tt.opts.WaitReplicas || o.WaitTimeout != tt.opts.WaitTimeout || co.DialTimeout != tt.dialTO {
+			(co.TLSConfig != nil) != tt.tls || o.BucketBits != tt.opts.BucketBits || o.WaitReplicas != tt.opts.WaitReplicas || o.WaitTimeout != tt.opts.WaitTimeout || o.RetryWindow != tt.opts.RetryWindow || co.DialTimeout != tt.dialTO {
 			t.Errorf("ParseURL(%q) = %q, addrs %v, user %q, pass %q, tls %v, %+v, dial %v; want %q, %v, %q, %q, %v, %+v, %v",
 				tt.url, name, co.Addrs, co.Username, co.Password, co.TLSConfig != nil, o, co.DialTimeout,
 				tt.name, tt.addrs, tt.user, tt.pass, tt.tls, tt.opts, tt.dialTO)

@@ -372,9 +372,14 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 			err := s.exec(ctx, cmds, true)
 			var appCmds []redis.Cmder
 			taken := map[int]bool{}
+			// A SET that answers with the record of the number it
+			// writes was executed before, its reply lost (a retry).
+			mine := func(j int, c *redis.StringCmd) bool {
+				return c.Err() == nil && len(c.Val()) >= numBytes && parseNum(c.Val()) == ps[setIdx[j]].num
+			}
 			if shared {
 				for j, c := range sets {
-					if c.Err() == nil {
+					if c.Err() == nil && !mine(j, c) {
 						taken[setIdx[j]] = true
 					}
 				}
@@ -400,7 +405,7 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 			// Count what was written even when some commands failed.
 			for j, c := range sets {
 				switch {
-				case c.Err() == redis.Nil:
+				case c.Err() == redis.Nil, mine(j, c) && (shared || ps[setIdx[j]].prev == 0):
 					docs++
 				case c.Err() == nil && len(c.Val()) >= numBytes && !shared:
 					if n := parseNum(c.Val()); n != ps[setIdx[j]].prev && n != ps[setIdx[j]].num {

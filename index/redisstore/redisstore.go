@@ -109,6 +109,59 @@
 // acknowledged (WAIT is not a consensus: a replica promoted in the
 // middle can still miss a write).
 //
+// # Retries and failovers
+//
+// A command that fails with a transient error (a connection refused or
+// reset, EOF, a timeout, MOVED or ASK past go-redis's redirections,
+// CLUSTERDOWN, TRYAGAIN, LOADING, MASTERDOWN, READONLY) is tried again
+// by exec, with backoffs of 100 ms to 1 s and go-redis's view of the
+// cluster reloaded, for up to Options.RetryWindow (the URL's
+// retry_window; DefaultRetryWindow, 30 s; 0 turns it off) after its
+// first failure, so that writers and readers wait through a failover
+// (a replica takes over a few seconds after its master stops: cluster-
+// node-timeout, then an election) and go on. A canceled context stops
+// the retries at once. Errors that are not transient (a lost marker, a
+// WAIT short of replicas, a wrong type) are returned at once.
+//
+// A retried command may have been executed already, its reply lost, and
+// go-redis itself sends a failed pipeline again; so every write the
+// store sends is safe to repeat:
+//
+//   - INCRBY of the document numbers (N): a repeat hands out a new range
+//     and the first is never used, a gap; numbers need only be unique.
+//   - HSET of a number's ID (n) or of a state to pending (s): the same
+//     value again; nothing else writes them before the document's
+//     postings are appended, so no later state is overwritten.
+//   - SET ... GET [NX] of a record: a repeat answers with the record
+//     it wrote, whose number is the write's own; apply takes that as
+//     its write (not as a taken ID or a stray).
+//   - APPEND of a posting: not idempotent, so exec sends it with
+//     go-redis's retries off and, before trying one again, reads the
+//     bucket and appends only if the posting (whose number is unique)
+//     is not there; its answer is then where the posting ends (and with
+//     WaitReplicas an empty APPEND to the bucket is WAITed for). Only the
+//     writer of a document appends its postings, so this does not race.
+//   - the functions: neardup_v1_rmnum removes what is there (a repeat
+//     removes nothing), neardup_v1_compact rewrites a bucket as it is,
+//     neardup_ingest_v1_mark adds a marker only if absent and
+//     neardup_ingest_v1_decide changes only a pending state, so both
+//     return the same state when repeated; the Claim script and the
+//     markers are HSETNX, SET XX (Decide's records) and HDEL, GETDEL,
+//     ZADD GT the same when repeated.
+//   - INCRBY of the document count (D), and GETDEL of a deleted record:
+//     a repeat after a lost reply makes the count (Stats.Docs) off by the
+//     batch's documents. The count is a statistic; no decision reads it.
+//
+// With Options.WaitReplicas, a failover leaves the promoted master
+// without a replica until one is attached again (the old master,
+// restarted, becomes its replica): WAIT then gets fewer
+// acknowledgements than asked, which is not transient, and Apply,
+// AppendRead, Mark and Decide fail with "N of M replicas acknowledged
+// the writes", the writes executed but not acknowledged. The writers
+// stop rather than go on without the durability asked for; run them
+// again (a repeated batch completes what the first wrote, see
+// index.Ingest) once the replicas are back, or without wait_replicas.
+//
 // # Faults
 //
 // Open fails, having written nothing, when the cluster cannot be reached
@@ -165,6 +218,14 @@ type Options struct {
 	// for at most WaitTimeout (zero means DefaultWaitTimeout).
 	WaitReplicas int
 	WaitTimeout  time.Duration
+
+	// RetryWindow is how long a command that failed with a transient
+	// error (a connection refused or reset, a timeout, CLUSTERDOWN,
+	// TRYAGAIN, LOADING, MOVED: a failover under way) is tried again,
+	// from its first failure; zero means the URL's retry_window or
+	// DefaultRetryWindow, negative means no retries but go-redis's own.
+	// A canceled context stops the retries at once.
+	RetryWindow time.Duration
 
 	// ReadOnly opens an existing archive without writing: Open does not
 	// create one (index.ErrNotFound when there is none), Apply and Claim
@@ -230,6 +291,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		if opts.WaitTimeout != 0 {
 			o.WaitTimeout = opts.WaitTimeout
 		}
+		if opts.RetryWindow != 0 {
+			o.RetryWindow = opts.RetryWindow
+		}
 		o.ReadOnly, o.Cluster = opts.ReadOnly, opts.Cluster
 	}
 	s := &Store{url: Redact(url), prefix: name + ":", opts: o}
@@ -241,6 +305,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	}
 	if s.opts.WaitTimeout == 0 {
 		s.opts.WaitTimeout = DefaultWaitTimeout
+	}
+	if s.opts.RetryWindow == 0 {
+		s.opts.RetryWindow = DefaultRetryWindow
 	}
 	if o.Cluster != nil {
 		o.Cluster(copts)
@@ -637,7 +704,8 @@ func (s *Store) lostError(slots []int) error {
 // once) and returns the first error that is not redis.Nil. A write with
 // Options.WaitReplicas goes through execWait instead. Function calls
 // that fail because a master lacks the library (a master added since
-// Open) are retried once after loading it.
+// Open) are retried once after loading it; commands that fail with a
+// transient error, within Options.RetryWindow (see retry.go).
 func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error {
 	if len(cmds) == 0 {
 		return nil
@@ -647,11 +715,7 @@ func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error 
 			s.execWait(ctx, cmds)
 			return
 		}
-		pipe := s.c.Pipeline()
-		for _, c := range cmds {
-			pipe.Process(ctx, c)
-		}
-		pipe.Exec(ctx)
+		s.pipeline(ctx, cmds)
 	}
 	run(cmds)
 	var redo, orig []redis.Cmder
@@ -669,6 +733,7 @@ func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error 
 			o.SetErr(c.Err())
 		}
 	}
+	s.retry(ctx, cmds, run, write && s.opts.WaitReplicas > 0)
 	if err := firstErr(cmds); err != nil {
 		// go-redis reloads its view of the cluster every minute, or on
 		// MOVED; a pipeline that met a dead node (a failover under way)
@@ -680,6 +745,16 @@ func (s *Store) exec(ctx context.Context, cmds []redis.Cmder, write bool) error 
 		}
 	}
 	return firstErr(cmds)
+}
+
+// pipeline runs cmds in one pipeline of the cluster client, APPENDs with
+// go-redis's retries off (see retry.go).
+func (s *Store) pipeline(ctx context.Context, cmds []redis.Cmder) {
+	pipe := s.c.Pipeline()
+	for _, c := range cmds {
+		pipe.Process(ctx, sendable(c))
+	}
+	pipe.Exec(ctx)
 }
 
 // cmdKey returns the first key of one of the store's commands.
@@ -712,7 +787,7 @@ func (s *Store) execWait(ctx context.Context, cmds []redis.Cmder) {
 			defer wg.Done()
 			pipe := n.Pipeline()
 			for _, c := range g {
-				pipe.Process(ctx, c)
+				pipe.Process(ctx, sendable(c))
 			}
 			wait := redis.NewIntCmd(ctx, "wait", s.opts.WaitReplicas, s.opts.WaitTimeout.Milliseconds())
 			pipe.Process(ctx, wait)

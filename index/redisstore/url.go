@@ -29,6 +29,7 @@ const (
 	paramBucketBits   = "bucket_bits"
 	paramWaitReplicas = "wait_replicas"
 	paramWaitTimeout  = "wait_timeout"
+	paramRetryWindow  = "retry_window"
 )
 
 // ParseURL parses an archive URL,
@@ -37,8 +38,9 @@ const (
 //	rediss://...   (TLS, verified against the first host's name)
 //
 // into the archive name, go-redis's cluster options and the store
-// options the query sets (bucket_bits, wait_replicas, wait_timeout). The
-// hosts are seed nodes of the cluster; NAME (1 to 64 of A-Z a-z 0-9 _ .
+// options the query sets (bucket_bits, wait_replicas, wait_timeout,
+// retry_window: Options.BucketBits and so on; retry_window=0 turns the
+// store's retries off). The hosts are seed nodes of the cluster; NAME (1 to 64 of A-Z a-z 0-9 _ .
 // -) namespaces every key, so that several archives share one cluster.
 // Further seeds may also be given as addr=HOST:PORT parameters, and
 // go-redis's own parameters (dial_timeout=3s, pool_size=20, ...) pass
@@ -93,6 +95,17 @@ func ParseURL(raw string) (name string, copts *redis.ClusterOptions, opts Option
 		}
 		opts.WaitTimeout = d
 	}
+	if v := q.Get(paramRetryWindow); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fail("%s=%q: want a duration (30s; 0 for no retries)", paramRetryWindow, v)
+		}
+		opts.RetryWindow = d
+		if d == 0 {
+			opts.RetryWindow = -1 // none
+		}
+	}
+	q.Del(paramRetryWindow)
 	q.Del(paramBucketBits)
 	q.Del(paramWaitReplicas)
 	q.Del(paramWaitTimeout)
