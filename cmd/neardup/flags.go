@@ -110,7 +110,7 @@ func indexFlag(usage string) cli.Flag {
 // that a corpus is never added to the archive index by accident.
 func dedupIndexFlag() cli.Flag {
 	return &cli.StringFlag{Name: "index", Aliases: []string{"i"}, Category: catIndex, TakesFile: true,
-		Usage: "keep the originals in the persistent archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME; resumable; NEARDUP_INDEX is not used here) instead of memory"}
+		Usage: "keep the originals in the persistent archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME, options ?wait_replicas=1 and ?retry_window=30s as in docs/redis.md; resumable; NEARDUP_INDEX is not used here) instead of memory"}
 }
 
 func jsonFlag() cli.Flag {
