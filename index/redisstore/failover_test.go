@@ -25,15 +25,7 @@ func TestFailoverIngest(t *testing.T) {
 	c := redistest.Start(t, redistest.Options{Replicas: 1})
 	url := c.URL("arch")
 	const writers = 3
-	xs := make([]*index.Index, writers)
-	for w := range xs {
-		x, err := OpenIndex(ctx, url, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer x.Close()
-		xs[w] = x
-	}
+	xs := openWriters(t, url, writers)
 	s := xs[0].Store().(*Store)
 	m, err := s.Client().MasterForKey(ctx, s.recordKey("g0-pair-a"))
 	if err != nil {

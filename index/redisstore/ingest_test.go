@@ -245,15 +245,7 @@ func TestIngestRace(t *testing.T) {
 	c := redistest.Shared(t)
 	url := c.URL(redistest.Name(t))
 	const writers = 3
-	xs := make([]*index.Index, writers)
-	for w := range xs {
-		x, err := OpenIndex(ctx, url, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer x.Close()
-		xs[w] = x
-	}
+	xs := openWriters(t, url, writers)
 	rounds, perRound := 30, 25 // groups of each kind per round (twice as many triples)
 	if testing.Short() {
 		rounds = 4
@@ -530,4 +522,20 @@ func TestIngestReadsCandidatesOnly(t *testing.T) {
 	if c.read != 1 {
 		t.Errorf("Ingest of a document 40 far ones share a bucket with read %d records; want 1 (its own ID, to see it is new)", c.read)
 	}
+}
+
+// openWriters opens n indexes on the archive url, one a writer, closed
+// when the test ends.
+func openWriters(t *testing.T, url string, n int) []*index.Index {
+	t.Helper()
+	xs := make([]*index.Index, n)
+	for w := range xs {
+		x, err := OpenIndex(ctx, url, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Close() })
+		xs[w] = x
+	}
+	return xs
 }
