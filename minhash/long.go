@@ -3,7 +3,6 @@ package minhash
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"math/bits"
 )
 
@@ -52,15 +51,7 @@ func (m *longMins) add(h uint64) {
 func (m *longMins) densify() Long {
 	var l Long
 	for i := range m {
-		v := m[i]
-		if v == math.MaxUint64 {
-			t := uint64(1)
-			for m[(i+int(t))%LongSize] == math.MaxUint64 {
-				t++
-			}
-			v = mix64(m[(i+int(t))%LongSize] + t*0x9e3779b97f4a7c15)
-		}
-		l[i] = uint8(v)
+		l[i] = uint8(filled(m[:], i))
 	}
 	return l
 }

@@ -296,22 +296,31 @@ func add(mins *[Size]uint64, h uint64) {
 func densify(mins *[Size]uint64) Sketch {
 	var s Sketch
 	for i := range mins {
-		v := mins[i]
-		if v == math.MaxUint64 {
-			t := uint64(1)
-			for mins[(i+int(t))%Size] == math.MaxUint64 {
-				t++
-			}
-			// The 16 kept bits must change with t, so mix the borrowed
-			// value and the distance rather than add t times a constant.
-			v = mix64(mins[(i+int(t))%Size] + t*0x9e3779b97f4a7c15)
-		}
-		s[i] = uint16(v)
+		s[i] = uint16(filled(mins[:], i))
 		if s[i] == 0 {
 			s[i] = 1
 		}
 	}
 	return s
+}
+
+// filled returns the minimum of bucket i of mins, or for an empty bucket
+// (math.MaxUint64) the minimum of the nearest non-empty bucket to its
+// right, circularly, mixed with the distance t it was borrowed over
+// (rotation densification, part of the stored format of both sketches).
+// At least one bucket is non-empty.
+func filled(mins []uint64, i int) uint64 {
+	v := mins[i]
+	if v != math.MaxUint64 {
+		return v
+	}
+	t := uint64(1)
+	for mins[(i+int(t))%len(mins)] == math.MaxUint64 {
+		t++
+	}
+	// The bits kept must change with t, so mix the borrowed value and
+	// the distance rather than add t times a constant.
+	return mix64(mins[(i+int(t))%len(mins)] + t*0x9e3779b97f4a7c15)
 }
 
 // mix64 is the 64-bit finaliser of MurmurHash3.
