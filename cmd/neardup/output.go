@@ -148,23 +148,19 @@ func (o *outputs) openAll(d *dedup.Outputs, job string, stdoutPairs bool) (clust
 	if stdoutPairs {
 		pairs = "-"
 	}
-	for _, f := range []struct {
-		path string
-		w    *io.Writer
-		f    **outFile
-	}{{pairs, &d.Pairs, nil}, {o.c.String("unique"), &d.Unique, nil}, {o.c.String("rejects"), &d.Rejects, &o.rejects}, {o.c.String("clusters"), nil, &clusters}} {
-		file, err := o.create(f.path)
-		switch {
-		case err != nil:
+	var files [4]*outFile
+	for i, path := range []string{pairs, o.c.String("unique"), o.c.String("rejects"), o.c.String("clusters")} {
+		if files[i], err = o.create(path); err != nil {
 			return nil, err
-		case file == nil: // not asked for: a nil *outFile must not become a non-nil io.Writer
-		case f.w != nil:
-			*f.w = file
-		}
-		if f.f != nil {
-			*f.f = file
 		}
 	}
+	// A nil *outFile must not become a non-nil io.Writer.
+	for i, w := range []*io.Writer{&d.Pairs, &d.Unique, &d.Rejects} {
+		if files[i] != nil {
+			*w = files[i]
+		}
+	}
+	o.rejects, clusters = files[2], files[3]
 	if clusters != nil {
 		d.Clusters = dedup.NewClusters(job)
 	}
