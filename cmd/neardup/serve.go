@@ -24,8 +24,9 @@ Write routes (POST /v1/documents, DELETE /v1/documents/ID, POST /v1/check?add=tr
 on an address other than loopback without a token, unless --insecure. An add is answered 201 (200
 when it replaced a document) once the archive has it: on disk for a Badger directory; for Redis,
 executed by the masters, in memory (add ?wait_replicas=1 to the URL to wait for a replica too; an add
-that no replica acknowledged in time is answered 500, though the masters wrote it). SIGTERM or Ctrl-C stops accepting connections,
-lets the requests in flight finish (at most --grace) and closes the archive.`,
+that no replica acknowledged in time is answered 500, though the masters wrote it; a lost master is
+retried through its failover for up to ?retry_window=30s). SIGTERM or Ctrl-C stops accepting
+connections, lets the requests in flight finish (at most --grace) and closes the archive.`,
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` to serve (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Category: catIndex, Usage: "listen on `HOST:PORT` (port 0: any free port)"},
