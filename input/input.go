@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Record is one article read from an input.
@@ -50,6 +51,28 @@ func ShortID(id string) string {
 		return id[:77] + "..."
 	}
 	return id
+}
+
+// QuoteID returns id for text output: quoted (strconv.Quote) when it is
+// empty or has spaces, control characters, quotes or invalid UTF-8, and
+// cut to 120 bytes (the first 117 and "...").
+func QuoteID(id string) string {
+	if len(id) > 120 {
+		id = id[:117] + "..."
+	}
+	if id == "" || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r == '"' || r == 0x7f || r == utf8.RuneError }) {
+		return strconv.Quote(id)
+	}
+	return id
+}
+
+// Name names r in messages: "file.jsonl:17 (id x)" for a JSONL record
+// (the id quoted by QuoteID), the source alone for a whole file.
+func (r *Record) Name() string {
+	if r.Line > 0 && r.ID != "" {
+		return r.Location() + " (id " + QuoteID(r.ID) + ")"
+	}
+	return r.Location()
 }
 
 // Location names where r came from: "source:line" for a JSONL record,

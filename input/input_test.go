@@ -632,3 +632,34 @@ func TestReadOne(t *testing.T) {
 		t.Errorf("ReadOne(empty directory): %v, want %q", err, dir+": no article")
 	}
 }
+
+func TestQuoteIDAndName(t *testing.T) {
+	t.Parallel()
+	ids := map[string]string{
+		"a/b.txt":                "a/b.txt",
+		"新闻/0001":                "新闻/0001",
+		"has space":              `"has space"`,
+		"":                       `""`,
+		"tab\there":              `"tab\there"`,
+		`say "hi"`:               `"say \"hi\""`,
+		"bad\xffutf8":            `"bad\xffutf8"`,
+		strings.Repeat("x", 121): strings.Repeat("x", 117) + "...",
+	}
+	for id, want := range ids {
+		if got := QuoteID(id); got != want {
+			t.Errorf("QuoteID(%q) = %q, want %q", id, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		rec  Record
+		want string
+	}{
+		{Record{Source: "a.jsonl", Line: 17, ID: "x y"}, `a.jsonl:17 (id "x y")`},
+		{Record{Source: "a.jsonl", Line: 17}, "a.jsonl:17"},
+		{Record{Source: "dir/a.txt", ID: "dir/a.txt"}, "dir/a.txt"},
+	} {
+		if got := tt.rec.Name(); got != tt.want {
+			t.Errorf("%+v.Name() = %q, want %q", tt.rec, got, tt.want)
+		}
+	}
+}

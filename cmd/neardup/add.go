@@ -119,7 +119,7 @@ func runAdd(c *cli.Context) error {
 				case pipeline.IsRecordErr(err):
 					return ad.fail("", err)
 				}
-				return ad.fail(recordName(rec), err)
+				return ad.fail(rec.Name(), err)
 			})
 		bar.Finish()
 		ad.added += n

@@ -139,7 +139,7 @@ func runCheck(c *cli.Context) error {
 			if rec.ID == "-" {
 				why = errors.New("an article from standard input needs an id: give --id ID")
 			}
-			fmt.Fprintf(ew, "neardup: %s: not added: %v\n", recordName(rec), why)
+			fmt.Fprintf(ew, "neardup: %s: not added: %v\n", rec.Name(), why)
 			if !errors.Is(why, dedup.ErrArchived) {
 				notAdded++
 			}
@@ -214,7 +214,7 @@ func reportUnchecked(w io.Writer, asJSON bool, rec *input.Record, err error) err
 	}
 	msg := err.Error()
 	if rec != nil && rec.Source != "" && !strings.HasPrefix(msg, j.Source) {
-		msg = recordName(rec) + ": " + msg
+		msg = rec.Name() + ": " + msg
 	}
 	_, werr := fmt.Fprintf(w, "not checked: %s\n", msg)
 	return werr
@@ -225,7 +225,7 @@ func reportUnchecked(w io.Writer, asJSON bool, rec *input.Record, err error) err
 func printCheck(w io.Writer, dir string, rec *input.Record, res *dedup.Checked, rep *dedup.CheckReport, nkw int) error {
 	ms, added := res.Matches, res.Added
 	var b strings.Builder
-	name := quoteID(rec.ID)
+	name := input.QuoteID(rec.ID)
 	if rec.Title != "" {
 		name += fmt.Sprintf(" %q", rec.Title)
 	}
@@ -240,7 +240,7 @@ func printCheck(w io.Writer, dir string, rec *input.Record, res *dedup.Checked, 
 		case m.Unverified:
 			kind = "unverified     "
 		}
-		fmt.Fprintf(&b, "  %s  %s", kind, quoteID(m.ID))
+		fmt.Fprintf(&b, "  %s  %s", kind, input.QuoteID(m.ID))
 		if m.Title != "" {
 			fmt.Fprintf(&b, "  %q", m.Title)
 		}
@@ -294,7 +294,7 @@ func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "fingerprint %s: SimHash screen only (no text, so content similarity is not verified)\n", fp)
 		for _, m := range j.Matches {
-			fmt.Fprintf(&b, "  near fingerprint  %s", quoteID(m.ID))
+			fmt.Fprintf(&b, "  near fingerprint  %s", input.QuoteID(m.ID))
 			if m.Title != "" {
 				fmt.Fprintf(&b, "  %q", m.Title)
 			}

@@ -73,7 +73,7 @@ func runCompare(c *cli.Context) error {
 			return err
 		}
 		if ans[i], err = a.Analyze(recs[i].Text); err != nil {
-			return fmt.Errorf("%s: %w", recordName(&recs[i]), err)
+			return fmt.Errorf("%s: %w", recs[i].Name(), err)
 		}
 	}
 	cmp := dedup.Compare(ans[0], ans[1], k, minJ)
@@ -87,7 +87,7 @@ func runCompare(c *cli.Context) error {
 	n := c.Int("keywords")
 	var b strings.Builder
 	for i, name := range []string{"A", "B"} {
-		fmt.Fprintf(&b, "%-19s %s  %s (%d keywords)", name, ans[i].Fingerprint, quoteID(recs[i].ID), len(ans[i].Keywords))
+		fmt.Fprintf(&b, "%-19s %s  %s (%d keywords)", name, ans[i].Fingerprint, input.QuoteID(recs[i].ID), len(ans[i].Keywords))
 		if recs[i].Title != "" {
 			fmt.Fprintf(&b, "  %q", recs[i].Title)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
+	"github.com/neardup/neardup/input"
 )
 
 func deleteCommand() *cli.Command {
@@ -79,7 +80,7 @@ func runDelete(c *cli.Context) error {
 		return err
 	}
 	for _, id := range j.Missing {
-		fmt.Fprintf(c.App.ErrWriter, "neardup: delete %s: no such document in %s\n", quoteID(id), dir)
+		fmt.Fprintf(c.App.ErrWriter, "neardup: delete %s: no such document in %s\n", input.QuoteID(id), dir)
 	}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, j)

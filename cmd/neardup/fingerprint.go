@@ -76,7 +76,7 @@ func runFingerprint(c *cli.Context) error {
 				Analyzer: a.ID(), Words: an.Words, Keywords: keywordsJSON(an.Keywords),
 			})
 		}
-		_, err := fmt.Fprintf(w, "%s  %s\n    %s\n", an.Fingerprint, quoteID(rec.ID), keywordText(an.Keywords, nkw))
+		_, err := fmt.Fprintf(w, "%s  %s\n    %s\n", an.Fingerprint, input.QuoteID(rec.ID), keywordText(an.Keywords, nkw))
 		return err
 	})
 	if err != nil {
@@ -106,7 +106,7 @@ func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, sk *skips
 		case it.Err != nil && pipeline.IsRecordErr(it.Err):
 			return sk.noteRecord("", &it.Record, it.Err)
 		case it.Err != nil:
-			return sk.noteRecord(recordName(&it.Record), &it.Record, it.Err)
+			return sk.noteRecord(it.Record.Name(), &it.Record, it.Err)
 		}
 		return f(it.Seq, &it.Record, it.Analysis)
 	})

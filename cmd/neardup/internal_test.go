@@ -122,12 +122,6 @@ func TestFormat(t *testing.T) {
 	if got := plural(2000, "article", "articles"); got != "2,000 articles" {
 		t.Errorf("plural(2000) = %q", got)
 	}
-	ids := map[string]string{"a/b.txt": "a/b.txt", "has space": `"has space"`, "": `""`, "tab\there": `"tab\there"`}
-	for id, want := range ids {
-		if got := quoteID(id); got != want {
-			t.Errorf("quoteID(%q) = %q, want %q", id, got, want)
-		}
-	}
 }
 
 // BenchmarkDedupSample runs dedup on the sample corpus in process,

@@ -4,42 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup/dedup"
-	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/outfile"
 	prog "github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/tfidf"
 )
-
-// recordName names a record in messages: "file.jsonl:17 (id x)".
-func recordName(r *input.Record) string {
-	where := r.Source
-	if r.Line > 0 {
-		where += ":" + strconv.Itoa(r.Line)
-	}
-	if r.Line > 0 && r.ID != "" {
-		where += " (id " + quoteID(r.ID) + ")"
-	}
-	return where
-}
-
-// quoteID quotes an id for text output when it has spaces or control
-// characters, and shortens very long ones.
-func quoteID(id string) string {
-	if len(id) > 120 {
-		id = id[:117] + "..."
-	}
-	if id == "" || strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || r == '"' || r == 0x7f || r == utf8.RuneError }) {
-		return strconv.Quote(id)
-	}
-	return id
-}
 
 // keywordText formats keywords as "word 1.23  word 0.98" (at most n; all
 // when n <= 0).
@@ -100,12 +73,7 @@ func formatCount(n int64) string { return prog.Count(n) }
 func formatBytes(n int64) string { return prog.Bytes(n) }
 
 // plural returns "1 article" or "2 articles".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return formatCount(n) + " " + many
-}
+func plural(n int64, one, many string) string { return prog.Plural(n, one, many) }
 
 // outputs are the result files of one run (an outfile.Set), named by
 // the flags of c.

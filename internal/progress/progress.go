@@ -196,6 +196,15 @@ func Count(n int64) string {
 	return b.String()
 }
 
+// Plural returns "1 article" or "2,000 articles": n (formatted by
+// Count) and the word for its number.
+func Plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Count(n) + " " + many
+}
+
 // Bytes formats a size as "12.3 MB" (decimal units).
 func Bytes(n int64) string {
 	switch {

@@ -41,6 +41,12 @@ func TestFormat(t *testing.T) {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}
 	}
+	plurals := map[int64]string{0: "0 articles", 1: "1 article", 2000: "2,000 articles"}
+	for n, want := range plurals {
+		if got := Plural(n, "article", "articles"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
 
 // TestRecordBytes: the bytes counted for a record add up to its input's
