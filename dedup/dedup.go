@@ -83,25 +83,6 @@ func ClusterOf(m *index.Match) string {
 // Exact reports whether a duplicate's best match has identical content.
 func (o *Outcome) Exact() bool { return len(o.Matches) > 0 && o.Matches[0].Exact }
 
-// Summary counts what a Dedup run did.
-type Summary struct {
-	Records     int64 // records read, good and bad
-	Unique      int64
-	Exact       int64 // duplicates whose best match has identical content
-	Near        int64 // other duplicates
-	TooShort    int64
-	Rejected    int64
-	InputErrors int64
-	// Archived counts the records found in the archive from an earlier
-	// run (Outcome.Archived; they are counted by their verdict too), and
-	// Resumed those of them from a run of the same job at the same
-	// position. Changed counts the records rejected because the archive
-	// holds another text under their ID.
-	Archived, Resumed, Changed int64
-	Bytes                      int64 // bytes of article text analysed
-	Elapsed                    time.Duration
-}
-
 // Options configure Dedup.
 type Options struct {
 	// MaxDistance is the SimHash screen's radius (see index.Similar);
@@ -117,9 +98,12 @@ type Options struct {
 	// (to explain later matches); 0 means 32.
 	Keywords int
 	// Batch buffers this many new originals before adding them to the
-	// store in one write (queries see them at once all the same); 0 or 1
-	// adds each at once. Use it with a persistent index. With a shared
-	// store it is how many records index.Ingest decides at a time.
+	// store in one write (queries see them at once all the same); 1
+	// adds each at once. With a shared store it is how many records
+	// index.Ingest decides at a time. 0 lets the store decide: 1 in
+	// memory (memstore), 64 on a shared store, DefaultBatch on any other
+	// (a persistent archive, where one write of many documents costs
+	// about what one of a single document does).
 	Batch int
 	// Job names this run, for resuming: documents the store holds from
 	// the same Job are recognised by their position, so that re-running
@@ -138,6 +122,10 @@ type Options struct {
 	// by the originals.
 	MaxMembers int
 }
+
+// DefaultBatch is Options.Batch on a persistent store that is not
+// shared (Badger).
+const DefaultBatch = 1000
 
 // NewMemberContent: a duplicate whose estimated content similarity with
 // the record it matched reaches it (an exact copy has 1) is not filed as
@@ -207,8 +195,12 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	}
 	start := time.Now()
 	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
+	d.sum.Workers = o.Workers
 	_, d.shared = store.Store().(index.Shared)
-	if o.Batch > 1 && !d.shared {
+	if _, inMemory := store.Store().(*memstore.Store); o.Batch == 0 && !inMemory && !d.shared {
+		d.o.Batch = DefaultBatch
+	}
+	if d.o.Batch > 1 && !d.shared {
 		mem, err := memstore.Open(ctx, &index.Options{MaxDistance: max(o.MaxDistance, index.DefaultMaxDistance)})
 		if err != nil {
 			return d.sum, err
@@ -241,6 +233,12 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	}
 	if err == nil {
 		err = d.flush()
+	}
+	if err == nil {
+		var st index.Stats
+		if st, err = store.Stats(ctx); err == nil {
+			d.sum.Filter = st.Bloom
+		}
 	}
 	d.sum.Elapsed = time.Since(start)
 	return d.sum, err

@@ -94,7 +94,7 @@ func TestDedup(t *testing.T) {
 		}
 		sum.Elapsed = 0
 		en1, zh1, en2, zh2, reused := dedupTexts()
-		wantSum := Summary{Records: 7, Unique: 2, Exact: 1, Near: 1, TooShort: 1, Rejected: 2, Bytes: int64(len(en1) + len(zh1) + len(en2) + len(zh2) + len(reused))}
+		wantSum := Summary{Records: 7, Unique: 2, Exact: 1, Near: 1, TooShort: 1, Rejected: 2, Bytes: int64(len(en1) + len(zh1) + len(en2) + len(zh2) + len(reused)), Workers: workers}
 		if sum != wantSum {
 			t.Errorf("workers %d: summary %+v, want %+v", workers, sum, wantSum)
 		}

@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup/dedup"
-	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/archive"
-	"github.com/neardup/neardup/index/redisstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 	prog "github.com/neardup/neardup/internal/progress"
@@ -73,44 +68,9 @@ outputs are written and cover what was read), or with --strict at the first bad 
 	}
 }
 
-// summaryJSON is dedup's --json summary.
-type summaryJSON struct {
-	Records     int64 `json:"records"`
-	Unique      int64 `json:"unique"`
-	Exact       int64 `json:"exact"`
-	Near        int64 `json:"near"`
-	TooShort    int64 `json:"too_short"`
-	Rejected    int64 `json:"rejected"`
-	InputErrors int64 `json:"input_errors"`
-	Resumed     int64 `json:"resumed"`
-	// Archived counts the records found in the index from an earlier
-	// run, reported with their verdicts then; Changed those rejected
-	// because the index holds another text under their id.
-	Archived int64 `json:"archived"`
-	Changed  int64 `json:"changed"`
-	// With --index: the exact-duplicate filter's content-hash lookups
-	// and how many it answered without reading the index.
-	FilterLookups    int64   `json:"filter_lookups,omitempty"`
-	FilterReadsSaved int64   `json:"filter_reads_saved,omitempty"`
-	Bytes            int64   `json:"bytes"`
-	Seconds          float64 `json:"seconds"`
-	MBPerSecond      float64 `json:"mb_per_s"`
-	Workers          int     `json:"workers"`
-}
-
 // maxShownRejects is how many bad records dedup lists on stderr when
 // there is no --rejects file.
 const maxShownRejects = 10
-
-// deduper writes dedup's outputs as the outcomes arrive.
-type deduper struct {
-	dedup.Outputs
-	idx      *index.Index // with --index
-	ew       io.Writer
-	prog     *prog.Bar
-	rejects  *outFile // nil unless --rejects
-	rejected int64
-}
 
 func runDedup(c *cli.Context) (err error) {
 	if c.NArg() == 0 {
@@ -148,53 +108,53 @@ func runDedup(c *cli.Context) (err error) {
 	if k == 0 {
 		opts.MaxDistance = -1 // exact fingerprints (0 would mean the default)
 	}
-	var store *index.Index
-	var idx *index.Index
-	if dir := c.String("index"); dir != "" {
-		x, err := openIndex(c.Context, dir, a.ID(), k, minJ, false)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if cerr := x.Close(); err == nil {
-				err = cerr
-			}
-		}()
-		store, idx = x, x
+	dir := c.String("index")
+	if dir != "" {
 		opts.Job = dedup.JobID(a.ID(), c.Args().Slice(), inOpts, k, minJ)
-		if !redisstore.IsURL(dir) {
-			opts.Batch = 1000 // write the originals in batches
-		} // a Redis archive: dedup.Run's batches of index.Ingest
-	} else {
-		m, err := archive.Memory(c.Context, &archive.Options{AnalyzerID: a.ID(), Distance: k, MinContent: minJ})
-		if err != nil {
-			return err
-		}
-		defer m.Close()
-		store = m
 	}
+	x, err := openIndex(c.Context, dir, a.ID(), k, minJ, false) // "": in memory
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := x.Close(); err == nil {
+			err = cerr
+		}
+	}()
 
-	d := &deduper{idx: idx, ew: c.App.ErrWriter}
-	outs := &outputs{c: c}
-	defer outs.abort()
+	var outs dedup.Outputs
+	files := &outputs{c: c}
+	defer files.abort()
 	named := false
 	for _, f := range []string{"pairs", "clusters", "unique", "rejects"} {
 		named = named || c.String(f) != ""
 	}
 	// Nothing named: the pairs go to standard output rather than nowhere.
-	clusters, err := outs.openAll(&d.Outputs, opts.Job, !named && !c.Bool("json"))
+	clusters, err := files.openAll(&outs, opts.Job, !named && !c.Bool("json"))
 	if err != nil {
 		return err
 	}
-	d.rejects = outs.rejects
-
+	var bar *prog.Bar
 	if showProgress {
-		d.prog = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
+		bar = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
 	}
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
-	sum, err := dedup.Run(c.Context, r, a, store, opts, d.emit)
-	d.prog.Finish()
+	var rejected int64
+	sum, err := dedup.Run(c.Context, r, a, x, opts, func(o *dedup.Outcome) error {
+		bar.AddRecord(&o.Record, o.Err)
+		if o.Verdict == dedup.Rejected || o.Verdict == dedup.InputFailed {
+			kind := "rejected"
+			if o.Verdict == dedup.InputFailed {
+				kind = "input error"
+			}
+			if rejected++; files.rejects == nil && rejected <= maxShownRejects {
+				fmt.Fprintf(c.App.ErrWriter, "neardup: %s: %v\n", kind, o.Err)
+			}
+		}
+		return outs.Write(o)
+	})
+	bar.Finish()
 	if err != nil {
 		if errors.Is(err, context.Canceled) && opts.Job != "" {
 			fmt.Fprintln(c.App.ErrWriter, "neardup dedup: interrupted; run the same command again to resume")
@@ -205,102 +165,31 @@ func runDedup(c *cli.Context) (err error) {
 		return err
 	}
 	if clusters != nil {
-		if _, err := dedup.WriteClusters(clusters, d.Clusters); err != nil {
+		if _, err := dedup.WriteClusters(clusters, outs.Clusters); err != nil {
 			return err
 		}
 	}
-	if err := outs.commit(); err != nil {
+	if err := files.commit(); err != nil {
 		return err
 	}
-	if err := d.report(c, sum, nw); err != nil {
+	if err := sum.WriteText(c.App.ErrWriter, "neardup dedup: "); err != nil {
 		return err
+	}
+	switch {
+	case sum.Rejected+sum.InputErrors == 0:
+	case files.rejects != nil:
+		fmt.Fprintf(c.App.ErrWriter, "neardup dedup: %s written to %s\n", plural(sum.Rejected+sum.InputErrors, "bad record or input", "bad records or inputs"), files.rejects.Path())
+	case rejected > maxShownRejects:
+		fmt.Fprintf(c.App.ErrWriter, "neardup dedup: %d more bad records not shown (write them all with --rejects FILE)\n", rejected-maxShownRejects)
+	}
+	if c.Bool("json") {
+		if err := writeJSON(c.App.Writer, sum); err != nil {
+			return err
+		}
 	}
 	if sum.InputErrors > 0 {
 		return &exitStatus{code: exitError, err: fmt.Errorf("%s could not be read to the end; the outputs cover the records read",
 			plural(sum.InputErrors, "input", "inputs"))}
 	}
 	return nil
-}
-
-// emit writes one outcome; Dedup calls it in input order.
-func (d *deduper) emit(o *dedup.Outcome) error {
-	d.prog.AddRecord(&o.Record, o.Err)
-	if o.Verdict == dedup.Rejected || o.Verdict == dedup.InputFailed {
-		d.rejected++
-		if d.rejects == nil && d.rejected <= maxShownRejects {
-			kind := "rejected"
-			if o.Verdict == dedup.InputFailed {
-				kind = "input error"
-			}
-			fmt.Fprintf(d.ew, "neardup: %s: %v\n", kind, o.Err)
-		}
-	}
-	return d.Write(o)
-}
-
-// report prints the summary: text on stderr, and with --json an object
-// on stdout.
-func (d *deduper) report(c *cli.Context, s dedup.Summary, nw int) error {
-	secs := s.Elapsed.Seconds()
-	rate := 0.0
-	if secs > 0 {
-		rate = float64(s.Bytes) / 1e6 / secs
-	}
-	ew := c.App.ErrWriter
-	fmt.Fprintf(ew, "neardup dedup: %s: %s unique, %s exact %s, %s near %s, %s too short, %s rejected, %s\n",
-		plural(s.Records, "record", "records"), formatCount(s.Unique),
-		formatCount(s.Exact), pl(s.Exact, "duplicate", "duplicates"), formatCount(s.Near), pl(s.Near, "duplicate", "duplicates"),
-		formatCount(s.TooShort), formatCount(s.Rejected), plural(s.InputErrors, "input error", "input errors"))
-	fmt.Fprintf(ew, "neardup dedup: %s of text in %s (%.2f MB/s, %s)\n",
-		formatBytes(s.Bytes), s.Elapsed.Round(time.Millisecond), rate, plural(int64(nw), "worker", "workers"))
-	switch archived := s.Unique + s.Exact + s.Near; {
-	case s.Resumed > 0 && s.Resumed == archived && s.Archived == archived:
-		fmt.Fprintf(ew, "neardup dedup: this run had finished before: all %s already in the index, reported with their verdicts then\n",
-			plural(s.Resumed, "record was", "records were"))
-	case s.Resumed > 0:
-		fmt.Fprintf(ew, "neardup dedup: resumed an interrupted run: %s already in the index\n", plural(s.Resumed, "record was", "records were"))
-	}
-	if other := s.Archived - s.Resumed; other > 0 {
-		fmt.Fprintf(ew, "neardup dedup: %s already in the index from earlier runs, reported with their verdicts then\n",
-			plural(other, "record was", "records were"))
-	}
-	if s.Changed > 0 {
-		fmt.Fprintf(ew, "neardup dedup: %s rejected: the index holds another text under the same id (delete those ids first to replace them)\n",
-			plural(s.Changed, "record", "records"))
-	}
-	var filter index.BloomStats
-	if d.idx != nil {
-		st, err := d.idx.Stats(c.Context)
-		if err != nil {
-			return err
-		}
-		if filter = st.Bloom; filter.Lookups > 0 {
-			fmt.Fprintf(ew, "neardup dedup: exact-duplicate filter: %s, %s (%.1f%%) answered without reading the index\n",
-				plural(filter.Lookups, "content-hash lookup", "content-hash lookups"), formatCount(filter.ReadsSaved),
-				100*float64(filter.ReadsSaved)/float64(filter.Lookups))
-		}
-	}
-	if s.Rejected+s.InputErrors > 0 {
-		if d.rejects != nil {
-			fmt.Fprintf(ew, "neardup dedup: %s written to %s\n", plural(s.Rejected+s.InputErrors, "bad record or input", "bad records or inputs"), d.rejects.Path())
-		} else if d.rejected > maxShownRejects {
-			fmt.Fprintf(ew, "neardup dedup: %d more bad records not shown (write them all with --rejects FILE)\n", d.rejected-maxShownRejects)
-		}
-	}
-	if !c.Bool("json") {
-		return nil
-	}
-	return writeJSON(c.App.Writer, summaryJSON{
-		Records: s.Records, Unique: s.Unique, Exact: s.Exact, Near: s.Near, TooShort: s.TooShort, Rejected: s.Rejected,
-		InputErrors: s.InputErrors, Resumed: s.Resumed, Archived: s.Archived, Changed: s.Changed, Bytes: s.Bytes, Seconds: secs, MBPerSecond: rate, Workers: nw,
-		FilterLookups: filter.Lookups, FilterReadsSaved: filter.ReadsSaved,
-	})
-}
-
-// pl returns one or many by n.
-func pl(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -253,9 +253,14 @@ func indexDir(c *cli.Context) (string, error) {
 
 // openIndex opens (or, unless readOnly, creates) the archive dir for
 // queries up to distance k with the given analyzer ID ("" accepts any),
-// explaining its refusals in the words of the flags.
+// explaining its refusals in the words of the flags. An empty dir is a
+// new archive in memory.
 func openIndex(ctx context.Context, dir, analyzerID string, k int, minContent float64, readOnly bool) (*index.Index, error) {
-	x, err := archive.Open(ctx, dir, &archive.Options{AnalyzerID: analyzerID, Distance: k, MinContent: minContent, ReadOnly: readOnly})
+	o := &archive.Options{AnalyzerID: analyzerID, Distance: k, MinContent: minContent, ReadOnly: readOnly}
+	if dir == "" {
+		return archive.Memory(ctx, o)
+	}
+	x, err := archive.Open(ctx, dir, o)
 	var me *archive.MismatchError
 	var de *index.DistanceError
 	switch {

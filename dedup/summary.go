@@ -1,0 +1,111 @@
+package dedup
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/progress"
+)
+
+// Summary counts what a Run did. Its JSON is the object neardup dedup
+// --json prints: the fields below, then "seconds" (Elapsed), "mb_per_s"
+// and "workers".
+type Summary struct {
+	Records     int64 `json:"records"` // records read, good and bad
+	Unique      int64 `json:"unique"`
+	Exact       int64 `json:"exact"` // duplicates whose best match has identical content
+	Near        int64 `json:"near"`  // other duplicates
+	TooShort    int64 `json:"too_short"`
+	Rejected    int64 `json:"rejected"`
+	InputErrors int64 `json:"input_errors"`
+	// Archived counts the records found in the archive from an earlier
+	// run (Outcome.Archived; they are counted by their verdict too), and
+	// Resumed those of them from a run of the same job at the same
+	// position. Changed counts the records rejected because the archive
+	// holds another text under their ID.
+	Resumed  int64 `json:"resumed"`
+	Archived int64 `json:"archived"`
+	Changed  int64 `json:"changed"`
+	// Filter is the store's exact-duplicate filter when the run ended
+	// (a Badger archive: its content-hash lookups since it was opened,
+	// and how many it answered without reading the store); zero
+	// otherwise.
+	Filter  index.BloomStats `json:"-"`
+	Bytes   int64            `json:"bytes"` // bytes of article text analysed
+	Elapsed time.Duration    `json:"-"`
+	Workers int              `json:"-"` // Options.Workers, as Run used it
+}
+
+// MarshalJSON encodes s with Elapsed in seconds, the rate and the
+// filter's counts when it was used.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	type filter struct {
+		Lookups    int64 `json:"filter_lookups,omitempty"`
+		ReadsSaved int64 `json:"filter_reads_saved,omitempty"`
+	}
+	// The field order is the output's: the counts, the filter, then the
+	// bytes, time and rate.
+	return json.Marshal(struct {
+		plain
+		filter
+		Bytes       int64   `json:"bytes"`
+		Seconds     float64 `json:"seconds"`
+		MBPerSecond float64 `json:"mb_per_s"`
+		Workers     int     `json:"workers"`
+	}{plain(s), filter{s.Filter.Lookups, s.Filter.ReadsSaved}, s.Bytes, s.Elapsed.Seconds(), s.MBPerSecond(), s.Workers})
+}
+
+// MBPerSecond is the rate of the run in megabytes of text a second.
+func (s *Summary) MBPerSecond() float64 {
+	if secs := s.Elapsed.Seconds(); secs > 0 {
+		return float64(s.Bytes) / 1e6 / secs
+	}
+	return 0
+}
+
+// WriteText writes s for people, each line starting with prefix
+// ("neardup dedup: "): the counts, the rate, what came from the archive
+// and the filter.
+func (s *Summary) WriteText(w io.Writer, prefix string) error {
+	n, pl := progress.Count, progress.Plural
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%s: %s unique, %s exact %s, %s near %s, %s too short, %s rejected, %s\n", prefix,
+		pl(s.Records, "record", "records"), n(s.Unique), n(s.Exact), word(s.Exact, "duplicate", "duplicates"),
+		n(s.Near), word(s.Near, "duplicate", "duplicates"), n(s.TooShort), n(s.Rejected), pl(s.InputErrors, "input error", "input errors"))
+	fmt.Fprintf(&b, "%s%s of text in %s (%.2f MB/s, %s)\n", prefix,
+		progress.Bytes(s.Bytes), s.Elapsed.Round(time.Millisecond), s.MBPerSecond(), pl(int64(s.Workers), "worker", "workers"))
+	switch archived := s.Unique + s.Exact + s.Near; {
+	case s.Resumed > 0 && s.Resumed == archived && s.Archived == archived:
+		fmt.Fprintf(&b, "%sthis run had finished before: all %s already in the index, reported with their verdicts then\n", prefix,
+			pl(s.Resumed, "record was", "records were"))
+	case s.Resumed > 0:
+		fmt.Fprintf(&b, "%sresumed an interrupted run: %s already in the index\n", prefix, pl(s.Resumed, "record was", "records were"))
+	}
+	if other := s.Archived - s.Resumed; other > 0 {
+		fmt.Fprintf(&b, "%s%s already in the index from earlier runs, reported with their verdicts then\n", prefix,
+			pl(other, "record was", "records were"))
+	}
+	if s.Changed > 0 {
+		fmt.Fprintf(&b, "%s%s rejected: the index holds another text under the same id (delete those ids first to replace them)\n", prefix,
+			pl(s.Changed, "record", "records"))
+	}
+	if f := s.Filter; f.Lookups > 0 {
+		fmt.Fprintf(&b, "%sexact-duplicate filter: %s, %s (%.1f%%) answered without reading the index\n", prefix,
+			pl(f.Lookups, "content-hash lookup", "content-hash lookups"), n(f.ReadsSaved), 100*float64(f.ReadsSaved)/float64(f.Lookups))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// word returns one or many by n.
+func word(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

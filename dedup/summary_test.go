@@ -1,0 +1,52 @@
+package dedup
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/index"
+)
+
+func TestSummaryText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		sum  Summary
+		json string
+		text string
+	}{
+		{"memory", Summary{Records: 1, Unique: 1, Bytes: 2_500_000, Elapsed: 2 * time.Second, Workers: 1},
+			`{"records":1,"unique":1,"exact":0,"near":0,"too_short":0,"rejected":0,"input_errors":0,"resumed":0,"archived":0,"changed":0,"bytes":2500000,"seconds":2,"mb_per_s":1.25,"workers":1}`,
+			"x: 1 record: 1 unique, 0 exact duplicates, 0 near duplicates, 0 too short, 0 rejected, 0 input errors\n" +
+				"x: 2.5 MB of text in 2s (1.25 MB/s, 1 worker)\n"},
+		{"resumed archive", Summary{Records: 1200, Unique: 1000, Exact: 1, Near: 199, Rejected: 2, InputErrors: 1, Resumed: 200, Archived: 300, Changed: 1,
+			Filter: index.BloomStats{Lookups: 8, ReadsSaved: 6}, Bytes: 999, Elapsed: 1500 * time.Microsecond, Workers: 4},
+			`{"records":1200,"unique":1000,"exact":1,"near":199,"too_short":0,"rejected":2,"input_errors":1,"resumed":200,"archived":300,"changed":1,"filter_lookups":8,"filter_reads_saved":6,"bytes":999,"seconds":0.0015,"mb_per_s":0.666,"workers":4}`,
+			"x: 1,200 records: 1,000 unique, 1 exact duplicate, 199 near duplicates, 0 too short, 2 rejected, 1 input error\n" +
+				"x: 999 B of text in 2ms (0.67 MB/s, 4 workers)\n" +
+				"x: resumed an interrupted run: 200 records were already in the index\n" +
+				"x: 100 records were already in the index from earlier runs, reported with their verdicts then\n" +
+				"x: 1 record rejected: the index holds another text under the same id (delete those ids first to replace them)\n" +
+				"x: exact-duplicate filter: 8 content-hash lookups, 6 (75.0%) answered without reading the index\n"},
+		{"finished before", Summary{Records: 2, Unique: 2, Resumed: 2, Archived: 2, Workers: 2},
+			`{"records":2,"unique":2,"exact":0,"near":0,"too_short":0,"rejected":0,"input_errors":0,"resumed":2,"archived":2,"changed":0,"bytes":0,"seconds":0,"mb_per_s":0,"workers":2}`,
+			"x: 2 records: 2 unique, 0 exact duplicates, 0 near duplicates, 0 too short, 0 rejected, 0 input errors\n" +
+				"x: 0 B of text in 0s (0.00 MB/s, 2 workers)\n" +
+				"x: this run had finished before: all 2 records were already in the index, reported with their verdicts then\n"},
+	} {
+		b, err := json.Marshal(tt.sum)
+		if err != nil || string(b) != tt.json {
+			t.Errorf("%s: JSON %s, %v\nwant %s", tt.name, b, err, tt.json)
+		}
+		var back Summary
+		if err := json.Unmarshal(b, &back); err != nil || back.Records != tt.sum.Records || back.Archived != tt.sum.Archived || back.Bytes != tt.sum.Bytes {
+			t.Errorf("%s: decoded %+v, %v", tt.name, back, err)
+		}
+		var sb strings.Builder
+		if err := tt.sum.WriteText(&sb, "x: "); err != nil || sb.String() != tt.text {
+			t.Errorf("%s: text\n%s\nwant\n%s", tt.name, sb.String(), tt.text)
+		}
+	}
+}
