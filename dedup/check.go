@@ -144,6 +144,8 @@ type MatchReport struct {
 	// Shared are the keywords the two articles share, heaviest first;
 	// never nil.
 	Shared []string `json:"shared_keywords"`
+	// noKeywords: the archived document has no keywords stored with it.
+	noKeywords bool
 }
 
 // Report returns c as the CheckReport of the article id that an is the
@@ -157,7 +159,7 @@ func (c *Checked) Report(id string, an *neardup.Analysis) CheckReport {
 			shared[i] = k.Word
 		}
 		r.Matches = append(r.Matches, MatchReport{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
-			Content: m.Content, Exact: m.Exact, Unverified: m.Unverified, Shared: shared})
+			Content: m.Content, Exact: m.Exact, Unverified: m.Unverified, Shared: shared, noKeywords: len(m.Keywords) == 0})
 	}
 	switch {
 	case len(c.Matches) > 0:

@@ -94,6 +94,7 @@ type Report struct {
 	Shared      []ReportShared  `json:"shared"`
 	OnlyA       []tfidf.Keyword `json:"only_a"`
 	OnlyB       []tfidf.Keyword `json:"only_b"`
+	why         string          // Comparison.Why, for WriteText
 }
 
 // ReportSide is one article of a Report.
@@ -126,7 +127,7 @@ func Side(id, title, source string, an *neardup.Analysis) ReportSide {
 func (c *Comparison) Report(a, b ReportSide, analyzer string, k int, minContent float64) Report {
 	r := Report{
 		A: a, B: b, Analyzer: analyzer, Distance: c.Distance, Similarity: c.Similarity, Content: c.Content, Exact: c.Exact,
-		MaxDistance: k, MinContent: minContent, Verdict: c.Verdict,
+		MaxDistance: k, MinContent: minContent, Verdict: c.Verdict, why: c.Why,
 		Shared: make([]ReportShared, 0, len(c.Keywords.Shared)), OnlyA: c.Keywords.OnlyA, OnlyB: c.Keywords.OnlyB,
 	}
 	for _, s := range c.Keywords.Shared {

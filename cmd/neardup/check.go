@@ -58,21 +58,6 @@ Exit status:
 	}
 }
 
-// nearJSON is a fingerprint match of check --fingerprint.
-type nearJSON struct {
-	ID         string  `json:"id"`
-	Title      string  `json:"title"`
-	Distance   int     `json:"distance"`
-	Similarity float64 `json:"similarity"`
-}
-
-// checkFingerprintJSON is check --fingerprint --json's output.
-type checkFingerprintJSON struct {
-	Fingerprint string     `json:"fingerprint"`
-	Verified    bool       `json:"verified"` // always false: no content to verify with
-	Matches     []nearJSON `json:"matches"`
-}
-
 func runCheck(c *cli.Context) error {
 	dir, err := indexDir(c)
 	if err != nil {
@@ -148,11 +133,11 @@ func runCheck(c *cli.Context) error {
 			added++
 		}
 		rep := res.Report(rec.ID, an)
+		rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
 		if asJSON {
-			rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
 			return writeJSON(w, rep)
 		}
-		return printCheck(w, dir, rec, res, &rep, nkw)
+		return rep.WriteText(w, dir, nkw)
 	})
 	if err != nil {
 		return err
@@ -220,54 +205,6 @@ func reportUnchecked(w io.Writer, asJSON bool, rec *input.Record, err error) err
 	return werr
 }
 
-// printCheck prints what check found for one article (res, reported as
-// rep); nothing when it found nothing and added nothing.
-func printCheck(w io.Writer, dir string, rec *input.Record, res *dedup.Checked, rep *dedup.CheckReport, nkw int) error {
-	ms, added := res.Matches, res.Added
-	var b strings.Builder
-	name := input.QuoteID(rec.ID)
-	if rec.Title != "" {
-		name += fmt.Sprintf(" %q", rec.Title)
-	}
-	if len(ms) > 0 {
-		fmt.Fprintf(&b, "%s: %s in %s\n", name, plural(int64(len(ms)), "near-duplicate", "near-duplicates"), dir)
-	}
-	for i, m := range ms {
-		kind := "near duplicate "
-		switch {
-		case m.Exact:
-			kind = "exact duplicate"
-		case m.Unverified:
-			kind = "unverified     "
-		}
-		fmt.Fprintf(&b, "  %s  %s", kind, input.QuoteID(m.ID))
-		if m.Title != "" {
-			fmt.Fprintf(&b, "  %q", m.Title)
-		}
-		if m.Unverified {
-			fmt.Fprintf(&b, "\n      distance %d, similarity %.3f, unverified (fingerprint only: no text to compare)\n", m.Distance, m.Similarity)
-		} else {
-			fmt.Fprintf(&b, "\n      distance %d, similarity %.3f, content similarity %.2f\n", m.Distance, m.Similarity, m.Content)
-		}
-		if shared := rep.Matches[i].Shared; len(shared) > 0 {
-			fmt.Fprintf(&b, "      shared keywords: %s\n", wordList(shared, nkw))
-		} else if len(m.Keywords) == 0 {
-			b.WriteString("      (no keywords stored with it)\n")
-		}
-	}
-	switch rep.Archived {
-	case "same":
-		fmt.Fprintf(&b, "%s: %s holds this article already, under its id\n", name, dir)
-	case "different":
-		fmt.Fprintf(&b, "%s: %s holds another text under this id\n", name, dir)
-	}
-	if added {
-		fmt.Fprintf(&b, "%s: added to %s\n", name, dir)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // checkFingerprint looks up a precomputed fingerprint.
 func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
 	fp, err := simhash.Parse(hex)
@@ -283,29 +220,11 @@ func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
 	if err != nil {
 		return err
 	}
-	j := checkFingerprintJSON{Fingerprint: fp.String(), Matches: []nearJSON{}}
-	for _, m := range ms {
-		j.Matches = append(j.Matches, nearJSON{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity})
-	}
-	w := c.App.Writer
+	rep := dedup.NewFingerprintReport(fp, k, ms)
 	if c.Bool("json") {
-		err = writeJSON(w, j)
+		err = writeJSON(c.App.Writer, rep)
 	} else {
-		var b strings.Builder
-		fmt.Fprintf(&b, "fingerprint %s: SimHash screen only (no text, so content similarity is not verified)\n", fp)
-		for _, m := range j.Matches {
-			fmt.Fprintf(&b, "  near fingerprint  %s", input.QuoteID(m.ID))
-			if m.Title != "" {
-				fmt.Fprintf(&b, "  %q", m.Title)
-			}
-			fmt.Fprintf(&b, "\n      distance %d, similarity %.3f\n", m.Distance, m.Similarity)
-		}
-		if len(ms) == 0 {
-			fmt.Fprintf(&b, "no fingerprint within %d bits in %s\n", k, dir)
-		} else {
-			fmt.Fprintf(&b, "%s within %d bits in %s\n", plural(int64(len(ms)), "fingerprint", "fingerprints"), k, dir)
-		}
-		_, err = io.WriteString(w, b.String())
+		err = rep.WriteText(c.App.Writer, dir)
 	}
 	if err != nil {
 		return err

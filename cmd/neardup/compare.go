@@ -2,15 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/input"
-	"github.com/neardup/neardup/tfidf"
 )
 
 func compareCommand() *cli.Command {
@@ -77,51 +74,10 @@ func runCompare(c *cli.Context) error {
 		}
 	}
 	cmp := dedup.Compare(ans[0], ans[1], k, minJ)
-	e := cmp.Keywords
-	w := c.App.Writer
+	rep := cmp.Report(dedup.Side(recs[0].ID, recs[0].Title, recs[0].Source, ans[0]), dedup.Side(recs[1].ID, recs[1].Title, recs[1].Source, ans[1]),
+		a.ID(), k, minJ)
 	if c.Bool("json") {
-		j := cmp.Report(dedup.Side(recs[0].ID, recs[0].Title, recs[0].Source, ans[0]), dedup.Side(recs[1].ID, recs[1].Title, recs[1].Source, ans[1]),
-			a.ID(), k, minJ)
-		return writeJSON(w, j)
+		return writeJSON(c.App.Writer, rep)
 	}
-	n := c.Int("keywords")
-	var b strings.Builder
-	for i, name := range []string{"A", "B"} {
-		fmt.Fprintf(&b, "%-19s %s  %s (%d keywords)", name, ans[i].Fingerprint, input.QuoteID(recs[i].ID), len(ans[i].Keywords))
-		if recs[i].Title != "" {
-			fmt.Fprintf(&b, "  %q", recs[i].Title)
-		}
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(&b, "%-19s %d of 64 bits\n", "distance", cmp.Distance)
-	fmt.Fprintf(&b, "%-19s %.3f\n", "similarity", cmp.Similarity)
-	fmt.Fprintf(&b, "%-19s %.3f (estimated Jaccard of character 5-grams)\n", "content similarity", cmp.Content)
-	fmt.Fprintf(&b, "%-19s %s: %s\n", "verdict", cmp.Verdict, cmp.Why)
-	shared := make([]string, len(e.Shared))
-	for i, s := range e.Shared {
-		shared[i] = fmt.Sprintf("%s %.2f/%.2f", s.Word, s.WeightA, s.WeightB)
-	}
-	countedList(&b, "shared keywords", len(e.Shared), wordList(shared, n))
-	countedList(&b, "only in A", len(e.OnlyA), keywordList(e.OnlyA, n))
-	countedList(&b, "only in B", len(e.OnlyB), keywordList(e.OnlyB, n))
-	_, err = io.WriteString(w, b.String())
-	return err
-}
-
-// countedList writes "label  N: list", or "label  0".
-func countedList(b *strings.Builder, label string, n int, list string) {
-	if n == 0 {
-		fmt.Fprintf(b, "%-19s 0\n", label)
-		return
-	}
-	fmt.Fprintf(b, "%-19s %d: %s\n", label, n, list)
-}
-
-// keywordList formats keywords as "word 1.23, word 0.98, … (N more)".
-func keywordList(ks []tfidf.Keyword, n int) string {
-	s := make([]string, len(ks))
-	for i, k := range ks {
-		s[i] = fmt.Sprintf("%s %.2f", k.Word, k.Weight)
-	}
-	return wordList(s, n)
+	return rep.WriteText(c.App.Writer, c.Int("keywords"))
 }

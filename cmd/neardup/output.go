@@ -30,20 +30,6 @@ func keywordText(ks []tfidf.Keyword, n int) string {
 	return b.String()
 }
 
-// wordList formats words as "a, b, c" (at most n, then "… (N more)").
-func wordList(words []string, n int) string {
-	more := 0
-	if n > 0 && len(words) > n {
-		more = len(words) - n
-		words = words[:n]
-	}
-	s := strings.Join(words, ", ")
-	if more > 0 {
-		s += fmt.Sprintf(", … (%d more)", more)
-	}
-	return s
-}
-
 // hex16 formats a 64-bit hash as 16 hex digits.
 func hex16(h uint64) string { return fmt.Sprintf("%016x", h) }
 

@@ -1,0 +1,91 @@
+package dedup
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/tfidf"
+)
+
+func TestCheckReportText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		rep  CheckReport
+		n    int
+		want string
+	}{
+		{"new", CheckReport{ID: "a", Verdict: CheckNew, Matches: []MatchReport{}}, 10, ""},
+		{"added", CheckReport{ID: "has space", Title: "T", Verdict: CheckNew, Matches: []MatchReport{}, Added: true}, 10,
+			"\"has space\" \"T\": added to arch\n"},
+		{"matches", CheckReport{ID: "a", Verdict: CheckDuplicate, Archived: "different", Matches: []MatchReport{
+			{ID: "x", Title: "标题", Distance: 2, Similarity: 0.96875, Content: 0.8, Shared: []string{"北京", "清华", "大学"}},
+			{ID: "y", Distance: 0, Similarity: 1, Content: 1, Exact: true, Shared: []string{}, noKeywords: true},
+			{ID: "z", Distance: 3, Similarity: 0.953125, Unverified: true, Shared: []string{}},
+		}}, 2,
+			"a: 3 near-duplicates in arch\n" +
+				"  near duplicate   x  \"标题\"\n      distance 2, similarity 0.969, content similarity 0.80\n      shared keywords: 北京, 清华, … (1 more)\n" +
+				"  exact duplicate  y\n      distance 0, similarity 1.000, content similarity 1.00\n      (no keywords stored with it)\n" +
+				"  unverified       z\n      distance 3, similarity 0.953, unverified (fingerprint only: no text to compare)\n" +
+				"a: arch holds another text under this id\n"},
+		{"archived", CheckReport{ID: "a", Verdict: CheckArchived, Archived: "same", Matches: []MatchReport{}}, 0,
+			"a: arch holds this article already, under its id\n"},
+	} {
+		var b strings.Builder
+		if err := tt.rep.WriteText(&b, "arch", tt.n); err != nil || b.String() != tt.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, b.String(), tt.want)
+		}
+	}
+}
+
+func TestFingerprintReport(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		ms         []index.Match
+		json, text string
+	}{
+		{nil, `{"fingerprint":"00000000000000ff","verified":false,"matches":[]}`,
+			"fingerprint 00000000000000ff: SimHash screen only (no text, so content similarity is not verified)\nno fingerprint within 3 bits in arch\n"},
+		{[]index.Match{{ID: "a b", Title: "T", Distance: 1, Similarity: 0.984375}, {ID: "c", Distance: 3, Similarity: 0.953125}},
+			`{"fingerprint":"00000000000000ff","verified":false,"matches":[{"id":"a b","title":"T","distance":1,"similarity":0.984375},{"id":"c","title":"","distance":3,"similarity":0.953125}]}`,
+			"fingerprint 00000000000000ff: SimHash screen only (no text, so content similarity is not verified)\n" +
+				"  near fingerprint  \"a b\"  \"T\"\n      distance 1, similarity 0.984\n" +
+				"  near fingerprint  c\n      distance 3, similarity 0.953\n" +
+				"2 fingerprints within 3 bits in arch\n"},
+	} {
+		r := NewFingerprintReport(0xff, 3, tt.ms)
+		if b, err := json.Marshal(r); err != nil || string(b) != tt.json {
+			t.Errorf("JSON %s, %v; want %s", b, err, tt.json)
+		}
+		var b strings.Builder
+		if err := r.WriteText(&b, "arch"); err != nil || b.String() != tt.text {
+			t.Errorf("text\n%s\nwant\n%s", b.String(), tt.text)
+		}
+	}
+}
+
+func TestCompareReportText(t *testing.T) {
+	t.Parallel()
+	r := Report{
+		A:        ReportSide{ID: "a.txt", Fingerprint: "0000000000000001", Keywords: 12, Title: "甲"},
+		B:        ReportSide{ID: "b c.txt", Fingerprint: "0000000000000003", Keywords: 9},
+		Distance: 1, Similarity: 0.984375, Content: 0.75, Verdict: VerdictNear, why: "because",
+		Shared: []ReportShared{{"北京", 1.5, 1.25}, {"大学", 1, 2}},
+		OnlyA:  []tfidf.Keyword{{Word: "清华", Weight: 3.14159}},
+	}
+	want := "A                   0000000000000001  a.txt (12 keywords)  \"甲\"\n" +
+		"B                   0000000000000003  \"b c.txt\" (9 keywords)\n" +
+		"distance            1 of 64 bits\n" +
+		"similarity          0.984\n" +
+		"content similarity  0.750 (estimated Jaccard of character 5-grams)\n" +
+		"verdict             near duplicate: because\n" +
+		"shared keywords     2: 北京 1.50/1.25, … (1 more)\n" +
+		"only in A           1: 清华 3.14\n" +
+		"only in B           0\n"
+	var b strings.Builder
+	if err := r.WriteText(&b, 1); err != nil || b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
