@@ -6,6 +6,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -174,5 +175,26 @@ func (c *Checked) Report(id string, an *neardup.Analysis) CheckReport {
 	default:
 		r.Archived = "different"
 	}
+	return r
+}
+
+// Unchecked returns the report of an article that was not checked
+// because of err (a bad record, an unreadable input, a text too short to
+// fingerprint), read as rec (nil when no record was read): Error says
+// why, and Source and Line are where, from err when it names them.
+func Unchecked(rec *input.Record, err error) CheckReport {
+	var r CheckReport
+	if rec != nil {
+		r = CheckReport{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line}
+	}
+	var re *input.RecordError
+	var ie *input.Error
+	switch {
+	case errors.As(err, &re):
+		r.Source, r.Line = re.Source, re.Line
+	case errors.As(err, &ie):
+		r.Source, r.Line = ie.Source, ie.Line
+	}
+	r.Matches, r.Error = []MatchReport{}, err.Error()
 	return r
 }

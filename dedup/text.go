@@ -15,9 +15,18 @@ import (
 // WriteText writes r for people: each near-duplicate with its numbers
 // and at most n shared keywords (all when n <= 0), what archive (its
 // name) holds under the article's id, and whether the article was
-// added. An article with nothing to say writes nothing.
+// added; or, for an article not checked (Error), why. An article with
+// nothing to say writes nothing.
 func (r *CheckReport) WriteText(w io.Writer, archive string, n int) error {
 	var b strings.Builder
+	if r.Error != "" {
+		msg := r.Error
+		if r.Source != "" && !strings.HasPrefix(msg, r.Source) {
+			msg = (&input.Record{Source: r.Source, Line: r.Line, ID: r.ID}).Name() + ": " + msg
+		}
+		_, err := fmt.Fprintf(w, "not checked: %s\n", msg)
+		return err
+	}
 	name := input.QuoteID(r.ID)
 	if r.Title != "" {
 		name += fmt.Sprintf(" %q", r.Title)

@@ -2,10 +2,13 @@ package dedup
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -87,5 +90,40 @@ func TestCompareReportText(t *testing.T) {
 	var b strings.Builder
 	if err := r.WriteText(&b, 1); err != nil || b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestUnchecked(t *testing.T) {
+	t.Parallel()
+	bad := &input.RecordError{Source: "in.jsonl", Line: 3, Field: "text", Reason: "not a string (number)"}
+	for _, tt := range []struct {
+		rec        *input.Record
+		err        error
+		json, text string
+	}{
+		{&input.Record{Source: "in.jsonl", Line: 3}, bad,
+			`{"source":"in.jsonl","line":3,"matches":[],"added":false,"error":"in.jsonl:3: field \"text\": not a string (number)"}`,
+			"not checked: in.jsonl:3: field \"text\": not a string (number)\n"},
+		{&input.Record{ID: "a b", Title: "T", Source: "in.jsonl", Line: 7}, neardup.ErrTooShort,
+			`{"id":"a b","title":"T","source":"in.jsonl","line":7,"matches":[],"added":false,"error":"` + neardup.ErrTooShort.Error() + `"}`,
+			"not checked: in.jsonl:7 (id \"a b\"): " + neardup.ErrTooShort.Error() + "\n"},
+		{nil, &input.Error{Source: "gone.txt", Err: os.ErrNotExist}, "", ""},
+	} {
+		r := Unchecked(tt.rec, tt.err)
+		b, err := json.Marshal(r)
+		if tt.json == "" {
+			// Where an input error happened comes from the error itself.
+			if r.Source != "gone.txt" || !strings.HasPrefix(r.Error, "gone.txt") {
+				t.Errorf("Unchecked(nil, %v) = %+v", tt.err, r)
+			}
+			continue
+		}
+		if err != nil || string(b) != tt.json {
+			t.Errorf("JSON %s, %v; want %s", b, err, tt.json)
+		}
+		var sb strings.Builder
+		if err := r.WriteText(&sb, "arch", 0); err != nil || sb.String() != tt.text {
+			t.Errorf("text %q, want %q", sb.String(), tt.text)
+		}
 	}
 }

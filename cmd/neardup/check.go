@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -97,7 +95,11 @@ func runCheck(c *cli.Context) error {
 	var checked, found, inArchive, added, notAdded int64
 	sk := newSkips(c)
 	sk.onSkip = func(rec *input.Record, err error) error {
-		return reportUnchecked(w, asJSON, rec, err)
+		rep := dedup.Unchecked(rec, err)
+		if asJSON {
+			return writeJSON(w, rep)
+		}
+		return rep.WriteText(w, dir, nkw)
 	}
 	err = analyzeEach(c, r, a, sk, func(n int64, rec *input.Record, an *neardup.Analysis) error {
 		if idFlag != "" {
@@ -177,32 +179,6 @@ func runCheck(c *cli.Context) error {
 		return &exitStatus{code: exitFound}
 	}
 	return nil
-}
-
-// reportUnchecked reports with the articles one that was not checked.
-func reportUnchecked(w io.Writer, asJSON bool, rec *input.Record, err error) error {
-	var j dedup.CheckReport
-	if rec != nil {
-		j = dedup.CheckReport{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line}
-	}
-	var re *input.RecordError
-	var ie *input.Error
-	switch {
-	case errors.As(err, &re):
-		j.Source, j.Line = re.Source, re.Line
-	case errors.As(err, &ie):
-		j.Source, j.Line = ie.Source, ie.Line
-	}
-	j.Matches, j.Error = []dedup.MatchReport{}, err.Error()
-	if asJSON {
-		return writeJSON(w, j)
-	}
-	msg := err.Error()
-	if rec != nil && rec.Source != "" && !strings.HasPrefix(msg, j.Source) {
-		msg = rec.Name() + ": " + msg
-	}
-	_, werr := fmt.Fprintf(w, "not checked: %s\n", msg)
-	return werr
 }
 
 // checkFingerprint looks up a precomputed fingerprint.
