@@ -2,6 +2,8 @@ package dedup
 
 import (
 	"context"
+	"errors"
+	"io"
 	"iter"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
+	"github.com/neardup/neardup/simhash"
 )
 
 // DefaultAddBatch is AddOptions.Batch's default.
@@ -126,4 +129,32 @@ func AddAll(ctx context.Context, x *index.Index, docs iter.Seq[index.Doc]) (int6
 		added += int64(len(batch))
 	}
 	return added, nil
+}
+
+// AddFingerprints bulk-loads the fingerprint file r (named name in
+// errors; lines "id<TAB>hex fingerprint", input.ReadFingerprints) into x
+// through AddAll, the documents stamped now. A bad line goes to bad with
+// its number and is skipped, unless bad returns an error, which stops
+// the load and is returned. It returns how many documents it added.
+func AddFingerprints(ctx context.Context, x *index.Index, r io.Reader, name string, now time.Time, bad func(line int, err error) error) (int64, error) {
+	var readErr error
+	errStop := errors.New("stop")
+	n, err := AddAll(ctx, x, func(yield func(index.Doc) bool) {
+		err := input.ReadFingerprints(ctx, r, name, func(line int, id string, fp simhash.Fingerprint, err error) error {
+			if err != nil {
+				return bad(line, err)
+			}
+			if !yield(index.Doc{ID: id, Fingerprint: fp, Added: now}) {
+				return errStop
+			}
+			return nil
+		})
+		if err != errStop {
+			readErr = err
+		}
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, readErr
 }

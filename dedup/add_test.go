@@ -114,3 +114,37 @@ func TestAddAll(t *testing.T) {
 		}
 	}
 }
+
+// TestAddFingerprints: good lines are added stamped with the time given,
+// bad ones reported by number and skipped; an error from bad stops the
+// load.
+func TestAddFingerprints(t *testing.T) {
+	ctx := context.Background()
+	x, err := memstore.Open(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	var bad []string
+	n, err := AddFingerprints(ctx, x, strings.NewReader("a\t00000000000000ff\nnot a line\n\nb\tzz\nc\t0f00000000000000\n"), "fp.tsv", now,
+		func(line int, err error) error {
+			bad = append(bad, fmt.Sprint(line))
+			return nil
+		})
+	if err != nil || n != 2 || strings.Join(bad, ",") != "2,4" {
+		t.Fatalf("AddFingerprints = %d, %v, bad lines %q; want 2, nil, 2,4", n, err, bad)
+	}
+	d, err := x.Get(ctx, "c")
+	if err != nil || d.Fingerprint != 0x0f00000000000000 || !d.Added.Equal(now) {
+		t.Errorf("Get(c) = %x added %v, %v", d.Fingerprint, d.Added, err)
+	}
+	stop := errors.New("stop here")
+	n, err = AddFingerprints(ctx, x, strings.NewReader("d\t1\nbad\ne\t2\n"), "fp.tsv", now, func(int, error) error { return stop })
+	if !errors.Is(err, stop) {
+		t.Errorf("AddFingerprints with bad returning an error = %d, %v; want %v", n, err, stop)
+	}
+	if _, err := x.Get(ctx, "e"); !errors.Is(err, index.ErrNotFound) {
+		t.Errorf("Get(e) after the stop: %v, want ErrNotFound", err)
+	}
+}

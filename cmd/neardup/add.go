@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
-	"github.com/neardup/neardup/simhash"
 )
 
 func addCommand() *cli.Command {
@@ -182,26 +180,9 @@ func (ad *adder) addFingerprints(c *cli.Context, x *index.Index, path string) er
 		defer f.Close()
 		in, name = f, path
 	}
-	var readErr error
-	errStop := errors.New("stop")
-	now := time.Now().UTC()
-	n, err := dedup.AddAll(c.Context, x, func(yield func(index.Doc) bool) {
-		err := input.ReadFingerprints(c.Context, in, name, func(line int, id string, fp simhash.Fingerprint, err error) error {
-			if err != nil {
-				return ad.fail(fmt.Sprintf("%s:%d", name, line), err)
-			}
-			if !yield(index.Doc{ID: id, Fingerprint: fp, Added: now}) {
-				return errStop
-			}
-			return nil
-		})
-		if err != nil && err != errStop {
-			readErr = err
-		}
+	n, err := dedup.AddFingerprints(c.Context, x, in, name, time.Now().UTC(), func(line int, err error) error {
+		return ad.fail(fmt.Sprintf("%s:%d", name, line), err)
 	})
 	ad.added += n
-	if err != nil {
-		return err
-	}
-	return readErr
+	return err
 }
