@@ -422,10 +422,14 @@ func AnalyzeCorpus(ctx context.Context, r *input.Reader, a *neardup.Analyzer, wo
 // defaults.
 type Options struct {
 	// Index configures the in-memory index of the "current settings"
-	// detector (memstore), which is queried with index.Similar at
-	// the index's MaxDistance. Its MinContent (0: index.DefaultMinContent)
+	// detector (memstore). Its MinContent (0: index.DefaultMinContent)
 	// also confirms the candidates of the verified SimHash rows.
 	Index index.Options
+	// MaxDistance is the SimHash distance the detector queries with
+	// index.Similar, as dedup.Options.MaxDistance: a negative value means
+	// 0; the index is laid out for it (index.LayoutFor) unless Index
+	// sets a layout. 0 queries at the index's MaxDistance.
+	MaxDistance int
 	// MaxThreshold is the largest SimHash distance tabulated; 0 means
 	// DefaultThresholds.
 	MaxThreshold int
@@ -669,6 +673,13 @@ func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
 	if l == nil {
 		l = &Labels{}
 	}
+	k := -1 // the index's MaxDistance
+	if o.MaxDistance != 0 {
+		k = max(o.MaxDistance, 0)
+		if o.Index.Blocks == 0 && o.Index.MaxDistance == 0 {
+			o.Index.Blocks, o.Index.MaxDistance = index.LayoutFor(k)
+		}
+	}
 
 	s := &evalSet{docs: c.Docs, ids: make(map[string]int, len(c.Docs)+len(c.TooShort)),
 		labels: make(map[pairKey]LabeledPair, len(l.Pairs)), reference: l.Reference}
@@ -737,13 +748,13 @@ func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
 	rep.Distances = s.distances(distinct)
 
 	var err error
-	if rep.Current, err = s.detect(o.Index, o.Workers, true); err != nil {
+	if rep.Current, err = s.detect(o.Index, k, o.Workers, true); err != nil {
 		return nil, err
 	}
 	for _, mc := range o.Sweep {
 		so := o.Index
 		so.MinContent = mc
-		r, err := s.detect(so, o.Workers, false)
+		r, err := s.detect(so, k, o.Workers, false)
 		if err != nil {
 			return nil, err
 		}
@@ -799,8 +810,9 @@ func (s *evalSet) screen(maxK int, minContent float64) []ThresholdResult {
 	return out
 }
 
-// detect runs the real detector with opts.
-func (s *evalSet) detect(opts index.Options, workers int, details bool) (DetectorResult, error) {
+// detect runs the real detector with opts, querying at distance k
+// (negative: the index's MaxDistance).
+func (s *evalSet) detect(opts index.Options, k, workers int, details bool) (DetectorResult, error) {
 	ctx := context.Background() // an index in memory: nothing to cancel
 	m, err := memstore.Open(ctx, &opts)
 	if err != nil {
@@ -818,7 +830,10 @@ func (s *evalSet) detect(opts index.Options, workers int, details bool) (Detecto
 	if mc == 0 {
 		mc = index.DefaultMinContent
 	}
-	res := DetectorResult{Blocks: st.Blocks, MaxDistance: st.MaxDistance, MinContent: mc}
+	if k < 0 {
+		k = st.MaxDistance
+	}
+	res := DetectorResult{Blocks: st.Blocks, MaxDistance: k, MinContent: mc}
 
 	type pair struct{ a, b int }
 	found := make([][]pair, workers)
@@ -834,7 +849,7 @@ func (s *evalSet) detect(opts index.Options, workers int, details bool) (Detecto
 				if i >= len(s.docs) {
 					return
 				}
-				ms, err := m.Similar(ctx, &s.docs[i], st.MaxDistance)
+				ms, err := m.Similar(ctx, &s.docs[i], k)
 				if err != nil {
 					errs[w] = fmt.Errorf("evaluate: %s: %w", s.docs[i].ID, err)
 					return

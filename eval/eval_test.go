@@ -205,6 +205,18 @@ func TestEvaluateOptions(t *testing.T) {
 	}
 	conf{3, 0, 1, 0}.check(t, "current k=4", rep.Current.Confusion)
 
+	// MaxDistance lays the index out and is the distance queried: a
+	// negative value is 0 (before, 0 meant the index's default, 3).
+	for _, tt := range []struct{ k, blocks, want int }{{-1, 4, 0}, {1, 4, 1}, {5, 7, 5}, {0, 4, 3}} {
+		rep, err := Evaluate(evalCorpus(), labels, &Options{MaxDistance: tt.k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rep.Current; c.Blocks != tt.blocks || c.MaxDistance != tt.want {
+			t.Errorf("MaxDistance %d: current settings %d blocks, k=%d; want %d, %d", tt.k, c.Blocks, c.MaxDistance, tt.blocks, tt.want)
+		}
+	}
+
 	for _, tt := range []struct {
 		opts *Options
 		c    *Corpus

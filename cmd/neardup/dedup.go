@@ -104,10 +104,7 @@ func runDedup(c *cli.Context) (err error) {
 	}
 	defer closeAnalyzer(c, a)
 
-	opts := &dedup.Options{MaxDistance: k, Workers: nw, Strict: c.Bool("strict")}
-	if k == 0 {
-		opts.MaxDistance = -1 // exact fingerprints (0 would mean the default)
-	}
+	opts := &dedup.Options{MaxDistance: queryDistance(k), Workers: nw, Strict: c.Bool("strict")}
 	dir := c.String("index")
 	if dir != "" {
 		opts.Job = dedup.JobID(a.ID(), c.Args().Slice(), inOpts, k, minJ)

@@ -122,11 +122,11 @@ func runEval(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "neardup eval: skipped: %v\n", e)
 	}
 	start = time.Now()
-	blocks, _ := index.LayoutFor(k) // queried at k itself, not at the layout's largest distance
 	rep, err := eval.Evaluate(corpus, labels, &eval.Options{
-		Index:   index.Options{Blocks: blocks, MaxDistance: k, MinContent: mc, AnalyzerID: a.ID()},
-		Sweep:   sweep,
-		Workers: nw,
+		Index:       index.Options{MinContent: mc, AnalyzerID: a.ID()},
+		MaxDistance: queryDistance(k),
+		Sweep:       sweep,
+		Workers:     nw,
 	})
 	if err != nil {
 		return err

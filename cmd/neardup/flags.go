@@ -222,7 +222,16 @@ func indexDistance(c *cli.Context) (int, error) {
 	return k, nil
 }
 
-// minContent reads --min-content.
+// queryDistance maps --max-distance k onto the MaxDistance of
+// dedup.Options and eval.Options, where 0 means the default and a
+// negative value 0.
+func queryDistance(k int) int {
+	if k == 0 {
+		return -1
+	}
+	return k
+}
+
 // matchSettings returns --max-distance, checked against what an index
 // answers, and --min-content.
 func matchSettings(c *cli.Context) (int, float64, error) {
@@ -234,6 +243,7 @@ func matchSettings(c *cli.Context) (int, float64, error) {
 	return k, j, err
 }
 
+// minContent reads --min-content.
 func minContent(c *cli.Context) (float64, error) {
 	j := c.Float64("min-content")
 	if !(j > 0 && j <= 1) {
