@@ -1027,6 +1027,23 @@ func (h *Distances) write(b *strings.Builder) {
 	}
 }
 
+// WriteList writes the duplicates the current settings missed and the
+// distinct pairs they found, a line each (neardup eval --list).
+func (r *Report) WriteList(w io.Writer) error {
+	var b strings.Builder
+	for _, l := range []struct {
+		title string
+		pairs []PairDetail
+	}{{"missed by the current settings", r.Current.Missed}, {"found by the current settings but distinct", r.Current.False}} {
+		fmt.Fprintf(&b, "%s (%d):\n", l.title, len(l.pairs))
+		for _, d := range l.pairs {
+			fmt.Fprintf(&b, "  %v\n", d)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // WriteTable writes the report as a text table: the corpus and labels,
 // the SimHash screen at each distance without and with content
 // verification, the distance histograms, the detector at the current

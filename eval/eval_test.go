@@ -616,3 +616,17 @@ func TestEvaluateByKind(t *testing.T) {
 		t.Errorf("table ends\n%s\nwant\n%s", b.String()[max(0, b.Len()-len(wantTable)-40):], wantTable)
 	}
 }
+
+func TestEvalReportList(t *testing.T) {
+	r := &Report{Current: DetectorResult{
+		Missed: []PairDetail{{A: "a", B: "b", Label: LabelDuplicate, Jaccard: -1, TooShort: true}},
+	}}
+	var b strings.Builder
+	if err := r.WriteList(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "missed by the current settings (1):\n  a b: duplicate, too short to fingerprint\nfound by the current settings but distinct (0):\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

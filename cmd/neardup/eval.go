@@ -143,14 +143,8 @@ func runEval(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("list") {
-		fmt.Fprintf(w, "\nmissed by the current settings (%d):\n", len(rep.Current.Missed))
-		for _, d := range rep.Current.Missed {
-			fmt.Fprintf(w, "  %v\n", d)
-		}
-		fmt.Fprintf(w, "found by the current settings but distinct (%d):\n", len(rep.Current.False))
-		for _, d := range rep.Current.False {
-			fmt.Fprintf(w, "  %v\n", d)
-		}
+		fmt.Fprintln(w)
+		return rep.WriteList(w)
 	}
 	return nil
 }

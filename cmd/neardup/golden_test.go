@@ -46,6 +46,8 @@ func TestGolden(t *testing.T) {
 		{"compare_different.txt", "", []string{"compare", "testdata/a.txt", "testdata/c.txt"}},
 		{"compare_json.txt", "", []string{"compare", "--json", "testdata/a.txt", "testdata/b.txt"}},
 		{"compare_k0.txt", "", []string{"compare", "--max-distance", "0", "--keywords", "3", "testdata/a.txt", "testdata/b.txt"}},
+		{"eval_list.txt", "", []string{"eval", "--pairs", "testdata/pairs.jsonl", "--list", "--max-distance", "0", "--workers", "2", "testdata/articles.jsonl"}},
+		{"eval_json.txt", "", []string{"eval", "--pairs", "testdata/pairs.jsonl", "--json", "--sweep", "0.5,0.9", "testdata/articles.jsonl"}},
 		{"compare_stdin.txt", "我来到北京清华大学，清华大学是中国著名的高等学府，北京是中国的首都。", []string{"compare", "-", "testdata/a.txt"}},
 	}
 	goldenBackends(t, func(t *testing.T, be string) {

@@ -112,6 +112,7 @@ var volatile = []struct {
 	{regexp.MustCompile(`"mb_per_s":[0-9.e+-]+`), `"mb_per_s":0`},
 	{regexp.MustCompile(`"disk_bytes":[0-9]+`), `"disk_bytes":0`},
 	{regexp.MustCompile(`(?m)^disk .*$`), "disk          <size>"},
+	{regexp.MustCompile(`in [0-9.]+ s, evaluated in [0-9.]+ s`), "in <time>, evaluated in <time>"},
 }
 
 // normalize replaces the temporary directory tmp with $TMP and the
