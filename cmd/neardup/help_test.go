@@ -1,8 +1,12 @@
 package main
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // TestHelpCommand: "neardup help X Y" prints what "neardup X Y --help"
@@ -18,5 +22,39 @@ func TestHelpCommand(t *testing.T) {
 	}
 	if r := runCLI(t, "help", "nosuch"); r.code != 2 || !strings.Contains(r.stderr, `no command "nosuch"`) {
 		t.Errorf("help nosuch: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestHelpGolden: the help of neardup and of every command and
+// subcommand, whole (testdata/golden/help; the default segmenter, which
+// depends on cgo, is normalised).
+func TestHelpGolden(t *testing.T) {
+	t.Parallel()
+	var paths [][]string
+	var walk func(prefix []string, cmds []*cli.Command)
+	walk = func(prefix []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			if c.Name == "help" {
+				continue
+			}
+			p := append(slices.Clone(prefix), c.Name)
+			paths = append(paths, p)
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, newApp(nil, nil, nil).Commands)
+	paths = append(paths, nil)
+	defaultSegmenter := regexp.MustCompile(`\(default: "(jieba|gse)"\)`)
+	for _, p := range paths {
+		args := append(slices.Clone(p), "--help")
+		r := runCLI(t, args...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("neardup %s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
+		}
+		name := "neardup.txt"
+		if len(p) > 0 {
+			name = strings.Join(p, "-") + ".txt"
+		}
+		golden(t, "help", name, defaultSegmenter.ReplaceAllString(transcript(args, r), `(default: "SEGMENTER")`))
 	}
 }
