@@ -19,22 +19,7 @@ func addCommand() *cli.Command {
 		Name:      "add",
 		Usage:     "add articles (or precomputed fingerprints) to a persistent index",
 		ArgsUsage: "INPUT...",
-		Description: `Fingerprints the articles of the inputs (files, directories, or - for standard input) and adds
-them to the index in --index DIR (or $NEARDUP_INDEX), creating it when the directory is missing or
-empty. An article's id is its JSONL id field, or the file's path; adding an id the index holds
-already replaces that document. add does not look for duplicates: use check --add or dedup --index
-for that.
-
---fingerprints FILE (- for standard input) bulk-loads lines "id<TAB>fingerprint" (16 hex digits)
-made by the same analyzer settings, without texts: such documents have no keywords or content sketch,
-so their matches cannot be confirmed by content. Into an index that holds no documents they are
-loaded in sorted passes that write the index's tables directly (several times faster than adding
-them one batch at a time; an interrupted load is completed by running the same command again).
-
-Articles that cannot be added (bad records, or too short to fingerprint) and bad fingerprint lines
-are reported on stderr with their file and line and counted; the others are added.
-
-` + exitRule,
+		Description: description("add") + exitRule,
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "fingerprints", Category: catIndex, TakesFile: true,

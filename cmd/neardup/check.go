@@ -18,27 +18,7 @@ func checkCommand() *cli.Command {
 		Name:      "check",
 		Usage:     "have we published this before? look an article up in the archive index",
 		ArgsUsage: "[FILE...|-]",
-		Description: `Fingerprints the article(s) in FILE (standard input when none is given) and looks each up in the
-index in --index DIR (or $NEARDUP_INDEX). For every near-duplicate in the archive it prints its id
-and title, the fingerprint distance and similarity, the estimated content similarity, whether it is
-an exact duplicate (identical normalised text) or a near one (content similarity at least
---min-content, among the candidates within --max-distance bits or sharing a MinHash band), and the
-keywords the two share. An archived document with the article's own id is no near-duplicate: check
-says whether it holds this text or another. Every article is reported in input order, those not
-checked too ("not checked" and why). --json prints a line per article: the object of the HTTP
-service's POST /v1/check ({"id", "fingerprint", "verdict", "matches", "archived", "added"}) with
-"title", "source" and "line", or "error" for one not checked.
-
---add also adds each article that has no near-duplicate (or says on stderr why it cannot: an
-invalid id, or one the archive holds). --fingerprint HEX looks up one precomputed fingerprint instead: the SimHash screen
-alone, without content verification.
-
-Exit status:
-   0   no near-duplicate found (articles not checked because they are bad records or too short are
-       reported and counted, and are not errors unless --strict)
-   1   at least one near-duplicate found (or the article itself, under its id)
-   2   an error: the index, an input that could not be read (a missing FILE), an article --add could
-       not add, or with --strict a bad record. 2 wins over 1: the output says which articles matched.`,
+		Description: description("check"),
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` to check against (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; --add creates it when missing)"),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "add", Category: catIndex, Usage: "add each article without a near-duplicate to the index"},

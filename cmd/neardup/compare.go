@@ -16,19 +16,7 @@ func compareCommand() *cli.Command {
 		Aliases:   []string{"cmp"},
 		Usage:     "compare two articles: distance, similarities, shared keywords and a verdict",
 		ArgsUsage: "A B",
-		Description: `A and B are files holding one article each (a text or HTML file, or a JSONL file of one line);
-one of them may be - for standard input. compare prints the Hamming distance of the two fingerprints,
-their similarity (1 - distance/64), the estimated content similarity (MinHash Jaccard of character
-5-grams), the keywords they share and those only one has, and a verdict:
-
-   exact duplicate   the normalised texts are identical
-   near duplicate    the content similarity is at least --min-content (check and dedup find such
-                     a pair by its fingerprints, when they are at most --max-distance bits apart,
-                     or else by the MinHash bands of its content: almost surely at a similarity
-                     of 0.7 or more, 64% of the time at 0.5)
-   different         otherwise
-
-The exit status is 0 whatever the verdict, 2 on an error.`,
+		Description: description("compare"),
 		Flags: flags(analyzerFlags(), inputFlags(), matchFlags(), []cli.Flag{
 			jsonFlag(),
 			&cli.IntFlag{Name: "keywords", Value: 20, Category: catOutput,

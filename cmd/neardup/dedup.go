@@ -18,41 +18,7 @@ func dedupCommand() *cli.Command {
 		Name:      "dedup",
 		Usage:     "find the duplicates in a corpus",
 		ArgsUsage: "INPUT...",
-		Description: `Reads every article of the inputs in order (files, directories, or - for standard input) and
-decides for each whether it duplicates an earlier one: an exact duplicate (identical normalised
-text) or a near duplicate (an estimated content similarity of at least --min-content; the
-candidates are found by fingerprints at most --max-distance bits apart and by shared MinHash
-bands of the content, or a shorter text mostly contained in a longer one). An article that
-duplicates nothing is an original; one that does joins the cluster of the article it matched
-(an original, or a duplicate, so that a copy of a copy is found, as long as it stays within a
-content similarity of 0.5 of the cluster's original). The result does not depend on --workers.
-
-Outputs (written to a temporary file and renamed into place at the end; - is standard output):
-   --pairs FILE     a JSON line per (original, duplicate) pair:
-                    {"a": original id, "b": duplicate id, "member": the cluster member b matched when
-                    it is not a, "distance", "exact", "similarity", "content"} (the numbers of that match)
-   --clusters FILE  a JSON line per original that has duplicates, in the order the originals appear:
-                    {"id": original, "members": [{"id", "via", "distance", "exact", "content"}, ...]}
-                    (a duplicate belongs to the cluster of its best match)
-   --unique FILE    the articles that are not duplicates (originals, and those too short to
-                    fingerprint): each JSONL line verbatim; a whole-file article as a JSON line
-                    {"id", "title", "text"}
-   --rejects FILE   a JSON line per bad record or unreadable input:
-                    {"source", "line", "field", "reason", "raw"}
-With none of these (and no --json), the pairs go to standard output.
-A summary goes to stderr (and with --json to stdout as one object); a progress line too when
-stderr is a terminal.
-
-With --index DIR|URL the articles are kept in (and checked against) a persistent archive instead of
-memory, with what earlier runs stored there: an article whose id it holds with the same text keeps
-the verdict it had then, one with another text is rejected; re-running an interrupted run with the
-same inputs and settings resumes it, with the output of an uninterrupted run. A Redis archive
-(redis://HOST:PORT[,HOST:PORT...]/NAME) takes several dedup processes at once, on any machines,
-each record decided race-free against all of them; it keeps duplicates too, so an id is used once.
-
-Exit status: 0 on success, also when some records were rejected (they are counted in the summary and
-listed in --rejects, or on stderr); 2 on an error, when an input could not be read to its end (the
-outputs are written and cover what was read), or with --strict at the first bad record.`,
+		Description: description("dedup"),
 		Flags: flags([]cli.Flag{
 			&cli.StringFlag{Name: "pairs", Category: catOutput, TakesFile: true, Usage: "write duplicate pairs to `FILE`"},
 			&cli.StringFlag{Name: "clusters", Category: catOutput, TakesFile: true, Usage: "write clusters to `FILE`"},

@@ -21,32 +21,7 @@ func evalCommand() *cli.Command {
 		Name:      "eval",
 		Usage:     "measure precision and recall on a corpus with labelled pairs",
 		ArgsUsage: "CORPUS...",
-		Description: `Fingerprints every article of CORPUS (files, directories or - as for dedup; .gz is read
-transparently) and compares the pairs the detector finds with the labelled pairs of --pairs FILE,
-a JSON line per pair in either of two formats:
-
-   {"a": id, "b": id, "label": L}            L: true, 1, "dup" (duplicate) or false, 0, "distinct"
-   {"a": id, "b": id, "jaccard_char5": J}    reference similarities (the shared corpora's
-                                             NAME.pairs.jsonl.gz): J >= 0.8 is a duplicate,
-                                             0.5 <= J < 0.8 is ignored, and every pair not listed
-                                             counts as distinct
-
-It prints precision (TP/(TP+FP) over the found pairs that are labelled), recall (TP over all
-duplicate pairs), F1 and the counts for
-
-   simhash          the SimHash screen alone: a pair is found when its fingerprints are at most k
-                    bits apart (k = 0 to 10, over all pairs), or its texts are identical
-   simhash+verify   the same, confirmed by a content similarity of at least --min-content
-   current settings the real detector, as dedup and check run it: an in-memory index laid out for
-                    --max-distance, candidates from the fingerprints and from MinHash bands of the
-                    content, confirmed by --min-content
-
-It also prints how far apart the fingerprints are: a histogram of the distances of the duplicate
-pairs and of a random sample of 10,000 distinct pairs.
-
-Pairs naming ids that are not in the corpus are counted and otherwise left out; articles too short
-to fingerprint are never found. --compat --top-n N measures the gosimhash-compatible fingerprints
-the same way (their simhash rows are the baseline). Output does not depend on --workers.`,
+		Description: description("eval"),
 		Flags: flags([]cli.Flag{
 			&cli.StringFlag{Name: "pairs", Category: catInput, TakesFile: true,
 				Usage: "labelled pairs `FILE` (JSONL, may be gzip-compressed)"},

@@ -18,20 +18,7 @@ func fingerprintCommand() *cli.Command {
 		Aliases:   []string{"fp"},
 		Usage:     "print the SimHash fingerprint and the weighted keywords of each article",
 		ArgsUsage: "[FILE...|-]",
-		Description: `Reads the articles of the files and directories given, or of standard input when there are none,
-and prints for each its fingerprint (16 hex digits), its id (the JSONL id, else the file name) and its
-heaviest keywords with their TF-IDF weights:
-
-   0e2c4d8a9f3b6a17  news/0001.txt
-       清华大学 11.24  北京 8.16  ...
-
---json prints one object per article instead: {"id", "title", "fingerprint", "content_hash", "analyzer",
-"words", "keywords": [{"word", "weight"}, ...]}, with every keyword the fingerprint was made of.
-
-An article that cannot be fingerprinted (a bad record, or too short: fewer than 4 keywords once stop
-words, numbers and punctuation are dropped) is reported on stderr and the others are still printed.
-
-` + exitRule,
+		Description: description("fingerprint") + exitRule,
 		Flags: flags(analyzerFlags(), inputFlags(), []cli.Flag{
 			strictFlag(),
 			progressFlag(),

@@ -1,8 +1,26 @@
 package main
 
 import (
+	"embed"
+	"strings"
+
 	"github.com/urfave/cli/v2"
 )
+
+// helpTexts are the long descriptions "neardup COMMAND --help" prints,
+// one plain-text file a command (help/COMMAND.txt, help/COMMAND-SUB.txt
+// for a subcommand), readable without building the command.
+//
+//go:embed help/*.txt
+var helpTexts embed.FS
+
+// description returns the text of help/name.txt without its final
+// newline ("" when there is none: TestHelpTexts checks every command
+// has one).
+func description(name string) string {
+	b, _ := helpTexts.ReadFile("help/" + name + ".txt")
+	return strings.TrimSuffix(string(b), "\n")
+}
 
 // helpCommand is "neardup help [COMMAND [SUBCOMMAND]]": the same text as
 // "neardup COMMAND [SUBCOMMAND] --help". (urfave/cli's own help command

@@ -22,17 +22,7 @@ func idfCommand() *cli.Command {
 			Name:      "build",
 			Usage:     "train an IDF table on a corpus",
 			ArgsUsage: "INPUT... -o FILE",
-			Description: `Reads the articles of the inputs, normalises them, folds traditional Chinese to simplified
-(unless --keep-traditional) and segments them exactly as fingerprinting does (with --segmenter and
---user-dict), keeps the candidate keywords (at least two runes, at least one letter, not a number)
-and writes, for each word, idf = ln(N / df): N articles, df of them containing the word. The output has one "word idf" line per word, sorted, in the format --idf reads. Words in fewer
-than --min-df articles are left out. Memory grows with the vocabulary, not with the corpus.
-
-Use the table with --idf FILE on every command (fingerprints made with different tables are not
-comparable, and an index remembers which table built it). Words the table lacks get its median IDF.
-A table built with --keep-traditional keeps traditional words, for analyzers with --keep-traditional.
-
-` + exitRule,
+			Description: description("idf-build") + exitRule,
 			Flags: flags([]cli.Flag{
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catOutput, TakesFile: true,
 					Usage: "write the table to `FILE` (- for standard output)"},

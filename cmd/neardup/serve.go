@@ -14,19 +14,7 @@ func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "serve the archive over HTTP: a JSON API and the editors' web page",
-		Description: `Opens the archive in --index DIR|URL (creating it when missing) and serves it on --addr
-(loopback by default): the editors' page at /, the JSON API under /v1/ (check, documents, compare,
-passages, info), /healthz and /metrics (Prometheus). serve owns a Badger archive while it runs, so that
-every editor and feed goes through it; a Redis archive can be shared with other processes as well.
-
-Write routes (POST /v1/documents, DELETE /v1/documents/ID, POST /v1/check?add=true) need
-"Authorization: Bearer TOKEN" when --token-file names a file holding the token. serve refuses to listen
-on an address other than loopback without a token, unless --insecure. An add is answered 201 (200
-when it replaced a document) once the archive has it: on disk for a Badger directory; for Redis,
-executed by the masters, in memory (add ?wait_replicas=1 to the URL to wait for a replica too; an add
-that no replica acknowledged in time is answered 500, though the masters wrote it; a lost master is
-retried through its failover for up to ?retry_window=30s). SIGTERM or Ctrl-C stops accepting
-connections, lets the requests in flight finish (at most --grace) and closes the archive.`,
+		Description: description("serve"),
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` to serve (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Category: catIndex, Usage: "listen on `HOST:PORT` (port 0: any free port)"},
