@@ -35,8 +35,7 @@ import (
 )
 
 // version is set at link time: go build -ldflags "-X main.version=v1.2.3".
-// When empty, the module version or VCS revision from the build info is
-// printed.
+// When empty, the module version from the build info is printed.
 var version string
 
 // Exit statuses.
@@ -298,32 +297,13 @@ func versionString() string {
 	if version != "" {
 		return version
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
+	// Go 1.24 and later stamp a build from a Git checkout with a
+	// pseudo-version (v0.0.0-DATE-REVISION[+dirty]); go run and builds
+	// with -buildvcs=false say (devel).
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
 	}
-	v := bi.Main.Version
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "+dirty"
-			}
-		}
-	}
-	if (v == "" || v == "(devel)") && rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		return "devel-" + rev + modified
-	}
-	if v == "" {
-		return "(devel)"
-	}
-	return v
+	return "(devel)"
 }
 
 // interspersed moves the flags that follow a command's arguments in
