@@ -83,9 +83,11 @@ func runAdd(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ad := &adder{sk: newSkips(c)}
+	sk := newSkips(c)
+	var added int64
 	if fpFile != "" {
-		if err := ad.addFingerprints(c, x, fpFile); err != nil {
+		n, err := addFingerprints(c, x, fpFile, sk)
+		if added += n; err != nil {
 			return err
 		}
 	}
@@ -100,13 +102,12 @@ func runAdd(c *cli.Context) error {
 				case err == nil:
 					return nil
 				case pipeline.IsRecordErr(err):
-					return ad.fail("", err)
+					return sk.note("", err)
 				}
-				return ad.fail(rec.Name(), err)
+				return sk.note(rec.Name(), err)
 			})
 		bar.Finish()
-		ad.added += n
-		if err != nil {
+		if added += n; err != nil {
 			return err
 		}
 	}
@@ -119,55 +120,39 @@ func runAdd(c *cli.Context) error {
 	}
 	// add is the archive's only writer (it holds it open alone): what
 	// it added beyond the growth replaced documents with the same ids.
-	ad.replaced = ad.added - (st.Docs - before.Docs)
+	replaced := added - (st.Docs - before.Docs)
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, addJSON{Index: dir, Added: ad.added, Replaced: ad.replaced, Failed: ad.failed, Docs: st.Docs})
+		err = writeJSON(c.App.Writer, addJSON{Index: dir, Added: added, Replaced: replaced, Failed: sk.records, Docs: st.Docs})
 	} else {
-		msg := fmt.Sprintf("added %s to %s", plural(ad.added, "document", "documents"), dir)
-		if ad.replaced > 0 {
-			msg += fmt.Sprintf(" (%s replaced a document with the same id)", formatCount(ad.replaced))
+		msg := fmt.Sprintf("added %s to %s", plural(added, "document", "documents"), dir)
+		if replaced > 0 {
+			msg += fmt.Sprintf(" (%s replaced a document with the same id)", formatCount(replaced))
 		}
 		_, err = fmt.Fprintf(c.App.Writer, "%s; the index holds %s\n", msg, plural(st.Docs, "document", "documents"))
 	}
 	if err != nil {
 		return err
 	}
-	if ad.failed > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "neardup: %s not added (see above)\n", plural(ad.failed, "record", "records"))
+	if sk.records > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "neardup: %s not added (see above)\n", plural(sk.records, "record", "records"))
 	}
-	return ad.sk.status("the records read were added")
-}
-
-// adder counts what add added and failed to add.
-type adder struct {
-	sk                      *skips
-	added, replaced, failed int64
-}
-
-// fail reports a record that was not added (see skips.note).
-func (ad *adder) fail(where string, err error) error {
-	if !isInputErr(err) {
-		ad.failed++
-	}
-	return ad.sk.note(where, err)
+	return sk.status("the records read were added")
 }
 
 // addFingerprints bulk-loads the "id<TAB>hex" lines of path ("-":
-// stdin) into x, reporting the bad lines.
-func (ad *adder) addFingerprints(c *cli.Context, x *index.Index, path string) error {
+// stdin) into x, noting the bad lines in sk.
+func addFingerprints(c *cli.Context, x *index.Index, path string, sk *skips) (int64, error) {
 	var in io.Reader = c.App.Reader
 	name := "stdin"
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		defer f.Close()
 		in, name = f, path
 	}
-	n, err := dedup.AddFingerprints(c.Context, x, in, name, time.Now().UTC(), func(line int, err error) error {
-		return ad.fail(fmt.Sprintf("%s:%d", name, line), err)
+	return dedup.AddFingerprints(c.Context, x, in, name, time.Now().UTC(), func(line int, err error) error {
+		return sk.note(fmt.Sprintf("%s:%d", name, line), err)
 	})
-	ad.added += n
-	return err
 }
