@@ -19,7 +19,7 @@ func addCommand() *cli.Command {
 		Name:      "add",
 		Usage:     "add articles (or precomputed fingerprints) to a persistent index",
 		ArgsUsage: "INPUT...",
-		Description: description("add") + exitRule,
+		Description: description("add") + description("exit-status"),
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
 			&cli.StringFlag{Name: "fingerprints", Category: catIndex, TakesFile: true,

@@ -18,7 +18,7 @@ func fingerprintCommand() *cli.Command {
 		Aliases:   []string{"fp"},
 		Usage:     "print the SimHash fingerprint and the weighted keywords of each article",
 		ArgsUsage: "[FILE...|-]",
-		Description: description("fingerprint") + exitRule,
+		Description: description("fingerprint") + description("exit-status"),
 		Flags: flags(analyzerFlags(), inputFlags(), []cli.Flag{
 			strictFlag(),
 			progressFlag(),

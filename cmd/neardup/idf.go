@@ -22,7 +22,7 @@ func idfCommand() *cli.Command {
 			Name:      "build",
 			Usage:     "train an IDF table on a corpus",
 			ArgsUsage: "INPUT... -o FILE",
-			Description: description("idf-build") + exitRule,
+			Description: description("idf-build") + description("exit-status"),
 			Flags: flags([]cli.Flag{
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catOutput, TakesFile: true,
 					Usage: "write the table to `FILE` (- for standard output)"},

@@ -1,12 +1,16 @@
 // Command neardup finds near-duplicate Chinese and English articles.
 //
 // It fingerprints articles (fingerprint), compares two (compare), keeps a
-// persistent archive index (add, delete, stats), answers an editor's
-// question "have we published this before?" (check), deduplicates whole
-// corpora (dedup) and trains IDF tables (idf build). Run "neardup --help"
-// or "neardup COMMAND --help" for the flags of each command.
+// persistent archive index (add, delete, stats, verify), answers an
+// editor's question "have we published this before?" (check),
+// deduplicates whole corpora (dedup), serves an archive over HTTP
+// (serve), measures quality (eval), trains IDF tables (idf build) and
+// compares URLs (url). Run "neardup --help" or "neardup COMMAND --help"
+// for the flags of each command; help/*.txt holds the long help texts.
+// The work is the library's: this package maps flags onto its options,
+// prints its results and turns errors into exit statuses.
 //
-// Exit status, the same rule for every command (see exitRule): 0 done
+// Exit status, the same rule for every command (help/exit-status.txt): 0 done
 // (bad records are reported and counted, and are not errors unless
 // --strict), 1 check found a near-duplicate, 2 an error (usage, the
 // index, an input that could not be read to its end, or with --strict a

@@ -10,23 +10,6 @@ import (
 	"github.com/neardup/neardup/input"
 )
 
-// The exit status rule, the same for every command:
-//
-//	0    the command did its work; bad records (rejected, or too short
-//	     to fingerprint) were reported on stderr and counted, and are
-//	     not errors
-//	1    check: an article has a near-duplicate (or is in the archive)
-//	2    an error: a usage error, an index error, an input that could
-//	     not be read to its end (missing, unreadable, truncated), an
-//	     article check --add could not add, or, with --strict, a bad
-//	     record (the command stops at it); for check, 2 wins over 1,
-//	     and its output reports every article, matched or not checked
-//	130  interrupted
-const exitRule = `Exit status (the same for every command): 0 done; bad records (rejected, or too short to
-fingerprint) are reported on stderr and counted, and are not errors unless --strict. 1 check found a
-near-duplicate. 2 an error: usage, the index, an input that could not be read to its end (missing,
-unreadable), an article check --add could not add, or with --strict a bad record. 130 interrupted.`
-
 // strictFlag makes a bad record an error that stops the command.
 func strictFlag() cli.Flag {
 	return &cli.BoolFlag{DisableDefaultText: true, Name: "strict", Category: catInput,
