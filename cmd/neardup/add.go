@@ -16,9 +16,9 @@ import (
 
 func addCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "add",
-		Usage:     "add articles (or precomputed fingerprints) to a persistent index",
-		ArgsUsage: "INPUT...",
+		Name:        "add",
+		Usage:       "add articles (or precomputed fingerprints) to a persistent index",
+		ArgsUsage:   "INPUT...",
 		Description: description("add") + description("exit-status"),
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),

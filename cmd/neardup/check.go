@@ -15,9 +15,9 @@ import (
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "check",
-		Usage:     "have we published this before? look an article up in the archive index",
-		ArgsUsage: "[FILE...|-]",
+		Name:        "check",
+		Usage:       "have we published this before? look an article up in the archive index",
+		ArgsUsage:   "[FILE...|-]",
 		Description: description("check"),
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` to check against (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; --add creates it when missing)"),

@@ -12,10 +12,10 @@ import (
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "compare",
-		Aliases:   []string{"cmp"},
-		Usage:     "compare two articles: distance, similarities, shared keywords and a verdict",
-		ArgsUsage: "A B",
+		Name:        "compare",
+		Aliases:     []string{"cmp"},
+		Usage:       "compare two articles: distance, similarities, shared keywords and a verdict",
+		ArgsUsage:   "A B",
 		Description: description("compare"),
 		Flags: flags(analyzerFlags(), inputFlags(), matchFlags(), []cli.Flag{
 			jsonFlag(),

@@ -15,9 +15,9 @@ import (
 
 func dedupCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "dedup",
-		Usage:     "find the duplicates in a corpus",
-		ArgsUsage: "INPUT...",
+		Name:        "dedup",
+		Usage:       "find the duplicates in a corpus",
+		ArgsUsage:   "INPUT...",
 		Description: description("dedup"),
 		Flags: flags([]cli.Flag{
 			&cli.StringFlag{Name: "pairs", Category: catOutput, TakesFile: true, Usage: "write duplicate pairs to `FILE`"},

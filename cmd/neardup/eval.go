@@ -18,9 +18,9 @@ const evalShowRejects = 10
 
 func evalCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "eval",
-		Usage:     "measure precision and recall on a corpus with labelled pairs",
-		ArgsUsage: "CORPUS...",
+		Name:        "eval",
+		Usage:       "measure precision and recall on a corpus with labelled pairs",
+		ArgsUsage:   "CORPUS...",
 		Description: description("eval"),
 		Flags: flags([]cli.Flag{
 			&cli.StringFlag{Name: "pairs", Category: catInput, TakesFile: true,

@@ -14,10 +14,10 @@ import (
 
 func fingerprintCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "fingerprint",
-		Aliases:   []string{"fp"},
-		Usage:     "print the SimHash fingerprint and the weighted keywords of each article",
-		ArgsUsage: "[FILE...|-]",
+		Name:        "fingerprint",
+		Aliases:     []string{"fp"},
+		Usage:       "print the SimHash fingerprint and the weighted keywords of each article",
+		ArgsUsage:   "[FILE...|-]",
 		Description: description("fingerprint") + description("exit-status"),
 		Flags: flags(analyzerFlags(), inputFlags(), []cli.Flag{
 			strictFlag(),

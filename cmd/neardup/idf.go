@@ -19,9 +19,9 @@ func idfCommand() *cli.Command {
 		Name:  "idf",
 		Usage: "IDF tables",
 		Subcommands: []*cli.Command{{
-			Name:      "build",
-			Usage:     "train an IDF table on a corpus",
-			ArgsUsage: "INPUT... -o FILE",
+			Name:        "build",
+			Usage:       "train an IDF table on a corpus",
+			ArgsUsage:   "INPUT... -o FILE",
 			Description: description("idf-build") + description("exit-status"),
 			Flags: flags([]cli.Flag{
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: catOutput, TakesFile: true,

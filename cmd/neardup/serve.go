@@ -12,8 +12,8 @@ import (
 
 func serveCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "serve",
-		Usage: "serve the archive over HTTP: a JSON API and the editors' web page",
+		Name:        "serve",
+		Usage:       "serve the archive over HTTP: a JSON API and the editors' web page",
 		Description: description("serve"),
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` to serve (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; created when missing)"),
