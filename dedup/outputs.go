@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/outfile"
 )
 
 // Outputs writes the outcomes of Run or RunURLs, as they arrive, in the
@@ -24,6 +25,79 @@ type Outputs struct {
 	Clusters               *Clusters
 	// NPairs counts the pairs written.
 	NPairs int64
+
+	// Made by CreateOutputs: the files, the clusters file and the
+	// rejects file's path; urls when WriteURL wrote.
+	files       *outfile.Set
+	clusters    io.Writer
+	rejectsPath string
+	urls        bool
+}
+
+// Files names the output files of a run: "" none, "-" standard output.
+type Files struct {
+	Pairs, Clusters, Unique, Rejects string
+}
+
+// CreateOutputs creates the files f names (each written to a temporary
+// file that Commit renames into place, so that an interrupted run leaves
+// no half file; "-" goes to stdout) and returns Outputs writing them,
+// collecting the clusters of job (see NewClusters) when f names a
+// clusters file. Call Abort when done, to remove what was not committed.
+func CreateOutputs(f Files, stdout io.Writer, job string) (*Outputs, error) {
+	w := &Outputs{files: outfile.NewSet(stdout)}
+	var files [4]*outfile.File
+	for i, path := range []string{f.Pairs, f.Unique, f.Rejects, f.Clusters} {
+		var err error
+		if files[i], err = w.files.Create(path); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
+	// A nil *outfile.File must not become a non-nil io.Writer.
+	for i, out := range []*io.Writer{&w.Pairs, &w.Unique, &w.Rejects, &w.clusters} {
+		if files[i] != nil {
+			*out = files[i]
+		}
+	}
+	if files[2] != nil {
+		w.rejectsPath = files[2].Path()
+	}
+	if files[3] != nil {
+		w.Clusters = NewClusters(job)
+	}
+	return w, nil
+}
+
+// RejectsPath is the path of the rejects file CreateOutputs created, or
+// "" when there is none.
+func (w *Outputs) RejectsPath() string { return w.rejectsPath }
+
+// Commit writes the clusters collected (WriteClusters, or
+// WriteURLClusters after WriteURL) to the clusters file and renames every
+// file CreateOutputs created into place. It returns how many clusters
+// it wrote.
+func (w *Outputs) Commit() (clusters int64, err error) {
+	if w.clusters != nil {
+		write := WriteClusters
+		if w.urls {
+			write = WriteURLClusters
+		}
+		if clusters, err = write(w.clusters, w.Clusters); err != nil {
+			return clusters, err
+		}
+	}
+	if w.files != nil {
+		err = w.files.Commit()
+	}
+	return clusters, err
+}
+
+// Abort removes the files CreateOutputs created that were not committed.
+func (w *Outputs) Abort() {
+	if w.files != nil {
+		w.files.Abort()
+	}
 }
 
 // Pair is a line of the pairs file: a duplicate B of the original A.
@@ -98,6 +172,7 @@ func (w *Outputs) Write(o *Outcome) error {
 // WriteURL writes o, an outcome of RunURLs. URLs are written as given,
 // without escaping &, < and >, which are common in them.
 func (w *Outputs) WriteURL(o *URLOutcome) error {
+	w.urls = true
 	switch o.Verdict {
 	case Duplicate:
 		if w.Clusters != nil {

@@ -2,6 +2,8 @@ package dedup
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,5 +98,80 @@ func TestOutputsURL(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", c.name, c.got, c.want)
 		}
+	}
+}
+
+// TestCreateOutputs: the named files appear only when committed, with
+// the clusters (of articles, or of URLs after WriteURL); "-" is stdout;
+// an aborted run leaves nothing.
+func TestCreateOutputs(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	var stdout strings.Builder
+	w, err := CreateOutputs(Files{Pairs: path("p"), Clusters: path("c"), Unique: "-", Rejects: path("r")}, &stdout, "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if w.RejectsPath() != path("r") {
+		t.Errorf("RejectsPath = %q", w.RejectsPath())
+	}
+	for _, o := range []Outcome{
+		{Seq: 0, Record: input.Record{ID: "a", Raw: []byte(`{"id":"a"}`)}, Verdict: Unique},
+		{Seq: 1, Record: input.Record{ID: "b"}, Verdict: Duplicate, Matches: []index.Match{{ID: "a", Distance: 1, Similarity: 0.984375, Content: 0.9, Job: "job", Seq: 0}}},
+	} {
+		if err := w.Write(&o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(path("p")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the pairs file exists before Commit: %v", err)
+	}
+	n, err := w.Commit()
+	if err != nil || n != 1 {
+		t.Fatalf("Commit = %d, %v; want 1 cluster", n, err)
+	}
+	for _, f := range []struct{ name, want string }{
+		{"p", `{"a":"a","b":"b","distance":1,"exact":false,"similarity":0.984375,"content":0.9}` + "\n"},
+		{"c", `{"id":"a","members":[{"id":"b","distance":1,"exact":false,"content":0.9}]}` + "\n"},
+		{"r", ""},
+	} {
+		if got, err := os.ReadFile(path(f.name)); err != nil || string(got) != f.want {
+			t.Errorf("%s: %q, %v; want %q", f.name, got, err, f.want)
+		}
+	}
+	if stdout.String() != `{"id":"a"}`+"\n" {
+		t.Errorf("stdout %q", stdout.String())
+	}
+
+	// URLs: the clusters file has URL clusters.
+	w, err = CreateOutputs(Files{Clusters: path("uc")}, &stdout, "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []URLOutcome{
+		{Seq: 0, Raw: []byte("http://a.example/"), URL: "http://a.example/", Verdict: Unique},
+		{Seq: 1, URL: "http://a.example/b", Verdict: Duplicate, Matches: []index.Match{{ID: "a.example/", Title: "http://a.example/", Distance: 4, Job: "job", Seq: 0}}},
+	} {
+		if err := w.WriteURL(&o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"http://a.example/","members":[{"id":"http://a.example/b","distance":4,"similarity":0.9375,"exact":false}]}` + "\n"
+	if got, err := os.ReadFile(path("uc")); err != nil || string(got) != want {
+		t.Errorf("URL clusters %q, %v; want %q", got, err, want)
+	}
+
+	// Aborted: nothing is left.
+	w, err = CreateOutputs(Files{Pairs: path("aborted")}, &stdout, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	if entries, _ := filepath.Glob(path("aborted*")); len(entries) != 0 {
+		t.Errorf("after Abort: %q", entries)
 	}
 }

@@ -85,18 +85,19 @@ func runDedup(c *cli.Context) (err error) {
 		}
 	}()
 
-	var outs dedup.Outputs
-	files := &outputs{c: c}
-	defer files.abort()
 	named := false
 	for _, f := range []string{"pairs", "clusters", "unique", "rejects"} {
 		named = named || c.String(f) != ""
 	}
-	// Nothing named: the pairs go to standard output rather than nowhere.
-	clusters, err := files.openAll(&outs, opts.Job, !named && !c.Bool("json"))
+	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects")}
+	if !named && !c.Bool("json") {
+		files.Pairs = "-" // nothing named: the pairs go to standard output rather than nowhere
+	}
+	outs, err := dedup.CreateOutputs(files, c.App.Writer, opts.Job)
 	if err != nil {
 		return err
 	}
+	defer outs.Abort()
 	var bar *prog.Bar
 	if showProgress {
 		bar = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
@@ -111,7 +112,7 @@ func runDedup(c *cli.Context) (err error) {
 			if o.Verdict == dedup.InputFailed {
 				kind = "input error"
 			}
-			if rejected++; files.rejects == nil && rejected <= maxShownRejects {
+			if rejected++; files.Rejects == "" && rejected <= maxShownRejects {
 				fmt.Fprintf(c.App.ErrWriter, "neardup: %s: %v\n", kind, o.Err)
 			}
 		}
@@ -127,12 +128,7 @@ func runDedup(c *cli.Context) (err error) {
 		}
 		return err
 	}
-	if clusters != nil {
-		if _, err := dedup.WriteClusters(clusters, outs.Clusters); err != nil {
-			return err
-		}
-	}
-	if err := files.commit(); err != nil {
+	if _, err := outs.Commit(); err != nil {
 		return err
 	}
 	if err := sum.WriteText(c.App.ErrWriter, "neardup dedup: "); err != nil {
@@ -140,8 +136,8 @@ func runDedup(c *cli.Context) (err error) {
 	}
 	switch {
 	case sum.Rejected+sum.InputErrors == 0:
-	case files.rejects != nil:
-		fmt.Fprintf(c.App.ErrWriter, "neardup dedup: %s written to %s\n", plural(sum.Rejected+sum.InputErrors, "bad record or input", "bad records or inputs"), files.rejects.Path())
+	case files.Rejects != "":
+		fmt.Fprintf(c.App.ErrWriter, "neardup dedup: %s written to %s\n", plural(sum.Rejected+sum.InputErrors, "bad record or input", "bad records or inputs"), outs.RejectsPath())
 	case rejected > maxShownRejects:
 		fmt.Fprintf(c.App.ErrWriter, "neardup dedup: %d more bad records not shown (write them all with --rejects FILE)\n", rejected-maxShownRejects)
 	}
