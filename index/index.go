@@ -544,42 +544,65 @@ func (x *Index) Get(ctx context.Context, id string) (Doc, error) {
 // the index, Delete deletes nothing and returns an error wrapping
 // ErrNotFound that names it. Repeated IDs count once.
 func (x *Index) Delete(ctx context.Context, ids ...string) error {
-	if err := x.use(); err != nil {
+	_, missing, err := x.deleteIDs(ctx, ids, true)
+	if err != nil {
 		return err
+	}
+	return missingErr(x.name, missing)
+}
+
+// DeleteFound deletes those of the documents with the given IDs that
+// the index holds, as rm does, and returns the IDs it deleted and those
+// it did not find, each in the order given (repeated IDs once, empty
+// and not nil when there are none). The documents are looked up and
+// deleted with no Add or Delete of x in between.
+func (x *Index) DeleteFound(ctx context.Context, ids ...string) (deleted, missing []string, err error) {
+	return x.deleteIDs(ctx, ids, false)
+}
+
+// deleteIDs deletes the documents of ids the index holds, or with
+// strict none when some are missing, and returns what it deleted and
+// what is missing.
+func (x *Index) deleteIDs(ctx context.Context, ids []string, strict bool) (deleted, missing []string, err error) {
+	if err := x.use(); err != nil {
+		return nil, nil, err
 	}
 	defer x.life.RUnlock()
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	ids = uniq(ids)
-	recs, err := x.store.Records(ctx, ids)
+	all, err := x.store.Records(ctx, ids)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	var missing []string
-	for i, r := range recs {
+	deleted, missing = make([]string, 0, len(ids)), []string{}
+	var recs [][]byte
+	for i, r := range all {
 		if r == nil {
 			missing = append(missing, ids[i])
+		} else {
+			deleted, recs = append(deleted, ids[i]), append(recs, r)
 		}
 	}
-	if err := missingErr(x.name, missing); err != nil {
-		return err
+	if strict && len(missing) > 0 {
+		return []string{}, missing, nil
 	}
-	for len(ids) > 0 {
+	for ids := deleted; len(ids) > 0; {
 		n := min(len(ids), writeChunk)
 		b := &Batch{Writes: make([]Write, n)}
 		for i := range n {
 			d, err := x.decode(ids[i], recs[i], false)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			b.Writes[i] = Write{ID: d.ID, Replaces: true, OldFingerprint: d.Fingerprint, OldKeys: x.oldKeys(&d)}
 		}
 		if err := x.store.Apply(ctx, b); err != nil {
-			return err
+			return nil, nil, err
 		}
 		ids, recs = ids[n:], recs[n:]
 	}
-	return nil
+	return deleted, missing, nil
 }
 
 // missingErr reports unknown IDs, or returns nil if there are none.

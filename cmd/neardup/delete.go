@@ -49,27 +49,9 @@ func runDelete(c *cli.Context) error {
 		return err
 	}
 	defer x.Close()
-	j := deleteJSON{Deleted: []string{}, Missing: []string{}}
-	seen := make(map[string]bool)
-	for _, id := range c.Args().Slice() {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		_, err := x.Get(c.Context, id)
-		switch {
-		case errors.Is(err, index.ErrNotFound):
-			j.Missing = append(j.Missing, id)
-		case err != nil:
-			return err
-		default:
-			j.Deleted = append(j.Deleted, id)
-		}
-	}
-	if len(j.Deleted) > 0 {
-		if err := x.Delete(c.Context, j.Deleted...); err != nil {
-			return err
-		}
+	var j deleteJSON
+	if j.Deleted, j.Missing, err = x.DeleteFound(c.Context, c.Args().Slice()...); err != nil {
+		return err
 	}
 	st, err := x.Stats(c.Context)
 	if err != nil {
