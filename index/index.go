@@ -206,18 +206,6 @@ type Match struct {
 	Seq      int64  // Similar only: the match's Doc.Seq
 }
 
-// Stats describe an index.
-type Stats struct {
-	Docs          int64
-	Blocks        int
-	MaxDistance   int
-	Tables        int
-	AnalyzerID    string
-	FormatVersion int
-	DiskBytes     int64      // bytes the store's files take on disk; 0 for stores without files
-	Bloom         BloomStats // zero for stores without a content filter
-}
-
 // Index is an archive of documents over a Store.
 type Index struct {
 	store      Store
@@ -789,28 +777,6 @@ func (x *Index) Similar(ctx context.Context, d *Doc, k int) ([]Match, error) {
 	return similar(d, exact, near, banded, docs, x.minContent), nil
 }
 
-// Stats describes the index.
-func (x *Index) Stats(ctx context.Context) (Stats, error) {
-	if err := x.use(); err != nil {
-		return Stats{}, err
-	}
-	defer x.life.RUnlock()
-	ss, err := x.store.Stats(ctx)
-	if err != nil {
-		return Stats{}, err
-	}
-	return Stats{
-		Docs:          ss.Docs,
-		Blocks:        x.layout.blocks,
-		MaxDistance:   x.layout.maxDist,
-		Tables:        len(x.layout.tables),
-		AnalyzerID:    x.analyzer,
-		FormatVersion: FormatVersion,
-		DiskBytes:     ss.DiskBytes,
-		Bloom:         ss.Bloom,
-	}, nil
-}
-
 // loadBatch is the number of documents Load hands Add at a time when the
 // store is no Loader.
 const loadBatch = 1024
@@ -907,34 +873,4 @@ func (x *Index) Close() error {
 	}
 	x.closed = true
 	return x.store.Close()
-}
-
-// TextStats counts the documents of the index and the texts they keep
-// (Doc.Text), reading every record once without decompressing a text.
-// The store must be a RecordScanner; otherwise the error wraps
-// errors.ErrUnsupported.
-func (x *Index) TextStats(ctx context.Context) (TextStats, error) {
-	if err := x.use(); err != nil {
-		return TextStats{}, err
-	}
-	defer x.life.RUnlock()
-	sc, ok := x.store.(RecordScanner)
-	if !ok {
-		return TextStats{}, fmt.Errorf("index: %s: counting the kept texts needs a store that lists its records: %w", x.name, errors.ErrUnsupported)
-	}
-	var ts TextStats
-	err := sc.ScanRecords(ctx, func(id string, rec []byte) error {
-		n, stored, err := textSize(rec, id)
-		if err != nil {
-			return fmt.Errorf("index: %s: record of %q: %w: %w", x.name, id, ErrCorrupt, err)
-		}
-		ts.Docs++
-		if stored > 0 {
-			ts.Texts++
-			ts.Bytes += n
-			ts.Stored += stored
-		}
-		return nil
-	})
-	return ts, err
 }

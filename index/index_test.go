@@ -206,6 +206,7 @@ func TestStoreErrors(t *testing.T) {
 		{"Apply", func(ctx context.Context, x *index.Index) error { return x.Delete(ctx, "a") }},
 		{"Records", func(ctx context.Context, x *index.Index) error { _, _, err := x.DeleteFound(ctx, "a"); return err }},
 		{"Apply", func(ctx context.Context, x *index.Index) error { _, _, err := x.DeleteFound(ctx, "a", "b"); return err }},
+		{"Stats", func(ctx context.Context, x *index.Index) error { _, err := x.Describe(ctx, false); return err }},
 		{"Postings", func(ctx context.Context, x *index.Index) error { _, err := x.Near(ctx, 1, 3); return err }},
 		{"Postings", func(ctx context.Context, x *index.Index) error { _, err := x.Exact(ctx, 2); return err }},
 		{"Postings", func(ctx context.Context, x *index.Index) error {
