@@ -86,6 +86,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"slices"
 	"strings"
@@ -532,28 +533,44 @@ func (x *Index) Get(ctx context.Context, id string) (Doc, error) {
 // the index, Delete deletes nothing and returns an error wrapping
 // ErrNotFound that names it. Repeated IDs count once.
 func (x *Index) Delete(ctx context.Context, ids ...string) error {
-	_, missing, err := x.deleteIDs(ctx, ids, true)
+	d, err := x.deleteIDs(ctx, ids, true)
 	if err != nil {
 		return err
 	}
-	return missingErr(x.name, missing)
+	return missingErr(x.name, d.Missing)
+}
+
+// Deletion is what DeleteFound did. The JSON is neardup delete --json's.
+type Deletion struct {
+	Deleted []string `json:"deleted"` // the IDs deleted, in the order given
+	Missing []string `json:"missing"` // the IDs not found, in the order given
+	Docs    int64    `json:"docs"`    // the documents the index holds afterwards
 }
 
 // DeleteFound deletes those of the documents with the given IDs that
-// the index holds, as rm does, and returns the IDs it deleted and those
-// it did not find, each in the order given (repeated IDs once, empty
-// and not nil when there are none). The documents are looked up and
-// deleted with no Add or Delete of x in between.
-func (x *Index) DeleteFound(ctx context.Context, ids ...string) (deleted, missing []string, err error) {
+// the index holds, as rm does, and says which it deleted and which it
+// did not find (repeated IDs once; empty lists, not nil, when there are
+// none). The documents are looked up, deleted and counted with no Add
+// or Delete of x in between; an error in counting them comes with what
+// was deleted.
+func (x *Index) DeleteFound(ctx context.Context, ids ...string) (Deletion, error) {
 	return x.deleteIDs(ctx, ids, false)
 }
 
-// deleteIDs deletes the documents of ids the index holds, or with
-// strict none when some are missing, and returns what it deleted and
-// what is missing.
-func (x *Index) deleteIDs(ctx context.Context, ids []string, strict bool) (deleted, missing []string, err error) {
+// WriteText writes "deleted 2 documents from NAME; the index holds 5
+// documents".
+func (d *Deletion) WriteText(w io.Writer, name string) error {
+	_, err := fmt.Fprintf(w, "deleted %s from %s; the index holds %s\n",
+		plural(int64(len(d.Deleted)), "document", "documents"), name, plural(d.Docs, "document", "documents"))
+	return err
+}
+
+// deleteIDs deletes the documents of ids the index holds and counts
+// those left; with strict, it deletes and counts nothing when some are
+// missing.
+func (x *Index) deleteIDs(ctx context.Context, ids []string, strict bool) (Deletion, error) {
 	if err := x.use(); err != nil {
-		return nil, nil, err
+		return Deletion{}, err
 	}
 	defer x.life.RUnlock()
 	x.wmu.Lock()
@@ -561,36 +578,41 @@ func (x *Index) deleteIDs(ctx context.Context, ids []string, strict bool) (delet
 	ids = uniq(ids)
 	all, err := x.store.Records(ctx, ids)
 	if err != nil {
-		return nil, nil, err
+		return Deletion{}, err
 	}
-	deleted, missing = make([]string, 0, len(ids)), []string{}
+	d := Deletion{Deleted: make([]string, 0, len(ids)), Missing: []string{}}
 	var recs [][]byte
 	for i, r := range all {
 		if r == nil {
-			missing = append(missing, ids[i])
+			d.Missing = append(d.Missing, ids[i])
 		} else {
-			deleted, recs = append(deleted, ids[i]), append(recs, r)
+			d.Deleted, recs = append(d.Deleted, ids[i]), append(recs, r)
 		}
 	}
-	if strict && len(missing) > 0 {
-		return []string{}, missing, nil
+	if strict && len(d.Missing) > 0 {
+		return Deletion{Deleted: []string{}, Missing: d.Missing}, nil
 	}
-	for ids := deleted; len(ids) > 0; {
+	for ids := d.Deleted; len(ids) > 0; {
 		n := min(len(ids), writeChunk)
 		b := &Batch{Writes: make([]Write, n)}
 		for i := range n {
-			d, err := x.decode(ids[i], recs[i], false)
+			doc, err := x.decode(ids[i], recs[i], false)
 			if err != nil {
-				return nil, nil, err
+				return Deletion{}, err
 			}
-			b.Writes[i] = Write{ID: d.ID, Replaces: true, OldFingerprint: d.Fingerprint, OldKeys: x.oldKeys(&d)}
+			b.Writes[i] = Write{ID: doc.ID, Replaces: true, OldFingerprint: doc.Fingerprint, OldKeys: x.oldKeys(&doc)}
 		}
 		if err := x.store.Apply(ctx, b); err != nil {
-			return nil, nil, err
+			return Deletion{}, err
 		}
 		ids, recs = ids[n:], recs[n:]
 	}
-	return deleted, missing, nil
+	if strict {
+		return d, nil
+	}
+	ss, err := x.store.Stats(ctx)
+	d.Docs = ss.Docs
+	return d, err
 }
 
 // missingErr reports unknown IDs, or returns nil if there are none.

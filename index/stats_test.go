@@ -167,3 +167,28 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("Describe of a memory store = %+v, %v; want no report, no texts", s, err)
 	}
 }
+
+// A Deletion writes itself as neardup delete prints it, and in JSON as
+// delete --json.
+func TestDeletionWriteText(t *testing.T) {
+	tests := []struct {
+		d              index.Deletion
+		text, jsonText string
+	}{
+		{index.Deletion{Deleted: []string{"a"}, Missing: []string{}, Docs: 13}, "deleted 1 document from /x/idx; the index holds 13 documents\n",
+			`{"deleted":["a"],"missing":[],"docs":13}`},
+		{index.Deletion{Deleted: []string{}, Missing: []string{"b", "c"}, Docs: 1}, "deleted 0 documents from /x/idx; the index holds 1 document\n",
+			`{"deleted":[],"missing":["b","c"],"docs":1}`},
+		{index.Deletion{Deleted: make([]string, 1200), Missing: []string{}, Docs: 0}, "deleted 1,200 documents from /x/idx; the index holds 0 documents\n",
+			`{"deleted":[` + strings.Repeat(`"",`, 1199) + `""],"missing":[],"docs":0}`},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		if err := tt.d.WriteText(&b, "/x/idx"); err != nil || b.String() != tt.text {
+			t.Errorf("WriteText = %v, %q; want %q", err, b.String(), tt.text)
+		}
+		if got, err := json.Marshal(&tt.d); err != nil || string(got) != tt.jsonText {
+			t.Errorf("JSON = %v, %.80s; want %.80s", err, got, tt.jsonText)
+		}
+	}
+}

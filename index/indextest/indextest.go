@@ -352,8 +352,9 @@ func testReAddAndDelete(t *testing.T, open Opener) {
 }
 
 // testDeleteFound: DeleteFound deletes the IDs the index holds and
-// names the others, each once and in the order given; the deleted ones
-// are gone from Get and Similar, and the count drops by them alone.
+// names the others, each once and in the order given, with the count
+// left; the deleted ones are gone from Get and Similar, and the count
+// drops by them alone.
 func testDeleteFound(t *testing.T, open Opener) {
 	x := newIndex(t, open, nil)
 	ctx := t.Context()
@@ -371,9 +372,9 @@ func testDeleteFound(t *testing.T, open Opener) {
 		{nil, []string{}, []string{}, 1},
 		{[]string{"doc000001"}, []string{"doc000001"}, []string{}, 0},
 	} {
-		deleted, missing, err := x.DeleteFound(ctx, tt.ids...)
-		if err != nil || !reflect.DeepEqual(deleted, tt.deleted) || !reflect.DeepEqual(missing, tt.missing) {
-			t.Errorf("DeleteFound(%q) = %q, %q, %v; want %q, %q", tt.ids, deleted, missing, err, tt.deleted, tt.missing)
+		got, err := x.DeleteFound(ctx, tt.ids...)
+		if want := (index.Deletion{Deleted: tt.deleted, Missing: tt.missing, Docs: tt.docs}); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("DeleteFound(%q) = %+v, %v; want %+v", tt.ids, got, err, want)
 		}
 		if s, err := x.Stats(ctx); err != nil || s.Docs != tt.docs {
 			t.Errorf("after DeleteFound(%q): %d docs, %v; want %d", tt.ids, s.Docs, err, tt.docs)
