@@ -1,26 +1,31 @@
-package index
+package index_test
 
-import "testing"
+import (
+	"math"
+	"testing"
 
-// count, size and plural format as internal/progress's Count, Bytes and
-// Plural (the same literal cases as its TestFormat).
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/progress"
+)
+
+// The statistics' text formats numbers as internal/progress does (the
+// command's output), which index cannot import (progress reads input,
+// which imports index): the same strings for every power of ten, its
+// neighbours and negatives, and the ends of int64.
 func TestFormat(t *testing.T) {
-	counts := map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234", -999: "-999", -1000000: "-1,000,000"}
-	for n, want := range counts {
-		if got := count(n); got != want {
-			t.Errorf("count(%d) = %q, want %q", n, got, want)
-		}
+	ns := []int64{0, math.MaxInt64, math.MinInt64}
+	for p := int64(1); p <= 1e18; p *= 10 {
+		ns = append(ns, p-1, p, p+1, 15*p/10, -p, -p-1)
 	}
-	sizes := map[int64]string{0: "0 B", 999: "999 B", 1000: "1.0 kB", 1_500_000: "1.5 MB", 2_340_000_000: "2.34 GB"}
-	for n, want := range sizes {
-		if got := size(n); got != want {
-			t.Errorf("size(%d) = %q, want %q", n, got, want)
+	for _, n := range ns {
+		if got, want := index.FormatCount(n), progress.Count(n); got != want {
+			t.Errorf("count(%d) = %q; progress.Count says %q", n, got, want)
 		}
-	}
-	plurals := map[int64]string{0: "0 articles", 1: "1 article", 2000: "2,000 articles"}
-	for n, want := range plurals {
-		if got := plural(n, "article", "articles"); got != want {
-			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		if got, want := index.FormatSize(n), progress.Bytes(n); got != want {
+			t.Errorf("size(%d) = %q; progress.Bytes says %q", n, got, want)
+		}
+		if got, want := index.FormatPlural(n, "table", "tables"), progress.Plural(n, "table", "tables"); got != want {
+			t.Errorf("plural(%d) = %q; progress.Plural says %q", n, got, want)
 		}
 	}
 }
