@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"strings"
 
 	"github.com/neardup/neardup/index"
@@ -110,4 +111,39 @@ func ExampleIndex_Load() {
 	fmt.Println(n, "loaded;", len(ms), "within 3 bits of 2019/0001:", ms[0].ID, ms[1].ID)
 	// Output:
 	// 3 loaded; 2 within 3 bits of 2019/0001: 2019/0001 2019/0002
+}
+
+// DeleteFound deletes what the index holds and names what it does not,
+// as rm does; the statistics of the index write themselves for people
+// (neardup stats and delete print these).
+func ExampleIndex_DeleteFound() {
+	ctx := context.Background()
+	x, err := memstore.Open(ctx, &index.Options{AnalyzerID: "example/v1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Add(ctx, index.Doc{ID: "a", Fingerprint: 1, ContentHash: 1}, index.Doc{ID: "b", Fingerprint: 2, ContentHash: 2}); err != nil {
+		log.Fatal(err)
+	}
+	d, err := x.DeleteFound(ctx, "a", "nope", "a")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("deleted %q, missing %q\n", d.Deleted, d.Missing)
+	d.WriteText(os.Stdout, "the archive")
+	s, err := x.Describe(ctx, true)
+	if err != nil {
+		log.Fatal(err)
+	}
+	s.WriteText(os.Stdout, "the archive")
+	// Output:
+	// deleted ["a"], missing ["nope"]
+	// deleted 1 document from the archive; the index holds 1 document
+	// index         the archive
+	// documents     1
+	// layout        4 blocks, answers distances up to 3, 4 tables
+	// analyzer      example/v1
+	// format        1
+	// text          0 of 1 document keep their text: 0 B, 0 B compressed
 }

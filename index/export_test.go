@@ -5,3 +5,10 @@ var (
 	EncodeDoc = encodeDoc
 	DecodeDoc = decodeDoc
 )
+
+// The number formatting of the statistics' text, for TestFormat.
+var (
+	FormatCount  = count
+	FormatSize   = size
+	FormatPlural = plural
+)

@@ -86,6 +86,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"slices"
 	"strings"
@@ -204,18 +205,6 @@ type Match struct {
 	Hops     int
 	Job      string // Similar only: the match's Doc.Job
 	Seq      int64  // Similar only: the match's Doc.Seq
-}
-
-// Stats describe an index.
-type Stats struct {
-	Docs          int64
-	Blocks        int
-	MaxDistance   int
-	Tables        int
-	AnalyzerID    string
-	FormatVersion int
-	DiskBytes     int64      // bytes the store's files take on disk; 0 for stores without files
-	Bloom         BloomStats // zero for stores without a content filter
 }
 
 // Index is an archive of documents over a Store.
@@ -544,42 +533,86 @@ func (x *Index) Get(ctx context.Context, id string) (Doc, error) {
 // the index, Delete deletes nothing and returns an error wrapping
 // ErrNotFound that names it. Repeated IDs count once.
 func (x *Index) Delete(ctx context.Context, ids ...string) error {
-	if err := x.use(); err != nil {
+	d, err := x.deleteIDs(ctx, ids, true)
+	if err != nil {
 		return err
+	}
+	return missingErr(x.name, d.Missing)
+}
+
+// Deletion is what DeleteFound did. The JSON is neardup delete --json's.
+type Deletion struct {
+	Deleted []string `json:"deleted"` // the IDs deleted, in the order given
+	Missing []string `json:"missing"` // the IDs not found, in the order given
+	Docs    int64    `json:"docs"`    // the documents the index holds afterwards
+}
+
+// DeleteFound deletes those of the documents with the given IDs that
+// the index holds, as rm does, and says which it deleted and which it
+// did not find (repeated IDs once; empty lists, not nil, when there are
+// none). The documents are looked up, deleted and counted with no Add
+// or Delete of x in between; an error in counting them comes with what
+// was deleted.
+func (x *Index) DeleteFound(ctx context.Context, ids ...string) (Deletion, error) {
+	return x.deleteIDs(ctx, ids, false)
+}
+
+// WriteText writes "deleted 2 documents from NAME; the index holds 5
+// documents".
+func (d *Deletion) WriteText(w io.Writer, name string) error {
+	_, err := fmt.Fprintf(w, "deleted %s from %s; the index holds %s\n",
+		plural(int64(len(d.Deleted)), "document", "documents"), name, plural(d.Docs, "document", "documents"))
+	return err
+}
+
+// deleteIDs deletes the documents of ids the index holds and counts
+// those left; with strict, it deletes and counts nothing when some are
+// missing.
+func (x *Index) deleteIDs(ctx context.Context, ids []string, strict bool) (Deletion, error) {
+	if err := x.use(); err != nil {
+		return Deletion{}, err
 	}
 	defer x.life.RUnlock()
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	ids = uniq(ids)
-	recs, err := x.store.Records(ctx, ids)
+	all, err := x.store.Records(ctx, ids)
 	if err != nil {
-		return err
+		return Deletion{}, err
 	}
-	var missing []string
-	for i, r := range recs {
+	d := Deletion{Deleted: make([]string, 0, len(ids)), Missing: []string{}}
+	var recs [][]byte
+	for i, r := range all {
 		if r == nil {
-			missing = append(missing, ids[i])
+			d.Missing = append(d.Missing, ids[i])
+		} else {
+			d.Deleted, recs = append(d.Deleted, ids[i]), append(recs, r)
 		}
 	}
-	if err := missingErr(x.name, missing); err != nil {
-		return err
+	if strict && len(d.Missing) > 0 {
+		return Deletion{Deleted: []string{}, Missing: d.Missing}, nil
 	}
-	for len(ids) > 0 {
+	for ids := d.Deleted; len(ids) > 0; {
 		n := min(len(ids), writeChunk)
 		b := &Batch{Writes: make([]Write, n)}
 		for i := range n {
-			d, err := x.decode(ids[i], recs[i], false)
+			doc, err := x.decode(ids[i], recs[i], false)
 			if err != nil {
-				return err
+				return Deletion{}, err
 			}
-			b.Writes[i] = Write{ID: d.ID, Replaces: true, OldFingerprint: d.Fingerprint, OldKeys: x.oldKeys(&d)}
+			b.Writes[i] = Write{ID: doc.ID, Replaces: true, OldFingerprint: doc.Fingerprint, OldKeys: x.oldKeys(&doc)}
 		}
 		if err := x.store.Apply(ctx, b); err != nil {
-			return err
+			return Deletion{}, err
 		}
 		ids, recs = ids[n:], recs[n:]
 	}
-	return nil
+	if strict {
+		return d, nil
+	}
+	ss, err := x.store.Stats(ctx)
+	d.Docs = ss.Docs
+	return d, err
 }
 
 // missingErr reports unknown IDs, or returns nil if there are none.
@@ -766,28 +799,6 @@ func (x *Index) Similar(ctx context.Context, d *Doc, k int) ([]Match, error) {
 	return similar(d, exact, near, banded, docs, x.minContent), nil
 }
 
-// Stats describes the index.
-func (x *Index) Stats(ctx context.Context) (Stats, error) {
-	if err := x.use(); err != nil {
-		return Stats{}, err
-	}
-	defer x.life.RUnlock()
-	ss, err := x.store.Stats(ctx)
-	if err != nil {
-		return Stats{}, err
-	}
-	return Stats{
-		Docs:          ss.Docs,
-		Blocks:        x.layout.blocks,
-		MaxDistance:   x.layout.maxDist,
-		Tables:        len(x.layout.tables),
-		AnalyzerID:    x.analyzer,
-		FormatVersion: FormatVersion,
-		DiskBytes:     ss.DiskBytes,
-		Bloom:         ss.Bloom,
-	}, nil
-}
-
 // loadBatch is the number of documents Load hands Add at a time when the
 // store is no Loader.
 const loadBatch = 1024
@@ -884,34 +895,4 @@ func (x *Index) Close() error {
 	}
 	x.closed = true
 	return x.store.Close()
-}
-
-// TextStats counts the documents of the index and the texts they keep
-// (Doc.Text), reading every record once without decompressing a text.
-// The store must be a RecordScanner; otherwise the error wraps
-// errors.ErrUnsupported.
-func (x *Index) TextStats(ctx context.Context) (TextStats, error) {
-	if err := x.use(); err != nil {
-		return TextStats{}, err
-	}
-	defer x.life.RUnlock()
-	sc, ok := x.store.(RecordScanner)
-	if !ok {
-		return TextStats{}, fmt.Errorf("index: %s: counting the kept texts needs a store that lists its records: %w", x.name, errors.ErrUnsupported)
-	}
-	var ts TextStats
-	err := sc.ScanRecords(ctx, func(id string, rec []byte) error {
-		n, stored, err := textSize(rec, id)
-		if err != nil {
-			return fmt.Errorf("index: %s: record of %q: %w: %w", x.name, id, ErrCorrupt, err)
-		}
-		ts.Docs++
-		if stored > 0 {
-			ts.Texts++
-			ts.Bytes += n
-			ts.Stored += stored
-		}
-		return nil
-	})
-	return ts, err
 }

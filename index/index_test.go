@@ -146,6 +146,8 @@ func TestStoreCalls(t *testing.T) {
 		{"Get", func() error { _, err := x.Get(ctx, "a"); return err }, []string{"Records 1"}},
 		{"Delete", func() error { return x.Delete(ctx, "d00000", "d00001", "d00000") }, []string{"Records 2", "Apply 2"}},
 		{"Delete of an unknown ID", func() error { return x.Delete(ctx, "d00002", "nope") }, []string{"Records 2"}},
+		{"DeleteFound", func() error { _, err := x.DeleteFound(ctx, "d00002", "nope", "d00002", "d00003"); return err }, []string{"Records 3", "Apply 2", "Stats"}},
+		{"DeleteFound of unknown IDs", func() error { _, err := x.DeleteFound(ctx, "nope", "d00002"); return err }, []string{"Records 2", "Stats"}},
 		{"Near at 0", func() error { _, err := x.Near(ctx, 0, 0); return err }, []string{"Postings 1"}},
 		{"Near at 2", func() error { _, err := x.Near(ctx, 0, 2); return err }, []string{"Postings 3"}},
 		{"Near at 3", func() error { _, err := x.Near(ctx, 0, 3); return err }, []string{"Postings 4"}},
@@ -202,6 +204,16 @@ func TestStoreErrors(t *testing.T) {
 		{"Records", func(ctx context.Context, x *index.Index) error { _, err := x.Get(ctx, "a"); return err }},
 		{"Records", func(ctx context.Context, x *index.Index) error { return x.Delete(ctx, "a") }},
 		{"Apply", func(ctx context.Context, x *index.Index) error { return x.Delete(ctx, "a") }},
+		{"Records", func(ctx context.Context, x *index.Index) error { _, err := x.DeleteFound(ctx, "a"); return err }},
+		{"Apply", func(ctx context.Context, x *index.Index) error { _, err := x.DeleteFound(ctx, "a", "b"); return err }},
+		{"Stats", func(ctx context.Context, x *index.Index) error {
+			d, err := x.DeleteFound(ctx, "a", "b")
+			if !slices.Equal(d.Deleted, []string{"a"}) || !slices.Equal(d.Missing, []string{"b"}) {
+				return fmt.Errorf("DeleteFound = %+v with the count failing; want a deleted, b missing", d)
+			}
+			return err
+		}},
+		{"Stats", func(ctx context.Context, x *index.Index) error { _, err := x.Describe(ctx, false); return err }},
 		{"Postings", func(ctx context.Context, x *index.Index) error { _, err := x.Near(ctx, 1, 3); return err }},
 		{"Postings", func(ctx context.Context, x *index.Index) error { _, err := x.Exact(ctx, 2); return err }},
 		{"Postings", func(ctx context.Context, x *index.Index) error {

@@ -395,14 +395,6 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 	return doc, text, nil
 }
 
-// TextStats count the kept texts of an archive (see Index.TextStats).
-type TextStats struct {
-	Docs   int64 // documents
-	Texts  int64 // documents that keep their text
-	Bytes  int64 // the kept texts' length, in bytes of UTF-8
-	Stored int64 // the bytes they take compressed in the records
-}
-
 // textSize returns the length and compressed size of the kept text of a
 // record, or zeros when it keeps none. The length is read from the zstd
 // frame header, without decompressing the text, when the header has it

@@ -137,19 +137,20 @@ type StoreStats struct {
 }
 
 // BloomStats describe a counting Bloom filter in front of content-hash
-// lookups (see badgerstore).
+// lookups (see badgerstore). The JSON has its size, not the counts of
+// lookups since Open.
 type BloomStats struct {
-	Capacity      int64   // documents the filter is sized for
-	Counters      int64   // 4-bit counters
-	Hashes        int     // counters per content hash
-	MemoryBytes   int64   // bytes the counters take
-	FalsePositive float64 // target false-positive rate at Capacity
-	Saturated     int64   // counters at 15
-	Rebuilds      int64   // rebuilds since Open (growth or stuck counters)
-	Lookups       int64   // content hashes looked up since Open
-	ReadsSaved    int64   // lookups the filter answered without reading the store
-	ReadsDone     int64   // lookups that read the store
-	FalseHits     int64   // store reads that found nothing
+	Capacity      int64   `json:"capacity"`       // documents the filter is sized for
+	Counters      int64   `json:"counters"`       // 4-bit counters
+	Hashes        int     `json:"hashes"`         // counters per content hash
+	MemoryBytes   int64   `json:"memory_bytes"`   // bytes the counters take
+	FalsePositive float64 `json:"false_positive"` // target false-positive rate at Capacity
+	Saturated     int64   `json:"saturated"`      // counters at 15
+	Rebuilds      int64   `json:"-"`              // rebuilds since Open (growth or stuck counters)
+	Lookups       int64   `json:"-"`              // content hashes looked up since Open
+	ReadsSaved    int64   `json:"-"`              // lookups the filter answered without reading the store
+	ReadsDone     int64   `json:"-"`              // lookups that read the store
+	FalseHits     int64   `json:"-"`              // store reads that found nothing
 }
 
 // Loader is a Store that fills itself faster than Apply when it holds no

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -26,13 +25,6 @@ then 2.`,
 	}
 }
 
-// deleteJSON is delete --json.
-type deleteJSON struct {
-	Deleted []string `json:"deleted"`
-	Missing []string `json:"missing"`
-	Docs    int64    `json:"docs"`
-}
-
 func runDelete(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef(c, "no ids to delete")
@@ -42,57 +34,30 @@ func runDelete(c *cli.Context) error {
 		return err
 	}
 	x, err := archive.Open(c.Context, dir, &archive.Options{MustExist: true})
-	if errors.Is(err, index.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, index.ErrNotFound) {
 		return fmt.Errorf("no index in %s", dir)
 	}
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	j := deleteJSON{Deleted: []string{}, Missing: []string{}}
-	seen := make(map[string]bool)
-	for _, id := range c.Args().Slice() {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		_, err := x.Get(c.Context, id)
-		switch {
-		case errors.Is(err, index.ErrNotFound):
-			j.Missing = append(j.Missing, id)
-		case err != nil:
-			return err
-		default:
-			j.Deleted = append(j.Deleted, id)
-		}
+	d, err := x.DeleteFound(c.Context, c.Args().Slice()...)
+	if err == nil {
+		err = x.Close()
 	}
-	if len(j.Deleted) > 0 {
-		if err := x.Delete(c.Context, j.Deleted...); err != nil {
-			return err
-		}
-	}
-	st, err := x.Stats(c.Context)
 	if err != nil {
 		return err
 	}
-	j.Docs = st.Docs
-	if err := x.Close(); err != nil {
-		return err
-	}
-	for _, id := range j.Missing {
+	for _, id := range d.Missing {
 		fmt.Fprintf(c.App.ErrWriter, "neardup: delete %s: no such document in %s\n", input.QuoteID(id), dir)
 	}
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, j)
+		err = writeJSON(c.App.Writer, d)
 	} else {
-		_, err = fmt.Fprintf(c.App.Writer, "deleted %s from %s; the index holds %s\n",
-			plural(int64(len(j.Deleted)), "document", "documents"), dir, plural(j.Docs, "document", "documents"))
+		err = d.WriteText(c.App.Writer, dir)
 	}
-	if err != nil {
-		return err
+	if err == nil && len(d.Missing) > 0 {
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s not found", plural(int64(len(d.Missing)), "id", "ids"))}
 	}
-	if len(j.Missing) > 0 {
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s not found", plural(int64(len(j.Missing)), "id", "ids"))}
-	}
-	return nil
+	return err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -31,16 +30,6 @@ re-add the lost documents (or re-run dedup --index on their inputs).`,
 	}
 }
 
-// verifyJSON is verify --json.
-type verifyJSON struct {
-	Index    string   `json:"index"`
-	Tables   int      `json:"tables"`
-	Entries  int64    `json:"entries"`
-	Records  int64    `json:"records"`
-	Damage   []string `json:"damage"`
-	Salvaged *int     `json:"salvaged,omitempty"`
-}
-
 func runVerify(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef(c, "unexpected argument %q", c.Args().First())
@@ -53,49 +42,21 @@ func runVerify(c *cli.Context) error {
 		return usagef(c, "--index %s: verify reads Badger directories only", dir)
 	}
 	var r *badgerstore.Report
-	var salvaged *int
 	if out := c.String("salvage"); out != "" {
-		var n int
-		r, n, err = badgerstore.Salvage(c.Context, dir, out, nil)
-		if err != nil {
-			return err
-		}
-		salvaged = &n
-	} else if r, err = badgerstore.Verify(c.Context, dir); err != nil {
+		r, _, err = badgerstore.Salvage(c.Context, dir, out, nil)
+	} else {
+		r, err = badgerstore.Verify(c.Context, dir)
+	}
+	if err != nil {
 		return err
 	}
-	j := verifyJSON{Index: dir, Tables: r.Tables, Entries: r.Entries, Records: r.Records, Damage: []string{}, Salvaged: salvaged}
-	for _, d := range r.Damage {
-		j.Damage = append(j.Damage, d.String())
-	}
 	if c.Bool("json") {
-		if err := writeJSON(c.App.Writer, j); err != nil {
-			return err
-		}
-	} else {
-		var b strings.Builder
-		records := plural(r.Records, "record", "records")
-		if len(r.Damage) > 0 && salvaged == nil {
-			records = "records not decoded"
-		}
-		fmt.Fprintf(&b, "%s: %s, %s, %s\n", dir, plural(int64(r.Tables), "table", "tables"), plural(r.Entries, "entry", "entries"), records)
-		for _, d := range j.Damage {
-			fmt.Fprintf(&b, "  damaged: %s\n", d)
-		}
-		switch {
-		case salvaged != nil:
-			fmt.Fprintf(&b, "salvaged %s into %s\n", plural(int64(*salvaged), "document", "documents"), c.String("salvage"))
-		case len(j.Damage) == 0:
-			fmt.Fprintf(&b, "no damage found\n")
-		default:
-			fmt.Fprintf(&b, "%s damaged; copy what is readable with: neardup verify --index %s --salvage NEWDIR\n", dir, dir)
-		}
-		if _, err := fmt.Fprint(c.App.Writer, b.String()); err != nil {
-			return err
-		}
+		err = writeJSON(c.App.Writer, r)
+	} else if err = r.WriteText(c.App.Writer); err == nil && len(r.Damage) > 0 && r.Salvaged == nil {
+		_, err = fmt.Fprintf(c.App.Writer, "%s damaged; copy what is readable with: neardup verify --index %s --salvage NEWDIR\n", dir, dir)
 	}
-	if len(r.Damage) > 0 {
+	if err == nil && len(r.Damage) > 0 {
 		return &exitStatus{code: exitError}
 	}
-	return nil
+	return err
 }

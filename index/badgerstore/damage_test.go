@@ -182,6 +182,9 @@ func checkSalvage(t *testing.T, dir string, least int) int {
 	if n < least || n > damageDocs || int64(n) != r.Records {
 		t.Errorf("Salvage: %d documents (report: %d records); want %d to %d", n, r.Records, least, damageDocs)
 	}
+	if r.Dir != dir || r.Salvaged == nil || *r.Salvaged != n || r.Into != out {
+		t.Errorf("Salvage: report of %s, salvaged %v into %s; want %s, %d, %s", r.Dir, r.Salvaged, r.Into, dir, n, out)
+	}
 	x, err := OpenIndex(t.Context(), out, &Options{ReadOnly: true}, &index.Options{AnalyzerID: "damage-test"})
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +208,7 @@ func checkSalvage(t *testing.T, dir string, least int) int {
 	if found != n {
 		t.Errorf("found %d salvaged documents, Salvage says %d", found, n)
 	}
-	if vr, err := Verify(t.Context(), out); err != nil || len(vr.Damage) != 0 || vr.Records != int64(n) {
+	if vr, err := Verify(t.Context(), out); err != nil || vr.Damage == nil || len(vr.Damage) != 0 || vr.Records != int64(n) || vr.Dir != out || vr.Salvaged != nil {
 		t.Errorf("Verify of the salvaged store: %+v, %v; want %d records, no damage", vr, err, n)
 	}
 	return n

@@ -44,6 +44,9 @@ type Damage struct {
 	Err   error
 }
 
+// MarshalText is String: a Damage is a string in JSON.
+func (d Damage) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
 func (d Damage) String() string {
 	var b strings.Builder
 	b.WriteString(d.File)

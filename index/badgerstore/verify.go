@@ -4,21 +4,52 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/progress"
 )
 
-// Report is what Verify and Salvage found in a store's directory.
+// Report is what Verify and Salvage found in a store's directory. Its
+// JSON is neardup verify --json's.
 type Report struct {
-	Tables  int      // table files read
-	Entries int64    // entries read from them (every key and version)
-	Records int64    // document records decoded: with Verify, those Badger reads; with Salvage, the newest of each ID
-	Damage  []Damage // what could not be read, in the order found
+	Dir     string   `json:"index"`   // the directory verified
+	Tables  int      `json:"tables"`  // table files read
+	Entries int64    `json:"entries"` // entries read from them (every key and version)
+	Records int64    `json:"records"` // document records decoded: with Verify, those Badger reads; with Salvage, the newest of each ID
+	Damage  []Damage `json:"damage"`  // what could not be read, in the order found; empty, not nil, when nothing is damaged
+	// Salvaged is the number of documents Salvage put into the store in
+	// Into; nil from Verify.
+	Salvaged *int   `json:"salvaged,omitempty"`
+	Into     string `json:"-"`
+}
+
+// WriteText writes the report for people: what was read, each damage,
+// and what was salvaged into where, or "no damage found".
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	records := progress.Plural(r.Records, "record", "records")
+	if len(r.Damage) > 0 && r.Salvaged == nil {
+		records = "records not decoded"
+	}
+	fmt.Fprintf(&b, "%s: %s, %s, %s\n", r.Dir, progress.Plural(int64(r.Tables), "table", "tables"), progress.Plural(r.Entries, "entry", "entries"), records)
+	for _, d := range r.Damage {
+		fmt.Fprintf(&b, "  damaged: %s\n", d)
+	}
+	switch {
+	case r.Salvaged != nil:
+		fmt.Fprintf(&b, "salvaged %s into %s\n", progress.Plural(int64(*r.Salvaged), "document", "documents"), r.Into)
+	case len(r.Damage) == 0:
+		b.WriteString("no damage found\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Verify checks the store in dir without writing to it: it reads every
@@ -35,7 +66,7 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: verify %s: %w", dir, err)
 	}
-	r := &Report{}
+	r := &Report{Dir: dir, Damage: []Damage{}}
 	for _, name := range sortedNames(tables) {
 		if err := ctx.Err(); err != nil {
 			return r, err
@@ -126,7 +157,7 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 		value   []byte
 	}
 	keep := map[string]*newest{}
-	r := &Report{}
+	r := &Report{Dir: dir, Damage: []Damage{}}
 	for _, name := range sortedNames(tables) {
 		if err := ctx.Err(); err != nil {
 			return r, 0, err
@@ -196,5 +227,6 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	if cerr := x.Close(); err == nil {
 		err = cerr
 	}
+	r.Salvaged, r.Into = &n, out
 	return r, n, err
 }

@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"NearAgainstBruteForce", testNearAgainstBruteForce},
 		{"ReAddAndDelete", testReAddAndDelete},
+		{"DeleteFound", testDeleteFound},
 		{"GetRoundTrip", testGetRoundTrip},
 		{"AddInvalidIDs", testAddInvalidIDs},
 		{"DuplicateIDsInOneAdd", testDuplicateIDsInOneAdd},
@@ -347,6 +348,45 @@ func testReAddAndDelete(t *testing.T, open Opener) {
 	checkPostings("after deleting everything", [][]string{{}, {}, {}, {}, {}, {}, {}, {}})
 	if recs, err := x.Store().Records(ctx, []string{"a", "b"}); err != nil || recs[0] != nil || recs[1] != nil {
 		t.Errorf("records after deleting everything: %q, %v", recs, err)
+	}
+}
+
+// testDeleteFound: DeleteFound deletes the IDs the index holds and
+// names the others, each once and in the order given, with the count
+// left; the deleted ones are gone from Get and Similar, and the count
+// drops by them alone.
+func testDeleteFound(t *testing.T, open Opener) {
+	x := newIndex(t, open, nil)
+	ctx := t.Context()
+	docs := SeqDocs(0, 3, 0)
+	if err := x.Add(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		ids              []string
+		deleted, missing []string
+		docs             int64
+	}{
+		{[]string{"nope", "doc000002", "nope", "doc000000", "doc000002", "nope2"}, []string{"doc000002", "doc000000"}, []string{"nope", "nope2"}, 1},
+		{[]string{"doc000000"}, []string{}, []string{"doc000000"}, 1},
+		{nil, []string{}, []string{}, 1},
+		{[]string{"doc000001"}, []string{"doc000001"}, []string{}, 0},
+	} {
+		got, err := x.DeleteFound(ctx, tt.ids...)
+		if want := (index.Deletion{Deleted: tt.deleted, Missing: tt.missing, Docs: tt.docs}); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("DeleteFound(%q) = %+v, %v; want %+v", tt.ids, got, err, want)
+		}
+		if s, err := x.Stats(ctx); err != nil || s.Docs != tt.docs {
+			t.Errorf("after DeleteFound(%q): %d docs, %v; want %d", tt.ids, s.Docs, err, tt.docs)
+		}
+	}
+	for _, d := range docs {
+		if _, err := x.Get(ctx, d.ID); !errors.Is(err, index.ErrNotFound) {
+			t.Errorf("Get(%s) after deleting it: %v; want ErrNotFound", d.ID, err)
+		}
+		if ms, err := x.Similar(ctx, &d, 3); err != nil || len(ms) != 0 {
+			t.Errorf("Similar(%s) after deleting it: %v, %v; want nothing", d.ID, IDs(ms), err)
+		}
 	}
 }
 

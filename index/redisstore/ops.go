@@ -3,13 +3,16 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -697,6 +700,41 @@ func (s *Store) ClusterStats(ctx context.Context, max int) (ClusterStats, error)
 	return st, nil
 }
 
+// reportLargest is how many of the largest buckets ClusterReport
+// names.
+const reportLargest = 5
+
+// ClusterReport implements index.ClusterReporter: the ClusterStats of
+// the archive, with its reportLargest largest buckets.
+func (s *Store) ClusterReport(ctx context.Context) (index.ClusterReport, error) {
+	st, err := s.ClusterStats(ctx, reportLargest)
+	if err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// WriteText writes the statistics for people as lines of
+// index.Stats.WriteText: the cluster, the ingest states when sampled,
+// and the largest buckets.
+func (st *ClusterStats) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-13s %d masters, %d replicas; %s used on the masters, %s a document\n", "cluster",
+		st.Masters, st.Replicas, progress.Bytes(st.UsedMemory), progress.Bytes(int64(st.BytesPerDoc)))
+	if st.StateSamples > 0 {
+		fmt.Fprintf(&b, "%-13s %.1f bytes a document written by dedup (%s sampled)\n", "ingest state", st.StateBytesPerDoc, progress.Count(st.StateSamples))
+	}
+	for i, k := range st.Largest {
+		label := ""
+		if i == 0 {
+			label = "largest keys"
+		}
+		fmt.Fprintf(&b, "%-13s %s: %s postings, %s\n", label, k.Key, progress.Count(k.Postings), progress.Bytes(k.Bytes))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 func sortBig(b []BigKey) {
 	for i := 1; i < len(b); i++ {
 		for j := i; j > 0 && b[j].Bytes > b[j-1].Bytes; j-- {
@@ -706,6 +744,7 @@ func sortBig(b []BigKey) {
 }
 
 var _ index.Store = (*Store)(nil)
+var _ index.ClusterReporter = (*Store)(nil)
 var _ fmt.Stringer = (*Store)(nil)
 
 // Compact rewrites every posting bucket of the archive at its exact

@@ -539,6 +539,17 @@ func TestLargestBuckets(t *testing.T) {
 	if len(st.Largest) != 1 || st.Largest[0] != (BigKey{Key: "t0 bucket 7777", Bytes: 130 * 13, Postings: 130}) {
 		t.Errorf("Largest = %+v, want t0 bucket 7777 with 130 postings", st.Largest)
 	}
+	// The index's Describe has them too (its ClusterReport).
+	d, err := x.Describe(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if cs, ok := d.Cluster.(*ClusterStats); !ok || cs.Docs != 130 || !reflect.DeepEqual(cs.Largest, st.Largest) {
+		t.Errorf("Describe: Cluster = %+v; want the ClusterStats of 130 documents", d.Cluster)
+	} else if err := cs.WriteText(&b); err != nil || !strings.HasSuffix(b.String(), "\nlargest keys  t0 bucket 7777: 130 postings, 1.7 kB\n") {
+		t.Errorf("WriteText = %v\n%s\nwant it to end with the largest key", err, b.String())
+	}
 }
 
 // Compact rewrites buckets at their size, keeping their postings.
