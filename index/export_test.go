@@ -5,10 +5,3 @@ var (
 	EncodeDoc = encodeDoc
 	DecodeDoc = decodeDoc
 )
-
-// The number formatting of the statistics' text, for TestFormat.
-var (
-	FormatCount  = count
-	FormatSize   = size
-	FormatPlural = plural
-)

@@ -92,6 +92,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -561,7 +562,7 @@ func (x *Index) DeleteFound(ctx context.Context, ids ...string) (Deletion, error
 // documents".
 func (d *Deletion) WriteText(w io.Writer, name string) error {
 	_, err := fmt.Fprintf(w, "deleted %s from %s; the index holds %s\n",
-		plural(int64(len(d.Deleted)), "document", "documents"), name, plural(d.Docs, "document", "documents"))
+		progress.Plural(int64(len(d.Deleted)), "document", "documents"), name, progress.Plural(d.Docs, "document", "documents"))
 	return err
 }
 

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/neardup/neardup/internal/progress"
 )
 
 // Stats describe an index. The JSON is that of neardup stats --json
@@ -146,19 +147,19 @@ func (s *Stats) WriteText(w io.Writer, name string) error {
 		analyzer = "(not recorded)"
 	}
 	line("index", "%s", name)
-	line("documents", "%s", count(s.Docs))
-	line("layout", "%d blocks, answers distances up to %d, %s", s.Blocks, s.MaxDistance, plural(int64(s.Tables), "table", "tables"))
+	line("documents", "%s", progress.Count(s.Docs))
+	line("layout", "%d blocks, answers distances up to %d, %s", s.Blocks, s.MaxDistance, progress.Plural(int64(s.Tables), "table", "tables"))
 	line("analyzer", "%s", analyzer)
 	if s.Settings != nil {
 		line("settings", "%s", s.Settings)
 	}
 	line("format", "%d", s.FormatVersion)
 	if s.DiskBytes > 0 {
-		line("disk", "%s (%s bytes)", size(s.DiskBytes), count(s.DiskBytes))
+		line("disk", "%s (%s bytes)", progress.Bytes(s.DiskBytes), progress.Count(s.DiskBytes))
 	}
 	if f := s.Bloom; f.Counters > 0 {
 		line("bloom filter", "sized for %s documents: %s counters, %d hashes, %s in memory, target false-positive rate %.2f%%, %s saturated",
-			count(f.Capacity), count(f.Counters), f.Hashes, size(f.MemoryBytes), f.FalsePositive*100, count(f.Saturated))
+			progress.Count(f.Capacity), progress.Count(f.Counters), f.Hashes, progress.Bytes(f.MemoryBytes), f.FalsePositive*100, progress.Count(f.Saturated))
 	}
 	if s.Cluster != nil {
 		if err := s.Cluster.WriteText(&b); err != nil {
@@ -166,8 +167,8 @@ func (s *Stats) WriteText(w io.Writer, name string) error {
 		}
 	}
 	if t := s.Text; t != nil {
-		fmt.Fprintf(&b, "%-13s %s of %s keep their text: %s, %s compressed", "text", count(t.Texts), plural(t.Docs, "document", "documents"),
-			size(t.Bytes), size(t.Stored))
+		fmt.Fprintf(&b, "%-13s %s of %s keep their text: %s, %s compressed", "text", progress.Count(t.Texts), progress.Plural(t.Docs, "document", "documents"),
+			progress.Bytes(t.Bytes), progress.Bytes(t.Stored))
 		if t.Bytes > 0 {
 			fmt.Fprintf(&b, " (%.0f%%)", 100*float64(t.Stored)/float64(t.Bytes))
 		}
@@ -175,38 +176,4 @@ func (s *Stats) WriteText(w io.Writer, name string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// count, size and plural format numbers as internal/progress's Count,
-// Bytes and Plural do (1,234,567; 12.3 MB; 1 table, 2 tables), which
-// this package cannot import: progress reads input, which imports index.
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return sign + s
-}
-
-func size(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-}
-
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return count(n) + " " + many
 }

@@ -53,6 +53,21 @@ func ShortID(id string) string {
 	return id
 }
 
+// RecordBytes estimates the bytes the record rec (read with the error
+// err) took in its input, so that they add up to the input's size: a
+// JSONL line and its newline, or a whole file's text (a progress line
+// counts them).
+func RecordBytes(rec *Record, err error) int64 {
+	var re *RecordError
+	switch {
+	case errors.As(err, &re):
+		return int64(len(re.Raw)) + 1
+	case rec.Raw == nil:
+		return int64(len(rec.Text))
+	}
+	return int64(len(rec.Raw)) + 1
+}
+
 // QuoteID returns id for text output: quoted (strconv.Quote) when it is
 // empty or has spaces, control characters, quotes or invalid UTF-8, and
 // cut to 120 bytes (the first 117 and "...").

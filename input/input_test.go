@@ -663,3 +663,22 @@ func TestQuoteIDAndName(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordBytes: the bytes counted for a record add up to its input's
+// size: a JSONL line and its newline, a whole file's text.
+func TestRecordBytes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		rec  Record
+		err  error
+		want int64
+	}{
+		{Record{Raw: []byte(`{"id":"a","text":"xyz"}`), Text: "xyz"}, nil, 24},
+		{Record{Text: "a whole file"}, nil, 12},
+		{Record{}, &RecordError{Raw: []byte(`{"text":1}`)}, 11},
+	} {
+		if got := RecordBytes(&tt.rec, tt.err); got != tt.want {
+			t.Errorf("RecordBytes(%+v, %v) = %d, want %d", tt.rec, tt.err, got, tt.want)
+		}
+	}
+}

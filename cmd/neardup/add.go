@@ -97,7 +97,7 @@ func runAdd(c *cli.Context) error {
 		bar := progressBar(c, c.Args().Slice())
 		n, err := dedup.Add(c.Context, r, a, x, &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")},
 			func(rec *input.Record, err error) error {
-				bar.AddRecord(rec, err)
+				countRecord(bar, rec, err)
 				switch {
 				case err == nil:
 					return nil

@@ -106,7 +106,7 @@ func runDedup(c *cli.Context) (err error) {
 	defer r.Close()
 	var rejected int64
 	sum, err := dedup.Run(c.Context, r, a, x, opts, func(o *dedup.Outcome) error {
-		bar.AddRecord(&o.Record, o.Err)
+		countRecord(bar, &o.Record, o.Err)
 		if o.Verdict == dedup.Rejected || o.Verdict == dedup.InputFailed {
 			kind := "rejected"
 			if o.Verdict == dedup.InputFailed {

@@ -83,7 +83,7 @@ func runEval(c *cli.Context) error {
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 	bar := progressBar(c, c.Args().Slice())
-	corpus, err := eval.AnalyzeCorpus(c.Context, r, a, nw, bar.AddRecord)
+	corpus, err := eval.AnalyzeCorpus(c.Context, r, a, nw, func(rec *input.Record, err error) { countRecord(bar, rec, err) })
 	bar.Finish()
 	if err != nil {
 		return err

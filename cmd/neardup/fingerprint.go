@@ -88,7 +88,7 @@ func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, sk *skips
 		defer bar.Finish()
 	}
 	return pipeline.Run(c.Context, r, a, nil, func(it *pipeline.Item) error {
-		bar.AddRecord(&it.Record, it.Err)
+		countRecord(bar, &it.Record, it.Err)
 		switch {
 		case it.Err != nil && pipeline.IsRecordErr(it.Err):
 			return sk.noteRecord("", &it.Record, it.Err)

@@ -92,7 +92,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 			if err == io.EOF {
 				return
 			}
-			bar.AddRecord(&rec, err)
+			countRecord(bar, &rec, err)
 			switch {
 			case err != nil && !pipeline.IsRecordErr(err):
 				readErr = err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/neardup/neardup/input"
 	prog "github.com/neardup/neardup/internal/progress"
 	"github.com/urfave/cli/v2"
 )
@@ -26,4 +27,9 @@ func progressBar(c *cli.Context, paths []string) *prog.Bar {
 func progressFlag() cli.Flag {
 	return &cli.StringFlag{Name: "progress", Value: "auto", Category: catOutput, Hidden: true,
 		Usage: "progress line on stderr: auto (when a terminal), always or never"}
+}
+
+// countRecord counts on bar (nil: none) a record read with err.
+func countRecord(bar *prog.Bar, rec *input.Record, err error) {
+	bar.Add(input.RecordBytes(rec, err))
 }

@@ -6,7 +6,6 @@ package progress
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/neardup/neardup/input"
 )
 
 // Interval is how often the line is redrawn: at most five times a
@@ -74,14 +71,6 @@ func (p *Bar) Add(n int64) {
 	}
 }
 
-// AddRecord counts the record rec, read with the error err (nil for a
-// good record), by the bytes it took in its input (RecordBytes).
-func (p *Bar) AddRecord(rec *input.Record, err error) {
-	if p != nil {
-		p.Add(RecordBytes(rec, err))
-	}
-}
-
 // Finish stops and clears the line.
 func (p *Bar) Finish() {
 	if p != nil {
@@ -93,20 +82,6 @@ func (p *Bar) Finish() {
 // line formats the status at time now.
 func (p *Bar) line(now time.Time) string {
 	return Line(p.records.Load(), p.bytes.Load(), p.total, now.Sub(p.start))
-}
-
-// RecordBytes estimates the bytes the record rec (read with the error
-// err) took in its input, so that they add up to the input's size: a
-// JSONL line and its newline, or a whole file's text.
-func RecordBytes(rec *input.Record, err error) int64 {
-	var re *input.RecordError
-	switch {
-	case errors.As(err, &re):
-		return int64(len(re.Raw)) + 1
-	case rec.Raw == nil:
-		return int64(len(rec.Text))
-	}
-	return int64(len(rec.Raw)) + 1
 }
 
 // Line formats "12,345 records  45.6 MB  3.2 MB/s  37%  ETA 0:42".

@@ -1,10 +1,9 @@
 package progress
 
 import (
+	"math"
 	"testing"
 	"time"
-
-	"github.com/neardup/neardup/input"
 )
 
 func TestLine(t *testing.T) {
@@ -29,7 +28,8 @@ func TestLine(t *testing.T) {
 
 func TestFormat(t *testing.T) {
 	t.Parallel()
-	counts := map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"}
+	counts := map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234", -999: "-999",
+		math.MaxInt64: "9,223,372,036,854,775,807", math.MinInt64: "-9,223,372,036,854,775,808"}
 	for n, want := range counts {
 		if got := Count(n); got != want {
 			t.Errorf("Count(%d) = %q, want %q", n, got, want)
@@ -45,25 +45,6 @@ func TestFormat(t *testing.T) {
 	for n, want := range plurals {
 		if got := Plural(n, "article", "articles"); got != want {
 			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
-// TestRecordBytes: the bytes counted for a record add up to its input's
-// size: a JSONL line and its newline, a whole file's text.
-func TestRecordBytes(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		rec  input.Record
-		err  error
-		want int64
-	}{
-		{input.Record{Raw: []byte(`{"id":"a","text":"xyz"}`), Text: "xyz"}, nil, 24},
-		{input.Record{Text: "a whole file"}, nil, 12},
-		{input.Record{}, &input.RecordError{Raw: []byte(`{"text":1}`)}, 11},
-	} {
-		if got := RecordBytes(&tt.rec, tt.err); got != tt.want {
-			t.Errorf("RecordBytes(%+v, %v) = %d, want %d", tt.rec, tt.err, got, tt.want)
 		}
 	}
 }
