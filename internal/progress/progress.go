@@ -1,7 +1,9 @@
 // Package progress owns how the commands show long work: a one-line
 // status redrawn on a terminal (records, bytes, MB/s and, when the size
 // of the input is known in advance, percent done and ETA), and the
-// formatting of the counts and sizes they print.
+// formatting of the counts and sizes people read (Count, Bytes, Plural),
+// there and in the text reports of dedup, index and its stores. It
+// imports nothing of neardup, so that any package may use it.
 package progress
 
 import (
