@@ -13,15 +13,13 @@ import (
 
 func deleteCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "delete",
-		Aliases:   []string{"rm"},
-		Usage:     "delete documents from an index",
-		ArgsUsage: "ID...",
-		Description: `Deletes the documents with the given ids from the index in --index DIR (or $NEARDUP_INDEX).
-Like rm, it deletes the ids it finds and names each one it does not on stderr; the exit status is
-then 2.`,
-		Flags:  []cli.Flag{indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; it must exist)"), jsonFlag()},
-		Action: runDelete,
+		Name:        "delete",
+		Aliases:     []string{"rm"},
+		Usage:       "delete documents from an index",
+		ArgsUsage:   "ID...",
+		Description: description("delete"),
+		Flags:       []cli.Flag{indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; it must exist)"), jsonFlag()},
+		Action:      runDelete,
 	}
 }
 

@@ -58,3 +58,36 @@ func TestHelpGolden(t *testing.T) {
 		golden(t, "help", name, defaultSegmenter.ReplaceAllString(transcript(args, r), `(default: "SEGMENTER")`))
 	}
 }
+
+// TestHelpTexts: every command but help and idf (a group) has a long
+// help text, and every file of help/ is some command's, or the exit
+// status rule.
+func TestHelpTexts(t *testing.T) {
+	used := map[string]bool{"exit-status": true}
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			name := prefix + c.Name
+			if c.Name != "help" && c.Name != "idf" {
+				if c.Description == "" {
+					t.Errorf("%s: no help text (help/%s.txt)", name, name)
+				}
+				used[name] = true
+			}
+			walk(name+"-", c.Subcommands)
+		}
+	}
+	walk("", newApp(nil, nil, nil).Commands)
+	files, err := helpTexts.ReadDir("help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 14 {
+		t.Errorf("help/ holds %d files, want 14", len(files))
+	}
+	for _, f := range files {
+		if name := strings.TrimSuffix(f.Name(), ".txt"); !used[name] {
+			t.Errorf("help/%s is no command's help text", f.Name())
+		}
+	}
+}

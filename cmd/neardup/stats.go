@@ -8,14 +8,9 @@ import (
 
 func statsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "stats",
-		Usage: "describe an index",
-		Description: `Prints the number of documents in the index in --index DIR (or $NEARDUP_INDEX), its layout (the
-fingerprint blocks and the largest distance it answers), the analyzer that built it, its size on disk
-and the Bloom filter in front of its exact-duplicate lookups. The index is opened read-only.
---text also counts the article texts the archive keeps (neardup serve keeps them, compressed):
-how many documents keep one, their length and the bytes they take compressed. It reads every
-record once (a Redis archive: a SCAN of every master).`,
+		Name:        "stats",
+		Usage:       "describe an index",
+		Description: description("stats"),
 		Flags: []cli.Flag{indexFlag("archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; it must exist)"), jsonFlag(),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "text", Category: catOutput, Usage: "count the kept article texts and their compressed size (reads every record)"}},
 		Action: runStats,

@@ -33,27 +33,10 @@ const maxURLLine = 16 << 20
 // urlCommand is "neardup url A B" and "neardup url dedup".
 func urlCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "url",
-		Usage:     "compare two URLs, or find near-duplicate URLs in a list (url dedup)",
-		ArgsUsage: "A B",
-		Description: `Compares the URLs A and B: prints both normalised, the Hamming distance of their 64-bit
-fingerprints, their similarity (1 - distance/64), the parts that differ and a verdict:
-
-   same URL      the normalised URLs are equal: the same page, as far as a URL can tell
-   very close    ≥ 95% (distance ≤ 3): cosmetic variants of one page, but also close siblings
-   close         ≥ 90% (distance ≤ 6): most URLs one path segment or query parameter apart
-   same pattern  ≥ 80% (distance ≤ 12): mostly the same site (bare site roots of different
-                 hosts come this close too)
-   different     below 80%
-
-The host weighs most (measured on 21,544 real URLs: see the Go package
-github.com/neardup/neardup/urlhash). Normalisation: scheme and host in lower case, punycode
-hosts, default ports, user information and a leading "www." dropped, percent-encoding
-normalised, "." and ".." resolved, query parameters sorted, tracking parameters and a last index
-page removed (see the Normalisation flags). A URL without a scheme is taken as http.
-
-Give the flags before A and B. Exit status 0 whatever the similarity, 2 on an error. See
-"neardup url dedup --help" for lists of URLs.`,
+		Name:        "url",
+		Usage:       "compare two URLs, or find near-duplicate URLs in a list (url dedup)",
+		ArgsUsage:   "A B",
+		Description: description("url"),
 		Flags:       flags(urlNormFlags(), []cli.Flag{jsonFlag()}),
 		Action:      runURLCompare,
 		Subcommands: []*cli.Command{urlDedupCommand()},
@@ -62,45 +45,10 @@ Give the flags before A and B. Exit status 0 whatever the similarity, 2 on an er
 
 func urlDedupCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "dedup",
-		Usage:     "find the near-duplicate URLs in a list",
-		ArgsUsage: "[INPUT...]",
-		Description: `Reads URLs, one a line (with --url-field NAME, JSON objects with the URL in field NAME), from the
-inputs in order (files, gzip-compressed or not, or - for standard input; none: standard input). A
-URL is kept (an original) unless it is within the distance of --min-similarity of a URL kept
-before it; then it is a duplicate of each such kept URL. Later URLs are compared with the kept ones
-only.
-
---min-similarity P, in percent (50 to 100), allows fingerprints floor(64 × (1 − P/100)) bits apart:
-   95  distance ≤ 3   very close: cosmetic variants of one page, but also close siblings
-   90  distance ≤ 6   close, the default: most URLs one path segment or query parameter apart
-   80  distance ≤ 12  same pattern: mostly the same site
-(see "neardup url --help"). Few duplicates are the same page (about 10% at 95, 2% at 80, nearly
-all differing in the fragment alone); "exact" in the outputs marks pairs whose normalised URLs
-are equal. To skip fetching a page twice, skip the exact duplicates; use the similarity to group.
-Above 84.375 the kept URLs are looked up in an in-memory block index; at 84.375 and below each URL
-is compared with every kept URL (the same result, in time proportional to URLs × kept URLs).
-
-Outputs (written to a temporary file and renamed into place at the end; - is standard output):
-   --pairs FILE     a JSON line per (kept URL, duplicate) pair, in input order of the duplicates:
-                    {"a", "b", "distance", "similarity" (0 to 1), "exact"}; the default, on
-                    standard output, when no output flag is given
-   --clusters FILE  a JSON line per kept URL that has duplicates, in input order:
-                    {"id", "members": [{"id", "distance", "similarity", "exact"}, ...]}
-                    (a duplicate joins the cluster of its closest kept URL, the earliest on ties)
-   --unique FILE    the lines of the kept URLs, verbatim
-   --rejects FILE   a JSON line per bad line or unreadable input: {"source", "line", "field", "reason", "raw"}
-URLs are written as given (trimmed), not normalised. Blank lines are skipped; a bad line is
-reported on stderr (the first 10), listed in --rejects, counted and skipped.
-
-With --index DIR the kept URLs are also stored in a persistent index (IDs: the normalised URLs),
-and compared with those earlier runs stored. The index is marked with the URL fingerprint scheme
-and the normalisation flags, so it never mixes with an article index or other flags; it covers
---min-similarity above 84.375 only. Re-running an interrupted run on the same files resumes it.
-
-A summary goes to stderr (with --json also to standard output, as one object). Exit status 0,
-also when lines were rejected; 2 on an error, or when an input could not be read to its end (the
-outputs then cover the lines read).`,
+		Name:        "dedup",
+		Usage:       "find the near-duplicate URLs in a list",
+		ArgsUsage:   "[INPUT...]",
+		Description: description("url-dedup"),
 		Flags: flags([]cli.Flag{
 			&cli.Float64Flag{Name: "min-similarity", Aliases: []string{"m"}, Value: urlhash.Close, Category: catMatch,
 				Usage: "duplicates are at least `P` percent similar (95 very close, 90 close, 80 same pattern; see above)"},

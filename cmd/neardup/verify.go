@@ -11,16 +11,9 @@ import (
 
 func verifyCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "verify",
-		Usage: "check every table and record of an index; salvage what is readable",
-		Description: `Reads every table file of the Badger index in --index DIR block by block (verifying each block's
-checksum), then every key through Badger, and decodes every document record. It writes nothing and
-exits 0 when the index is whole, 2 when something is damaged, naming each damaged file and block.
-
-With --salvage NEWDIR, the document records that can still be read go into a new index in NEWDIR
-(same layout and analyzer; filed again under all their keys). A record in a damaged block is lost,
-and one deleted in a damaged block may come back. Replace the damaged index with the new one, then
-re-add the lost documents (or re-run dedup --index on their inputs).`,
+		Name:        "verify",
+		Usage:       "check every table and record of an index; salvage what is readable",
+		Description: description("verify"),
 		Flags: []cli.Flag{
 			indexFlag("Badger index `DIR` to verify (it must exist)"),
 			&cli.StringFlag{Name: "salvage", Usage: "copy the readable records into a new index in `NEWDIR`"},
