@@ -50,3 +50,37 @@ func TestSummaryText(t *testing.T) {
 		}
 	}
 }
+
+// TestURLSummaryText: url dedup's summary, as JSON (the first is a line
+// of cmd/neardup's golden testdata/url/dedup_95_json.txt, its seconds 0)
+// and as text.
+func TestURLSummaryText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		sum  URLSummary
+		json string
+		text string
+	}{
+		{"in memory", URLSummary{Lines: 200, URLs: 198, Unique: 177, Near: 21, Rejected: 2, Pairs: 24, MinSimilarity: 95, MaxDistance: 3,
+			Search: "in-memory block index (4 blocks, 4 tables)", Normalizer: "urlhash/1-420d1628b36be843", Blocks: 4, Tables: 4},
+			`{"lines":200,"urls":198,"unique":177,"duplicates":21,"exact":0,"near":21,"blank":0,"rejected":2,"input_errors":0,"resumed":0,"pairs":24,"clusters":0,"min_similarity":95,"max_distance":3,"search":"in-memory block index (4 blocks, 4 tables)","normalizer":"urlhash/1-420d1628b36be843","seconds":0}`,
+			"x: 200 lines: 198 URLs, 177 kept, 21 duplicates (0 exact: the same normalised URL as an earlier one), 0 blank, 2 rejected, 0 input errors\n" +
+				"x: min similarity 95% (distance ≤ 3 of 64 bits), searched in-memory block index (4 blocks, 4 tables); 0s\n"},
+		{"resumed", URLSummary{Lines: 1, URLs: 1, Unique: 1, Exact: 1000, Near: 1, Blank: 1, InputErrors: 1, Resumed: 1, Clusters: 2, MinSimilarity: 87.5, MaxDistance: 8,
+			Search: "every kept URL", Elapsed: 1500 * time.Millisecond},
+			`{"lines":1,"urls":1,"unique":1,"duplicates":1001,"exact":1000,"near":1,"blank":1,"rejected":0,"input_errors":1,"resumed":1,"pairs":0,"clusters":2,"min_similarity":87.5,"max_distance":8,"search":"every kept URL","normalizer":"","seconds":1.5}`,
+			"x: 1 line: 1 URL, 1 kept, 1,001 duplicates (1,000 exact: the same normalised URL as an earlier one), 1 blank, 0 rejected, 1 input error\n" +
+				"x: min similarity 87.5% (distance ≤ 8 of 64 bits), searched every kept URL; 1.5s, 0 URLs/s\n" +
+				"x: resumed an interrupted run: 1 kept URL was already in the index\n"},
+	} {
+		b, err := json.Marshal(tt.sum)
+		if err != nil || string(b) != tt.json {
+			t.Errorf("%s: JSON %s, %v\nwant %s", tt.name, b, err, tt.json)
+		}
+		var sb strings.Builder
+		if err := tt.sum.WriteText(&sb, "x: "); err != nil || sb.String() != tt.text {
+			t.Errorf("%s: text\n%s\nwant\n%s", tt.name, sb.String(), tt.text)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
@@ -44,6 +45,8 @@ type URLOptions struct {
 	// Batch buffers this many kept URLs before adding them to the store
 	// in one write; 0 or 1 adds each at once.
 	Batch int
+	// StoreName names the store in URLSummary.Search (its directory).
+	StoreName string
 	// Job names this run, for resuming (URLJobID): kept URLs the store
 	// holds from the same Job are those of an interrupted run, so that
 	// re-running it gives the outcomes of an uninterrupted one. ""
@@ -79,22 +82,73 @@ type URLOutcome struct {
 	Resumed bool
 }
 
-// URLSummary counts what a RunURLs run did.
+// URLSummary counts what a RunURLs run did. Its JSON is the object
+// neardup url dedup --json prints: the fields below, with "duplicates"
+// (Exact + Near) after "unique" and "seconds" (Elapsed) last.
 type URLSummary struct {
-	Lines       int64 // lines read, blank and bad ones included
-	URLs        int64 // URLs normalised
-	Unique      int64
-	Exact       int64 // duplicates with URLOutcome.Exact
-	Near        int64 // other duplicates
-	Blank       int64
-	Rejected    int64
-	InputErrors int64
-	Resumed     int64
-	// Blocks and Tables are the layout of the in-memory block index of
-	// this run's kept URLs; 0 when each URL was compared with every kept
-	// URL instead, as no layout covers MaxDistance.
-	Blocks, Tables int
-	Elapsed        time.Duration
+	Lines       int64 `json:"lines"` // lines read, blank and bad ones included
+	URLs        int64 `json:"urls"`  // URLs normalised
+	Unique      int64 `json:"unique"`
+	Exact       int64 `json:"exact"` // duplicates with URLOutcome.Exact
+	Near        int64 `json:"near"`  // other duplicates
+	Blank       int64 `json:"blank"`
+	Rejected    int64 `json:"rejected"`
+	InputErrors int64 `json:"input_errors"`
+	Resumed     int64 `json:"resumed"`
+	// Pairs and Clusters are the lines written to the pairs and the
+	// clusters files (Outputs.NPairs, Outputs.Commit), and MinSimilarity
+	// the similarity in percent that MaxDistance was chosen for
+	// (urlhash.MaxDistance): RunURLs leaves them 0 for its caller to set.
+	Pairs         int64   `json:"pairs"`
+	Clusters      int64   `json:"clusters"`
+	MinSimilarity float64 `json:"min_similarity"`
+	MaxDistance   int     `json:"max_distance"` // URLOptions.MaxDistance
+	// Search says how the kept URLs were searched: the in-memory block
+	// index of this run's (Blocks and Tables its layout), or every one
+	// when no layout covers MaxDistance (Blocks and Tables 0), and the
+	// store, named by URLOptions.StoreName, with its layout and the URLs
+	// it held when the run began.
+	Search         string        `json:"search"`
+	Normalizer     string        `json:"normalizer"` // URLOptions.Normalize.ID()
+	Blocks, Tables int           `json:"-"`
+	Elapsed        time.Duration `json:"-"`
+}
+
+// MarshalJSON encodes s with the duplicates and Elapsed in seconds.
+func (s URLSummary) MarshalJSON() ([]byte, error) {
+	type plain URLSummary
+	// The fields of this struct hide plain's of the same name, which
+	// keeps its other fields' order.
+	return json.Marshal(struct {
+		Lines      int64 `json:"lines"`
+		URLs       int64 `json:"urls"`
+		Unique     int64 `json:"unique"`
+		Duplicates int64 `json:"duplicates"`
+		plain
+		Seconds float64 `json:"seconds"`
+	}{s.Lines, s.URLs, s.Unique, s.Exact + s.Near, plain(s), s.Elapsed.Seconds()})
+}
+
+// WriteText writes s for people, each line starting with prefix
+// ("neardup url dedup: "): the counts, the search and the time, and what
+// was resumed.
+func (s *URLSummary) WriteText(w io.Writer, prefix string) error {
+	n, pl := progress.Count, progress.Plural
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%s: %s, %s kept, %s (%s exact: the same normalised URL as an earlier one), %s, %s, %s\n", prefix,
+		pl(s.Lines, "line", "lines"), pl(s.URLs, "URL", "URLs"), n(s.Unique), pl(s.Exact+s.Near, "duplicate", "duplicates"),
+		n(s.Exact), pl(s.Blank, "blank", "blank"), pl(s.Rejected, "rejected", "rejected"), pl(s.InputErrors, "input error", "input errors"))
+	rate := ""
+	if secs := s.Elapsed.Seconds(); secs > 0 {
+		rate = fmt.Sprintf(", %s URLs/s", n(int64(float64(s.URLs)/secs)))
+	}
+	fmt.Fprintf(&b, "%smin similarity %g%% (distance ≤ %d of 64 bits), searched %s; %s%s\n", prefix,
+		s.MinSimilarity, s.MaxDistance, s.Search, s.Elapsed.Round(time.Millisecond), rate)
+	if s.Resumed > 0 {
+		fmt.Fprintf(&b, "%sresumed an interrupted run: %s already in the index\n", prefix, pl(s.Resumed, "kept URL was", "kept URLs were"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // RunURLs reads the lines of inputs in order (paths, gzip data
@@ -122,6 +176,7 @@ func RunURLs(ctx context.Context, inputs []string, stdin io.Reader, store *index
 		return sum, fmt.Errorf("dedup: URL distance %d: want 0 to 64", o.MaxDistance)
 	}
 	d := &urlDeduper{ctx: ctx, o: o, emit: emit, seen: make(map[uint64]struct{})}
+	d.sum.MaxDistance, d.sum.Normalizer = o.MaxDistance, o.Normalize.ID()
 	defer func() {
 		d.sum.Elapsed = time.Since(start)
 		sum = d.sum
@@ -147,6 +202,17 @@ func RunURLs(ctx context.Context, inputs []string, stdin io.Reader, store *index
 	}
 	defer d.search.close()
 	d.sum.Blocks, d.sum.Tables = d.search.layout()
+	d.sum.Search = "every kept URL (no block layout covers the distance)"
+	if d.sum.Blocks > 0 {
+		d.sum.Search = fmt.Sprintf("in-memory block index (%d blocks, %d tables)", d.sum.Blocks, d.sum.Tables)
+	}
+	if store != nil {
+		st, err := store.Stats(ctx)
+		if err != nil {
+			return sum, err
+		}
+		d.sum.Search += fmt.Sprintf(" and index %s (%d blocks, %d tables, %s)", o.StoreName, st.Blocks, st.Tables, progress.Plural(st.Docs, "URL", "URLs"))
+	}
 	for _, in := range inputs {
 		if err := d.read(in, stdin); err != nil {
 			return sum, err

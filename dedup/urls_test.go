@@ -22,6 +22,9 @@ import (
 )
 
 // urlsFixture is url dedup's list of 200 real URLs.
+// defaultNorm is the ID of the default URL normalisation.
+const defaultNorm = "urlhash/1-420d1628b36be843"
+
 const urlsFixture = "../cmd/neardup/testdata/url/urls.txt"
 
 // runURLs runs RunURLs over inputs (stdin as standard input) and
@@ -74,7 +77,7 @@ func TestRunURLs(t *testing.T) {
 				"5 unique http://example.com/a/",
 				`6 rejected mailto:x@y.z: stdin:6: invalid URL "mailto:x@y.z": scheme "mailto" without "//" is not a hierarchical URL`,
 			},
-			sum: URLSummary{Lines: 6, URLs: 4, Unique: 2, Near: 2, Blank: 1, Rejected: 1, Blocks: 8, Tables: 28},
+			sum: URLSummary{Lines: 6, URLs: 4, Unique: 2, Near: 2, Blank: 1, Rejected: 1, MaxDistance: 6, Search: "in-memory block index (8 blocks, 28 tables)", Normalizer: defaultNorm, Blocks: 8, Tables: 28},
 		},
 		{
 			// The second is 2 from the first and the third, which are 4
@@ -87,7 +90,7 @@ func TestRunURLs(t *testing.T) {
 				"2 duplicate http://example.com/a?y=2 [http://example.com/a?y=2#top 2]",
 				"3 unique https://example.com/a?y=2",
 			},
-			sum: URLSummary{Lines: 3, URLs: 3, Unique: 2, Near: 1, Blocks: 4, Tables: 4},
+			sum: URLSummary{Lines: 3, URLs: 3, Unique: 2, Near: 1, MaxDistance: 3, Search: "in-memory block index (4 blocks, 4 tables)", Normalizer: defaultNorm, Blocks: 4, Tables: 4},
 		},
 		{
 			name:  "a duplicate of several kept URLs, closest first, then in input order",
@@ -109,7 +112,7 @@ func TestRunURLs(t *testing.T) {
 				"2 duplicate http://example.com/a/b/ [HTTP://WWW.Example.com:80/a/./b/index.html?utm_source=x 0=] exact",
 				"3 unique http://example.com/a/b/#x",
 			},
-			sum: URLSummary{Lines: 3, URLs: 3, Unique: 2, Exact: 1, Blocks: 4, Tables: 4},
+			sum: URLSummary{Lines: 3, URLs: 3, Unique: 2, Exact: 1, Search: "in-memory block index (4 blocks, 4 tables)", Normalizer: defaultNorm, Blocks: 4, Tables: 4},
 		},
 		{
 			name:  "normalisation options",
@@ -122,7 +125,7 @@ func TestRunURLs(t *testing.T) {
 			opts:  URLOptions{MaxDistance: 12},
 			input: "http://example.com/a\nhttp://example.com/a/\n",
 			want:  []string{"1 unique http://example.com/a", "2 duplicate http://example.com/a/ [http://example.com/a 8]"},
-			sum:   URLSummary{Lines: 2, URLs: 2, Unique: 1, Near: 1},
+			sum:   URLSummary{Lines: 2, URLs: 2, Unique: 1, Near: 1, MaxDistance: 12, Search: "every kept URL (no block layout covers the distance)", Normalizer: defaultNorm},
 		},
 		{
 			name: "JSON lines",
@@ -324,7 +327,7 @@ func TestRunURLsInputs(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("outcomes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	want2 := URLSummary{Lines: 2002 + int64(n), URLs: 2002 + int64(n), Unique: 2, Exact: 2000 + int64(n), InputErrors: 3, Blocks: 8, Tables: 28}
+	want2 := URLSummary{Lines: 2002 + int64(n), URLs: 2002 + int64(n), Unique: 2, Exact: 2000 + int64(n), InputErrors: 3, MaxDistance: 6, Search: "in-memory block index (8 blocks, 28 tables)", Normalizer: defaultNorm, Blocks: 8, Tables: 28}
 	if sum.Elapsed = 0; sum != want2 {
 		t.Errorf("summary %+v, want %+v", sum, want2)
 	}

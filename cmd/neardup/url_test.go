@@ -129,7 +129,7 @@ func TestURLCompareJSON(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("url --json %s %s: exit %d: %s", tt.a, tt.b, r.code, r.stderr)
 		}
-		var got urlCompareJSON
+		var got urlhash.Report
 		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 			t.Fatalf("url --json %s %s: %v: %q", tt.a, tt.b, err, r.stdout)
 		}
@@ -382,6 +382,9 @@ func TestURLDedupIndex(t *testing.T) {
 	// Every URL of the first 100 lines is now a duplicate of itself.
 	if !strings.Contains(r.stderr, "neardup url dedup: 200 lines: 198 URLs, "+fmt.Sprint(len(kept2))+" kept") {
 		t.Errorf("second run: %s", r.stderr)
+	}
+	if want := fmt.Sprintf("searched in-memory block index (8 blocks, 28 tables) and index %s (8 blocks, 28 tables, %d URLs); ", dir, len(kept1)); !strings.Contains(r.stderr, want) {
+		t.Errorf("second run: %s\nwant it to say %q", r.stderr, want)
 	}
 	self := 0
 	for _, p := range pairs2 {
