@@ -45,28 +45,18 @@ type addJSON struct {
 }
 
 func runAdd(c *cli.Context) error {
-	dir, err := indexDir(c)
-	if err != nil {
-		return err
-	}
+	f := &flagReader{c: c}
+	dir := f.index()
 	fpFile := c.String("fingerprints")
-	if c.NArg() == 0 && fpFile == "" {
-		return usagef(c, "nothing to add: give INPUT... or --fingerprints FILE")
+	switch {
+	case c.NArg() == 0 && fpFile == "":
+		f.fail("nothing to add: give INPUT... or --fingerprints FILE")
+	case c.NArg() > 0 && c.Args().First() == "-" && fpFile == "-":
+		f.fail("only one of INPUT and --fingerprints can be standard input")
 	}
-	if c.NArg() > 0 && c.Args().First() == "-" && fpFile == "-" {
-		return usagef(c, "only one of INPUT and --fingerprints can be standard input")
-	}
-	k, err := indexDistance(c)
-	if err != nil {
-		return err
-	}
-	nw, err := workers(c)
-	if err != nil {
-		return err
-	}
-	inOpts, err := inputOptions(c)
-	if err != nil {
-		return err
+	k, nw, inOpts := f.indexDistance(), f.atLeast1("workers"), f.input()
+	if f.err != nil {
+		return f.err
 	}
 	a, err := newAnalyzer(c)
 	if err != nil {

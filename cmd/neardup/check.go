@@ -37,23 +37,18 @@ func checkCommand() *cli.Command {
 }
 
 func runCheck(c *cli.Context) error {
-	dir, err := indexDir(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	dir, k, minJ := f.index(), f.indexDistance(), f.minContent()
+	hex := c.String("fingerprint")
+	if hex != "" && (c.NArg() > 0 || c.Bool("add") || c.IsSet("id")) {
+		f.fail("--fingerprint checks a fingerprint alone: no FILE, --add or --id")
 	}
-	k, minJ, err := matchSettings(c)
-	if err != nil {
-		return err
-	}
-	if hex := c.String("fingerprint"); hex != "" {
-		if c.NArg() > 0 || c.Bool("add") || c.IsSet("id") {
-			return usagef(c, "--fingerprint checks a fingerprint alone: no FILE, --add or --id")
-		}
+	if f.err == nil && hex != "" {
 		return checkFingerprint(c, dir, hex, k)
 	}
-	inOpts, err := inputOptions(c)
-	if err != nil {
-		return err
+	inOpts := f.input()
+	if f.err != nil {
+		return f.err
 	}
 	a, err := newAnalyzer(c)
 	if err != nil {

@@ -33,17 +33,10 @@ func runCompare(c *cli.Context) error {
 	if c.Args().Get(0) == "-" && c.Args().Get(1) == "-" {
 		return usagef(c, "only one of A and B can be standard input (-)")
 	}
-	k, err := maxDistance(c)
-	if err != nil {
-		return err
-	}
-	minJ, err := minContent(c)
-	if err != nil {
-		return err
-	}
-	inOpts, err := inputOptions(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	k, minJ, inOpts := f.distance(), f.minContent(), f.input()
+	if f.err != nil {
+		return f.err
 	}
 	a, err := newAnalyzer(c)
 	if err != nil {

@@ -42,17 +42,10 @@ func runDedup(c *cli.Context) (err error) {
 	if c.NArg() == 0 {
 		return usagef(c, "no input: give files, directories, or - for standard input")
 	}
-	k, minJ, err := matchSettings(c)
-	if err != nil {
-		return err
-	}
-	nw, err := workers(c)
-	if err != nil {
-		return err
-	}
-	inOpts, err := inputOptions(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	k, minJ, nw, inOpts := f.indexDistance(), f.minContent(), f.atLeast1("workers"), f.input()
+	if f.err != nil {
+		return f.err
 	}
 	showProgress := false
 	switch p := c.String("progress"); p {

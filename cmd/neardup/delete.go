@@ -27,9 +27,10 @@ func runDelete(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef(c, "no ids to delete")
 	}
-	dir, err := indexDir(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	dir := f.index()
+	if f.err != nil {
+		return f.err
 	}
 	x, err := archive.Open(c.Context, dir, &archive.Options{MustExist: true})
 	if errors.Is(err, index.ErrNotFound) {

@@ -52,21 +52,10 @@ func runEval(c *cli.Context) error {
 	if c.String("pairs") == "" {
 		return usagef(c, "no labelled pairs: give --pairs FILE")
 	}
-	k, mc, err := matchSettings(c)
-	if err != nil {
-		return err
-	}
-	sweep, err := parseSweep(c)
-	if err != nil {
-		return err
-	}
-	nw, err := workers(c)
-	if err != nil {
-		return err
-	}
-	inOpts, err := inputOptions(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	k, mc, sweep, nw, inOpts := f.indexDistance(), f.minContent(), f.sweep(), f.atLeast1("workers"), f.input()
+	if f.err != nil {
+		return f.err
 	}
 	// Everything that can fail fast before the long analysis.
 	labels, err := eval.ReadPairs(c.String("pairs"))
@@ -124,19 +113,20 @@ func runEval(c *cli.Context) error {
 	return nil
 }
 
-// parseSweep reads --sweep.
-func parseSweep(c *cli.Context) ([]float64, error) {
-	s := c.String("sweep")
+// sweep reads --sweep.
+func (f *flagReader) sweep() []float64 {
+	s := f.c.String("sweep")
 	if s == "" {
-		return nil, nil
+		return nil
 	}
 	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0 && v <= 1) {
-			return nil, usagef(c, "--sweep %q: %q is not a value in (0, 1]", s, strings.TrimSpace(f))
+	for _, v := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(x > 0 && x <= 1) {
+			f.fail("--sweep %q: %q is not a value in (0, 1]", s, strings.TrimSpace(v))
+			return nil
 		}
-		out = append(out, v)
+		out = append(out, x)
 	}
-	return out, nil
+	return out
 }

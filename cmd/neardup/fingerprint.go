@@ -42,9 +42,10 @@ type fingerprintJSON struct {
 }
 
 func runFingerprint(c *cli.Context) error {
-	inOpts, err := inputOptions(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	inOpts := f.input()
+	if f.err != nil {
+		return f.err
 	}
 	a, err := newAnalyzer(c)
 	if err != nil {

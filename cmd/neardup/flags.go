@@ -165,8 +165,34 @@ func newAnalyzer(c *cli.Context) (*neardup.Analyzer, error) {
 	return a, err
 }
 
-// inputOptions reads the input flags.
-func inputOptions(c *cli.Context) (*input.Options, error) {
+// inputArgs returns the command's input arguments, "-" (standard input)
+// when there are none.
+func inputArgs(c *cli.Context) []string {
+	if c.NArg() == 0 {
+		return []string{"-"}
+	}
+	return c.Args().Slice()
+}
+
+// flagReader reads and checks the flags of a command. Like a
+// bufio.Scanner it keeps its first error, err, so that a command reads
+// what it needs and then checks once; a read after an error returns the
+// zero value.
+type flagReader struct {
+	c   *cli.Context
+	err error
+}
+
+// fail records the usage error, unless there is one already.
+func (f *flagReader) fail(format string, args ...any) {
+	if f.err == nil {
+		f.err = usagef(f.c, format, args...)
+	}
+}
+
+// input reads the input flags.
+func (f *flagReader) input() *input.Options {
+	c := f.c
 	o := &input.Options{
 		IDField:    c.String("id-field"),
 		TextField:  c.String("text-field"),
@@ -178,48 +204,55 @@ func inputOptions(c *cli.Context) (*input.Options, error) {
 		MaxLine:    c.Int("max-line"),
 	}
 	if err := o.Validate(); err != nil {
-		return nil, usagef(c, "%v", err)
+		f.fail("%v", err)
 	}
-	return o, nil
+	return o
 }
 
-// inputArgs returns the command's input arguments, "-" (standard input)
-// when there are none.
-func inputArgs(c *cli.Context) []string {
-	if c.NArg() == 0 {
-		return []string{"-"}
-	}
-	return c.Args().Slice()
-}
-
-// workers reads --workers.
-func workers(c *cli.Context) (int, error) {
-	n := c.Int("workers")
+// atLeast1 reads the int flag name (--workers, --min-df), which must be
+// at least 1.
+func (f *flagReader) atLeast1(name string) int {
+	n := f.c.Int(name)
 	if n < 1 {
-		return 0, usagef(c, "--workers %d: want at least 1", n)
+		f.fail("--%s %d: want at least 1", name, n)
 	}
-	return n, nil
+	return n
 }
 
-// maxDistance reads --max-distance for a query.
-func maxDistance(c *cli.Context) (int, error) {
-	k := c.Int("max-distance")
+// distance reads --max-distance for a query.
+func (f *flagReader) distance() int {
+	k := f.c.Int("max-distance")
 	if k < 0 || k > 64 {
-		return 0, usagef(c, "--max-distance %d: want 0 to 64", k)
+		f.fail("--max-distance %d: want 0 to 64", k)
 	}
-	return k, nil
+	return k
 }
 
 // indexDistance reads --max-distance for a command that uses an index.
-func indexDistance(c *cli.Context) (int, error) {
-	k, err := maxDistance(c)
-	if err != nil {
-		return 0, err
-	}
+func (f *flagReader) indexDistance() int {
+	k := f.distance()
 	if k > index.MaxLayoutDistance {
-		return 0, usagef(c, "--max-distance %d: an index answers distances up to %d (pairs further apart are still found by their content bands)", k, index.MaxLayoutDistance)
+		f.fail("--max-distance %d: an index answers distances up to %d (pairs further apart are still found by their content bands)", k, index.MaxLayoutDistance)
 	}
-	return k, nil
+	return k
+}
+
+// minContent reads --min-content.
+func (f *flagReader) minContent() float64 {
+	j := f.c.Float64("min-content")
+	if !(j > 0 && j <= 1) {
+		f.fail("--min-content %v: want a value in (0, 1]", j)
+	}
+	return j
+}
+
+// index reads --index (or NEARDUP_INDEX).
+func (f *flagReader) index() string {
+	dir := f.c.String("index")
+	if dir == "" {
+		f.fail("no index: give --index DIR or set NEARDUP_INDEX")
+	}
+	return dir
 }
 
 // queryDistance maps --max-distance k onto the MaxDistance of
@@ -230,35 +263,6 @@ func queryDistance(k int) int {
 		return -1
 	}
 	return k
-}
-
-// matchSettings returns --max-distance, checked against what an index
-// answers, and --min-content.
-func matchSettings(c *cli.Context) (int, float64, error) {
-	k, err := indexDistance(c)
-	if err != nil {
-		return 0, 0, err
-	}
-	j, err := minContent(c)
-	return k, j, err
-}
-
-// minContent reads --min-content.
-func minContent(c *cli.Context) (float64, error) {
-	j := c.Float64("min-content")
-	if !(j > 0 && j <= 1) {
-		return 0, usagef(c, "--min-content %v: want a value in (0, 1]", j)
-	}
-	return j, nil
-}
-
-// indexDir reads --index (or NEARDUP_INDEX).
-func indexDir(c *cli.Context) (string, error) {
-	dir := c.String("index")
-	if dir == "" {
-		return "", usagef(c, "no index: give --index DIR or set NEARDUP_INDEX")
-	}
-	return dir, nil
 }
 
 // openIndex opens (or, unless readOnly, creates) the archive dir for

@@ -44,17 +44,10 @@ func runIDFBuild(c *cli.Context) (err error) {
 	if c.NArg() == 0 {
 		return usagef(c, "no input: give files, directories, or - for standard input")
 	}
-	nw, err := workers(c)
-	if err != nil {
-		return err
-	}
-	minDF := c.Int("min-df")
-	if minDF < 1 {
-		return usagef(c, "--min-df %d: want at least 1", minDF)
-	}
-	inOpts, err := inputOptions(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	nw, minDF, inOpts := f.atLeast1("workers"), f.atLeast1("min-df"), f.input()
+	if f.err != nil {
+		return f.err
 	}
 	// The analyzer's own segmenter and fold, so that the table holds the
 	// words the analyzer looks up: a table trained on traditional text
@@ -69,11 +62,11 @@ func runIDFBuild(c *cli.Context) (err error) {
 		return err
 	}
 	defer closeAnalyzer(c, a)
-	f, err := outfile.Create(out, c.App.Writer)
+	table, err := outfile.Create(out, c.App.Writer)
 	if err != nil {
 		return err
 	}
-	defer f.Abort()
+	defer table.Abort()
 
 	b := dict.NewIDFBuilder()
 	b.MinDF = minDF
@@ -117,10 +110,10 @@ func runIDFBuild(c *cli.Context) (err error) {
 	if b.Docs() == 0 {
 		return fmt.Errorf("no articles read: no table written")
 	}
-	if _, err := b.WriteTo(f); err != nil {
+	if _, err := b.WriteTo(table); err != nil {
 		return fmt.Errorf("write %s: %w", out, err)
 	}
-	if err := f.Commit(); err != nil {
+	if err := table.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "neardup idf build: %s, %s with df ≥ %d written to %s\n",

@@ -39,17 +39,15 @@ func runServe(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef(c, "unexpected argument %q", c.Args().First())
 	}
-	dir, err := indexDir(c)
-	if err != nil {
-		return err
-	}
-	k, minJ, err := matchSettings(c)
-	if err != nil {
-		return err
-	}
+	f := &flagReader{c: c}
+	dir, k, minJ := f.index(), f.indexDistance(), f.minContent()
 	if c.Int64("max-bytes") < 1 {
-		return usagef(c, "--max-bytes %d: want at least 1", c.Int64("max-bytes"))
+		f.fail("--max-bytes %d: want at least 1", c.Int64("max-bytes"))
 	}
+	if f.err != nil {
+		return f.err
+	}
+	var err error
 	token := ""
 	if f := c.String("token-file"); f != "" {
 		if token, err = serve.ReadToken(f); err != nil {

@@ -21,9 +21,10 @@ func runStats(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef(c, "unexpected argument %q", c.Args().First())
 	}
-	dir, err := indexDir(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	dir := f.index()
+	if f.err != nil {
+		return f.err
 	}
 	x, err := openIndex(c.Context, dir, "", 0, 0, true)
 	if err != nil {

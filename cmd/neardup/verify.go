@@ -27,14 +27,16 @@ func runVerify(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef(c, "unexpected argument %q", c.Args().First())
 	}
-	dir, err := indexDir(c)
-	if err != nil {
-		return err
+	f := &flagReader{c: c}
+	dir := f.index()
+	if f.err != nil {
+		return f.err
 	}
 	if redisstore.IsURL(dir) {
 		return usagef(c, "--index %s: verify reads Badger directories only", dir)
 	}
 	var r *badgerstore.Report
+	var err error
 	if out := c.String("salvage"); out != "" {
 		r, _, err = badgerstore.Salvage(c.Context, dir, out, nil)
 	} else {
