@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup"
@@ -145,6 +146,41 @@ func TestCheckFingerprint(t *testing.T) {
 		}
 		if len(got) != len(tt.want) || (len(got) > 0 && !reflect.DeepEqual(got, tt.want)) {
 			t.Errorf("CheckFingerprint(%v, %d) = %+v, want %+v", tt.fp, tt.k, got, tt.want)
+		}
+	}
+}
+
+// TestCheckSummary: what check counts, article by article, and its last
+// line.
+func TestCheckSummary(t *testing.T) {
+	dup := Checked{Matches: []index.Match{{ID: "a"}}}
+	for _, tt := range []struct {
+		name      string
+		checked   []Checked
+		unchecked int64
+		want      CheckSummary
+		text      string
+	}{
+		{"none", nil, 0, CheckSummary{}, "no near-duplicate in A (0 articles checked)\n"},
+		{"new", []Checked{{Added: true}}, 0, CheckSummary{Checked: 1, Added: 1}, "no near-duplicate in A (1 article checked); added 1 article\n"},
+		{"archived", []Checked{{Same: true, NotAdded: ErrArchived}}, 0, CheckSummary{Checked: 1, Found: 1, Archived: 1},
+			"the article is in A already\n"},
+		{"duplicate", []Checked{dup}, 2, CheckSummary{Checked: 1, Found: 1, Unchecked: 2},
+			"the article has near-duplicates in A; 2 not checked\n"},
+		{"many", []Checked{dup, {Same: true}, {NotAdded: ErrIDTaken}, {Added: true}, {Added: true}}, 1000,
+			CheckSummary{Checked: 5, Found: 2, Archived: 1, Added: 2, NotAdded: 1, Unchecked: 1000},
+			"2 of 5 articles checked have near-duplicates in A; added 2 articles; 1,000 not checked\n"},
+	} {
+		s := CheckSummary{Unchecked: tt.unchecked}
+		for i := range tt.checked {
+			s.Count(&tt.checked[i])
+		}
+		if s != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, s, tt.want)
+		}
+		var b strings.Builder
+		if err := s.WriteText(&b, "A"); err != nil || b.String() != tt.text {
+			t.Errorf("%s: text %q, %v; want %q", tt.name, b.String(), err, tt.text)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -89,6 +90,60 @@ type FingerprintMatch struct {
 	Title      string  `json:"title"`
 	Distance   int     `json:"distance"`
 	Similarity float64 `json:"similarity"`
+}
+
+// CheckSummary counts the articles of a neardup check run: those
+// checked (Count), and Unchecked, the bad records and unreadable inputs
+// its caller counts.
+type CheckSummary struct {
+	Checked   int64
+	Found     int64 // with near-duplicates archived, or archived themselves
+	Archived  int64 // archived themselves, without near-duplicates
+	Added     int64
+	NotAdded  int64 // asked to be added and not, other than for ErrArchived
+	Unchecked int64
+}
+
+// Count counts one article checked.
+func (s *CheckSummary) Count(c *Checked) {
+	s.Checked++
+	if len(c.Matches) > 0 || c.Same {
+		s.Found++
+	}
+	if len(c.Matches) == 0 && c.Same {
+		s.Archived++
+	}
+	if c.Added {
+		s.Added++
+	}
+	if c.NotAdded != nil && !errors.Is(c.NotAdded, ErrArchived) {
+		s.NotAdded++
+	}
+}
+
+// WriteText writes the last line of a check of the archive named
+// archive: whether any article has near-duplicates there, and what was
+// added and not checked.
+func (s *CheckSummary) WriteText(w io.Writer, archive string) error {
+	var msg string
+	switch {
+	case s.Found == 0:
+		msg = fmt.Sprintf("no near-duplicate in %s (%s checked)", archive, progress.Plural(s.Checked, "article", "articles"))
+	case s.Checked == 1 && s.Archived == 1:
+		msg = fmt.Sprintf("the article is in %s already", archive)
+	case s.Checked == 1:
+		msg = fmt.Sprintf("the article has near-duplicates in %s", archive)
+	default:
+		msg = fmt.Sprintf("%s of %s checked have near-duplicates in %s", progress.Count(s.Found), progress.Plural(s.Checked, "article", "articles"), archive)
+	}
+	if s.Added > 0 {
+		msg += fmt.Sprintf("; added %s", progress.Plural(s.Added, "article", "articles"))
+	}
+	if s.Unchecked > 0 {
+		msg += fmt.Sprintf("; %s not checked", progress.Count(s.Unchecked))
+	}
+	_, err := fmt.Fprintln(w, msg)
+	return err
 }
 
 // NewFingerprintReport returns the report of the matches ms of fp at

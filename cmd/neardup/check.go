@@ -67,7 +67,7 @@ func runCheck(c *cli.Context) error {
 	idFlag := c.String("id")
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
-	var checked, found, inArchive, added, notAdded int64
+	var sum dedup.CheckSummary
 	sk := newSkips(c)
 	sk.onSkip = func(rec *input.Record, err error) error {
 		rep := dedup.Unchecked(rec, err)
@@ -89,26 +89,13 @@ func runCheck(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		ms, isAdded := res.Matches, res.Added
-		checked++
-		if len(ms) > 0 || res.Same {
-			found++
+		if add && rec.ID == "-" && len(res.Matches) == 0 {
+			res.NotAdded = errors.New("an article from standard input needs an id: give --id ID")
 		}
-		if len(ms) == 0 && res.Same {
-			inArchive++
+		if res.NotAdded != nil {
+			fmt.Fprintf(ew, "neardup: %s: not added: %v\n", rec.Name(), res.NotAdded)
 		}
-		if why := res.NotAdded; why != nil || (add && rec.ID == "-" && len(ms) == 0) {
-			if rec.ID == "-" {
-				why = errors.New("an article from standard input needs an id: give --id ID")
-			}
-			fmt.Fprintf(ew, "neardup: %s: not added: %v\n", rec.Name(), why)
-			if !errors.Is(why, dedup.ErrArchived) {
-				notAdded++
-			}
-		}
-		if isAdded {
-			added++
-		}
+		sum.Count(res)
 		rep := res.Report(rec.ID, an)
 		rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
 		if asJSON {
@@ -119,38 +106,21 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if !asJSON {
-		var msg string
-		switch {
-		case found == 0:
-			msg = fmt.Sprintf("no near-duplicate in %s (%s checked)", dir, plural(checked, "article", "articles"))
-		case checked == 1 && inArchive == 1:
-			msg = fmt.Sprintf("the article is in %s already", dir)
-		case checked == 1:
-			msg = fmt.Sprintf("the article has near-duplicates in %s", dir)
-		default:
-			msg = fmt.Sprintf("%s of %s checked have near-duplicates in %s", formatCount(found), plural(checked, "article", "articles"), dir)
-		}
-		if added > 0 {
-			msg += fmt.Sprintf("; added %s", plural(added, "article", "articles"))
-		}
-		if n := sk.records + sk.inputs; n > 0 {
-			msg += fmt.Sprintf("; %s not checked", formatCount(n))
-		}
-		if _, err := fmt.Fprintln(w, msg); err != nil {
+	if sum.Unchecked = sk.records + sk.inputs; !asJSON {
+		if err := sum.WriteText(w, dir); err != nil {
 			return err
 		}
 	}
 	if err := x.Close(); err != nil {
 		return err
 	}
-	if err := sk.status(fmt.Sprintf("%s of the articles read had near-duplicates", formatCount(found))); err != nil {
+	if err := sk.status(fmt.Sprintf("%s of the articles read had near-duplicates", formatCount(sum.Found))); err != nil {
 		return err
 	}
 	switch {
-	case notAdded > 0:
-		return &exitStatus{code: exitError, err: fmt.Errorf("%s could not be added", plural(notAdded, "article", "articles"))}
-	case found > 0:
+	case sum.NotAdded > 0:
+		return &exitStatus{code: exitError, err: fmt.Errorf("%s could not be added", plural(sum.NotAdded, "article", "articles"))}
+	case sum.Found > 0:
 		return &exitStatus{code: exitFound}
 	}
 	return nil
