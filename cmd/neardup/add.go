@@ -35,15 +35,6 @@ func addCommand() *cli.Command {
 	}
 }
 
-// addJSON is add's --json summary.
-type addJSON struct {
-	Index    string `json:"index"`
-	Added    int64  `json:"added"`
-	Replaced int64  `json:"replaced"`
-	Failed   int64  `json:"failed"`
-	Docs     int64  `json:"docs"`
-}
-
 func runAdd(c *cli.Context) error {
 	f := &flagReader{c: c}
 	dir := f.index()
@@ -110,15 +101,11 @@ func runAdd(c *cli.Context) error {
 	}
 	// add is the archive's only writer (it holds it open alone): what
 	// it added beyond the growth replaced documents with the same ids.
-	replaced := added - (st.Docs - before.Docs)
+	sum := dedup.AddSummary{Index: dir, Added: added, Replaced: added - (st.Docs - before.Docs), Failed: sk.records, Docs: st.Docs}
 	if c.Bool("json") {
-		err = writeJSON(c.App.Writer, addJSON{Index: dir, Added: added, Replaced: replaced, Failed: sk.records, Docs: st.Docs})
+		err = writeJSON(c.App.Writer, sum)
 	} else {
-		msg := fmt.Sprintf("added %s to %s", plural(added, "document", "documents"), dir)
-		if replaced > 0 {
-			msg += fmt.Sprintf(" (%s replaced a document with the same id)", formatCount(replaced))
-		}
-		_, err = fmt.Fprintf(c.App.Writer, "%s; the index holds %s\n", msg, plural(st.Docs, "document", "documents"))
+		err = sum.WriteText(c.App.Writer)
 	}
 	if err != nil {
 		return err
