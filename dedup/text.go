@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/progress"
@@ -240,4 +241,41 @@ func wordList(words []string, n int) string {
 // plural returns "1 article" or "2 articles".
 func plural(n int, one, many string) string {
 	return progress.Plural(int64(n), one, many)
+}
+
+// AnalysisReport is an article's analysis as neardup fingerprint prints
+// it: its JSON is a line of --json, WriteText writes the text.
+type AnalysisReport struct {
+	ID          string          `json:"id"`
+	Title       string          `json:"title,omitempty"`
+	Fingerprint string          `json:"fingerprint"`
+	ContentHash string          `json:"content_hash"` // 16 hex digits
+	Analyzer    string          `json:"analyzer"`
+	Words       int             `json:"words,omitempty"` // segmenter tokens; not counted in compat mode
+	Keywords    []tfidf.Keyword `json:"keywords"`        // never nil
+}
+
+// NewAnalysisReport returns the report of the article id, titled title,
+// that the analyzer analyzerID analysed as an.
+func NewAnalysisReport(id, title, analyzerID string, an *neardup.Analysis) AnalysisReport {
+	r := AnalysisReport{ID: id, Title: title, Fingerprint: an.Fingerprint.String(), ContentHash: fmt.Sprintf("%016x", an.ContentHash),
+		Analyzer: analyzerID, Words: an.Words, Keywords: an.Keywords}
+	if r.Keywords == nil {
+		r.Keywords = []tfidf.Keyword{}
+	}
+	return r
+}
+
+// WriteText writes the fingerprint and the quoted id, then, indented, at
+// most n keywords with their weights (all when n <= 0):
+//
+//	8f4c4a1fb7e2b0a3  "2018/reprint"
+//	    高考 5.12  考生 3.40  志愿 2.91
+func (r *AnalysisReport) WriteText(w io.Writer, n int) error {
+	ks := r.Keywords
+	if n > 0 && len(ks) > n {
+		ks = ks[:n]
+	}
+	_, err := fmt.Fprintf(w, "%s  %s\n    %s\n", r.Fingerprint, input.QuoteID(r.ID), strings.Join(weighted(ks), "  "))
+	return err
 }

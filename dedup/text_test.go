@@ -127,3 +127,33 @@ func TestUnchecked(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalysisReport: a line of fingerprint --json and fingerprint's
+// text, with all keywords and with n of them.
+func TestAnalysisReport(t *testing.T) {
+	t.Parallel()
+	ks := []tfidf.Keyword{{Word: "高考", Weight: 5.123}, {Word: "考生", Weight: 3.4}, {Word: "志愿", Weight: 2.905}}
+	for _, tt := range []struct {
+		name       string
+		an         neardup.Analysis
+		n          int
+		json, text string
+	}{
+		{"keywords", neardup.Analysis{Fingerprint: 0x8f4c4a1fb7e2b0a3, ContentHash: 0xab, Words: 12, Keywords: ks}, 2,
+			`{"id":"a b","title":"T","fingerprint":"8f4c4a1fb7e2b0a3","content_hash":"00000000000000ab","analyzer":"nd2-x","words":12,"keywords":[{"word":"高考","weight":5.123},{"word":"考生","weight":3.4},{"word":"志愿","weight":2.905}]}`,
+			"8f4c4a1fb7e2b0a3  \"a b\"\n    高考 5.12  考生 3.40\n"},
+		{"none", neardup.Analysis{Fingerprint: 1}, 0,
+			`{"id":"a b","title":"T","fingerprint":"0000000000000001","content_hash":"0000000000000000","analyzer":"nd2-x","keywords":[]}`,
+			"0000000000000001  \"a b\"\n    \n"},
+	} {
+		r := NewAnalysisReport("a b", "T", "nd2-x", &tt.an)
+		b, err := json.Marshal(r)
+		if err != nil || string(b) != tt.json {
+			t.Errorf("%s: JSON %s, %v\nwant %s", tt.name, b, err, tt.json)
+		}
+		var sb strings.Builder
+		if err := r.WriteText(&sb, tt.n); err != nil || sb.String() != tt.text {
+			t.Errorf("%s: text %q, %v; want %q", tt.name, sb.String(), err, tt.text)
+		}
+	}
+}

@@ -6,10 +6,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 	prog "github.com/neardup/neardup/internal/progress"
-	"github.com/neardup/neardup/tfidf"
 )
 
 func fingerprintCommand() *cli.Command {
@@ -30,17 +30,6 @@ func fingerprintCommand() *cli.Command {
 	}
 }
 
-// fingerprintJSON is one line of fingerprint --json.
-type fingerprintJSON struct {
-	ID          string          `json:"id"`
-	Title       string          `json:"title,omitempty"`
-	Fingerprint string          `json:"fingerprint"`
-	ContentHash string          `json:"content_hash"`
-	Analyzer    string          `json:"analyzer"`
-	Words       int             `json:"words,omitempty"` // segmenter tokens; not counted in compat mode
-	Keywords    []tfidf.Keyword `json:"keywords"`
-}
-
 func runFingerprint(c *cli.Context) error {
 	f := &flagReader{c: c}
 	inOpts := f.input()
@@ -58,14 +47,11 @@ func runFingerprint(c *cli.Context) error {
 	defer r.Close()
 	sk := newSkips(c)
 	err = analyzeEach(c, r, a, sk, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
+		rep := dedup.NewAnalysisReport(rec.ID, rec.Title, a.ID(), an)
 		if asJSON {
-			return writeJSON(w, fingerprintJSON{
-				ID: rec.ID, Title: rec.Title, Fingerprint: an.Fingerprint.String(), ContentHash: hex16(an.ContentHash),
-				Analyzer: a.ID(), Words: an.Words, Keywords: keywordsJSON(an.Keywords),
-			})
+			return writeJSON(w, rep)
 		}
-		_, err := fmt.Fprintf(w, "%s  %s\n    %s\n", an.Fingerprint, input.QuoteID(rec.ID), keywordText(an.Keywords, nkw))
-		return err
+		return rep.WriteText(w, nkw)
 	})
 	if err != nil {
 		return err

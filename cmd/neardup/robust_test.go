@@ -140,7 +140,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		}
 		fps := map[string]string{}
 		var ids []string
-		for _, j := range robustJSONLines[fingerprintJSON](t, r.stdout) {
+		for _, j := range robustJSONLines[dedup.AnalysisReport](t, r.stdout) {
 			ids = append(ids, j.ID)
 			fps[j.ID] = j.Fingerprint + " " + j.ContentHash
 		}
@@ -244,7 +244,7 @@ func TestRobustWholeFiles(t *testing.T) {
 
 	t.Run("html", func(t *testing.T) {
 		r := c.run(t, "fingerprint", "--json", "--html", filepath.Join(in, "l-page.html"), filepath.Join(in, "a-en.txt"))
-		js := robustJSONLines[fingerprintJSON](t, r.stdout)
+		js := robustJSONLines[dedup.AnalysisReport](t, r.stdout)
 		if r.code != 0 || len(js) != 2 {
 			t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
 		}
