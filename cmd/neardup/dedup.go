@@ -47,16 +47,6 @@ func runDedup(c *cli.Context) (err error) {
 	if f.err != nil {
 		return f.err
 	}
-	showProgress := false
-	switch p := c.String("progress"); p {
-	case "auto":
-		showProgress = prog.IsTerminal(c.App.ErrWriter)
-	case "always":
-		showProgress = true
-	case "never":
-	default:
-		return usagef(c, "--progress %q: want auto, always or never", p)
-	}
 	a, err := newAnalyzer(c)
 	if err != nil {
 		return err
@@ -91,8 +81,8 @@ func runDedup(c *cli.Context) (err error) {
 		return err
 	}
 	defer outs.Abort()
-	var bar *prog.Bar
-	if showProgress {
+	var bar *prog.Bar // a line on a terminal, also when the pairs go to standard output
+	if p := c.String("progress"); p == "always" || (p == "auto" && prog.IsTerminal(c.App.ErrWriter)) {
 		bar = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
 	}
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)

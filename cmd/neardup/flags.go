@@ -99,11 +99,10 @@ func minContentFlag() cli.Flag {
 		Usage: "a candidate is a near duplicate when the estimated content similarity (Jaccard of character 5-grams) is at least `J`"}
 }
 
-// indexFlag is the --index flag; NEARDUP_INDEX sets it too, except for
-// dedup (see dedupIndexFlag).
+// indexFlag is the --index flag; flagReader.index reads NEARDUP_INDEX
+// when it is not given (not for dedup: see dedupIndexFlag).
 func indexFlag(usage string) cli.Flag {
-	return &cli.StringFlag{Name: "index", Aliases: []string{"i"}, EnvVars: []string{"NEARDUP_INDEX"}, Category: catIndex,
-		TakesFile: true, Usage: usage}
+	return &cli.StringFlag{Name: "index", Aliases: []string{"i"}, Category: catIndex, TakesFile: true, Usage: usage + " [$NEARDUP_INDEX]"}
 }
 
 // dedupIndexFlag is dedup's --index: NEARDUP_INDEX does not set it, so
@@ -246,9 +245,12 @@ func (f *flagReader) minContent() float64 {
 	return j
 }
 
-// index reads --index (or NEARDUP_INDEX).
+// index reads --index, or else the run's NEARDUP_INDEX.
 func (f *flagReader) index() string {
 	dir := f.c.String("index")
+	if lookup := envOf(f.c).lookupEnv; !f.c.IsSet("index") && lookup != nil {
+		dir, _ = lookup("NEARDUP_INDEX")
+	}
 	if dir == "" {
 		f.fail("no index: give --index DIR or set NEARDUP_INDEX")
 	}

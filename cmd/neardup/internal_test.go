@@ -78,6 +78,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"eval", "--pairs", "p", "--max-distance", "10", "x"}, "neardup eval: --max-distance 10: an index answers distances up to 9"},
 		{[]string{"dedup", "--min-content", "0", "x"}, "--min-content 0: want a value in (0, 1]"},
 		{[]string{"dedup", "--progress", "maybe", "x"}, `--progress "maybe"`},
+		{[]string{"fingerprint", "--progress", "sometimes", "x"}, "neardup fingerprint: --progress \"sometimes\": want auto, always or never\nRun 'neardup fingerprint --help' for usage."},
 		{[]string{"add", "--index", "x"}, "nothing to add"},
 		{[]string{"delete", "--index", "x"}, "no ids to delete"},
 		{[]string{"stats", "--index", "x", "extra"}, `unexpected argument "extra"`},

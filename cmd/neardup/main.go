@@ -20,7 +20,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -113,43 +112,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func runEnv(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env *environment) int {
 	app := newApp(stdin, stdout, stderr)
 	app.Metadata = map[string]any{metaEnv: env}
-	useEnv(app.Commands, env.lookupEnv)
 	err := app.RunContext(ctx, interspersed(app.Commands, args))
 	return exitCode(err, stderr)
-}
-
-// useEnv makes the flags of cmds that take their value from environment
-// variables read them with lookup instead of os.LookupEnv.
-func useEnv(cmds []*cli.Command, lookup func(string) (string, bool)) {
-	for _, c := range cmds {
-		for i, f := range c.Flags {
-			if sf, ok := f.(*cli.StringFlag); ok && len(sf.EnvVars) > 0 {
-				c.Flags[i] = &envFlag{StringFlag: sf, lookup: lookup}
-			}
-		}
-		useEnv(c.Subcommands, lookup)
-	}
-}
-
-// envFlag is a string flag whose environment variables are read with
-// lookup. Its help still names them.
-type envFlag struct {
-	*cli.StringFlag
-	lookup func(string) (string, bool)
-}
-
-func (f *envFlag) Apply(set *flag.FlagSet) error {
-	bare := *f.StringFlag // cli would read os.LookupEnv
-	bare.EnvVars = nil
-	if f.lookup != nil {
-		for _, v := range f.EnvVars {
-			if val, ok := f.lookup(v); ok {
-				bare.Value = val // the default, which the command line overrides
-				break
-			}
-		}
-	}
-	return bare.Apply(set)
 }
 
 // exitStatus is an error that carries an exit status. An exitStatus with

@@ -26,7 +26,13 @@ func progressBar(c *cli.Context, paths []string) *prog.Bar {
 // progressFlag is the hidden --progress of the commands that draw one.
 func progressFlag() cli.Flag {
 	return &cli.StringFlag{Name: "progress", Value: "auto", Category: catOutput, Hidden: true,
-		Usage: "progress line on stderr: auto (when a terminal), always or never"}
+		Usage: "progress line on stderr: auto (when a terminal), always or never",
+		Action: func(c *cli.Context, p string) error {
+			if p != "auto" && p != "always" && p != "never" {
+				return usagef(c, "--progress %q: want auto, always or never", p)
+			}
+			return nil
+		}}
 }
 
 // countRecord counts on bar (nil: none) a record read with err.
