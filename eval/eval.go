@@ -521,8 +521,14 @@ type PairDetail struct {
 	TooShort bool    `json:"too_short"` // either article is too short
 }
 
-// Report is what Evaluate measured.
+// Report is what Evaluate measured. Its JSON is the object of neardup
+// eval --json.
 type Report struct {
+	// Inputs and Pairs name the corpus and the labels, for the caller
+	// to set; Analyzer is Options.Index.AnalyzerID.
+	Inputs   []string `json:"inputs,omitempty"`
+	Pairs    string   `json:"pairs,omitempty"`
+	Analyzer string   `json:"analyzer"`
 	Docs     int `json:"docs"`      // fingerprinted records
 	TooShort int `json:"too_short"` // records too short to fingerprint
 	Rejected int `json:"rejected"`  // bad records
@@ -696,7 +702,7 @@ func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
 		}
 		s.ids[id] = -1
 	}
-	rep := &Report{Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
+	rep := &Report{Analyzer: o.Index.AnalyzerID, Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
 		Reference: l.Reference, MinContent: minContent}
 	missing := make(map[string]bool)
 	var listedDistinct int64
@@ -1042,6 +1048,22 @@ func (r *Report) WriteList(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteText writes the report for people: the inputs, the labels and
+// the analyzer, then the table (WriteTable) and, with list, the list
+// (WriteList).
+func (r *Report) WriteText(w io.Writer, list bool) error {
+	if _, err := fmt.Fprintf(w, "corpus    %s\npairs     %s\nanalyzer  %s\n\n", strings.Join(r.Inputs, " "), r.Pairs, r.Analyzer); err != nil {
+		return err
+	}
+	if err := r.WriteTable(w); err != nil || !list {
+		return err
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return r.WriteList(w)
 }
 
 // WriteTable writes the report as a text table: the corpus and labels,

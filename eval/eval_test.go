@@ -630,3 +630,35 @@ func TestEvalReportList(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestEvalReportText: the header, the table and, with list, the list;
+// Evaluate names the analyzer.
+func TestEvalReportText(t *testing.T) {
+	labels := mustParsePairs(t, `{"a": "a", "b": "b", "label": true}`)
+	rep, err := Evaluate(evalCorpus(), labels, &Options{Index: index.Options{AnalyzerID: "nd2-test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Analyzer != "nd2-test" {
+		t.Errorf("Analyzer %q, want nd2-test", rep.Analyzer)
+	}
+	rep.Inputs, rep.Pairs = []string{"c1.jsonl", "c2.jsonl"}, "p.jsonl"
+	var table, text, list strings.Builder
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteList(&list); err != nil {
+		t.Fatal(err)
+	}
+	head := "corpus    c1.jsonl c2.jsonl\npairs     p.jsonl\nanalyzer  nd2-test\n\n"
+	for _, withList := range []bool{false, true} {
+		want := head + table.String()
+		if withList {
+			want += "\n" + list.String()
+		}
+		text.Reset()
+		if err := rep.WriteText(&text, withList); err != nil || text.String() != want {
+			t.Errorf("list %t: %v\n%s\nwant\n%s", withList, err, text.String(), want)
+		}
+	}
+}

@@ -37,14 +37,6 @@ func evalCommand() *cli.Command {
 	}
 }
 
-// evalJSON is eval --json.
-type evalJSON struct {
-	Inputs   []string `json:"inputs"`
-	Pairs    string   `json:"pairs"`
-	Analyzer string   `json:"analyzer"`
-	*eval.Report
-}
-
 func runEval(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef(c, "no corpus: give the files or directories to evaluate on (- for standard input)")
@@ -98,19 +90,11 @@ func runEval(c *cli.Context) error {
 	fmt.Fprintf(c.App.ErrWriter, "neardup eval: analysed %s records in %.1f s, evaluated in %.1f s\n",
 		formatCount(int64(rep.Docs+rep.TooShort+rep.Rejected)), analysed.Seconds(), time.Since(start).Seconds())
 
-	w := c.App.Writer
+	rep.Inputs, rep.Pairs = c.Args().Slice(), c.String("pairs")
 	if c.Bool("json") {
-		return writeJSON(w, evalJSON{Inputs: c.Args().Slice(), Pairs: c.String("pairs"), Analyzer: a.ID(), Report: rep})
+		return writeJSON(c.App.Writer, rep)
 	}
-	fmt.Fprintf(w, "corpus    %s\npairs     %s\nanalyzer  %s\n\n", strings.Join(c.Args().Slice(), " "), c.String("pairs"), a.ID())
-	if err := rep.WriteTable(w); err != nil {
-		return err
-	}
-	if c.Bool("list") {
-		fmt.Fprintln(w)
-		return rep.WriteList(w)
-	}
-	return nil
+	return rep.WriteText(c.App.Writer, c.Bool("list"))
 }
 
 // sweep reads --sweep.
