@@ -36,29 +36,22 @@ func addCommand() *cli.Command {
 }
 
 func runAdd(c *cli.Context) error {
-	f := &flagReader{c: c}
-	dir := f.index()
+	s := newSetup(c)
+	defer s.close()
+	dir := s.index()
 	fpFile := c.String("fingerprints")
 	switch {
 	case c.NArg() == 0 && fpFile == "":
-		f.fail("nothing to add: give INPUT... or --fingerprints FILE")
+		s.fail("nothing to add: give INPUT... or --fingerprints FILE")
 	case c.NArg() > 0 && c.Args().First() == "-" && fpFile == "-":
-		f.fail("only one of INPUT and --fingerprints can be standard input")
+		s.fail("only one of INPUT and --fingerprints can be standard input")
 	}
-	k, nw, inOpts := f.indexDistance(), f.atLeast1("workers"), f.input()
-	if f.err != nil {
-		return f.err
+	k, nw, inOpts := s.indexDistance(), s.atLeast1("workers"), s.input()
+	a := s.analyzer()
+	x := s.open(dir, a, k, 0, false)
+	if s.err != nil {
+		return s.err
 	}
-	a, err := newAnalyzer(c)
-	if err != nil {
-		return err
-	}
-	defer closeAnalyzer(c, a)
-	x, err := openIndex(c.Context, dir, a.ID(), k, 0, false)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
 
 	before, err := x.Stats(c.Context)
 	if err != nil {

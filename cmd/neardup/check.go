@@ -37,30 +37,22 @@ func checkCommand() *cli.Command {
 }
 
 func runCheck(c *cli.Context) error {
-	f := &flagReader{c: c}
-	dir, k, minJ := f.index(), f.indexDistance(), f.minContent()
+	s := newSetup(c)
+	defer s.close()
+	dir, k, minJ := s.index(), s.indexDistance(), s.minContent()
 	hex := c.String("fingerprint")
 	if hex != "" && (c.NArg() > 0 || c.Bool("add") || c.IsSet("id")) {
-		f.fail("--fingerprint checks a fingerprint alone: no FILE, --add or --id")
+		s.fail("--fingerprint checks a fingerprint alone: no FILE, --add or --id")
 	}
-	if f.err == nil && hex != "" {
-		return checkFingerprint(c, dir, hex, k)
+	if hex != "" {
+		return checkFingerprint(s, dir, hex, k)
 	}
-	inOpts := f.input()
-	if f.err != nil {
-		return f.err
-	}
-	a, err := newAnalyzer(c)
-	if err != nil {
-		return err
-	}
-	defer closeAnalyzer(c, a)
 	add := c.Bool("add")
-	x, err := openIndex(c.Context, dir, a.ID(), k, minJ, !add)
-	if err != nil {
-		return err
+	inOpts, a := s.input(), s.analyzer()
+	x := s.open(dir, a, k, minJ, !add)
+	if s.err != nil {
+		return s.err
 	}
-	defer x.Close()
 
 	asJSON, nkw := c.Bool("json"), c.Int("keywords")
 	w, ew := c.App.Writer, c.App.ErrWriter
@@ -76,7 +68,7 @@ func runCheck(c *cli.Context) error {
 		}
 		return rep.WriteText(w, dir, nkw)
 	}
-	err = analyzeEach(c, r, a, sk, func(n int64, rec *input.Record, an *neardup.Analysis) error {
+	err := analyzeEach(c, r, a, sk, func(n int64, rec *input.Record, an *neardup.Analysis) error {
 		if idFlag != "" {
 			if n > 0 {
 				return usagef(c, "--id names a single article, but the input holds more than one")
@@ -127,16 +119,16 @@ func runCheck(c *cli.Context) error {
 }
 
 // checkFingerprint looks up a precomputed fingerprint.
-func checkFingerprint(c *cli.Context, dir, hex string, k int) error {
+func checkFingerprint(s *setup, dir, hex string, k int) error {
 	fp, err := simhash.Parse(hex)
 	if err != nil {
-		return usagef(c, "--fingerprint: %v", err)
+		s.fail("--fingerprint: %v", err)
 	}
-	x, err := openIndex(c.Context, dir, "", k, 0, true)
-	if err != nil {
-		return err
+	x := s.open(dir, nil, k, 0, true)
+	if s.err != nil {
+		return s.err
 	}
-	defer x.Close()
+	c := s.c
 	ms, err := dedup.CheckFingerprint(c.Context, x, fp, k)
 	if err != nil {
 		return err

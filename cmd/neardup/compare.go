@@ -33,18 +33,15 @@ func runCompare(c *cli.Context) error {
 	if c.Args().Get(0) == "-" && c.Args().Get(1) == "-" {
 		return usagef(c, "only one of A and B can be standard input (-)")
 	}
-	f := &flagReader{c: c}
-	k, minJ, inOpts := f.distance(), f.minContent(), f.input()
-	if f.err != nil {
-		return f.err
+	s := newSetup(c)
+	defer s.close()
+	k, minJ, inOpts, a := s.distance(), s.minContent(), s.input(), s.analyzer()
+	if s.err != nil {
+		return s.err
 	}
-	a, err := newAnalyzer(c)
-	if err != nil {
-		return err
-	}
-	defer closeAnalyzer(c, a)
 	var recs [2]input.Record
 	var ans [2]*neardup.Analysis
+	var err error
 	for i := range recs {
 		path := c.Args().Get(i)
 		if recs[i], err = input.ReadOne(path, c.App.Reader, inOpts); err != nil {

@@ -42,25 +42,17 @@ func runDedup(c *cli.Context) (err error) {
 	if c.NArg() == 0 {
 		return usagef(c, "no input: give files, directories, or - for standard input")
 	}
-	f := &flagReader{c: c}
-	k, minJ, nw, inOpts := f.indexDistance(), f.minContent(), f.atLeast1("workers"), f.input()
-	if f.err != nil {
-		return f.err
-	}
-	a, err := newAnalyzer(c)
-	if err != nil {
-		return err
-	}
-	defer closeAnalyzer(c, a)
-
-	opts := &dedup.Options{MaxDistance: queryDistance(k), Workers: nw, Strict: c.Bool("strict")}
+	s := newSetup(c)
+	defer s.close()
+	k, minJ, nw, inOpts, a := s.indexDistance(), s.minContent(), s.atLeast1("workers"), s.input(), s.analyzer()
 	dir := c.String("index")
+	x := s.open(dir, a, k, minJ, false) // "": in memory
+	if s.err != nil {
+		return s.err
+	}
+	opts := &dedup.Options{MaxDistance: queryDistance(k), Workers: nw, Strict: c.Bool("strict")}
 	if dir != "" {
 		opts.Job = dedup.JobID(a.ID(), c.Args().Slice(), inOpts, k, minJ)
-	}
-	x, err := openIndex(c.Context, dir, a.ID(), k, minJ, false) // "": in memory
-	if err != nil {
-		return err
 	}
 	defer func() {
 		if cerr := x.Close(); err == nil {

@@ -27,10 +27,11 @@ func runDelete(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usagef(c, "no ids to delete")
 	}
-	f := &flagReader{c: c}
-	dir := f.index()
-	if f.err != nil {
-		return f.err
+	s := newSetup(c)
+	defer s.close()
+	dir := s.index()
+	if s.err != nil {
+		return s.err
 	}
 	x, err := archive.Open(c.Context, dir, &archive.Options{MustExist: true})
 	if errors.Is(err, index.ErrNotFound) {

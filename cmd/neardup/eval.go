@@ -44,21 +44,21 @@ func runEval(c *cli.Context) error {
 	if c.String("pairs") == "" {
 		return usagef(c, "no labelled pairs: give --pairs FILE")
 	}
-	f := &flagReader{c: c}
-	k, mc, sweep, nw, inOpts := f.indexDistance(), f.minContent(), f.sweep(), f.atLeast1("workers"), f.input()
-	if f.err != nil {
-		return f.err
+	s := newSetup(c)
+	defer s.close()
+	k, mc, sweep, nw, inOpts := s.indexDistance(), s.minContent(), s.sweep(), s.atLeast1("workers"), s.input()
+	if s.err != nil {
+		return s.err
 	}
 	// Everything that can fail fast before the long analysis.
 	labels, err := eval.ReadPairs(c.String("pairs"))
 	if err != nil {
 		return fmt.Errorf("--pairs: %w", err)
 	}
-	a, err := newAnalyzer(c)
-	if err != nil {
-		return err
+	a := s.analyzer()
+	if s.err != nil {
+		return s.err
 	}
-	defer closeAnalyzer(c, a)
 
 	start := time.Now()
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
@@ -98,16 +98,16 @@ func runEval(c *cli.Context) error {
 }
 
 // sweep reads --sweep.
-func (f *flagReader) sweep() []float64 {
-	s := f.c.String("sweep")
-	if s == "" {
+func (s *setup) sweep() []float64 {
+	list := s.c.String("sweep")
+	if list == "" {
 		return nil
 	}
 	var out []float64
-	for _, v := range strings.Split(s, ",") {
+	for _, v := range strings.Split(list, ",") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || !(x > 0 && x <= 1) {
-			f.fail("--sweep %q: %q is not a value in (0, 1]", s, strings.TrimSpace(v))
+			s.fail("--sweep %q: %q is not a value in (0, 1]", list, strings.TrimSpace(v))
 			return nil
 		}
 		out = append(out, x)

@@ -31,22 +31,18 @@ func fingerprintCommand() *cli.Command {
 }
 
 func runFingerprint(c *cli.Context) error {
-	f := &flagReader{c: c}
-	inOpts := f.input()
-	if f.err != nil {
-		return f.err
+	s := newSetup(c)
+	defer s.close()
+	inOpts, a := s.input(), s.analyzer()
+	if s.err != nil {
+		return s.err
 	}
-	a, err := newAnalyzer(c)
-	if err != nil {
-		return err
-	}
-	defer closeAnalyzer(c, a)
 	asJSON, nkw := c.Bool("json"), c.Int("keywords")
 	w := c.App.Writer
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
 	sk := newSkips(c)
-	err = analyzeEach(c, r, a, sk, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
+	err := analyzeEach(c, r, a, sk, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
 		rep := dedup.NewAnalysisReport(rec.ID, rec.Title, a.ID(), an)
 		if asJSON {
 			return writeJSON(w, rep)

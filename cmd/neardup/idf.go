@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dict"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/outfile"
@@ -44,24 +43,16 @@ func runIDFBuild(c *cli.Context) (err error) {
 	if c.NArg() == 0 {
 		return usagef(c, "no input: give files, directories, or - for standard input")
 	}
-	f := &flagReader{c: c}
-	nw, minDF, inOpts := f.atLeast1("workers"), f.atLeast1("min-df"), f.input()
-	if f.err != nil {
-		return f.err
-	}
+	s := newSetup(c)
+	defer s.close()
 	// The analyzer's own segmenter and fold, so that the table holds the
 	// words the analyzer looks up: a table trained on traditional text
 	// without the fold would hold words (軟體) that folded text (软件)
 	// never has.
-	a, err := neardup.NewAnalyzer(&neardup.Options{
-		Segmenter:       c.String("segmenter"),
-		UserDictFile:    c.String("user-dict"),
-		KeepTraditional: c.Bool("keep-traditional"),
-	})
-	if err != nil {
-		return err
+	nw, minDF, inOpts, a := s.atLeast1("workers"), s.atLeast1("min-df"), s.input(), s.analyzer()
+	if s.err != nil {
+		return s.err
 	}
-	defer closeAnalyzer(c, a)
 	table, err := outfile.Create(out, c.App.Writer)
 	if err != nil {
 		return err

@@ -39,13 +39,14 @@ func runServe(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef(c, "unexpected argument %q", c.Args().First())
 	}
-	f := &flagReader{c: c}
-	dir, k, minJ := f.index(), f.indexDistance(), f.minContent()
+	s := newSetup(c)
+	defer s.close()
+	dir, k, minJ := s.index(), s.indexDistance(), s.minContent()
 	if c.Int64("max-bytes") < 1 {
-		f.fail("--max-bytes %d: want at least 1", c.Int64("max-bytes"))
+		s.fail("--max-bytes %d: want at least 1", c.Int64("max-bytes"))
 	}
-	if f.err != nil {
-		return f.err
+	if s.err != nil {
+		return s.err
 	}
 	var err error
 	token := ""
@@ -66,16 +67,11 @@ func runServe(c *cli.Context) error {
 		}
 		fmt.Fprintf(ew, "neardup serve: WARNING: --insecure: listening on %s without a token: anyone who reaches it can add and delete documents\n", addr)
 	}
-	a, err := newAnalyzer(c)
-	if err != nil {
-		return err
+	a := s.analyzer()
+	x := s.open(dir, a, k, minJ, false)
+	if s.err != nil {
+		return s.err
 	}
-	defer closeAnalyzer(c, a)
-	x, err := openIndex(c.Context, dir, a.ID(), k, minJ, false)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
 	srv, err := serve.New(serve.Options{Index: x, Analyzer: a, MaxDistance: k, MinContent: minJ, Token: token,
 		KeepText: c.Bool("keep-text"), MaxBytes: c.Int64("max-bytes"), Keywords: storedKeywords, CORSOrigin: c.String("cors-origin"),
 		Logf: func(format string, args ...any) { fmt.Fprintf(ew, "neardup serve: "+format+"\n", args...) }})

@@ -21,28 +21,25 @@ func runStats(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef(c, "unexpected argument %q", c.Args().First())
 	}
-	f := &flagReader{c: c}
-	dir := f.index()
-	if f.err != nil {
-		return f.err
+	s := newSetup(c)
+	defer s.close()
+	dir := s.index()
+	x := s.open(dir, nil, 0, 0, true)
+	if s.err != nil {
+		return s.err
 	}
-	x, err := openIndex(c.Context, dir, "", 0, 0, true)
+	st, err := x.Describe(c.Context, c.Bool("text"))
 	if err != nil {
 		return err
 	}
-	defer x.Close()
-	s, err := x.Describe(c.Context, c.Bool("text"))
-	if err != nil {
-		return err
-	}
-	if st, ok := neardup.ParseID(s.AnalyzerID); ok {
-		s.Settings = st
+	if set, ok := neardup.ParseID(st.AnalyzerID); ok {
+		st.Settings = set
 	}
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, struct {
 			Index string `json:"index"`
 			*index.Stats
-		}{dir, &s})
+		}{dir, &st})
 	}
-	return s.WriteText(c.App.Writer, dir)
+	return st.WriteText(c.App.Writer, dir)
 }

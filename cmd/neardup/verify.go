@@ -27,10 +27,11 @@ func runVerify(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef(c, "unexpected argument %q", c.Args().First())
 	}
-	f := &flagReader{c: c}
-	dir := f.index()
-	if f.err != nil {
-		return f.err
+	s := newSetup(c)
+	defer s.close()
+	dir := s.index()
+	if s.err != nil {
+		return s.err
 	}
 	if redisstore.IsURL(dir) {
 		return usagef(c, "--index %s: verify reads Badger directories only", dir)
