@@ -34,10 +34,6 @@ func dedupCommand() *cli.Command {
 	}
 }
 
-// maxShownRejects is how many bad records dedup lists on stderr when
-// there is no --rejects file.
-const maxShownRejects = 10
-
 func runDedup(c *cli.Context) (err error) {
 	if c.NArg() == 0 {
 		return usagef(c, "no input: give files, directories, or - for standard input")
@@ -87,7 +83,7 @@ func runDedup(c *cli.Context) (err error) {
 			if o.Verdict == dedup.InputFailed {
 				kind = "input error"
 			}
-			if rejected++; files.Rejects == "" && rejected <= maxShownRejects {
+			if rejected++; files.Rejects == "" && rejected <= maxShown {
 				fmt.Fprintf(c.App.ErrWriter, "neardup: %s: %v\n", kind, o.Err)
 			}
 		}
@@ -109,13 +105,7 @@ func runDedup(c *cli.Context) (err error) {
 	if err := sum.WriteText(c.App.ErrWriter, "neardup dedup: "); err != nil {
 		return err
 	}
-	switch {
-	case sum.Rejected+sum.InputErrors == 0:
-	case files.Rejects != "":
-		fmt.Fprintf(c.App.ErrWriter, "neardup dedup: %s written to %s\n", plural(sum.Rejected+sum.InputErrors, "bad record or input", "bad records or inputs"), outs.RejectsPath())
-	case rejected > maxShownRejects:
-		fmt.Fprintf(c.App.ErrWriter, "neardup dedup: %d more bad records not shown (write them all with --rejects FILE)\n", rejected-maxShownRejects)
-	}
+	badEnd(c.App.ErrWriter, "neardup dedup: ", "record", sum.Rejected+sum.InputErrors, outs.RejectsPath(), rejected)
 	if c.Bool("json") {
 		if err := writeJSON(c.App.Writer, sum); err != nil {
 			return err

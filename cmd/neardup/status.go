@@ -81,3 +81,20 @@ func (s *skips) status(what string) error {
 	}
 	return nil
 }
+
+// maxShown is how many bad records (or lines) dedup and url dedup show
+// on stderr.
+const maxShown = 10
+
+// badEnd writes the last word on the bad records (or lines: noun) and
+// unreadable inputs of a run, bad of them: the rejects file they were
+// written to, or how many of the shown bad records were not shown.
+func badEnd(w io.Writer, prefix, noun string, bad int64, rejects string, shown int64) {
+	switch {
+	case bad == 0:
+	case rejects != "":
+		fmt.Fprintf(w, "%s%s written to %s\n", prefix, plural(bad, "bad "+noun+" or input", "bad "+noun+"s or inputs"), rejects)
+	case shown > maxShown:
+		fmt.Fprintf(w, "%s%d more bad %ss not shown (write them all with --rejects FILE)\n", prefix, shown-maxShown, noun)
+	}
+}

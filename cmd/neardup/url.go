@@ -118,9 +118,6 @@ func writeURLJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// maxShownURLRejects is how many bad lines url dedup reports on stderr.
-const maxShownURLRejects = 10
-
 func runURLDedup(c *cli.Context) (err error) {
 	pct := c.Float64("min-similarity")
 	if !(pct >= 50 && pct <= 100) {
@@ -167,7 +164,7 @@ func runURLDedup(c *cli.Context) (err error) {
 		r := input.NewReject(&input.Record{}, o.Err)
 		switch {
 		case o.Verdict == dedup.Rejected:
-			if rejected++; rejected <= maxShownURLRejects {
+			if rejected++; rejected <= maxShown {
 				fmt.Fprintf(ew, "neardup url dedup: %s:%d: %s\n", r.Source, r.Line, r.Reason)
 			}
 		case r.Line > 0:
@@ -187,14 +184,7 @@ func runURLDedup(c *cli.Context) (err error) {
 	if err := sum.WriteText(ew, "neardup url dedup: "); err != nil {
 		return err
 	}
-	if n := sum.Rejected + sum.InputErrors; n > 0 {
-		switch {
-		case files.Rejects != "":
-			fmt.Fprintf(ew, "neardup url dedup: %s written to %s\n", plural(n, "bad line or input", "bad lines or inputs"), outs.RejectsPath())
-		case sum.Rejected > maxShownURLRejects:
-			fmt.Fprintf(ew, "neardup url dedup: %d more bad lines not shown (write them all with --rejects FILE)\n", sum.Rejected-maxShownURLRejects)
-		}
-	}
+	badEnd(ew, "neardup url dedup: ", "line", sum.Rejected+sum.InputErrors, outs.RejectsPath(), sum.Rejected)
 	if c.Bool("json") {
 		if err := writeURLJSON(c.App.Writer, sum); err != nil {
 			return err
