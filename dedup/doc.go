@@ -9,7 +9,8 @@
 // decision; and RunURLs, the same for URLs.
 //
 // Each result has one form for machines and one for people: the report
-// types (Summary, CheckReport, FingerprintReport, Report) carry the JSON
+// types (Summary, URLSummary, CheckReport, CheckSummary,
+// FingerprintReport, AnalysisReport, AddSummary, Report) carry the JSON
 // that neardup --json prints and the HTTP service answers, and write
 // their own text (WriteText), so that the command only chooses.
 package dedup

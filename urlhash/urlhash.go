@@ -78,6 +78,9 @@
 // compare; Options.ID names them, for instance as the AnalyzerID of an
 // index that stores them, so that they are never mixed with each other
 // or with article fingerprints.
+//
+// Compare compares two URLs; its Comparison's Verdict names how close
+// they are, and its Report is what neardup url prints (JSON and text).
 package urlhash
 
 import (
