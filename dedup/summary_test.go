@@ -67,12 +67,17 @@ func TestURLSummaryText(t *testing.T) {
 			`{"lines":200,"urls":198,"unique":177,"duplicates":21,"exact":0,"near":21,"blank":0,"rejected":2,"input_errors":0,"resumed":0,"pairs":24,"clusters":0,"min_similarity":95,"max_distance":3,"search":"in-memory block index (4 blocks, 4 tables)","normalizer":"urlhash/1-420d1628b36be843","seconds":0}`,
 			"x: 200 lines: 198 URLs, 177 kept, 21 duplicates (0 exact: the same normalised URL as an earlier one), 0 blank, 2 rejected, 0 input errors\n" +
 				"x: min similarity 95% (distance ≤ 3 of 64 bits), searched in-memory block index (4 blocks, 4 tables); 0s\n"},
-		{"resumed", URLSummary{Lines: 1, URLs: 1, Unique: 1, Exact: 1000, Near: 1, Blank: 1, InputErrors: 1, Resumed: 1, Clusters: 2, MinSimilarity: 87.5, MaxDistance: 8,
+		{"resumed", URLSummary{Lines: 1, URLs: 1, Unique: 3, Exact: 1000, Near: 1, Blank: 1, InputErrors: 1, Resumed: 1, Clusters: 2, MinSimilarity: 87.5, MaxDistance: 8,
 			Search: "every kept URL", Elapsed: 1500 * time.Millisecond},
-			`{"lines":1,"urls":1,"unique":1,"duplicates":1001,"exact":1000,"near":1,"blank":1,"rejected":0,"input_errors":1,"resumed":1,"pairs":0,"clusters":2,"min_similarity":87.5,"max_distance":8,"search":"every kept URL","normalizer":"","seconds":1.5}`,
-			"x: 1 line: 1 URL, 1 kept, 1,001 duplicates (1,000 exact: the same normalised URL as an earlier one), 1 blank, 0 rejected, 1 input error\n" +
+			`{"lines":1,"urls":1,"unique":3,"duplicates":1001,"exact":1000,"near":1,"blank":1,"rejected":0,"input_errors":1,"resumed":1,"pairs":0,"clusters":2,"min_similarity":87.5,"max_distance":8,"search":"every kept URL","normalizer":"","seconds":1.5}`,
+			"x: 1 line: 1 URL, 3 kept, 1,001 duplicates (1,000 exact: the same normalised URL as an earlier one), 1 blank, 0 rejected, 1 input error\n" +
 				"x: min similarity 87.5% (distance ≤ 8 of 64 bits), searched every kept URL; 1.5s, 0 URLs/s\n" +
 				"x: resumed an interrupted run: 1 kept URL was already in the index\n"},
+		{"finished before", URLSummary{Lines: 3, URLs: 3, Unique: 2, Near: 1, Resumed: 2, MinSimilarity: 90, MaxDistance: 6, Search: "s"},
+			`{"lines":3,"urls":3,"unique":2,"duplicates":1,"exact":0,"near":1,"blank":0,"rejected":0,"input_errors":0,"resumed":2,"pairs":0,"clusters":0,"min_similarity":90,"max_distance":6,"search":"s","normalizer":"","seconds":0}`,
+			"x: 3 lines: 3 URLs, 2 kept, 1 duplicate (0 exact: the same normalised URL as an earlier one), 0 blank, 0 rejected, 0 input errors\n" +
+				"x: min similarity 90% (distance ≤ 6 of 64 bits), searched s; 0s\n" +
+				"x: this run had finished before: all 2 kept URLs were already in the index\n"},
 	} {
 		b, err := json.Marshal(tt.sum)
 		if err != nil || string(b) != tt.json {

@@ -131,7 +131,7 @@ func (s URLSummary) MarshalJSON() ([]byte, error) {
 
 // WriteText writes s for people, each line starting with prefix
 // ("neardup url dedup: "): the counts, the search and the time, and what
-// was resumed.
+// was resumed (all the kept URLs: a run that had finished before).
 func (s *URLSummary) WriteText(w io.Writer, prefix string) error {
 	n, pl := progress.Count, progress.Plural
 	var b strings.Builder
@@ -144,7 +144,10 @@ func (s *URLSummary) WriteText(w io.Writer, prefix string) error {
 	}
 	fmt.Fprintf(&b, "%smin similarity %g%% (distance ≤ %d of 64 bits), searched %s; %s%s\n", prefix,
 		s.MinSimilarity, s.MaxDistance, s.Search, s.Elapsed.Round(time.Millisecond), rate)
-	if s.Resumed > 0 {
+	switch {
+	case s.Resumed > 0 && s.Resumed == s.Unique:
+		fmt.Fprintf(&b, "%sthis run had finished before: all %s already in the index\n", prefix, pl(s.Resumed, "kept URL was", "kept URLs were"))
+	case s.Resumed > 0:
 		fmt.Fprintf(&b, "%sresumed an interrupted run: %s already in the index\n", prefix, pl(s.Resumed, "kept URL was", "kept URLs were"))
 	}
 	_, err := io.WriteString(w, b.String())

@@ -401,7 +401,7 @@ func TestURLDedupIndex(t *testing.T) {
 	}
 
 	// Running the same unchanged file again is a resumed run: the same
-	// outputs as an uninterrupted one.
+	// outputs as an uninterrupted one, and said to have finished before.
 	dir2 := filepath.Join(tmp, "resume.idx")
 	k1, p1, _ := dedupKept(t, all, "--index", dir2)
 	k2, p2, r := dedupKept(t, all, "--index", dir2)
@@ -409,7 +409,7 @@ func TestURLDedupIndex(t *testing.T) {
 		t.Errorf("--index runs differ from the in-memory run: kept %d, %d, want %d; pairs %d, %d, want %d",
 			len(k1), len(k2), len(wantKept), len(p1), len(p2), len(wantPairs))
 	}
-	if want := fmt.Sprintf("resumed an interrupted run: %d kept URLs were already in the index", len(wantKept)); !strings.Contains(r.stderr, want) {
+	if want := fmt.Sprintf("this run had finished before: all %d kept URLs were already in the index", len(wantKept)); !strings.Contains(r.stderr, want) {
 		t.Errorf("rerun: stderr %q lacks %q", r.stderr, want)
 	}
 
