@@ -45,7 +45,8 @@ type URLOptions struct {
 	// Batch buffers this many kept URLs before adding them to the store
 	// in one write; 0 or 1 adds each at once.
 	Batch int
-	// StoreName names the store in URLSummary.Search (its directory).
+	// StoreName names the store in URLSummary.Search (its directory);
+	// "" calls it "the index".
 	StoreName string
 	// Job names this run, for resuming (URLJobID): kept URLs the store
 	// holds from the same Job are those of an interrupted run, so that
@@ -214,7 +215,11 @@ func RunURLs(ctx context.Context, inputs []string, stdin io.Reader, store *index
 		if err != nil {
 			return sum, err
 		}
-		d.sum.Search += fmt.Sprintf(" and index %s (%d blocks, %d tables, %s)", o.StoreName, st.Blocks, st.Tables, progress.Plural(st.Docs, "URL", "URLs"))
+		name := "the index"
+		if o.StoreName != "" {
+			name = "index " + o.StoreName
+		}
+		d.sum.Search += fmt.Sprintf(" and %s (%d blocks, %d tables, %s)", name, st.Blocks, st.Tables, progress.Plural(st.Docs, "URL", "URLs"))
 	}
 	for _, in := range inputs {
 		if err := d.read(in, stdin); err != nil {

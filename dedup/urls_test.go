@@ -206,6 +206,9 @@ func TestRunURLsStore(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) || sum.Unique != 2 || sum.Resumed != 0 {
 		t.Fatalf("first run: %q, %+v, %v; want %q", got, sum, err, want)
 	}
+	if want := "in-memory block index (8 blocks, 28 tables) and the index (8 blocks, 28 tables, 0 URLs)"; sum.Search != want {
+		t.Errorf("first run: search %q, want %q", sum.Search, want)
+	}
 	doc, err := store.Get(ctx, "http://example.org/x")
 	if err != nil || doc.Title != "http://example.org/x" || doc.Job != "j1" || doc.Seq != 2 || doc.Fingerprint == 0 {
 		t.Errorf("stored %+v, %v; want title http://example.org/x, job j1, seq 2 (1-based)", doc, err)
