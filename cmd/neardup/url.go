@@ -158,18 +158,18 @@ func runURLDedup(c *cli.Context) (err error) {
 	ew := c.App.ErrWriter
 	var rejected int
 	sum, err := dedup.RunURLs(c.Context, inputs, c.App.Reader, store, opts, func(o *dedup.URLOutcome) error {
-		if o.Err == nil {
-			return outs.WriteURL(o)
+		var r input.Reject
+		if o.Err != nil {
+			r = input.NewReject(&input.Record{}, o.Err)
 		}
-		r := input.NewReject(&input.Record{}, o.Err)
 		switch {
 		case o.Verdict == dedup.Rejected:
 			if rejected++; rejected <= maxShown {
 				fmt.Fprintf(ew, "neardup url dedup: %s:%d: %s\n", r.Source, r.Line, r.Reason)
 			}
-		case r.Line > 0:
+		case o.Verdict == dedup.InputFailed && r.Line > 0:
 			fmt.Fprintf(ew, "neardup url dedup: input error: %s:%d: %s\n", r.Source, r.Line, r.Reason)
-		default:
+		case o.Verdict == dedup.InputFailed:
 			fmt.Fprintf(ew, "neardup url dedup: input error: %s: %s\n", r.Source, r.Reason)
 		}
 		return outs.WriteURL(o)
