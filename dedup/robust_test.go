@@ -1,7 +1,7 @@
 package dedup
 
 // Robustness of the library: every kind of bad input through
-// input.Reader, neardup.Analyzer and Dedup, and concurrent use of one neardup.Analyzer.
+// input.Reader, neardup.Analyzer and dedup.Run, and concurrent use of one neardup.Analyzer.
 // The command's side of the same inputs is tested in
 // cmd/neardup/robust_test.go.
 
@@ -45,8 +45,8 @@ func robustLine(id, text string) string {
 	return fmt.Sprintf(`{"id":%q,"text":%q}`, id, text)
 }
 
-// robustOutcome describes one outcome of Reader.Next or Dedup in a line:
-// "ID" for a record, "error: MESSAGE" for a reader error; for Dedup
+// robustOutcome describes one outcome of Reader.Next or dedup.Run in a line:
+// "ID" for a record, "error: MESSAGE" for a reader error; for dedup.Run
 // "unique ID", "duplicate ID of ID (exact|near)", "too-short ID: REASON",
 // "rejected: MESSAGE", "input-failed: MESSAGE". The temporary directory
 // is cut from messages.
@@ -104,7 +104,7 @@ func robustRead(t *testing.T, r *input.Reader, dir string) ([]string, []input.Re
 	}
 }
 
-// robustDedup runs Dedup over r with a fresh in-memory store and a fixed
+// robustDedup runs dedup.Run over r with a fresh in-memory store and a fixed
 // clock, and returns the outcomes described by robustOutcome.
 func robustDedup(t *testing.T, r *input.Reader, dir string, opts *Options) ([]string, []*Outcome, Summary, error) {
 	t.Helper()
@@ -155,7 +155,7 @@ func writeRobustFiles(t *testing.T, files []robustFile) string {
 
 // TestRobustWholeFiles puts each kind of bad whole-file input between two
 // good articles, in a directory that is walked, and checks what the
-// Reader returns, what Dedup decides and that it counts it, and that the
+// Reader returns, what dedup.Run decides and that it counts it, and that the
 // good articles around it are processed.
 func TestRobustWholeFiles(t *testing.T) {
 	t.Parallel()
@@ -173,9 +173,9 @@ func TestRobustWholeFiles(t *testing.T) {
 		bad      robustFile
 		opts     input.Options
 		read     string    // what the Reader returns for bad
-		verdict  string    // what Dedup decides for bad
-		last     string    // Dedup's verdict on 3-zh.txt, when not "unique 3-zh.txt"
-		sum      robustSum // Dedup's counts
+		verdict  string    // what dedup.Run decides for bad
+		last     string    // dedup.Run's verdict on 3-zh.txt, when not "unique 3-zh.txt"
+		sum      robustSum // dedup.Run's counts
 		dedupErr string
 	}{
 		{name: "empty", bad: robustFile{"2-empty.txt", nil},
@@ -268,13 +268,13 @@ func TestRobustWholeFiles(t *testing.T) {
 			}
 			verdicts, _, sum, err := robustDedup(t, input.NewReader([]string{dir}, nil, &tt.opts), dir, nil)
 			if err != nil {
-				t.Fatalf("Dedup: %v", err)
+				t.Fatalf("dedup.Run: %v", err)
 			}
 			if want := []string{"unique 1-en.txt", tt.verdict, last}; !slices.Equal(verdicts, want) {
-				t.Errorf("Dedup:\n got %q\nwant %q", verdicts, want)
+				t.Errorf("dedup.Run:\n got %q\nwant %q", verdicts, want)
 			}
 			if robustCountsOf(sum) != tt.sum {
-				t.Errorf("Dedup summary %+v, want %+v", robustCountsOf(sum), tt.sum)
+				t.Errorf("dedup.Run summary %+v, want %+v", robustCountsOf(sum), tt.sum)
 			}
 			// Strict mode stops at the bad record or input, after the good one.
 			n := 0
@@ -365,7 +365,7 @@ func TestRobustHTML(t *testing.T) {
 }
 
 // TestRobustJSONL puts every kind of bad JSONL line between good ones and
-// checks the error (file, line, field and reason), what Dedup decides,
+// checks the error (file, line, field and reason), what dedup.Run decides,
 // that it counts it, and that the good records are processed.
 func TestRobustJSONL(t *testing.T) {
 	t.Parallel()
@@ -373,7 +373,7 @@ func TestRobustJSONL(t *testing.T) {
 	lines := []struct {
 		line    string
 		read    string // Reader result: id or "error: …"
-		verdict string // Dedup outcome
+		verdict string // dedup.Run outcome
 	}{
 		// A UTF-8 byte-order mark starts the stream.
 		{"\ufeff" + robustLine("en", testfixtures.EN), "en", "unique en"},
@@ -432,14 +432,14 @@ func TestRobustJSONL(t *testing.T) {
 	}
 	verdicts, outs, sum, err := robustDedup(t, input.NewReader([]string{path}, nil, nil), dir, nil)
 	if err != nil {
-		t.Errorf("Dedup: %v", err) // a bad record must not stop the run
+		t.Errorf("dedup.Run: %v", err) // a bad record must not stop the run
 	}
 	if !slices.Equal(verdicts, wantDedup) {
-		robustDiff(t, "Dedup", verdicts, wantDedup)
+		robustDiff(t, "dedup.Run", verdicts, wantDedup)
 	}
 	want := robustSum{Records: 24, Unique: 4, Exact: 3, Near: 1, TooShort: 1, Rejected: 15}
 	if robustCountsOf(sum) != want {
-		t.Errorf("Dedup summary %+v, want %+v", robustCountsOf(sum), want)
+		t.Errorf("dedup.Run summary %+v, want %+v", robustCountsOf(sum), want)
 	}
 	// Rejected records carry the RecordError with the line and field.
 	for _, o := range outs {
@@ -509,7 +509,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	}
 }
 
-// TestRobustDuplicateIDsAcrossRuns: a second Dedup run over the same
+// TestRobustDuplicateIDsAcrossRuns: a second dedup.Run run over the same
 // persistent index, as another job (a grown input, a changed setting),
 // reports the records whose ids the first stored as archived, with their
 // verdicts then, duplicates too; the same job says it resumed; a changed
@@ -621,7 +621,7 @@ func robustCorpus(t testing.TB, n int) string {
 	return b.String()
 }
 
-// TestRobustConcurrentDedup runs Dedup several times at once with one
+// TestRobustConcurrentDedup runs dedup.Run several times at once with one
 // shared neardup.Analyzer (each with its own store): with -race it proves the
 // sharing safe, and every run decides what a run alone decides. The runs
 // also differ in Workers and Batch, which must not change the outcome.
@@ -676,7 +676,7 @@ func TestRobustConcurrentDedup(t *testing.T) {
 	}
 }
 
-// TestRobustDedupCancel: cancelling the context stops Dedup with the
+// TestRobustDedupCancel: cancelling the context stops dedup.Run with the
 // context's error, without a panic or a leaked goroutine blocking it.
 func TestRobustDedupCancel(t *testing.T) {
 	t.Parallel()

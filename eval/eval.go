@@ -255,7 +255,8 @@ func (s *evalSet) label(a, b string) (LabeledPair, bool) {
 // the SimHash screen alone at each distance 0 … MaxThreshold (over all
 // pairs of fingerprinted documents, exact content matches counting at
 // every distance), the same with content verification, and the real
-// detector, an index.Memory queried with Similar for each document.
+// detector, an in-memory archive (memstore) queried with Similar for each
+// document.
 // Pairs are unordered. Only fingerprinted and too-short records are in
 // the corpus: labelled pairs naming any other ID (a rejected record's,
 // say) are counted as missing and otherwise left out.

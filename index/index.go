@@ -4,7 +4,8 @@
 // content. It owns the layout (which keys a document is filed under),
 // candidate generation, confirmation and the record format; where the
 // keys and records are kept is a Store's business (subpackages
-// badgerstore and memstore; indextest is the suite every store passes).
+// badgerstore, memstore and redisstore; indextest is the suite every
+// store passes).
 //
 // # Blocks, tables and the pigeonhole argument
 //

@@ -19,7 +19,7 @@ const (
 )
 
 // storedKeywords is how many of an article's keywords add and check
-// --add store with it (to explain later matches), as neardup.Dedup does.
+// --add store with it (to explain later matches), as dedup.Run does.
 const storedKeywords = 32
 
 // flags concatenates flag groups.
