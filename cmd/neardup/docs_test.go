@@ -182,6 +182,15 @@ func TestDocExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the documents' examples (a minute): not with -short")
 	}
+	for _, tool := range []string{"bash", "jq", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := tool + " not found: the documents' examples use it; install it with: apt-get install -y jq curl"
+			if os.Getenv("CI") == "true" {
+				t.Fatal(msg + " (CI=true: the examples must run)")
+			}
+			t.Skip(msg)
+		}
+	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
