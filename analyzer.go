@@ -15,7 +15,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup/dict"
-	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/simhash"
@@ -383,21 +382,6 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	}
 	r.Fingerprint = simhash.Sum(feats)
 	return r, nil
-}
-
-// Doc returns the archive document of the article id, titled title,
-// that an is the analysis of: its fingerprint, content hash and sketch,
-// and its first keywords (none when keywords is 0, all when it is
-// negative), which the archive keeps to explain later matches.
-func (an *Analysis) Doc(id, title string, keywords int) index.Doc {
-	kw := an.Keywords
-	if keywords >= 0 {
-		kw = kw[:min(len(kw), keywords)]
-	}
-	if len(kw) == 0 {
-		kw = nil
-	}
-	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch, Shingles: an.Shingles, Long: an.Long}
 }
 
 // Words returns the candidate keywords of text as Analyze sees them,

@@ -320,7 +320,7 @@ func (d *deduper) match(out *Outcome) error {
 		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
 		return nil
 	}
-	doc := an.Doc(rec.ID, rec.Title, d.o.Keywords)
+	doc := DocOf(an, rec.ID, rec.Title, d.o.Keywords)
 	doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
 	if done, err := d.known(out, &doc); done || err != nil {
 		return err

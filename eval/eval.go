@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 )
 
@@ -25,8 +24,7 @@ const DefaultThresholds = 10
 // Options configure Evaluate. The zero value (or nil) means the
 // defaults.
 type Options struct {
-	// Index configures the in-memory index of the "current settings"
-	// detector (memstore). Its MinContent (0: index.DefaultMinContent)
+	// Index configures the archive of the "current settings" detector. Its MinContent (0: index.DefaultMinContent)
 	// also confirms the candidates of the verified SimHash rows.
 	Index index.Options
 	// MaxDistance is the SimHash distance the detector queries with
@@ -255,12 +253,15 @@ func (s *evalSet) label(a, b string) (LabeledPair, bool) {
 // the SimHash screen alone at each distance 0 … MaxThreshold (over all
 // pairs of fingerprinted documents, exact content matches counting at
 // every distance), the same with content verification, and the real
-// detector, an in-memory archive (memstore) queried with Similar for each
-// document.
-// Pairs are unordered. Only fingerprinted and too-short records are in
+// detector: an archive in a store newStore makes (memstore.New, say; a
+// new one for each run of the detector) queried with Similar for each
+// document. Pairs are unordered. Only fingerprinted and too-short records are in
 // the corpus: labelled pairs naming any other ID (a rejected record's,
 // say) are counted as missing and otherwise left out.
-func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
+func Evaluate(c *Corpus, l *Labels, newStore func() index.Store, opts *Options) (*Report, error) {
+	if newStore == nil {
+		return nil, errors.New("evaluate: no store for the detector's archive (newStore is nil)")
+	}
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -359,13 +360,13 @@ func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
 	rep.Distances = s.distances(distinct)
 
 	var err error
-	if rep.Current, err = s.detect(o.Index, k, o.Workers, true); err != nil {
+	if rep.Current, err = s.detect(newStore(), o.Index, k, o.Workers, true); err != nil {
 		return nil, err
 	}
 	for _, mc := range o.Sweep {
 		so := o.Index
 		so.MinContent = mc
-		r, err := s.detect(so, k, o.Workers, false)
+		r, err := s.detect(newStore(), so, k, o.Workers, false)
 		if err != nil {
 			return nil, err
 		}
@@ -423,9 +424,9 @@ func (s *evalSet) screen(maxK int, minContent float64) []ThresholdResult {
 
 // detect runs the real detector with opts, querying at distance k
 // (negative: the index's MaxDistance).
-func (s *evalSet) detect(opts index.Options, k, workers int, details bool) (DetectorResult, error) {
-	ctx := context.Background() // an index in memory: nothing to cancel
-	m, err := memstore.Open(ctx, &opts)
+func (s *evalSet) detect(store index.Store, opts index.Options, k, workers int, details bool) (DetectorResult, error) {
+	ctx := context.Background()
+	m, err := index.New(ctx, store, &opts)
 	if err != nil {
 		return DetectorResult{}, fmt.Errorf("evaluate: %w", err)
 	}

@@ -66,7 +66,7 @@ func (a *article) id() string {
 
 // doc is the archive document of a.
 func (s *Server) doc(a *article, an *neardup.Analysis) index.Doc {
-	d := an.Doc(a.id(), a.Title, s.o.Keywords)
+	d := dedup.DocOf(an, a.id(), a.Title, s.o.Keywords)
 	d.Added = s.o.Now().UTC()
 	if s.o.KeepText {
 		d.Text = *a.Text

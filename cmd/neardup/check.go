@@ -75,7 +75,7 @@ func runCheck(c *cli.Context) error {
 			}
 			rec.ID = idFlag
 		}
-		doc := an.Doc(rec.ID, rec.Title, storedKeywords)
+		doc := dedup.DocOf(an, rec.ID, rec.Title, storedKeywords)
 		doc.Added = time.Now().UTC()
 		res, err := dedup.Check(c.Context, x, &doc, k, add && rec.ID != "-")
 		if err != nil {
