@@ -23,7 +23,7 @@
 #      `bareseg -gojieba`, the same with gojieba's own Cut, which sends
 #      English through cppjieba too;
 #   3. index ingest (Add in batches, and Load) and query (Badger and
-#      memory) at 1M fingerprints; index/badgerstore/bench_ingest.go -n 10000000
+#      memory) at 1M fingerprints; bench/badgeringest -n 10000000
 #      does the same at 10M (about 15 minutes).
 #   4. the fold of traditional Chinese (BenchmarkFold): the analysis with
 #      and without it (Options.KeepTraditional, the analysis of before) in
@@ -101,9 +101,9 @@ if [[ $sections == *3* ]]; then
 echo
 echo "## 3. Index: ingest and Near at 1M fingerprints"
 echo "### Add in batches of 1000 (records with title and keywords, no sketch); Near on Badger and in memory"
-(cd index/badgerstore && go run bench_ingest.go -n 1000000 -sketch=false -memory -queries 10000)
+(go run ./bench/badgeringest -n 1000000 -sketch=false -memory -queries 10000)
 echo "### Load of bare fingerprints (add --fingerprints into a new index); Near"
-(cd index/badgerstore && go run bench_ingest.go -n 1000000 -bare -load -queries 10000)
+(go run ./bench/badgeringest -n 1000000 -bare -load -queries 10000)
 fi
 
 if [[ $sections == *4* ]]; then

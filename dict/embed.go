@@ -39,9 +39,9 @@ func ZhIDF() []byte { return []byte(zhIDF) }
 func ZhStopWords() []byte { return []byte(zhStopWords) }
 
 // EnIDF returns a copy of en_idf.utf8, the English IDF table made by
-// gen_en_idf.go: one "word idf" line per word.
+// dict/gen/enidf: one "word idf" line per word.
 func EnIDF() []byte { return []byte(enIDF) }
 
 // EnStopWords returns a copy of en_stop_words.utf8, the English stop-word
-// list made by gen_en_idf.go, one word a line.
+// list made by dict/gen/enidf, one word a line.
 func EnStopWords() []byte { return []byte(enStopWords) }
