@@ -7,8 +7,6 @@ package dedup
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -39,11 +37,6 @@ const robustHTML = `<!DOCTYPE html>
 </head><body><h1>Rates</h1><p>` + testfixtures.EN + `</p>
 <script type="text/javascript">document.write("<p>zzscriptword</p>");</script>
 </body></html>`
-
-// robustLine is a JSONL line of id and text.
-func robustLine(id, text string) string {
-	return fmt.Sprintf(`{"id":%q,"text":%q}`, id, text)
-}
 
 // robustOutcome describes one outcome of Reader.Next or dedup.Run in a line:
 // "ID" for a record, "error: MESSAGE" for a reader error; for dedup.Run
@@ -235,8 +228,8 @@ func TestRobustWholeFiles(t *testing.T) {
 			verdict: "rejected: 2-big.txt.gz: too large: more than 1000 bytes (the maximum, --max-bytes)",
 			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
 		{name: "truncated gzip", bad: robustFile{"2-cut.txt.gz", cut[:len(cut)/2]},
-			read:    fmt.Sprintf("error: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut[:len(cut)/2])),
-			verdict: fmt.Sprintf("input-failed: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut[:len(cut)/2])),
+			read:    fmt.Sprintf("error: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", testfixtures.GunzipLen(t, cut[:len(cut)/2])),
+			verdict: fmt.Sprintf("input-failed: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", testfixtures.GunzipLen(t, cut[:len(cut)/2])),
 			sum:     robustSum{Records: 3, Unique: 2, InputErrors: 1}},
 		{name: "gzip header only", bad: robustFile{"2-cut.txt.gz", cut[:5]},
 			read:    "error: 2-cut.txt.gz: truncated gzip data: unexpected EOF",
@@ -301,21 +294,6 @@ func robustMemory(t testing.TB) *index.Index {
 	return m
 }
 
-// robustGunzipLen returns how many bytes of the truncated gzip data b
-// decompress before the error.
-func robustGunzipLen(t testing.TB, b []byte) int64 {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := io.Copy(io.Discard, bufio.NewReader(zr))
-	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("truncated gzip: %v", err)
-	}
-	return n
-}
-
 // TestRobustHTML: with input.Options.HTML the scripts and styles of a page
 // are gone and its title is the record's; without, the page is text and
 // the script's words are fingerprinted.
@@ -376,7 +354,7 @@ func TestRobustJSONL(t *testing.T) {
 		verdict string // dedup.Run outcome
 	}{
 		// A UTF-8 byte-order mark starts the stream.
-		{"\ufeff" + robustLine("en", testfixtures.EN), "en", "unique en"},
+		{"\ufeff" + testfixtures.JSONLine("en", testfixtures.EN), "en", "unique en"},
 		{`{"id":"m1","text":"unterminated`, `error: in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`,
 			`rejected: in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`},
 		{`{"id":"m2","text":"trailing comma",}`, `error: in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`,
@@ -395,25 +373,25 @@ func TestRobustJSONL(t *testing.T) {
 		{`{"id":"n6","text":" \n\t "}`, `error: in.jsonl:13: field "text": only white space`, `rejected: in.jsonl:13: field "text": only white space`},
 		{`{"id":{"a":1},"text":"x"}`, `error: in.jsonl:14: field "id": not a string or number (object)`,
 			`rejected: in.jsonl:14: field "id": not a string or number (object)`},
-		{robustLine("dup", testfixtures.EN2), "dup", "unique dup"},
+		{testfixtures.JSONLine("dup", testfixtures.EN2), "dup", "unique dup"},
 		// The same id again, for another article: the second is rejected.
-		{robustLine("dup", testfixtures.ZH2), "dup", `rejected: in.jsonl:16: field "id": duplicate id "dup": an earlier article has it (record 14 of this input)`},
-		{robustLine("line\nbreak", testfixtures.ZH), "line\nbreak", "unique line\nbreak"},
-		{robustLine("a/b/../c", testfixtures.EN+" Extra sentence."), "a/b/../c", "duplicate a/b/../c of en (near)"},
+		{testfixtures.JSONLine("dup", testfixtures.ZH2), "dup", `rejected: in.jsonl:16: field "id": duplicate id "dup": an earlier article has it (record 14 of this input)`},
+		{testfixtures.JSONLine("line\nbreak", testfixtures.ZH), "line\nbreak", "unique line\nbreak"},
+		{testfixtures.JSONLine("a/b/../c", testfixtures.EN+" Extra sentence."), "a/b/../c", "duplicate a/b/../c of en (near)"},
 		{`{"id":12345,"text":` + fmt.Sprintf("%q", testfixtures.EN) + `}`, "12345", "duplicate 12345 of en (exact)"},
 		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `error: in.jsonl:20: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`,
 			`rejected: in.jsonl:20: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
 		// GBK without a flag: detected and decoded, so it is the exact
 		// duplicate of the UTF-8 line.
-		{testfixtures.GBK(t, robustLine("gbk", testfixtures.ZH)), "gbk", "duplicate gbk of line\nbreak (exact)"},
+		{testfixtures.GBK(t, testfixtures.JSONLine("gbk", testfixtures.ZH)), "gbk", "duplicate gbk of line\nbreak (exact)"},
 		// A byte-order mark in the middle of a stream (cat a.jsonl b.jsonl)
 		// is dropped like the first line's.
-		{"\ufeff" + robustLine("bom2", testfixtures.EN2), "bom2", "duplicate bom2 of dup (exact)"},
-		{robustLine("short", "abc def"), "short", "too-short short: too few keywords to fingerprint: 2 keywords, need 4"},
+		{"\ufeff" + testfixtures.JSONLine("bom2", testfixtures.EN2), "bom2", "duplicate bom2 of dup (exact)"},
+		{testfixtures.JSONLine("short", "abc def"), "short", "too-short short: too few keywords to fingerprint: 2 keywords, need 4"},
 		// A 1 MB id cannot be stored in an index (index.MaxIDLen): the
 		// record is rejected, and the run goes on.
-		{robustLine(longID, testfixtures.ZH2), longID, `rejected: in.jsonl:24: field "id": id is 1048576 bytes long; an index holds ids of at most 64000`},
-		{robustLine("last", testfixtures.ZH2), "last", "unique last"},
+		{testfixtures.JSONLine(longID, testfixtures.ZH2), longID, `rejected: in.jsonl:24: field "id": id is 1048576 bytes long; an index holds ids of at most 64000`},
+		{testfixtures.JSONLine("last", testfixtures.ZH2), "last", "unique last"},
 	}
 	var in strings.Builder
 	var wantRead, wantDedup []string
@@ -485,10 +463,10 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	t.Parallel()
 	var in strings.Builder
 	for i := range 300 {
-		fmt.Fprintf(&in, "%s\n", robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)))
+		fmt.Fprintf(&in, "%s\n", testfixtures.JSONLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)))
 	}
 	gz := testfixtures.Gzip(t, in.String())
-	dir := writeRobustFiles(t, []robustFile{{"1-cut.jsonl.gz", gz[:len(gz)*2/3]}, {"2-next.jsonl", []byte(robustLine("next", testfixtures.ZH) + "\n")}})
+	dir := writeRobustFiles(t, []robustFile{{"1-cut.jsonl.gz", gz[:len(gz)*2/3]}, {"2-next.jsonl", []byte(testfixtures.JSONLine("next", testfixtures.ZH) + "\n")}})
 	verdicts, _, sum, err := robustDedup(t, input.NewReader([]string{dir}, nil, nil), dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -518,12 +496,12 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 // ("duplicate id … added by job job1") and the duplicate was not stored.
 func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
-	lines := robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH) + "\n" +
-		robustLine("c", testfixtures.ZH2+" 新的一段。") + "\n" + robustLine("d", testfixtures.EN) + "\n"
+	lines := testfixtures.JSONLine("a", testfixtures.EN) + "\n" + testfixtures.JSONLine("b", testfixtures.ZH) + "\n" +
+		testfixtures.JSONLine("c", testfixtures.ZH2+" 新的一段。") + "\n" + testfixtures.JSONLine("d", testfixtures.EN) + "\n"
 	dir := writeRobustFiles(t, []robustFile{
 		{"in.jsonl", []byte(lines)},
-		{"grown.jsonl", []byte(lines + robustLine("e", testfixtures.ZH+" 又一段。") + "\n")},
-		{"changed.jsonl", []byte(robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH2) + "\n")},
+		{"grown.jsonl", []byte(lines + testfixtures.JSONLine("e", testfixtures.ZH+" 又一段。") + "\n")},
+		{"changed.jsonl", []byte(testfixtures.JSONLine("a", testfixtures.EN) + "\n" + testfixtures.JSONLine("b", testfixtures.ZH2) + "\n")},
 	})
 	x, err := badgerstore.OpenIndex(context.Background(), filepath.Join(dir, "idx"), nil, nil)
 	if err != nil {

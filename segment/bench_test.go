@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testfixtures/corpora"
 )
 
@@ -97,7 +98,7 @@ func benchCutTexts(b *testing.B, cut func(string) []string, texts []string) {
 	b.SetBytes(int64(n))
 	b.ResetTimer()
 	tokens, ops := 0, 0
-	cpu0 := cpuTime()
+	cpu0 := cputime.Self()
 	for b.Loop() {
 		tokens = 0
 		for _, t := range norm {
@@ -113,7 +114,7 @@ func benchCutTexts(b *testing.B, cut func(string) []string, texts []string) {
 // (all threads, GC included) since cpu0, as "cpu-MB/s": steadier than MB/s
 // when other processes compete for the CPU.
 func reportCPURate(b *testing.B, cpu0 time.Duration, bytes int64) {
-	if d := cpuTime() - cpu0; cpu0 > 0 && d > 0 {
+	if d := cputime.Self() - cpu0; cpu0 > 0 && d > 0 {
 		b.ReportMetric(float64(bytes)/1e6/d.Seconds(), "cpu-MB/s")
 	}
 }
@@ -128,7 +129,7 @@ func BenchmarkNormalize(b *testing.B) {
 			}
 			b.SetBytes(int64(n))
 			ops := 0
-			cpu0 := cpuTime()
+			cpu0 := cputime.Self()
 			for b.Loop() {
 				for _, t := range texts {
 					Normalize(t)
