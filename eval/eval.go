@@ -262,7 +262,42 @@ func Evaluate(c *Corpus, l *Labels, newStore func() index.Store, opts *Options) 
 	if newStore == nil {
 		return nil, errors.New("evaluate: no store for the detector's archive (newStore is nil)")
 	}
-	var o Options
+	o, minContent, k, err := evalOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if l == nil {
+		l = &Labels{}
+	}
+	s, err := newEvalSet(c, l)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Analyzer: o.Index.AnalyzerID, Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
+		Reference: l.Reference, MinContent: minContent}
+	distinct := s.fileLabels(l, rep)
+	rep.Thresholds = s.screen(o.MaxThreshold, minContent)
+	rep.Distances = s.distances(distinct)
+
+	if rep.Current, err = s.detect(newStore(), o.Index, k, o.Workers, true); err != nil {
+		return nil, err
+	}
+	for _, mc := range o.Sweep {
+		so := o.Index
+		so.MinContent = mc
+		r, err := s.detect(newStore(), so, k, o.Workers, false)
+		if err != nil {
+			return nil, err
+		}
+		rep.Sweep = append(rep.Sweep, r)
+	}
+	return rep, nil
+}
+
+// evalOptions fills in and checks opts: the options, the MinContent that
+// confirms candidates, and the distance the detector queries at (−1:
+// the index's MaxDistance).
+func evalOptions(opts *Options) (o Options, minContent float64, k int, err error) {
 	if opts != nil {
 		o = *opts
 	}
@@ -270,29 +305,31 @@ func Evaluate(c *Corpus, l *Labels, newStore func() index.Store, opts *Options) 
 		o.MaxThreshold = DefaultThresholds
 	}
 	if o.MaxThreshold < 0 || o.MaxThreshold > 64 {
-		return nil, fmt.Errorf("evaluate: MaxThreshold %d: want 0 to 64", o.MaxThreshold)
+		return o, 0, 0, fmt.Errorf("evaluate: MaxThreshold %d: want 0 to 64", o.MaxThreshold)
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	minContent := o.Index.MinContent
+	minContent = o.Index.MinContent
 	if minContent == 0 {
 		minContent = index.DefaultMinContent
 	}
 	if !(minContent > 0 && minContent <= 1) {
-		return nil, fmt.Errorf("evaluate: MinContent %v: want a value in (0, 1]", minContent)
+		return o, 0, 0, fmt.Errorf("evaluate: MinContent %v: want a value in (0, 1]", minContent)
 	}
-	if l == nil {
-		l = &Labels{}
-	}
-	k := -1 // the index's MaxDistance
+	k = -1
 	if o.MaxDistance != 0 {
 		k = max(o.MaxDistance, 0)
 		if o.Index.Blocks == 0 && o.Index.MaxDistance == 0 {
 			o.Index.Blocks, o.Index.MaxDistance = index.LayoutFor(k)
 		}
 	}
+	return o, minContent, k, nil
+}
 
+// newEvalSet numbers the corpus's documents (too-short ones −1),
+// refusing an ID that is there twice.
+func newEvalSet(c *Corpus, l *Labels) (*evalSet, error) {
 	s := &evalSet{docs: c.Docs, ids: make(map[string]int, len(c.Docs)+len(c.TooShort)),
 		labels: make(map[pairKey]LabeledPair, len(l.Pairs)), reference: l.Reference}
 	for i := range c.Docs {
@@ -308,11 +345,15 @@ func Evaluate(c *Corpus, l *Labels, newStore func() index.Store, opts *Options) 
 		}
 		s.ids[id] = -1
 	}
-	rep := &Report{Analyzer: o.Index.AnalyzerID, Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
-		Reference: l.Reference, MinContent: minContent}
+	return s, nil
+}
+
+// fileLabels files the labelled pairs of l whose documents are both in the
+// corpus, counts them (and those that name a missing document) in rep,
+// and returns the pairs labelled distinct.
+func (s *evalSet) fileLabels(l *Labels, rep *Report) (distinct []LabeledPair) {
 	missing := make(map[string]bool)
 	var listedDistinct int64
-	var distinct []LabeledPair
 	for _, p := range l.Pairs {
 		_, okA := s.ids[p.A]
 		_, okB := s.ids[p.B]
@@ -355,24 +396,7 @@ func Evaluate(c *Corpus, l *Labels, newStore func() index.Store, opts *Options) 
 	}
 	slices.Sort(rep.MissingIDs)
 	rep.MissingIDs = rep.MissingIDs[:min(len(rep.MissingIDs), 10)]
-
-	rep.Thresholds = s.screen(o.MaxThreshold, minContent)
-	rep.Distances = s.distances(distinct)
-
-	var err error
-	if rep.Current, err = s.detect(newStore(), o.Index, k, o.Workers, true); err != nil {
-		return nil, err
-	}
-	for _, mc := range o.Sweep {
-		so := o.Index
-		so.MinContent = mc
-		r, err := s.detect(newStore(), so, k, o.Workers, false)
-		if err != nil {
-			return nil, err
-		}
-		rep.Sweep = append(rep.Sweep, r)
-	}
-	return rep, nil
+	return distinct
 }
 
 // screen tabulates the SimHash screen by brute force over all pairs.
