@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/serve"
 )
 
@@ -87,7 +88,7 @@ func runServe(c *cli.Context) error {
 		ln.Close()
 		return err
 	}
-	fmt.Fprintf(ew, "neardup serve: listening on http://%s/ (archive %s, %s)\n", ln.Addr(), dir, plural(st.Docs, "document", "documents"))
+	fmt.Fprintf(ew, "neardup serve: listening on http://%s/ (archive %s, %s)\n", ln.Addr(), archive.Redact(dir), plural(st.Docs, "document", "documents"))
 	grace := c.Duration("grace")
 	if grace <= 0 {
 		grace = time.Nanosecond
@@ -97,7 +98,7 @@ func runServe(c *cli.Context) error {
 		err = cerr
 	}
 	if err == nil {
-		fmt.Fprintf(ew, "neardup serve: stopped; archive %s closed\n", dir)
+		fmt.Fprintf(ew, "neardup serve: stopped; archive %s closed\n", archive.Redact(dir))
 	}
 	return err
 }
