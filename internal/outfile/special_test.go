@@ -137,13 +137,24 @@ func TestDevStdoutChild(t *testing.T) {
 
 // TestDevStdout: /dev/stdout, /dev/fd/1 and /proc/self/fd/1 write to the
 // process's standard output (a pipe here), whatever they are links to.
-// Before, Create made a temporary file in /dev (refused without root, so
-// the run failed; as root /dev/stdout became a regular file).
+// Before, Create made a temporary file in /dev and renamed it over
+// /dev/stdout: refused without root, so the run failed; as root,
+// /dev/stdout became a regular file. Do not run this test as root
+// against such a Create.
 func TestDevStdout(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
-		if _, err := os.Stat(path); err != nil {
+		// Write only through the links these are (to /proc/self/fd/1):
+		// a code that renames over them replaced /dev/stdout, as root,
+		// with a regular file (what this test found). A machine where
+		// that happened is reported, not written to.
+		fi, err := os.Lstat(path)
+		if err != nil {
 			t.Logf("%s: %v", path, err)
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is %v, not the link to /proc/self/fd/1 it should be: restore it (ln -sf /proc/self/fd/1 %s)", path, fi.Mode(), path)
 			continue
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestDevStdoutChild$", "-test.v=false")
