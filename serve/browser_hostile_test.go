@@ -121,3 +121,34 @@ func TestBrowserRefusedAdd(t *testing.T) {
 		t.Errorf("the archived article changed: %v", err)
 	}
 }
+
+// TestBrowserNoMarkup: ids, titles and texts are shown as text, never
+// as markup: a match whose title, id and text hold script and img
+// elements with handlers runs none of them. It held in #31's red team;
+// this keeps it.
+func TestBrowserNoMarkup(t *testing.T) {
+	ctx := browser(t)
+	s := newTestServer(t, Options{KeepText: true})
+	evil := `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>`
+	if w := do(s, "POST", "/v1/documents", js(t, map[string]string{"id": `x"><svg onload="document.title='pwned'">`, "title": evil,
+		"text": fixture(t, "b.txt") + evil})); w.Code != 201 {
+		t.Fatalf("add: %d %s", w.Code, w.Body)
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(hs.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#text")),
+		chromedp.SetValue(chromedp.CSS("#text"), fixture(t, "a.txt")+evil),
+		chromedp.Click(chromedp.CSS("#check")),
+		chromedp.WaitVisible(chromedp.CSS("#matches li")),
+		chromedp.WaitVisible(chromedp.CSS("#compare")),
+	)
+	if err != nil {
+		t.Fatalf("check from the page: %v", err)
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.title + " | " + document.querySelectorAll("main img, main script, main svg, #matches img, #side-a img, #side-b img").length + " | " + document.querySelector("#matches .title").textContent`))
+	if want := "neardup — 查重 check before publishing | 0 | " + evil; err != nil || got != want {
+		t.Errorf("after showing the match: %q (%v), want %q", got, err, want)
+	}
+}

@@ -299,11 +299,20 @@ func TestHardening(t *testing.T) {
 		want int
 	}{
 		{"Bearer tok3n", 201}, {"bearer tok3n", 200}, {"BEARER  tok3n", 200},
-		{"Bearer wrong", 401}, {"Basic tok3n", 401}, {"tok3n", 401}, {"Bearertok3n", 401},
+		{"Bearer wrong", 401}, {"Basic tok3n", 401}, {"tok3n", 401}, {"Bearertok3n", 401}, {"", 401},
 	} {
 		if w := do(s, "POST", "/v1/documents", doc, "Authorization", tc.auth); w.Code != tc.want {
 			t.Errorf("Authorization %q: %d %s, want %d", tc.auth, w.Code, w.Body, tc.want)
 		}
+	}
+	// What held (#31), kept: a token in the query string is no token;
+	// JSON nested 10,000 deep is a 400, not a crash.
+	if w := do(s, "POST", "/v1/documents?access_token=tok3n&token=tok3n", doc); w.Code != 401 {
+		t.Errorf("a token in the query string: %d %s, want 401", w.Code, w.Body)
+	}
+	deep := `{"text":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "}"
+	if w := do(s, "POST", "/v1/check", deep); w.Code != 400 {
+		t.Errorf("JSON nested 10,000 deep: %d %.200s, want 400", w.Code, w.Body)
 	}
 	auth := []string{"Authorization", "Bearer tok3n"}
 	title := strings.Repeat("标", MaxTitleBytes/3+1)
