@@ -157,7 +157,9 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiE
 // A byte-order mark before the object is skipped; invalid UTF-8 and
 // escaped lone surrogates are refused (checkEncoding), never replaced.
 func decodeJSON(b []byte, v any) *apiError {
+	bom := len(b)
 	b = trimBOM(b)
+	bom -= len(b)
 	if a, ok := v.(*article); ok && *a == (article{}) {
 		var fast article
 		if decodeArticle(b, &fast) {
@@ -168,7 +170,7 @@ func decodeJSON(b []byte, v any) *apiError {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return badRequest("", "empty request body: want a JSON object")
 	}
-	if e := checkEncoding(b); e != nil {
+	if e := checkEncoding(b, bom); e != nil {
 		return e
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))

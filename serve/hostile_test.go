@@ -229,6 +229,7 @@ func TestEncoding(t *testing.T) {
 		{"charset=gbk", "/v1/documents", `{"id":"g","text":` + quoted + `}`, []string{"Content-Type", "application/json; charset=gbk"}, 415, "UTF-8 only"},
 		{"a pair", "/v1/documents", `{"id":"emoji\ud83d\ude00","text":` + quoted + `}`, nil, 201, `"id":"emoji😀"`},
 		{"an escaped backslash", "/v1/documents", `{"id":"bs\\ud800","text":` + quoted + `}`, nil, 201, `"id":"bs\\ud800"`},
+		{"a byte-order mark counted", "/v1/documents", "\xef\xbb\xbf" + `{"id":"coll` + "\xff" + `","text":"x"}`, nil, 400, `invalid UTF-8 at byte 14 (0xff)`},
 		{"a byte-order mark", "/v1/documents", "\xef\xbb\xbf" + `{"id":"bom","text":` + quoted + `}`, nil, 201, `"id":"bom"`},
 	} {
 		w := do(s, "POST", tc.path, tc.body, tc.header...)

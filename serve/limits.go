@@ -204,15 +204,16 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // checkEncoding refuses a JSON body whose strings would not be decoded
 // as sent: invalid UTF-8 (encoding/json would replace it with U+FFFD,
 // so that two IDs became one) and an escaped lone surrogate ("\ud800",
-// also U+FFFD). The error names the field and the byte.
-func checkEncoding(b []byte) *apiError {
+// also U+FFFD). The error names the field and the byte, counting skip
+// bytes before b (a byte-order mark).
+func checkEncoding(b []byte, skip int) *apiError {
 	if utf8.Valid(b) {
 		off, ok := loneSurrogate(b)
 		if !ok {
 			return nil
 		}
 		f := fieldAt(b, off)
-		return badRequest(f, "an escaped lone surrogate (%s) at byte %d: a string's \\u escapes must make valid UTF-16", b[off:off+6], off)
+		return badRequest(f, "an escaped lone surrogate (%s) at byte %d: a string's \\u escapes must make valid UTF-16", b[off:off+6], skip+off)
 	}
 	off := 0
 	for off < len(b) {
@@ -222,7 +223,7 @@ func checkEncoding(b []byte) *apiError {
 		}
 		off += n
 	}
-	return badRequest(fieldAt(b, off), "invalid UTF-8 at byte %d (0x%02x): the API takes UTF-8 only, and never rewrites a byte", off, b[off])
+	return badRequest(fieldAt(b, off), "invalid UTF-8 at byte %d (0x%02x): the API takes UTF-8 only, and never rewrites a byte", skip+off, b[off])
 }
 
 // loneSurrogate finds the first \u escape of a surrogate not in a pair.
