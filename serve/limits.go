@@ -136,7 +136,7 @@ func checkContentType(r *http.Request, write bool) *apiError {
 	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if cs, ok := params["charset"]; err == nil && ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
-		return &apiError{Status: http.StatusUnsupportedMediaType, Field: "",
+		return &apiError{Status: http.StatusUnsupportedMediaType,
 			Msg: fmt.Sprintf("Content-Type %q: the API takes UTF-8 only (convert the text, e.g. iconv -f %s -t UTF-8)", ct, cs)}
 	}
 	if !write {
