@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/simhash"
 )
@@ -66,7 +67,7 @@ func runCheck(c *cli.Context) error {
 		if asJSON {
 			return writeJSON(w, rep)
 		}
-		return rep.WriteText(w, dir, nkw)
+		return rep.WriteText(w, archive.Redact(dir), nkw)
 	}
 	err := analyzeEach(c, r, a, sk, func(n int64, rec *input.Record, an *neardup.Analysis) error {
 		if idFlag != "" {
@@ -93,13 +94,13 @@ func runCheck(c *cli.Context) error {
 		if asJSON {
 			return writeJSON(w, rep)
 		}
-		return rep.WriteText(w, dir, nkw)
+		return rep.WriteText(w, archive.Redact(dir), nkw)
 	})
 	if err != nil {
 		return err
 	}
 	if sum.Unchecked = sk.records + sk.inputs; !asJSON {
-		if err := sum.WriteText(w, dir); err != nil {
+		if err := sum.WriteText(w, archive.Redact(dir)); err != nil {
 			return err
 		}
 	}
@@ -137,7 +138,7 @@ func checkFingerprint(s *setup, dir, hex string, k int) error {
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else {
-		err = rep.WriteText(c.App.Writer, dir)
+		err = rep.WriteText(c.App.Writer, archive.Redact(dir))
 	}
 	if err != nil {
 		return err

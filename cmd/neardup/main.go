@@ -146,6 +146,10 @@ func usagef(c *cli.Context, format string, args ...any) error {
 	return &usageError{cmd: c.Command.HelpName, err: fmt.Errorf(format, args...)}
 }
 
+// redisDamaged starts every error of a Redis archive (redisstore's
+// errors name their store so).
+const redisDamaged = "redisstore: redis"
+
 // exitCode reports err on stderr and returns the exit status for it.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
@@ -168,7 +172,11 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "neardup: %v\n", err)
-	if errors.Is(err, index.ErrCorrupt) {
+	switch {
+	case errors.Is(err, index.ErrCorrupt) && strings.Contains(err.Error(), redisDamaged):
+		// verify reads Badger directories only.
+		fmt.Fprintln(stderr, "neardup: the Redis archive is damaged (a master lost its keys; 'neardup verify' reads Badger directories only): build it again from the articles under a new name, 'neardup add --index redis://HOST:PORT/NEWNAME FILE...' (docs/redis.md, \"A damaged archive\")")
+	case errors.Is(err, index.ErrCorrupt):
 		fmt.Fprintln(stderr, "neardup: the index is damaged: 'neardup verify --index DIR' lists what is damaged, 'neardup verify --index DIR --salvage NEWDIR' copies what is readable into a new index")
 	}
 	return exitError
