@@ -108,7 +108,7 @@ type Analyzer struct {
 	id      string
 	backend string
 	seg     segment.Segmenter
-	fold    segment.Folder // nil: none
+	fold    segment.Folder   // nil: none
 	jieba   keywordExtractor // compat mode only
 	ex      tfidf.Extractor
 	compat  bool
