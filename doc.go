@@ -4,7 +4,7 @@
 // from its TF-IDF keywords:
 //
 //	normalise (segment.Normalize: NFKC, lower case, no zero-width runes)
-//	→ segment (gojieba, or gse in cgo-free builds)
+//	→ segment (cppjieba's mixed segmentation, in pure Go)
 //	→ keywords (tfidf: stop words, punctuation, numbers and one-rune
 //	  tokens dropped; count × IDF; unknown words get the table's median IDF)
 //	→ simhash.Sum over XXH64 of each keyword.

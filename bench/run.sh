@@ -34,7 +34,10 @@
 #      the ratio fold/keep of wall and CPU time, medians over COUNT runs.
 # bench/foldcount.sh counts the fold's instructions instead (callgrind),
 # which the load of the machine does not change.
-# Needs ../shared/corpora (or NEARDUP_CORPORA). Takes about 12 minutes.
+# Needs ../shared/corpora (or NEARDUP_CORPORA) and g++: the baselines
+# (gosimhash's method, bareseg -gojieba) are gojieba's, built with -tags
+# gojieba; neardup itself is the default, pure-Go build. Takes about 12
+# minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
@@ -48,7 +51,7 @@ echo "# machine: $(nproc) cores, $(go version | cut -d' ' -f3-)"
 if [[ $sections == *1* ]]; then
 echo
 echo "## 1. Analysis: stage by stage, in alternating passes over 300 articles per corpus (median of $count)"
-go test -run '^$' -bench 'BenchmarkInterleaved' -benchtime 15x -count "$count" . > "$out/interleaved.txt"
+go test -tags gojieba -run '^$' -bench 'BenchmarkInterleaved' -benchtime 15x -count "$count" . > "$out/interleaved.txt"
 # Median of every metric per benchmark.
 awk '/^BenchmarkInterleaved/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkInterleaved\//, "", n)
 	for (i=3;i<NF;i+=2) print n, $(i+1), $i }' "$out/interleaved.txt" |
@@ -67,7 +70,7 @@ if [[ $sections == *2* ]]; then
 echo
 echo "## 2. neardup dedup end to end against bare segmentation (median wall time of 3 alternating runs)"
 go build -o "$out/neardup" ./cmd/neardup
-go build -o "$out/bareseg" ./bench/bareseg
+go build -tags gojieba -o "$out/bareseg" ./bench/bareseg
 # seconds CMD...: the wall time of CMD, its output discarded (its
 # errors shown if it fails, which stops the script).
 seconds() {

@@ -53,8 +53,8 @@ func articles(b *testing.B, name string, n int) []string {
 // Chinese and an English news corpus.
 var benchCorpora = []struct{ lang, corpus string }{{"zh", "zh_news"}, {"en", "en_reuters"}}
 
-// newBackend builds a backend for a benchmark, skipping the jieba one in
-// builds without cgo.
+// newBackend builds a backend for a benchmark, skipping gojieba in builds
+// without it.
 func newBackend(b *testing.B, name string) Segmenter {
 	b.Helper()
 	seg, err := New(name, &Options{CacheDir: b.TempDir()})
@@ -68,9 +68,22 @@ func newBackend(b *testing.B, name string) Segmenter {
 }
 
 // BenchmarkCut measures Cut on normalised news articles; MB/s is of the
-// normalised text.
+// normalised text. Every backend of the build is measured, gojieba too
+// with -tags gojieba; "jieba-append" is jieba's AppendCut into a reused
+// slice, which allocates nothing.
 func BenchmarkCut(b *testing.B) {
-	for _, backend := range []string{BackendJieba, BackendGse} {
+	b.Run("jieba-append", func(b *testing.B) {
+		j, err := NewJieba(&Options{CutOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var dst []string
+		cut := func(s string) []string { dst = j.AppendCut(dst[:0], s); return dst }
+		for _, c := range benchCorpora {
+			b.Run(c.lang, func(b *testing.B) { benchCutTexts(b, cut, articles(b, c.corpus, 200)) })
+		}
+	})
+	for _, backend := range Backends() {
 		b.Run(backend, func(b *testing.B) {
 			seg := newBackend(b, backend)
 			if c, ok := seg.(interface{ Close() error }); ok {
@@ -141,11 +154,11 @@ func BenchmarkNormalize(b *testing.B) {
 	}
 }
 
-// BenchmarkNew measures the constructors (jieba with its cache directory
-// already written) and reports the process's resident set size after the
+// BenchmarkNew measures the constructors (gojieba with its cache
+// directory already written) and reports the process's resident set size after the
 // last construction, with the segmenter still alive.
 func BenchmarkNew(b *testing.B) {
-	for _, backend := range []string{BackendJieba, BackendGse} {
+	for _, backend := range Backends() {
 		b.Run(backend, func(b *testing.B) {
 			opts := &Options{CacheDir: b.TempDir()}
 			// The first construction writes jieba's cache directory.

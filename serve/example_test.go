@@ -1,5 +1,3 @@
-//go:build cgo
-
 package serve_test
 
 import (
@@ -16,7 +14,7 @@ import (
 
 // A server over an archive in memory: add an article, then check a
 // reprint with a source note, 8 bits away and found by its content
-// bands. (With cgo: the fingerprints are the jieba segmenter's.)
+// bands.
 func Example() {
 	ctx := context.Background()
 	a, err := testfixtures.Analyzers.Get(nil) // neardup.NewAnalyzer(nil) outside the tests

@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -255,11 +256,11 @@ func rootAction(c *cli.Context) error {
 // decide fingerprints.
 func printVersion(c *cli.Context) error {
 	w := c.App.Writer
-	cgo := "without cgo"
-	if segment.DefaultBackend == segment.BackendJieba {
-		cgo = "with cgo"
+	build := "pure Go"
+	if slices.Contains(segment.Backends(), segment.BackendGojieba) {
+		build = "with gojieba"
 	}
-	fmt.Fprintf(w, "neardup %s (%s, %s/%s, %s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH, cgo)
+	fmt.Fprintf(w, "neardup %s (%s, %s/%s, %s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH, build)
 	fmt.Fprintf(w, "analyzer format:    v%d\n", neardup.FormatVersion)
 	fmt.Fprintf(w, "segmenter:          %s (available: %s)\n", segment.DefaultBackend, strings.Join(segment.Backends(), ", "))
 	fmt.Fprintf(w, "dictionaries:       embedded (jieba dictionary, Chinese and English IDF and stop words)\n")
