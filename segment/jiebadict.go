@@ -44,15 +44,12 @@ func loadJiebaDict(user []userWord) (*jiebaDict, error) {
 	}
 	entries := make([]entry, 0, lines)
 	sum := 0.0
-	for n := 1; text != ""; n++ {
+	n := 0
+	for line := range strings.Lines(text) {
 		// getline: the last line needs no "\n"; an empty line is an
 		// error (cppjieba aborts: it splits into no columns).
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+		n++
+		line = strings.TrimSuffix(line, "\n")
 		word, rest, ok1 := strings.Cut(line, " ")
 		freqText, tag, ok2 := strings.Cut(rest, " ")
 		freq, err := strconv.ParseFloat(freqText, 64)
