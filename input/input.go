@@ -3,7 +3,6 @@ package input
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -265,10 +264,11 @@ func (o *Options) Validate() error {
 // entries whose names start with "." are skipped, symbolic links to files
 // are read and symbolic links to directories are not followed, and
 // special files (devices, pipes, sockets) found in a walk are skipped.
-// Files named directly are read whatever they are. Gzip data is
-// decompressed transparently, recognised by its magic bytes (.gz files
-// that are not gzip are read as they are); the format is chosen on the
-// name without ".gz".
+// Files named directly are read whatever they are. Gzip, zstd, xz and
+// bzip2 data is decompressed transparently, recognised by its magic bytes
+// (.gz files that are not gzip are read as they are; see Decompress); the
+// format is chosen on the name without ".gz", ".zst", ".zstd", ".xz" or
+// ".bz2".
 //
 // A JSONL input yields one Record per non-blank line; blank lines (only
 // spaces, tabs, "\r") are skipped and not reported, though they count in
@@ -471,37 +471,6 @@ func (s *stickyReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// gzipMagic starts every gzip stream.
-var gzipMagic = []byte{0x1F, 0x8B}
-
-// Decompress returns br, or, when br's data starts with the magic bytes
-// of gzip, a reader of size bytes of the decompressed data, with gz set:
-// gzip data is recognised as the Reader recognises it, whatever the file
-// is named. The read errors of the decompressed data name a truncated
-// stream as such ("truncated gzip data: unexpected EOF"); err is the
-// error of a gzip header that cannot be read.
-func Decompress(br *bufio.Reader, size int) (r *bufio.Reader, gz bool, err error) {
-	if magic, _ := br.Peek(len(gzipMagic)); !bytes.Equal(magic, gzipMagic) {
-		return br, false, nil
-	}
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, false, gzipErr(err)
-	}
-	return bufio.NewReaderSize(&stickyReader{r: gzipReader{zr}}, size), true, nil
-}
-
-// gzipReader describes the read errors of a gzip stream with gzipErr.
-type gzipReader struct{ zr *gzip.Reader }
-
-func (g gzipReader) Read(p []byte) (int, error) {
-	n, err := g.zr.Read(p)
-	if err != nil && err != io.EOF {
-		err = gzipErr(err)
-	}
-	return n, err
-}
-
 // startStream reads an opened input: source names it in errors, id is the
 // ID of a whole-file record, name is the file name for format detection
 // ("" for stdin), closer is closed at the end (nil for stdin) and size is
@@ -520,8 +489,7 @@ func (r *Reader) startStream(source, id, name string, f io.Reader, closer io.Clo
 	if gz {
 		size = -1
 	}
-	lower := strings.ToLower(name)
-	lower = strings.TrimSuffix(lower, ".gz")
+	lower := trimCompressedExt(strings.ToLower(name))
 	jsonl := false
 	switch r.opts.Format {
 	case "jsonl":
@@ -562,14 +530,6 @@ func looksLikeJSONL(br *bufio.Reader) bool {
 	head, _ = trimUTF8BOM(head)
 	head = bytes.TrimLeft(head, " \t\r\n")
 	return len(head) > 0 && head[0] == '{'
-}
-
-// gzipErr describes a gzip error; a truncated stream is named as such.
-func gzipErr(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
-		return fmt.Errorf("truncated gzip data: %w", io.ErrUnexpectedEOF)
-	}
-	return err
 }
 
 // readWhole reads a whole-file article.
