@@ -54,7 +54,7 @@ func TestReaderCompressed(t *testing.T) {
 		"b.txt.zst":    zstdString(t, "zstd text"),
 		"c.jsonl.xz":   xzString(t, line+"\n"),
 		"d.dat":        zstdString(t, line+"\n"), // sniffed JSONL inside
-		"e.txt":        "BZh9 but plain text", // bzip2's magic, not its block's
+		"e.txt":        "BZh9 but plain text",    // bzip2's magic, not its block's
 		"f.jsonl.zstd": zstdString(t, line+"\n") + zstdString(t, `{"id":"c2","text":"second frame"}`+"\n"),
 	})
 	got := readAllInputs(t, NewReader([]string{"dir"}, nil, nil))

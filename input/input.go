@@ -102,7 +102,11 @@ func (r *Record) Location() string {
 // and why the record was rejected. Reading goes on with the next record.
 type RecordError struct {
 	Source string
-	Line   int    // 1-based JSONL line; 0 for whole files
+	Line   int // 1-based JSONL line, Parquet row or WARC record; 0 for whole files
+	// Pos, when set, says where the record is in the format's own terms
+	// ("row 1235 (row group 3 of 4, row 18)", "record 7 (byte 10240)")
+	// and is named in place of Line.
+	Pos    string
 	Field  string // the offending JSONL field, or "" when the whole line or file is bad
 	Reason string
 	Raw    []byte // the verbatim JSONL line; nil for whole files and lines over MaxLine
@@ -113,7 +117,10 @@ type RecordError struct {
 func (e *RecordError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Source)
-	if e.Line > 0 {
+	switch {
+	case e.Pos != "":
+		b.WriteString(": " + e.Pos)
+	case e.Line > 0:
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
 	b.WriteString(": ")
@@ -134,13 +141,19 @@ type Error struct {
 	Source string
 	Line   int   // JSONL: the line being read when reading failed; else 0
 	Offset int64 // bytes of (decompressed) data read before the failure
-	Err    error
+	// Pos, when set, says where reading failed in the format's own terms
+	// ("row group 3 of 4, column "text"", "record 7 (byte 10240)") and
+	// is named in place of Line and Offset.
+	Pos string
+	Err error
 }
 
 // Error formats the error as "news.jsonl.gz: line 1235 (byte 5678901):
 // truncated gzip data: unexpected EOF".
 func (e *Error) Error() string {
 	switch {
+	case e.Pos != "":
+		return fmt.Sprintf("%s: %s: %v", e.Source, e.Pos, e.Err)
 	case e.Line > 0:
 		return fmt.Sprintf("%s: line %d (byte %d): %v", e.Source, e.Line, e.Offset, e.Err)
 	case e.Offset > 0:
@@ -177,11 +190,13 @@ type Options struct {
 	// IDField, TextField and TitleField name the JSONL fields; defaults
 	// "id", "text" and "title".
 	IDField, TextField, TitleField string
-	// Format is "auto" (or ""), "jsonl" or "text". With "auto" a file
-	// whose name ends in .jsonl, .ndjson or .json (before any .gz) is
-	// JSONL, one ending in .txt, .text, .md, .html, .htm or .xhtml is
-	// text, and any other file or standard input is JSONL if its first
-	// non-blank byte is '{'. Text is one whole-file article.
+	// Format is "auto" (or ""), "jsonl" or "text". With "auto" data
+	// starting with the magic bytes of Parquet is Parquet, whatever its
+	// name; a file whose name ends in .jsonl, .ndjson or .json (before
+	// any .gz, .zst, .xz or .bz2) is JSONL, one ending in .txt, .text,
+	// .md, .html, .htm or .xhtml is text, and any other file or standard
+	// input is JSONL if its first non-blank byte is '{'. Text is one
+	// whole-file article. "jsonl" and "text" read every input so.
 	Format string
 	// Encoding is "auto" (or ""), "utf-8", "gbk" or "gb18030"; see
 	// DecodeText. For JSONL it applies line by line.
@@ -272,14 +287,23 @@ func (o *Options) Validate() error {
 //
 // A JSONL input yields one Record per non-blank line; blank lines (only
 // spaces, tabs, "\r") are skipped and not reported, though they count in
-// line numbers. Any other input is one whole-file Record.
+// line numbers. A Parquet file (recognised by its magic bytes "PAR1"
+// when Options.Format is auto) yields one Record per row. Any other
+// input is one whole-file Record.
 type Reader struct {
 	opts   Options
 	err    error // invalid options: returned by every Next
 	stdin  io.Reader
 	stack  []pendingInput // inputs still to read, the next one last
-	cur    *jsonlInput    // the JSONL input being read
+	cur    recordInput    // the input of many records being read
 	closed bool
+}
+
+// recordInput is an input of many records: JSONL, Parquet or WARC.
+type recordInput interface {
+	// next returns the next record, a *RecordError, an *Error or io.EOF.
+	next() (Record, error)
+	close() error
 }
 
 // pendingInput is a path still to read.
@@ -488,6 +512,18 @@ func (r *Reader) startStream(source, id, name string, f io.Reader, closer io.Clo
 	}
 	if gz {
 		size = -1
+	}
+	if r.opts.Format == "auto" {
+		magic, _ := br.Peek(len(parquetMagic))
+		if string(magic) == parquetMagic {
+			file, _ := closer.(*os.File)
+			in, err := startParquet(&r.opts, source, br, file, size, gz)
+			if err != nil {
+				return Record{}, true, err
+			}
+			r.cur = in
+			return Record{}, false, nil
+		}
 	}
 	lower := trimCompressedExt(strings.ToLower(name))
 	jsonl := false

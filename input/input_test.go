@@ -262,7 +262,7 @@ func TestReaderLongLineMemory(t *testing.T) {
 	if err == nil || err.Error() != "stdin:1: line too long: more than 1000 bytes" {
 		t.Fatalf("Next = %v, want line too long", err)
 	}
-	if c := cap(r.cur.lines.buf); c > 1000+readBufferSize {
+	if c := cap(r.cur.(*jsonlInput).lines.buf); c > 1000+readBufferSize {
 		t.Errorf("line buffer grew to %d bytes", c)
 	}
 	rec, err := r.Next()
