@@ -297,6 +297,8 @@ type Reader struct {
 	stack  []pendingInput // inputs still to read, the next one last
 	cur    recordInput    // the input of many records being read
 	closed bool
+	// skipped counts the WARC records skipped, by kind.
+	skipped map[string]int64
 }
 
 // recordInput is an input of many records: JSONL, Parquet or WARC.
@@ -522,6 +524,15 @@ func (r *Reader) startStream(source, id, name string, f io.Reader, closer io.Clo
 				return Record{}, true, err
 			}
 			r.cur = in
+			return Record{}, false, nil
+		}
+	}
+	if r.opts.Format == "auto" {
+		if magic, _ := br.Peek(len(warcMagic)); string(magic) == warcMagic {
+			if r.skipped == nil {
+				r.skipped = make(map[string]int64)
+			}
+			r.cur = &warcInput{opts: &r.opts, source: source, br: br, closer: closer, seen: make(map[string]bool), skipped: r.skipped}
 			return Record{}, false, nil
 		}
 	}

@@ -75,6 +75,7 @@ func runDedup(c *cli.Context) (err error) {
 	}
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
+	defer noteSkipped(c, "neardup dedup: ", r)
 	var rejected int64
 	sum, err := dedup.Run(c.Context, r, a, x, opts, func(o *dedup.Outcome) error {
 		countRecord(bar, &o.Record, o.Err)

@@ -63,6 +63,7 @@ func runEval(c *cli.Context) error {
 	start := time.Now()
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
+	defer noteSkipped(c, "neardup eval: ", r)
 	bar := progressBar(c, c.Args().Slice())
 	corpus, err := eval.AnalyzeCorpus(c.Context, r, a, nw, func(rec *input.Record, err error) { countRecord(bar, rec, err) })
 	bar.Finish()

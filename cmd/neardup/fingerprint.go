@@ -41,6 +41,7 @@ func runFingerprint(c *cli.Context) error {
 	w := c.App.Writer
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
+	defer noteSkipped(c, "neardup fingerprint: ", r)
 	sk := newSkips(c)
 	err := analyzeEach(c, r, a, sk, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
 		rep := dedup.NewAnalysisReport(rec.ID, rec.Title, a.ID(), an)

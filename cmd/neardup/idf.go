@@ -63,6 +63,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 	b.MinDF = minDF
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
+	defer noteSkipped(c, "neardup idf build: ", r)
 
 	sk := newSkips(c)
 	bar := progressBar(c, c.Args().Slice())

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/neardup/neardup/input"
 	prog "github.com/neardup/neardup/internal/progress"
 	"github.com/urfave/cli/v2"
@@ -38,4 +40,12 @@ func progressFlag() cli.Flag {
 // countRecord counts on bar (nil: none) a record read with err.
 func countRecord(bar *prog.Bar, rec *input.Record, err error) {
 	bar.Add(input.RecordBytes(rec, err))
+}
+
+// noteSkipped says on stderr, after prefix, how many WARC records r
+// skipped as not pages, if any.
+func noteSkipped(c *cli.Context, prefix string, r *input.Reader) {
+	if s := input.SkippedText(r.Skipped()); s != "" {
+		fmt.Fprintln(c.App.ErrWriter, prefix+s)
+	}
 }
