@@ -81,6 +81,16 @@ func openParquet(opts *Options, source string, f *os.File, size int64, tmp strin
 		}
 	}()
 	in = pin
+	var tail [4]byte
+	if size < 12 {
+		return nil, &Error{Source: source, Err: fmt.Errorf("truncated Parquet file: %d bytes, too short for a footer", size)}
+	}
+	if _, err := f.ReadAt(tail[:], size-4); err != nil {
+		return nil, &Error{Source: source, Err: err}
+	}
+	if string(tail[:]) != parquetMagic {
+		return nil, &Error{Source: source, Err: fmt.Errorf("truncated Parquet file: its %d bytes do not end with a footer (PAR1)", size)}
+	}
 	pf, err := parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, &Error{Source: source, Err: fmt.Errorf("not a readable Parquet file (%d bytes; truncated or damaged?): %w", size, err)}
