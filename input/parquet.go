@@ -2,6 +2,7 @@ package input
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -81,15 +82,20 @@ func openParquet(opts *Options, source string, f *os.File, size int64, tmp strin
 		}
 	}()
 	in = pin
-	var tail [4]byte
+	// The footer's length and magic: checked here, since the library
+	// allocates whatever length the file claims.
+	var tail [8]byte
 	if size < 12 {
 		return nil, &Error{Source: source, Err: fmt.Errorf("truncated Parquet file: %d bytes, too short for a footer", size)}
 	}
-	if _, err := f.ReadAt(tail[:], size-4); err != nil {
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
 		return nil, &Error{Source: source, Err: err}
 	}
-	if string(tail[:]) != parquetMagic {
+	if string(tail[4:]) != parquetMagic {
 		return nil, &Error{Source: source, Err: fmt.Errorf("truncated Parquet file: its %d bytes do not end with a footer (PAR1)", size)}
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return nil, &Error{Source: source, Err: fmt.Errorf("damaged Parquet file: a footer of %d bytes in a file of %d", n, size)}
 	}
 	pf, err := parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
@@ -307,40 +313,41 @@ func (in *parquetInput) decode(b []byte) (string, string) {
 }
 
 // valueCursor reads the values of a column chunk one at a time, a page
-// at a time.
+// at a time, and of a page up to cursorBatch at a time: a page header's
+// count of values is not trusted for an allocation.
 type valueCursor struct {
-	pages parquet.Pages
-	buf   []parquet.Value
-	n, i  int // values in buf, values of it returned
+	pages  parquet.Pages
+	values parquet.ValueReader // of the page being read; nil between pages
+	buf    []parquet.Value
+	n, i   int // values in buf, values of it returned
 }
+
+const cursorBatch = 256
 
 // next returns the next value; a chunk that ends before its row group
 // does is io.ErrUnexpectedEOF.
 func (c *valueCursor) next() (parquet.Value, error) {
 	for c.i >= c.n {
-		page, err := c.pages.ReadPage()
-		if err == io.EOF {
-			return parquet.Value{}, fmt.Errorf("the column ends before its row group: %w", io.ErrUnexpectedEOF)
-		}
-		if err != nil {
-			return parquet.Value{}, err
-		}
-		nv := int(page.NumValues())
-		if cap(c.buf) < nv {
-			c.buf = make([]parquet.Value, nv)
-		}
-		c.buf = c.buf[:nv]
-		c.n, c.i = 0, 0
-		vr := page.Values()
-		for c.n < nv {
-			k, err := vr.ReadValues(c.buf[c.n:])
-			c.n += k
-			if err == io.EOF || (err == nil && k == 0) {
-				break
+		if c.values == nil {
+			page, err := c.pages.ReadPage()
+			if err == io.EOF {
+				return parquet.Value{}, fmt.Errorf("the column ends before its row group: %w", io.ErrUnexpectedEOF)
 			}
 			if err != nil {
 				return parquet.Value{}, err
 			}
+			c.values = page.Values()
+		}
+		if c.buf == nil {
+			c.buf = make([]parquet.Value, cursorBatch)
+		}
+		k, err := c.values.ReadValues(c.buf)
+		c.n, c.i = k, 0
+		switch {
+		case err == io.EOF || (err == nil && k == 0):
+			c.values = nil // the page's end
+		case err != nil:
+			return parquet.Value{}, err
 		}
 	}
 	v := c.buf[c.i]

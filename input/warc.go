@@ -39,7 +39,8 @@ import (
 //
 // The ID is the WARC-Target-URI; where a URI repeats in a file, the
 // later records' IDs are the URI, a space and their WARC-Record-ID
-// ("<urn:uuid:…>"); a record without a URI has its record ID. Record.Line
+// ("<urn:uuid:…>"); a record without a URI has its record ID, one
+// without either "source:N", N its record number. Record.Line
 // counts the file's WARC records from 1, skipped ones included, and
 // RecordError.Pos and Error.Pos name it as "record 7 (byte 10240)", the
 // byte offset of its start in the (decompressed) data.
@@ -297,6 +298,8 @@ func orNone(media string) string {
 func (in *warcInput) id(h warcHeader) string {
 	uri, rid := strings.Trim(h.get("WARC-Target-URI"), "<>"), h.get("WARC-Record-ID")
 	switch {
+	case uri == "" && rid == "":
+		return in.source + ":" + strconv.Itoa(in.n)
 	case uri == "":
 		return rid
 	case in.seen[uri] && rid != "":
