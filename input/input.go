@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -299,6 +300,13 @@ type Reader struct {
 	closed bool
 	// skipped counts the WARC records skipped, by kind.
 	skipped map[string]int64
+	// Progress: the bytes of the files read to their end, the reader of
+	// the current file (counting what was read of it) and its size, and
+	// what Done returns.
+	finished int64
+	curFile  *countingReader
+	curSize  int64
+	done     atomic.Int64
 }
 
 // recordInput is an input of many records: JSONL, Parquet or WARC.
@@ -338,6 +346,81 @@ func NewReader(paths []string, stdin io.Reader, opts *Options) *Reader {
 //     the next input.
 //   - any other error: invalid options; the Reader is unusable.
 func (r *Reader) Next() (Record, error) {
+	rec, err := r.next()
+	r.noteProgress()
+	return rec, err
+}
+
+// Done returns how many bytes of the input files (as they are on disk,
+// compressed or not) have been read, for a progress line: those of the
+// files read to their end and the part of the current one read so far
+// (of a Parquet file, the share of its rows read). It may be called
+// from any goroutine while another calls Next. Size gives the total.
+func (r *Reader) Done() int64 { return r.done.Load() }
+
+// noteProgress updates what Done returns.
+func (r *Reader) noteProgress() {
+	n := r.finished
+	switch cur := r.cur.(type) {
+	case *parquetInput:
+		n += cur.consumed(r.curSize)
+	default:
+		if r.curFile != nil {
+			n += min(r.curFile.n, max(r.curSize, 0))
+		}
+	}
+	r.done.Store(n)
+}
+
+// fileDone notes that the current file was read to its end, or given up.
+func (r *Reader) fileDone() {
+	if r.curFile != nil && r.curSize > 0 {
+		r.finished += r.curSize
+	}
+	r.curFile, r.curSize = nil, 0
+}
+
+// Size returns the total size of the files that paths name and the
+// directories among them hold (walked as a Reader walks them), as they
+// are on disk, for a progress line with Done; -1 when standard input
+// ("-") is among them. Paths that cannot be read count 0.
+func Size(paths []string) int64 {
+	var total int64
+	for _, p := range paths {
+		if p == "-" {
+			return -1
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if !info.IsDir() {
+			total += info.Size()
+			continue
+		}
+		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if path != p && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				return nil
+			}
+			if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+				total += info.Size()
+			}
+			return nil
+		})
+	}
+	return total
+}
+
+func (r *Reader) next() (Record, error) {
 	if r.err != nil {
 		return Record{}, r.err
 	}
@@ -381,6 +464,7 @@ func (r *Reader) closeCurrent() error {
 	}
 	err := r.cur.close()
 	r.cur = nil
+	r.fileDone()
 	return err
 }
 
@@ -416,7 +500,12 @@ func (r *Reader) start(p pendingInput) (rec Record, done bool, err error) {
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		size = info.Size()
 	}
-	return r.startStream(p.path, p.id, p.path, f, f, size)
+	r.curFile, r.curSize = &countingReader{r: f}, size
+	rec, done, err = r.startStream(p.path, p.id, p.path, r.curFile, f, size)
+	if done {
+		r.fileDone()
+	}
+	return rec, done, err
 }
 
 // pushDir lists dir and pushes its entries; idPrefix is dir's path

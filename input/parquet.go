@@ -64,6 +64,17 @@ type parquetInput struct {
 	inGroup int64 // rows of it read
 	row     int64 // rows of the file read
 	failed  bool  // reading failed: the rest of the file is skipped
+	rows    int64 // of the file
+}
+
+// consumed returns the share of size, the file's, that the rows read so
+// far make up, for Reader.Done: a Parquet file is read by offset, not
+// through the Reader's count.
+func (in *parquetInput) consumed(size int64) int64 {
+	if in.rows <= 0 || size <= 0 {
+		return max(size, 0)
+	}
+	return size * min(in.row, in.rows) / in.rows
 }
 
 // openParquet opens the Parquet file f of size bytes (tmp: the path of a
@@ -130,6 +141,7 @@ func openParquet(opts *Options, source string, f *os.File, size int64, tmp strin
 	}
 	in.groups = pf.RowGroups()
 	in.g = -1
+	in.rows = pf.NumRows()
 	return in, nil
 }
 

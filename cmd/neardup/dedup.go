@@ -81,11 +81,12 @@ func runDedup(c *cli.Context) (err error) {
 	if err := outs.SetKeep(keep, c.Args().Slice(), inOpts); err != nil {
 		return usagef(c, "%v", err)
 	}
+	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	var bar *prog.Bar // a line on a terminal, also when the pairs go to standard output
 	if p := c.String("progress"); p == "always" || (p == "auto" && prog.IsTerminal(c.App.ErrWriter)) {
-		bar = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
+		bar = prog.Start(c.App.ErrWriter, input.Size(c.Args().Slice()))
+		bar.Follow(r.Done)
 	}
-	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 	defer noteSkipped(c, "neardup dedup: ", r)
 	var rejected int64

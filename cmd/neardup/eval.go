@@ -64,7 +64,7 @@ func runEval(c *cli.Context) error {
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
 	defer noteSkipped(c, "neardup eval: ", r)
-	bar := progressBar(c, c.Args().Slice())
+	bar := progressBar(c, r, c.Args().Slice())
 	corpus, err := eval.AnalyzeCorpus(c.Context, r, a, nw, func(rec *input.Record, err error) { countRecord(bar, rec, err) })
 	bar.Finish()
 	if err != nil {

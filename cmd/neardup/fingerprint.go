@@ -68,7 +68,7 @@ func runFingerprint(c *cli.Context) error {
 func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, sk *skips, f func(n int64, rec *input.Record, an *neardup.Analysis) error) error {
 	var bar *prog.Bar
 	if c.NArg() > 1 {
-		bar = progressBar(c, c.Args().Slice()) // check and fingerprint of several files
+		bar = progressBar(c, r, c.Args().Slice()) // check and fingerprint of several files
 		defer bar.Finish()
 	}
 	return pipeline.Run(c.Context, r, a, nil, func(it *pipeline.Item) error {

@@ -66,7 +66,7 @@ func runIDFBuild(c *cli.Context) (err error) {
 	defer noteSkipped(c, "neardup idf build: ", r)
 
 	sk := newSkips(c)
-	bar := progressBar(c, c.Args().Slice())
+	bar := progressBar(c, r, c.Args().Slice())
 	var readErr error
 	texts := func(yield func(string) bool) {
 		for {
