@@ -29,10 +29,12 @@ type Member struct {
 	// Via is the member it matched when that is not the cluster's
 	// original (a copy of a copy); Distance, Exact and Content are of
 	// that match.
-	Via      string
-	Distance int
-	Exact    bool
-	Content  float64
+	Via        string
+	Seq        int64 // its position among the records read
+	Distance   int
+	Exact      bool
+	Similarity float64
+	Content    float64
 }
 
 // Clusters groups the duplicates of a run by the original each matched
@@ -83,7 +85,7 @@ func (c *Clusters) add(seq int64, id string, m *index.Match) {
 		}
 		c.m[key] = cl
 	}
-	mem := Member{ID: id, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
+	mem := Member{ID: id, Seq: seq, Distance: m.Distance, Exact: m.Exact, Similarity: m.Similarity, Content: m.Content}
 	if m.Original != "" {
 		mem.Via = m.ID
 	}

@@ -4,7 +4,9 @@
 // earlier runs, resumable jobs) and its Summary; Check, one article
 // against an archive (CheckFingerprint for a bare fingerprint); Compare,
 // two articles; Clusters, the grouping of a run's duplicates; Outputs, a
-// run's pairs, clusters, unique and rejects files in neardup's formats;
+// run's pairs, clusters, unique, rejects and annotate (Annotation) files
+// in neardup's formats, JSONL or Parquet, and the member of each cluster
+// they keep (KeepPolicy, applied when the run ends);
 // Add, AddAll and AddFingerprints, filling an archive without a
 // decision; and RunURLs, the same for URLs.
 //

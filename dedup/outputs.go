@@ -2,7 +2,12 @@ package dedup
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/outfile"
@@ -26,17 +31,31 @@ type Outputs struct {
 	// NPairs counts the pairs written.
 	NPairs int64
 
+	// Made by CreateOutputs for an annotate file (Files.Annotate), and
+	// for a unique or annotate file named *.parquet: Parquet rows.
+	annotate     io.Writer
+	annotateRows *parquet.GenericWriter[annotatedRow]
+	uniqueRows   *parquet.GenericWriter[articleRow]
+	// Set by SetKeep for a policy other than first: the plan, and a
+	// reader of the inputs again.
+	plan   *keepPlan
+	reread func() *input.Reader
+
 	// Made by CreateOutputs: the files, the clusters file and the
 	// rejects file's path; urls when WriteURL wrote.
 	files       *outfile.Set
 	clusters    io.Writer
 	rejectsPath string
 	urls        bool
+	job         string
 }
 
 // Files names the output files of a run: "" none, "-" standard output.
+// Annotate is every record with neardup's Annotation (JSONL; Parquet
+// when its name ends in .parquet); a Unique file named *.parquet is
+// Parquet too (columns id, title and text).
 type Files struct {
-	Pairs, Clusters, Unique, Rejects string
+	Pairs, Clusters, Unique, Rejects, Annotate string
 }
 
 // CreateOutputs creates the files f names (each written to a temporary
@@ -46,8 +65,8 @@ type Files struct {
 // clusters file. Call Abort when done, to remove what was not committed.
 func CreateOutputs(f Files, stdout io.Writer, job string) (*Outputs, error) {
 	w := &Outputs{files: outfile.NewSet(stdout)}
-	var files [4]*outfile.File
-	for i, path := range []string{f.Pairs, f.Unique, f.Rejects, f.Clusters} {
+	var files [5]*outfile.File
+	for i, path := range []string{f.Pairs, f.Unique, f.Rejects, f.Clusters, f.Annotate} {
 		var err error
 		if files[i], err = w.files.Create(path); err != nil {
 			w.Abort()
@@ -55,10 +74,16 @@ func CreateOutputs(f Files, stdout io.Writer, job string) (*Outputs, error) {
 		}
 	}
 	// A nil *outfile.File must not become a non-nil io.Writer.
-	for i, out := range []*io.Writer{&w.Pairs, &w.Unique, &w.Rejects, &w.clusters} {
+	for i, out := range []*io.Writer{&w.Pairs, &w.Unique, &w.Rejects, &w.clusters, &w.annotate} {
 		if files[i] != nil {
 			*out = files[i]
 		}
+	}
+	if files[1] != nil && strings.HasSuffix(f.Unique, ".parquet") {
+		w.Unique, w.uniqueRows = nil, newParquetWriter[articleRow](files[1])
+	}
+	if files[4] != nil && strings.HasSuffix(f.Annotate, ".parquet") {
+		w.annotate, w.annotateRows = nil, newParquetWriter[annotatedRow](files[4])
 	}
 	if files[2] != nil {
 		w.rejectsPath = files[2].Path()
@@ -66,6 +91,7 @@ func CreateOutputs(f Files, stdout io.Writer, job string) (*Outputs, error) {
 	if files[3] != nil {
 		w.Clusters = NewClusters(job)
 	}
+	w.job = job
 	return w, nil
 }
 
@@ -78,6 +104,21 @@ func (w *Outputs) RejectsPath() string { return w.rejectsPath }
 // file CreateOutputs created into place. It returns how many clusters
 // it wrote.
 func (w *Outputs) Commit() (clusters int64, err error) {
+	if w.plan != nil {
+		if err := w.finish(w.plan); err != nil {
+			return 0, err
+		}
+	}
+	if w.uniqueRows != nil {
+		if err := w.uniqueRows.Close(); err != nil {
+			return 0, err
+		}
+	}
+	if w.annotateRows != nil {
+		if err := w.annotateRows.Close(); err != nil {
+			return 0, err
+		}
+	}
 	if w.clusters != nil {
 		write := WriteClusters
 		if w.urls {
@@ -91,6 +132,34 @@ func (w *Outputs) Commit() (clusters int64, err error) {
 		err = w.files.Commit()
 	}
 	return clusters, err
+}
+
+// SetKeep makes the outputs keep the member of each cluster that policy
+// chooses (see KeepPolicy): for a policy other than first, the pairs,
+// clusters, unique and annotate files are written when the run ends
+// (Commit), the last two from a second read of inputs with opts, in
+// input order. Its cost: the run's memory holds 16 bytes a record and
+// the clusters; the second read costs what reading the inputs costs
+// (no analysis, a small part of a run's time). Standard input cannot be
+// read twice: a policy other than first with a unique or annotate file
+// and "-" among the inputs is an error.
+func (w *Outputs) SetKeep(policy KeepPolicy, inputs []string, opts *input.Options) error {
+	if policy.First() {
+		return nil
+	}
+	if w.Unique != nil || w.uniqueRows != nil || w.annotate != nil || w.annotateRows != nil {
+		if slices.Contains(inputs, "-") {
+			return fmt.Errorf("--keep %s reads the inputs again for --unique and --annotate: standard input cannot be read twice", policy)
+		}
+	}
+	clusters := w.Clusters
+	if clusters == nil {
+		clusters = NewClusters(w.job)
+	}
+	w.Clusters = clusters
+	w.plan = &keepPlan{policy: policy, clusters: clusters}
+	w.reread = func() *input.Reader { return input.NewReader(inputs, nil, opts) }
+	return nil
 }
 
 // Abort removes the files CreateOutputs created that were not committed.
@@ -135,6 +204,19 @@ type UniqueArticle struct {
 // Write writes o, an outcome of Run.
 func (w *Outputs) Write(o *Outcome) error {
 	rec := &o.Record
+	if w.plan != nil {
+		// Decided when the run ends (Commit): only the rejects now.
+		w.plan.note(o)
+		if (o.Verdict == Rejected || o.Verdict == InputFailed) && w.Rejects != nil {
+			return writeJSON(w.Rejects, input.NewReject(rec, o.Err), true)
+		}
+		return nil
+	}
+	if (w.annotate != nil || w.annotateRows != nil) && o.Verdict != InputFailed {
+		if err := w.writeAnnotation(rec, o.Err, annotation(o)); err != nil {
+			return err
+		}
+	}
 	switch o.Verdict {
 	case Duplicate:
 		if w.Clusters != nil {
@@ -154,13 +236,10 @@ func (w *Outputs) Write(o *Outcome) error {
 			w.NPairs++
 		}
 	case Unique, TooShort:
-		if w.Unique == nil {
+		if w.Unique == nil && w.uniqueRows == nil {
 			return nil
 		}
-		if rec.Raw == nil {
-			return writeJSON(w.Unique, UniqueArticle{ID: rec.ID, Title: rec.Title, Text: rec.Text}, true)
-		}
-		return writeLine(w.Unique, rec.Raw)
+		return w.writeUnique(rec)
 	case Rejected, InputFailed:
 		if w.Rejects != nil {
 			return writeJSON(w.Rejects, input.NewReject(rec, o.Err), true)

@@ -236,9 +236,9 @@ func TestRunURLsStore(t *testing.T) {
 		cl = append(cl, fmt.Sprintf("%s %s %t %d %+v", c.ID, c.Title, c.ThisRun, c.Seq, c.Members))
 	}
 	wantCl := []string{
-		"http://example.com/a http://example.com/a false 0 [{ID:https://example.com/a Via: Distance:2 Exact:false Content:0}]",
-		"http://example.org/x http://example.org/x false 3 [{ID:http://example.org/x Via: Distance:0 Exact:true Content:0}]",
-		"http://example.net/new http://example.net/new true 1 [{ID:http://example.net/new#f Via: Distance:0 Exact:false Content:0}]",
+		"http://example.com/a http://example.com/a false 0 [{ID:https://example.com/a Via: Seq:0 Distance:2 Exact:false Similarity:0.96875 Content:0}]",
+		"http://example.org/x http://example.org/x false 3 [{ID:http://example.org/x Via: Seq:3 Distance:0 Exact:true Similarity:1 Content:0}]",
+		"http://example.net/new http://example.net/new true 1 [{ID:http://example.net/new#f Via: Seq:2 Distance:0 Exact:false Similarity:1 Content:0}]",
 	}
 	if !slices.Equal(cl, wantCl) {
 		t.Errorf("clusters\n%s\nwant\n%s", strings.Join(cl, "\n"), strings.Join(wantCl, "\n"))

@@ -1,8 +1,11 @@
 // Package input reads articles. A Reader reads them from files,
 // directories (walked in lexical order) and standard input: JSONL, one
-// article a line with its id, title and text in named fields, or plain
-// text and HTML, one article a file; gzip-compressed data is decompressed
-// whatever the file's name. Text is decoded from UTF-8, GBK, GB18030 or
+// article a line with its id, title and text in named fields; Parquet,
+// one article a row with its id, title and text in named columns (see
+// parquet.go for how it is streamed); WARC and WET, one article an HTML
+// response or text conversion record (see warc.go); or plain text and
+// HTML, one article a file. Gzip, zstd, xz and bzip2 data is decompressed and
+// Parquet recognised whatever the file's name, by their magic bytes. Text is decoded from UTF-8, GBK, GB18030 or
 // UTF-16, detected or as told (DecodeText), and HTML markup can be
 // stripped (StripHTML).
 // It also reads precomputed fingerprint files, "id<TAB>fingerprint" a

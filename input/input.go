@@ -3,7 +3,6 @@ package input
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -103,7 +103,11 @@ func (r *Record) Location() string {
 // and why the record was rejected. Reading goes on with the next record.
 type RecordError struct {
 	Source string
-	Line   int    // 1-based JSONL line; 0 for whole files
+	Line   int // 1-based JSONL line, Parquet row or WARC record; 0 for whole files
+	// Pos, when set, says where the record is in the format's own terms
+	// ("row 1235 (row group 3 of 4, row 18)", "record 7 (byte 10240)")
+	// and is named in place of Line.
+	Pos    string
 	Field  string // the offending JSONL field, or "" when the whole line or file is bad
 	Reason string
 	Raw    []byte // the verbatim JSONL line; nil for whole files and lines over MaxLine
@@ -114,7 +118,10 @@ type RecordError struct {
 func (e *RecordError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Source)
-	if e.Line > 0 {
+	switch {
+	case e.Pos != "":
+		b.WriteString(": " + e.Pos)
+	case e.Line > 0:
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
 	b.WriteString(": ")
@@ -135,13 +142,19 @@ type Error struct {
 	Source string
 	Line   int   // JSONL: the line being read when reading failed; else 0
 	Offset int64 // bytes of (decompressed) data read before the failure
-	Err    error
+	// Pos, when set, says where reading failed in the format's own terms
+	// ("row group 3 of 4, column "text"", "record 7 (byte 10240)") and
+	// is named in place of Line and Offset.
+	Pos string
+	Err error
 }
 
 // Error formats the error as "news.jsonl.gz: line 1235 (byte 5678901):
 // truncated gzip data: unexpected EOF".
 func (e *Error) Error() string {
 	switch {
+	case e.Pos != "":
+		return fmt.Sprintf("%s: %s: %v", e.Source, e.Pos, e.Err)
 	case e.Line > 0:
 		return fmt.Sprintf("%s: line %d (byte %d): %v", e.Source, e.Line, e.Offset, e.Err)
 	case e.Offset > 0:
@@ -178,11 +191,13 @@ type Options struct {
 	// IDField, TextField and TitleField name the JSONL fields; defaults
 	// "id", "text" and "title".
 	IDField, TextField, TitleField string
-	// Format is "auto" (or ""), "jsonl" or "text". With "auto" a file
-	// whose name ends in .jsonl, .ndjson or .json (before any .gz) is
-	// JSONL, one ending in .txt, .text, .md, .html, .htm or .xhtml is
-	// text, and any other file or standard input is JSONL if its first
-	// non-blank byte is '{'. Text is one whole-file article.
+	// Format is "auto" (or ""), "jsonl" or "text". With "auto" data
+	// starting with the magic bytes of Parquet is Parquet, whatever its
+	// name; a file whose name ends in .jsonl, .ndjson or .json (before
+	// any .gz, .zst, .xz or .bz2) is JSONL, one ending in .txt, .text,
+	// .md, .html, .htm or .xhtml is text, and any other file or standard
+	// input is JSONL if its first non-blank byte is '{'. Text is one
+	// whole-file article. "jsonl" and "text" read every input so.
 	Format string
 	// Encoding is "auto" (or ""), "utf-8", "gbk" or "gb18030"; see
 	// DecodeText. For JSONL it applies line by line.
@@ -265,21 +280,40 @@ func (o *Options) Validate() error {
 // entries whose names start with "." are skipped, symbolic links to files
 // are read and symbolic links to directories are not followed, and
 // special files (devices, pipes, sockets) found in a walk are skipped.
-// Files named directly are read whatever they are. Gzip data is
-// decompressed transparently, recognised by its magic bytes (.gz files
-// that are not gzip are read as they are); the format is chosen on the
-// name without ".gz".
+// Files named directly are read whatever they are. Gzip, zstd, xz and
+// bzip2 data is decompressed transparently, recognised by its magic bytes
+// (.gz files that are not gzip are read as they are; see Decompress); the
+// format is chosen on the name without ".gz", ".zst", ".zstd", ".xz" or
+// ".bz2".
 //
 // A JSONL input yields one Record per non-blank line; blank lines (only
 // spaces, tabs, "\r") are skipped and not reported, though they count in
-// line numbers. Any other input is one whole-file Record.
+// line numbers. A Parquet file (recognised by its magic bytes "PAR1"
+// when Options.Format is auto) yields one Record per row. Any other
+// input is one whole-file Record.
 type Reader struct {
 	opts   Options
 	err    error // invalid options: returned by every Next
 	stdin  io.Reader
 	stack  []pendingInput // inputs still to read, the next one last
-	cur    *jsonlInput    // the JSONL input being read
+	cur    recordInput    // the input of many records being read
 	closed bool
+	// skipped counts the WARC records skipped, by kind.
+	skipped map[string]int64
+	// Progress: the bytes of the files read to their end, the reader of
+	// the current file (counting what was read of it) and its size, and
+	// what Done returns.
+	finished int64
+	curFile  *countingReader
+	curSize  int64
+	done     atomic.Int64
+}
+
+// recordInput is an input of many records: JSONL, Parquet or WARC.
+type recordInput interface {
+	// next returns the next record, a *RecordError, an *Error or io.EOF.
+	next() (Record, error)
+	close() error
 }
 
 // pendingInput is a path still to read.
@@ -312,6 +346,81 @@ func NewReader(paths []string, stdin io.Reader, opts *Options) *Reader {
 //     the next input.
 //   - any other error: invalid options; the Reader is unusable.
 func (r *Reader) Next() (Record, error) {
+	rec, err := r.next()
+	r.noteProgress()
+	return rec, err
+}
+
+// Done returns how many bytes of the input files (as they are on disk,
+// compressed or not) have been read, for a progress line: those of the
+// files read to their end and the part of the current one read so far
+// (of a Parquet file, the share of its rows read). It may be called
+// from any goroutine while another calls Next. Size gives the total.
+func (r *Reader) Done() int64 { return r.done.Load() }
+
+// noteProgress updates what Done returns.
+func (r *Reader) noteProgress() {
+	n := r.finished
+	switch cur := r.cur.(type) {
+	case *parquetInput:
+		n += cur.consumed(r.curSize)
+	default:
+		if r.curFile != nil {
+			n += min(r.curFile.n, max(r.curSize, 0))
+		}
+	}
+	r.done.Store(n)
+}
+
+// fileDone notes that the current file was read to its end, or given up.
+func (r *Reader) fileDone() {
+	if r.curFile != nil && r.curSize > 0 {
+		r.finished += r.curSize
+	}
+	r.curFile, r.curSize = nil, 0
+}
+
+// Size returns the total size of the files that paths name and the
+// directories among them hold (walked as a Reader walks them), as they
+// are on disk, for a progress line with Done; -1 when standard input
+// ("-") is among them. Paths that cannot be read count 0.
+func Size(paths []string) int64 {
+	var total int64
+	for _, p := range paths {
+		if p == "-" {
+			return -1
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if !info.IsDir() {
+			total += info.Size()
+			continue
+		}
+		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if path != p && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				return nil
+			}
+			if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+				total += info.Size()
+			}
+			return nil
+		})
+	}
+	return total
+}
+
+func (r *Reader) next() (Record, error) {
 	if r.err != nil {
 		return Record{}, r.err
 	}
@@ -355,6 +464,7 @@ func (r *Reader) closeCurrent() error {
 	}
 	err := r.cur.close()
 	r.cur = nil
+	r.fileDone()
 	return err
 }
 
@@ -390,7 +500,12 @@ func (r *Reader) start(p pendingInput) (rec Record, done bool, err error) {
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		size = info.Size()
 	}
-	return r.startStream(p.path, p.id, p.path, f, f, size)
+	r.curFile, r.curSize = &countingReader{r: f}, size
+	rec, done, err = r.startStream(p.path, p.id, p.path, r.curFile, f, size)
+	if done {
+		r.fileDone()
+	}
+	return rec, done, err
 }
 
 // pushDir lists dir and pushes its entries; idPrefix is dir's path
@@ -471,37 +586,6 @@ func (s *stickyReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// gzipMagic starts every gzip stream.
-var gzipMagic = []byte{0x1F, 0x8B}
-
-// Decompress returns br, or, when br's data starts with the magic bytes
-// of gzip, a reader of size bytes of the decompressed data, with gz set:
-// gzip data is recognised as the Reader recognises it, whatever the file
-// is named. The read errors of the decompressed data name a truncated
-// stream as such ("truncated gzip data: unexpected EOF"); err is the
-// error of a gzip header that cannot be read.
-func Decompress(br *bufio.Reader, size int) (r *bufio.Reader, gz bool, err error) {
-	if magic, _ := br.Peek(len(gzipMagic)); !bytes.Equal(magic, gzipMagic) {
-		return br, false, nil
-	}
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, false, gzipErr(err)
-	}
-	return bufio.NewReaderSize(&stickyReader{r: gzipReader{zr}}, size), true, nil
-}
-
-// gzipReader describes the read errors of a gzip stream with gzipErr.
-type gzipReader struct{ zr *gzip.Reader }
-
-func (g gzipReader) Read(p []byte) (int, error) {
-	n, err := g.zr.Read(p)
-	if err != nil && err != io.EOF {
-		err = gzipErr(err)
-	}
-	return n, err
-}
-
 // startStream reads an opened input: source names it in errors, id is the
 // ID of a whole-file record, name is the file name for format detection
 // ("" for stdin), closer is closed at the end (nil for stdin) and size is
@@ -520,8 +604,28 @@ func (r *Reader) startStream(source, id, name string, f io.Reader, closer io.Clo
 	if gz {
 		size = -1
 	}
-	lower := strings.ToLower(name)
-	lower = strings.TrimSuffix(lower, ".gz")
+	if r.opts.Format == "auto" {
+		magic, _ := br.Peek(len(parquetMagic))
+		if string(magic) == parquetMagic {
+			file, _ := closer.(*os.File)
+			in, err := startParquet(&r.opts, source, br, file, size, gz)
+			if err != nil {
+				return Record{}, true, err
+			}
+			r.cur = in
+			return Record{}, false, nil
+		}
+	}
+	if r.opts.Format == "auto" {
+		if magic, _ := br.Peek(len(warcMagic)); string(magic) == warcMagic {
+			if r.skipped == nil {
+				r.skipped = make(map[string]int64)
+			}
+			r.cur = &warcInput{opts: &r.opts, source: source, br: br, closer: closer, seen: make(map[string]bool), skipped: r.skipped}
+			return Record{}, false, nil
+		}
+	}
+	lower := trimCompressedExt(strings.ToLower(name))
 	jsonl := false
 	switch r.opts.Format {
 	case "jsonl":
@@ -562,14 +666,6 @@ func looksLikeJSONL(br *bufio.Reader) bool {
 	head, _ = trimUTF8BOM(head)
 	head = bytes.TrimLeft(head, " \t\r\n")
 	return len(head) > 0 && head[0] == '{'
-}
-
-// gzipErr describes a gzip error; a truncated stream is named as such.
-func gzipErr(err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
-		return fmt.Errorf("truncated gzip data: %w", io.ErrUnexpectedEOF)
-	}
-	return err
 }
 
 // readWhole reads a whole-file article.

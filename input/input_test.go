@@ -262,7 +262,7 @@ func TestReaderLongLineMemory(t *testing.T) {
 	if err == nil || err.Error() != "stdin:1: line too long: more than 1000 bytes" {
 		t.Fatalf("Next = %v, want line too long", err)
 	}
-	if c := cap(r.cur.lines.buf); c > 1000+readBufferSize {
+	if c := cap(r.cur.(*jsonlInput).lines.buf); c > 1000+readBufferSize {
 		t.Errorf("line buffer grew to %d bytes", c)
 	}
 	rec, err := r.Next()
@@ -680,5 +680,51 @@ func TestRecordBytes(t *testing.T) {
 		if got := RecordBytes(&tt.rec, tt.err); got != tt.want {
 			t.Errorf("RecordBytes(%+v, %v) = %d, want %d", tt.rec, tt.err, got, tt.want)
 		}
+	}
+}
+
+// TestReaderDone: Done counts the bytes of the files read, as on disk,
+// up to Size, and Size walks directories as the Reader does.
+func TestReaderDone(t *testing.T) {
+	t.Chdir(t.TempDir())
+	jsonl := strings.Repeat(`{"id":"x","text":"some text"}`+"\n", 3)
+	writeInputFiles(t, "d", map[string]string{
+		"a.jsonl.gz":  gzipString(t, strings.Repeat(jsonl, 1000)),
+		"b.txt":       "a whole file",
+		".hidden.txt": "not read, not counted",
+		"sub/c.jsonl": jsonl,
+	})
+	size := func(name string) int64 {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	total := size("d/a.jsonl.gz") + size("d/b.txt") + size("d/sub/c.jsonl")
+	if got := Size([]string{"d", "missing"}); got != total {
+		t.Errorf("Size = %d, want %d", got, total)
+	}
+	if got := Size([]string{"d", "-"}); got != -1 {
+		t.Errorf("Size with stdin = %d, want -1", got)
+	}
+	r := NewReader([]string{"d"}, nil, nil)
+	prev := int64(0)
+	for i := 0; ; i++ {
+		_, err := r.Next()
+		d := r.Done()
+		if d < prev || d > total {
+			t.Fatalf("record %d: Done = %d after %d (total %d)", i, d, prev, total)
+		}
+		prev = d
+		if i == 3000 && d != size("d/a.jsonl.gz")+size("d/b.txt") { // b.txt, after the gzip file
+			t.Errorf("after the gzip file and b.txt: Done = %d, want %d", d, size("d/a.jsonl.gz")+size("d/b.txt"))
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if prev != total {
+		t.Errorf("at the end: Done = %d, want %d", prev, total)
 	}
 }

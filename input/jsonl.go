@@ -134,18 +134,8 @@ func parseJSONLRecord(raw []byte, opts *Options, source string, line int) (rec R
 	default:
 		return rec, "not a string (" + textv.kind.String() + ")", opts.TextField
 	}
-	switch {
-	case len(rec.Text) == 0:
-		return rec, "empty string", opts.TextField
-	case len(rec.Text) > opts.MaxBytes:
-		return rec, fmt.Sprintf("too large: %d bytes (maximum %d, --max-bytes)", len(rec.Text), opts.MaxBytes), opts.TextField
-	case isBlankText(rec.Text):
-		return rec, "only white space", opts.TextField
-	}
-	if opts.HTML {
-		if rec.Text = StripHTML(rec.Text); rec.Text == "" {
-			return rec, "no text after HTML stripping", opts.TextField
-		}
+	if rec.Text, reason = checkFieldText(rec.Text, opts); reason != "" {
+		return rec, reason, opts.TextField
 	}
 
 	switch idv.kind {
@@ -174,6 +164,26 @@ func parseJSONLRecord(raw []byte, opts *Options, source string, line int) (rec R
 		return rec, "not a string (" + titlev.kind.String() + ")", opts.TitleField
 	}
 	return rec, "", ""
+}
+
+// checkFieldText checks the text of a record's text field (JSONL or a
+// Parquet column) and strips its markup when opts.HTML is set: it
+// returns the text, or why the record is rejected.
+func checkFieldText(text string, opts *Options) (string, string) {
+	switch {
+	case len(text) == 0:
+		return text, "empty string"
+	case len(text) > opts.MaxBytes:
+		return text, fmt.Sprintf("too large: %d bytes (maximum %d, --max-bytes)", len(text), opts.MaxBytes)
+	case isBlankText(text):
+		return text, "only white space"
+	}
+	if opts.HTML {
+		if text = StripHTML(text); text == "" {
+			return text, "no text after HTML stripping"
+		}
+	}
+	return text, ""
 }
 
 // allASCII reports whether b is all ASCII.

@@ -29,10 +29,10 @@ func NewReject(rec *Record, err error) Reject {
 	var j Reject
 	switch {
 	case errors.As(err, &re):
-		j = Reject{Source: re.Source, Line: re.Line, Field: re.Field, Reason: re.Reason}
+		j = Reject{Source: re.Source, Line: re.Line, Field: re.Field, Reason: withPos(re.Pos, re.Reason)}
 		j.setRaw(re.Raw)
 	case errors.As(err, &ie):
-		j = Reject{Source: ie.Source, Line: ie.Line, Reason: ie.Err.Error()}
+		j = Reject{Source: ie.Source, Line: ie.Line, Reason: withPos(ie.Pos, ie.Err.Error())}
 	default:
 		j = Reject{Source: rec.Source, Line: rec.Line, Reason: err.Error()}
 		j.setRaw(rec.Raw)
@@ -45,4 +45,14 @@ func (j *Reject) setRaw(raw []byte) {
 	if !utf8.Valid(raw) {
 		j.RawBase64 = base64.StdEncoding.EncodeToString(raw)
 	}
+}
+
+// withPos prefixes reason with pos, where a Parquet or WARC error says
+// it, so that a reject names the row group or record: "row 12 (row
+// group 2 of 3, row 2): null".
+func withPos(pos, reason string) string {
+	if pos == "" {
+		return reason
+	}
+	return pos + ": " + reason
 }

@@ -69,7 +69,8 @@ func runAdd(c *cli.Context) error {
 	if c.NArg() > 0 {
 		r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 		defer r.Close()
-		bar := progressBar(c, c.Args().Slice())
+		defer noteSkipped(c, "neardup add: ", r)
+		bar := progressBar(c, r, c.Args().Slice())
 		n, err := dedup.Add(c.Context, r, a, x, &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")},
 			func(rec *input.Record, err error) error {
 				countRecord(bar, rec, err)

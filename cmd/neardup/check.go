@@ -60,6 +60,7 @@ func runCheck(c *cli.Context) error {
 	idFlag := c.String("id")
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
+	defer noteSkipped(c, "neardup check: ", r)
 	var sum dedup.CheckSummary
 	sk := newSkips(c)
 	sk.onSkip = func(rec *input.Record, err error) error {

@@ -24,6 +24,10 @@ func dedupCommand() *cli.Command {
 			&cli.StringFlag{Name: "clusters", Category: catOutput, TakesFile: true, Usage: "write clusters to `FILE`"},
 			&cli.StringFlag{Name: "unique", Category: catOutput, TakesFile: true, Usage: "write the articles that are not duplicates to `FILE`"},
 			&cli.StringFlag{Name: "rejects", Category: catOutput, TakesFile: true, Usage: "write bad records to `FILE`"},
+			&cli.StringFlag{Name: "annotate", Category: catOutput, TakesFile: true,
+				Usage: "write every record with neardup's verdict, cluster, member and similarities to `FILE` (JSONL; Parquet when FILE ends in .parquet)"},
+			&cli.StringFlag{Name: "keep", Category: catOutput, Value: "first",
+				Usage: "which member of each cluster the outputs keep, by `POLICY`: first, longest, newest:FIELD, oldest:FIELD or max:FIELD"},
 			dedupIndexFlag(),
 			workersFlag(),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "strict", Category: catInput, Usage: "stop at the first bad record or unreadable input"},
@@ -56,11 +60,16 @@ func runDedup(c *cli.Context) (err error) {
 		}
 	}()
 
+	keep, err := dedup.ParseKeepPolicy(c.String("keep"))
+	if err != nil {
+		return usagef(c, "--keep: %v", err)
+	}
 	named := false
-	for _, f := range []string{"pairs", "clusters", "unique", "rejects"} {
+	for _, f := range []string{"pairs", "clusters", "unique", "rejects", "annotate"} {
 		named = named || c.String(f) != ""
 	}
-	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects")}
+	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects"),
+		Annotate: c.String("annotate")}
 	if !named && !c.Bool("json") {
 		files.Pairs = "-" // nothing named: the pairs go to standard output rather than nowhere
 	}
@@ -69,12 +78,17 @@ func runDedup(c *cli.Context) (err error) {
 		return err
 	}
 	defer outs.Abort()
-	var bar *prog.Bar // a line on a terminal, also when the pairs go to standard output
-	if p := c.String("progress"); p == "always" || (p == "auto" && prog.IsTerminal(c.App.ErrWriter)) {
-		bar = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
+	if err := outs.SetKeep(keep, c.Args().Slice(), inOpts); err != nil {
+		return usagef(c, "%v", err)
 	}
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
+	var bar *prog.Bar // a line on a terminal, also when the pairs go to standard output
+	if p := c.String("progress"); p == "always" || (p == "auto" && prog.IsTerminal(c.App.ErrWriter)) {
+		bar = prog.Start(c.App.ErrWriter, input.Size(c.Args().Slice()))
+		bar.Follow(r.Done)
+	}
 	defer r.Close()
+	defer noteSkipped(c, "neardup dedup: ", r)
 	var rejected int64
 	sum, err := dedup.Run(c.Context, r, a, x, opts, func(o *dedup.Outcome) error {
 		countRecord(bar, &o.Record, o.Err)

@@ -64,7 +64,8 @@ func runEval(c *cli.Context) error {
 	start := time.Now()
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
-	bar := progressBar(c, c.Args().Slice())
+	defer noteSkipped(c, "neardup eval: ", r)
+	bar := progressBar(c, r, c.Args().Slice())
 	corpus, err := eval.AnalyzeCorpus(c.Context, r, a, nw, func(rec *input.Record, err error) { countRecord(bar, rec, err) })
 	bar.Finish()
 	if err != nil {

@@ -41,6 +41,7 @@ func runFingerprint(c *cli.Context) error {
 	w := c.App.Writer
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
+	defer noteSkipped(c, "neardup fingerprint: ", r)
 	sk := newSkips(c)
 	err := analyzeEach(c, r, a, sk, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
 		rep := dedup.NewAnalysisReport(rec.ID, rec.Title, a.ID(), an)
@@ -67,7 +68,7 @@ func runFingerprint(c *cli.Context) error {
 func analyzeEach(c *cli.Context, r *input.Reader, a *neardup.Analyzer, sk *skips, f func(n int64, rec *input.Record, an *neardup.Analysis) error) error {
 	var bar *prog.Bar
 	if c.NArg() > 1 {
-		bar = progressBar(c, c.Args().Slice()) // check and fingerprint of several files
+		bar = progressBar(c, r, c.Args().Slice()) // check and fingerprint of several files
 		defer bar.Finish()
 	}
 	return pipeline.Run(c.Context, r, a, nil, func(it *pipeline.Item) error {

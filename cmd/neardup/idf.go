@@ -63,9 +63,10 @@ func runIDFBuild(c *cli.Context) (err error) {
 	b.MinDF = minDF
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	defer r.Close()
+	defer noteSkipped(c, "neardup idf build: ", r)
 
 	sk := newSkips(c)
-	bar := progressBar(c, c.Args().Slice())
+	bar := progressBar(c, r, c.Args().Slice())
 	var readErr error
 	texts := func(yield func(string) bool) {
 		for {

@@ -30,8 +30,11 @@ type Bar struct {
 	start   time.Time
 	records atomic.Int64
 	bytes   atomic.Int64
-	stop    chan struct{}
-	done    sync.WaitGroup
+	// input, when set (Follow), gives the input bytes read, for percent
+	// and ETA; else the bytes added count.
+	input atomic.Pointer[func() int64]
+	stop  chan struct{}
+	done  sync.WaitGroup
 }
 
 // Start starts redrawing the line on w every Interval, for an input of
@@ -56,13 +59,13 @@ func Start(w io.Writer, total int64) *Bar {
 	return p
 }
 
-// ForInputs returns a Bar on w for the inputs paths when w is a
+// ForSize returns a Bar on w for an input of total bytes when w is a
 // terminal, and nil otherwise.
-func ForInputs(w io.Writer, paths []string) *Bar {
+func ForSize(w io.Writer, total int64) *Bar {
 	if !IsTerminal(w) {
 		return nil
 	}
-	return Start(w, InputSize(paths))
+	return Start(w, total)
 }
 
 // Add counts a record of n input bytes.
@@ -70,6 +73,16 @@ func (p *Bar) Add(n int64) {
 	if p != nil {
 		p.records.Add(1)
 		p.bytes.Add(n)
+	}
+}
+
+// Follow makes the percent and ETA follow done, the bytes of the input
+// read so far (as counted toward total): compressed files, Parquet and
+// WARC records skipped make the bytes added (text) another measure.
+// done is called from the Bar's goroutine.
+func (p *Bar) Follow(done func() int64) {
+	if p != nil {
+		p.input.Store(&done)
 	}
 }
 
@@ -83,23 +96,34 @@ func (p *Bar) Finish() {
 
 // line formats the status at time now.
 func (p *Bar) line(now time.Time) string {
-	return Line(p.records.Load(), p.bytes.Load(), p.total, now.Sub(p.start))
+	n := p.bytes.Load()
+	done := n
+	if f := p.input.Load(); f != nil {
+		done = (*f)()
+	}
+	return LineDone(p.records.Load(), n, done, p.total, now.Sub(p.start))
 }
 
-// Line formats "12,345 records  45.6 MB  3.2 MB/s  37%  ETA 0:42".
+// Line formats "12,345 records  45.6 MB  3.2 MB/s  37%  ETA 0:42": the
+// percent and ETA of n bytes of total.
 func Line(records, n, total int64, elapsed time.Duration) string {
+	return LineDone(records, n, n, total, elapsed)
+}
+
+// LineDone is Line with the percent and ETA of done bytes of total,
+// another measure than the n bytes (of text) the rate counts.
+func LineDone(records, n, done, total int64, elapsed time.Duration) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s records  %s", Count(records), Bytes(n))
-	rate := 0.0
-	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(n) / s
-		fmt.Fprintf(&b, "  %.1f MB/s", rate/1e6)
+	s := elapsed.Seconds()
+	if s > 0 {
+		fmt.Fprintf(&b, "  %.1f MB/s", float64(n)/s/1e6)
 	}
 	if total > 0 {
-		pct := min(100, float64(n)*100/float64(total))
+		pct := min(100, float64(done)*100/float64(total))
 		fmt.Fprintf(&b, "  %.0f%%", pct)
-		if rate > 0 && n < total {
-			eta := time.Duration(float64(total-n) / rate * float64(time.Second))
+		if rate := float64(done) / s; s > 0 && rate > 0 && done < total {
+			eta := time.Duration(float64(total-done) / rate * float64(time.Second))
 			fmt.Fprintf(&b, "  ETA %s", formatETA(eta))
 		}
 	}
@@ -123,34 +147,6 @@ func IsTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// InputSize returns the total size of the inputs when every one is a
-// regular, uncompressed file, else -1 (standard input, directories and
-// gzip data have no size known in advance).
-func InputSize(paths []string) int64 {
-	var total int64
-	for _, p := range paths {
-		if p == "-" {
-			return -1
-		}
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
-			return -1
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return -1
-		}
-		var magic [2]byte
-		n, _ := io.ReadFull(f, magic[:])
-		f.Close()
-		if n == 2 && magic == [2]byte{0x1f, 0x8b} {
-			return -1
-		}
-		total += fi.Size()
-	}
-	return total
 }
 
 // Count formats n with thousands separators: 1,234,567.

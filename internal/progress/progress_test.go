@@ -19,6 +19,14 @@ func TestLine(t *testing.T) {
 		{99, 20_000_000, 20_000_000, time.Second, "99 records  20.0 MB  20.0 MB/s  100%"},
 		{1, 1_000_000, 10_000_000_000, time.Second, "1 records  1.0 MB  1.0 MB/s  0%  ETA 2:46:39"},
 	}
+	// The percent and ETA of the input read (compressed), the rate of
+	// the text.
+	if got, want := LineDone(10, 8_000_000, 1_000_000, 4_000_000, 2*time.Second), "10 records  8.0 MB  4.0 MB/s  25%  ETA 0:06"; got != want {
+		t.Errorf("LineDone = %q, want %q", got, want)
+	}
+	if got, want := LineDone(10, 8_000_000, 0, 4_000_000, 0), "10 records  8.0 MB  0%"; got != want {
+		t.Errorf("LineDone at 0s = %q, want %q", got, want)
+	}
 	for _, tt := range tests {
 		if got := Line(tt.records, tt.n, tt.total, tt.elapsed); got != tt.want {
 			t.Errorf("Line(%d, %d, %d, %v) = %q, want %q", tt.records, tt.n, tt.total, tt.elapsed, got, tt.want)

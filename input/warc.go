@@ -1,0 +1,442 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Reading WARC and WET
+//
+// A WARC file (ISO 28500; WET files are WARC files of "conversion"
+// records, as Common Crawl ships them) is recognised by its first bytes,
+// "WARC/1.", after decompression: a Common Crawl .warc.gz of one gzip
+// member a record is one gzip stream of members (see Decompress), whose
+// damaged member is named by its offset in the compressed file.
+//
+// Records give articles so:
+//   - conversion (WET): the block is the text, decoded as
+//     Options.Encoding says;
+//   - response with an HTTP response of status 2xx whose Content-Type is
+//     HTML (text/html, application/xhtml+xml), and resource records of
+//     HTML: the page's text and title through the HTML extraction of
+//     StripHTML, its charset from the Content-Type when it names UTF-8,
+//     GBK or GB18030, else detected; chunked transfer and gzip content
+//     encoding are undone;
+//   - every other record (warcinfo, request, metadata, revisit, a
+//     response of another type or status, a conversion that is not
+//     text/plain) is skipped without holding its block in memory, and
+//     counted by kind (Reader.Skipped).
+//
+// The ID is the WARC-Target-URI; where a URI repeats in a file, the
+// later records' IDs are the URI, a space and their WARC-Record-ID
+// ("<urn:uuid:…>"); a record without a URI has its record ID, one
+// without either "source:N", N its record number. Record.Line
+// counts the file's WARC records from 1, skipped ones included, and
+// RecordError.Pos and Error.Pos name it as "record 7 (byte 10240)", the
+// byte offset of its start in the (decompressed) data.
+//
+// The reader is this package's own rather than a WARC library's: a
+// record is a header block and a Content-Length body, which takes a
+// hundred lines; decompression by magic bytes, gzip member offsets,
+// encodings, HTML extraction and the limits of Options are this
+// package's already; and skipped records, the bulk of a crawl's bytes,
+// are passed over without being parsed.
+
+// warcMagic starts every WARC record.
+const warcMagic = "WARC/1."
+
+// maxWARCHeader limits a record's header block.
+const maxWARCHeader = 64 << 10
+
+// warcInput reads the records of a WARC stream.
+type warcInput struct {
+	opts    *Options
+	source  string
+	br      *bufio.Reader
+	closer  io.Closer // nil for stdin
+	off     int64     // bytes of br read
+	n       int       // records read
+	start   int64     // offset of the record being read
+	seen    map[string]bool
+	skipped map[string]int64 // the Reader's counts, by kind
+	failed  bool
+}
+
+func (in *warcInput) close() error {
+	if in.closer == nil {
+		return nil
+	}
+	return in.closer.Close()
+}
+
+// pos names the record being read.
+func (in *warcInput) pos() string { return fmt.Sprintf("record %d (byte %d)", in.n, in.start) }
+
+// fail ends the file at the record being read with err.
+func (in *warcInput) fail(err error) error {
+	in.failed = true
+	return &Error{Source: in.source, Line: in.n, Offset: in.off, Pos: in.pos(), Err: err}
+}
+
+// reject rejects the record being read.
+func (in *warcInput) reject(reason string) error {
+	return &RecordError{Source: in.source, Line: in.n, Pos: in.pos(), Reason: reason}
+}
+
+// skip counts a skipped record of kind.
+func (in *warcInput) skip(kind string) { in.skipped[kind]++ }
+
+// readLine reads a line of the header block, without its line end.
+func (in *warcInput) readLine() ([]byte, error) {
+	line, err := in.br.ReadSlice('\n')
+	in.off += int64(len(line))
+	if err == bufio.ErrBufferFull {
+		return nil, errors.New("header line too long")
+	}
+	if err != nil {
+		if err == io.EOF && len(line) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return bytes.TrimRight(line, "\r\n"), nil
+}
+
+// discard skips n bytes of the block.
+func (in *warcInput) discard(n int64) error {
+	for n > 0 {
+		k, err := in.br.Discard(int(min(n, 1<<30)))
+		in.off += int64(k)
+		n -= int64(k)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// warcHeader is a record's header block.
+type warcHeader map[string]string
+
+// get returns the value of the named field (case-insensitive).
+func (h warcHeader) get(name string) string { return h[strings.ToLower(name)] }
+
+// next returns the next record, a *RecordError, an *Error or io.EOF.
+func (in *warcInput) next() (Record, error) {
+	for !in.failed {
+		// Records end in "\r\n\r\n" after the block: skip blank lines.
+		var version []byte
+		for {
+			in.start = in.off
+			line, err := in.readLine()
+			if err == io.EOF {
+				return Record{}, io.EOF
+			}
+			if err != nil {
+				in.n++
+				return Record{}, in.fail(truncated(err))
+			}
+			if len(line) > 0 {
+				version = line
+				break
+			}
+		}
+		in.n++
+		if !bytes.HasPrefix(version, []byte("WARC/")) {
+			return Record{}, in.fail(fmt.Errorf("not a WARC record: it starts %q", cut(string(version), 40)))
+		}
+		h, length, err := in.readHeader()
+		if err != nil {
+			return Record{}, in.fail(err)
+		}
+		rec, rerr, err := in.record(h, length)
+		if err != nil {
+			return Record{}, in.fail(truncated(err))
+		}
+		if rerr != nil {
+			return Record{}, rerr
+		}
+		if rec != nil {
+			return *rec, nil
+		}
+	}
+	return Record{}, io.EOF
+}
+
+// truncated names the end of the data inside a record as truncation.
+func truncated(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fmt.Errorf("truncated WARC record: %w", io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+// cut cuts s to n bytes for messages.
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// readHeader reads the named fields of a record up to the blank line,
+// and its Content-Length.
+func (in *warcInput) readHeader() (warcHeader, int64, error) {
+	h := warcHeader{}
+	size, last := 0, ""
+	for {
+		line, err := in.readLine()
+		if err != nil {
+			return nil, 0, truncated(err)
+		}
+		if len(line) == 0 {
+			break
+		}
+		if size += len(line); size > maxWARCHeader {
+			return nil, 0, fmt.Errorf("WARC header longer than %d bytes", maxWARCHeader)
+		}
+		if (line[0] == ' ' || line[0] == '\t') && last != "" {
+			h[last] += " " + string(bytes.TrimSpace(line)) // a continuation line
+			continue
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return nil, 0, fmt.Errorf("malformed WARC header line %q", cut(string(line), 60))
+		}
+		last = strings.ToLower(string(bytes.TrimSpace(name)))
+		h[last] = string(bytes.TrimSpace(value))
+	}
+	cl := h.get("Content-Length")
+	length, err := strconv.ParseInt(cl, 10, 64)
+	if err != nil || length < 0 {
+		return nil, 0, fmt.Errorf("WARC Content-Length %q: not a length", cl)
+	}
+	return h, length, nil
+}
+
+// record makes an article of the record whose header is h and whose
+// block of length bytes is next: it returns the record, nil when the
+// record is skipped, or a rejection; err is a read error, which ends the
+// file.
+func (in *warcInput) record(h warcHeader, length int64) (rec *Record, reject error, err error) {
+	typ := strings.ToLower(h.get("WARC-Type"))
+	ctype := h.get("Content-Type")
+	media, _, _ := mime.ParseMediaType(ctype)
+	var text, title string
+	switch {
+	case typ == "conversion" && (media == "text/plain" || ctype == ""):
+		block, reason, err := in.readBlock(length, in.opts.MaxBytes)
+		if err != nil || reason != "" {
+			return nil, in.rejectIf(reason), err
+		}
+		s, _, derr := DecodeText(block, in.opts.Encoding)
+		if derr != nil {
+			return nil, in.reject(derr.Error()), nil
+		}
+		text = s
+	case typ == "response" && media == "application/http":
+		var reason string
+		text, title, reason, err = in.httpResponse(length)
+		if err != nil || reason != "" {
+			return nil, in.rejectIf(reason), err
+		}
+		if text == "" && title == "" {
+			return nil, nil, nil // skipped and counted
+		}
+	case typ == "resource" && isHTMLType(media):
+		block, reason, err := in.readBlock(length, in.opts.MaxBytes)
+		if err != nil || reason != "" {
+			return nil, in.rejectIf(reason), err
+		}
+		var why string
+		if text, title, why = in.html(block, ctype); why != "" {
+			return nil, in.reject(why), nil
+		}
+	default:
+		kind := typ
+		if kind == "" {
+			kind = "untyped"
+		}
+		if typ == "response" || typ == "resource" || typ == "conversion" {
+			kind += " (" + orNone(media) + ")"
+		}
+		in.skip(kind)
+		return nil, nil, in.discard(length)
+	}
+	if isBlankText(text) {
+		return nil, in.reject("no text"), nil
+	}
+	return &Record{ID: in.id(h), Title: title, Text: text, Source: in.source, Line: in.n, Offset: in.start}, nil, nil
+}
+
+// rejectIf returns a rejection for reason, or nil.
+func (in *warcInput) rejectIf(reason string) error {
+	if reason == "" {
+		return nil
+	}
+	return in.reject(reason)
+}
+
+func orNone(media string) string {
+	if media == "" {
+		return "no content type"
+	}
+	return media
+}
+
+// id returns the ID of the record whose header is h.
+func (in *warcInput) id(h warcHeader) string {
+	uri, rid := strings.Trim(h.get("WARC-Target-URI"), "<>"), h.get("WARC-Record-ID")
+	switch {
+	case uri == "" && rid == "":
+		return in.source + ":" + strconv.Itoa(in.n)
+	case uri == "":
+		return rid
+	case in.seen[uri] && rid != "":
+		return uri + " " + rid
+	}
+	in.seen[uri] = true
+	return uri
+}
+
+// readBlock reads a block of length bytes, or skips it and returns why
+// when it is over max.
+func (in *warcInput) readBlock(length int64, max int) ([]byte, string, error) {
+	if length > int64(max) {
+		return nil, fmt.Sprintf("too large: %d bytes (maximum %d, --max-bytes)", length, max), in.discard(length)
+	}
+	block := make([]byte, length)
+	n, err := io.ReadFull(in.br, block)
+	in.off += int64(n)
+	return block, "", err
+}
+
+// isHTMLType reports whether media is an HTML type.
+func isHTMLType(media string) bool {
+	return media == "text/html" || media == "application/xhtml+xml"
+}
+
+// httpResponse reads the block of a response record, an HTTP response,
+// and returns the text and title of its HTML page; both empty when the
+// record is skipped (counted), or why it is rejected.
+func (in *warcInput) httpResponse(length int64) (text, title, reason string, err error) {
+	// The HTTP header is read from the buffer: a response that is not a
+	// page is skipped without reading its body into memory.
+	head, _ := in.br.Peek(int(min(length, int64(in.br.Size()))))
+	resp, herr := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), nil)
+	if herr != nil {
+		in.skip("response (unreadable HTTP header)")
+		return "", "", "", in.discard(length)
+	}
+	resp.Body.Close()
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		in.skip(fmt.Sprintf("response (HTTP %d)", resp.StatusCode))
+		return "", "", "", in.discard(length)
+	case !isHTMLType(media):
+		in.skip("response (" + orNone(media) + ")")
+		return "", "", "", in.discard(length)
+	}
+	// The HTTP header is allowed 1 MiB besides the page.
+	block, reason, err := in.readBlock(length, in.opts.MaxBytes+1<<20)
+	if err != nil || reason != "" {
+		return "", "", reason, err
+	}
+	resp, herr = http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), nil)
+	if herr != nil {
+		return "", "", "malformed HTTP response: " + herr.Error(), nil
+	}
+	body, berr := io.ReadAll(io.LimitReader(resp.Body, int64(in.opts.MaxBytes)+1))
+	if berr != nil && !errors.Is(berr, io.ErrUnexpectedEOF) {
+		// A body shorter than its Content-Length is kept as it is.
+		return "", "", "malformed HTTP body: " + berr.Error(), nil
+	}
+	switch enc := strings.ToLower(resp.Header.Get("Content-Encoding")); enc {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, zerr := gzip.NewReader(bytes.NewReader(body))
+		if zerr == nil {
+			body, zerr = io.ReadAll(io.LimitReader(zr, int64(in.opts.MaxBytes)+1))
+		}
+		if zerr != nil && !errors.Is(zerr, io.ErrUnexpectedEOF) {
+			return "", "", "HTTP body: gzip content encoding: " + zerr.Error(), nil
+		}
+	default:
+		return "", "", fmt.Sprintf("HTTP content encoding %q: only gzip is undone", enc), nil
+	}
+	if len(body) > in.opts.MaxBytes {
+		return "", "", fmt.Sprintf("too large: more than %d bytes (the maximum, --max-bytes)", in.opts.MaxBytes), nil
+	}
+	text, title, reason = in.html(body, resp.Header.Get("Content-Type"))
+	if reason == "" && text == "" {
+		reason = "no text"
+	}
+	return text, title, reason, nil
+}
+
+// html returns the text and title of an HTML page whose Content-Type is
+// ctype, or why not.
+func (in *warcInput) html(page []byte, ctype string) (text, title, reason string) {
+	enc := in.opts.Encoding
+	if _, params, err := mime.ParseMediaType(ctype); err == nil && enc == encAuto {
+		if e, err := canonicalEncoding(params["charset"]); err == nil {
+			enc = e
+		}
+	}
+	s, _, err := DecodeText(page, enc)
+	if err != nil {
+		return "", "", err.Error()
+	}
+	text, title = stripHTML(s)
+	return text, title, ""
+}
+
+// Skip counts the records of a kind that a Reader skipped.
+type Skip struct {
+	Kind string // "request", "metadata", "response (image/png)", "response (HTTP 404)", …
+	N    int64
+}
+
+// Skipped returns the counts of the WARC records skipped so far, by kind
+// in lexical order.
+func (r *Reader) Skipped() []Skip {
+	var s []Skip
+	for k, n := range r.skipped {
+		s = append(s, Skip{Kind: k, N: n})
+	}
+	sort.Slice(s, func(i, j int) bool { return s[i].Kind < s[j].Kind })
+	return s
+}
+
+// SkippedText describes skipped records for a command's summary:
+// "skipped 7 WARC records that are not pages: 3 request, 3 metadata,
+// 1 warcinfo", or "" when none were.
+func SkippedText(skipped []Skip) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	sorted := slices.Clone(skipped)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].N > sorted[j].N })
+	var total int64
+	parts := make([]string, len(sorted))
+	for i, s := range sorted {
+		total += s.N
+		parts[i] = strconv.FormatInt(s.N, 10) + " " + s.Kind
+	}
+	what := "records that are not pages"
+	if total == 1 {
+		what = "record that is not a page"
+	}
+	return fmt.Sprintf("skipped %d WARC %s: %s", total, what, strings.Join(parts, ", "))
+}
