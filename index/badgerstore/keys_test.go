@@ -292,3 +292,25 @@ func at(lines []string, i int) string {
 	}
 	return "(end)"
 }
+
+// A key of a kind the store has no keys for is refused by Apply and
+// Postings, not filed as a content key; a passage key is its own.
+func TestUnknownKind(t *testing.T) {
+	s, err := Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	z := index.Key{Kind: 'z', Value: 5}
+	err = s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "a", Record: []byte{1}, Keys: []index.Key{z}}}})
+	if err == nil || !strings.Contains(err.Error(), `key kind 'z' table 0 bits 0 value 5: unknown kind`) {
+		t.Errorf("Apply of a 'z' key: %v, want unknown kind", err)
+	}
+	if _, err := s.Postings(ctx, []index.Key{z}); err == nil || !strings.Contains(err.Error(), "unknown kind") {
+		t.Errorf("Postings of a 'z' key: %v, want unknown kind", err)
+	}
+	if got := appendPostingKey(nil, index.Key{Kind: index.KindPassage, Value: 0x0102030405060708}, 0, "a"); string(got) != "p\x01\x02\x03\x04\x05\x06\x07\x08a" {
+		t.Errorf("passage posting key = %q", got)
+	}
+}
