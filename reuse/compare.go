@@ -32,8 +32,9 @@ type run struct{ i, j int }
 // covering it is in the other text; shared characters separated by at
 // most p.Gram others (a light edit: a word changed every dozen
 // characters or more) make one passage, which counts whole in the
-// shares. A passage of b is paired with the passage of a it shares the
-// most k-grams with.
+// shares. A passage of a is paired with the passage of b it shares the
+// most k-grams with, and left out when there is none (its k-grams are
+// scattered over b).
 //
 // stop, when not nil, holds fingerprints too common to count
 // (boilerplate; see Options.MaxDocs): a passage of a is kept only when
@@ -101,11 +102,14 @@ func Compare(a, b *Text, p Params, minChars int, stop map[uint64]bool) Overlap {
 				best, n = x, v
 			}
 		}
+		if best < 0 {
+			// Its k-grams are scattered over b (a list of short items
+			// both texts have, in other orders): not a passage of b.
+			continue
+		}
 		ps := Passage{Chars: r.j - r.i}
 		ps.Here.Start, ps.Here.End = a.Span(r.i, r.j)
-		if best >= 0 {
-			ps.There.Start, ps.There.End = b.Span(runsB[best].i, runsB[best].j)
-		}
+		ps.There.Start, ps.There.End = b.Span(runsB[best].i, runsB[best].j)
 		o.Passages = append(o.Passages, ps)
 		o.Here += float64(r.j - r.i)
 	}
