@@ -1,6 +1,9 @@
 package reuse
 
-import "slices"
+import (
+	"slices"
+	"unicode"
+)
 
 // Span is a passage of an original text: bytes Start to End (exclusive).
 type Span struct {
@@ -30,9 +33,9 @@ type run struct{ i, j int }
 // (this text) and b (the other) share, and the share of each text they
 // cover. A character is shared when a k-gram of p.Gram characters
 // covering it is in the other text; shared characters separated by at
-// most p.Gram others (a light edit: a word changed every dozen
-// characters or more) make one passage, which counts whole in the
-// shares. A passage of a is paired with the passage of b it shares the
+// most p.Gram others, none a digit (a light edit: a word changed every
+// dozen characters or more), make one passage, which counts whole in
+// the shares. A passage of a is paired with the passage of b it shares the
 // most k-grams with, and left out when there is none (its k-grams are
 // scattered over b).
 //
@@ -54,7 +57,7 @@ func Compare(a, b *Text, p Params, minChars int, stop map[uint64]bool) Overlap {
 	for _, h := range ha {
 		inA[h] = struct{}{}
 	}
-	runsA := cover(ha, k, minChars, func(h uint64) bool { _, ok := posB[h]; return ok })
+	runsA := cover(a.runes, ha, k, minChars, func(h uint64) bool { _, ok := posB[h]; return ok })
 	if stop != nil {
 		var starts []int // a's shared fingerprints that count
 		for _, pr := range winnow(ha, p.Window) {
@@ -75,7 +78,7 @@ func Compare(a, b *Text, p Params, minChars int, stop map[uint64]bool) Overlap {
 			}
 		}
 	}
-	runsB := cover(hb, k, minChars, func(h uint64) bool { _, ok := kept[h]; return ok })
+	runsB := cover(b.runes, hb, k, minChars, func(h uint64) bool { _, ok := kept[h]; return ok })
 
 	var o Overlap
 	for _, r := range runsA {
@@ -125,10 +128,14 @@ func Compare(a, b *Text, p Params, minChars int, stop map[uint64]bool) Overlap {
 	return o
 }
 
-// cover returns the passages of a text whose k-gram hashes are h: the runs of characters covered by a k-gram shared
-// reports, joined across gaps of at most k characters, of at least
-// minChars characters.
-func cover(h []uint64, k, minChars int, shared func(uint64) bool) []run {
+// cover returns the passages of a text whose characters are runes and
+// k-gram hashes h: the runs of characters covered by a k-gram shared
+// reports, joined across gaps of at most k characters without a digit,
+// of at least minChars characters. A gap with a digit ends a passage:
+// texts made from one template (market reports, results tables) differ
+// in their figures, and their shared text between figures is no copied
+// passage.
+func cover(runes []rune, h []uint64, k, minChars int, shared func(uint64) bool) []run {
 	var out []run
 	cur := run{-1, -1}
 	flush := func() {
@@ -143,7 +150,7 @@ func cover(h []uint64, k, minChars int, shared func(uint64) bool) []run {
 		switch {
 		case cur.i < 0:
 			cur = run{g, g + k}
-		case g <= cur.j+k:
+		case g <= cur.j || g <= cur.j+k && !slices.ContainsFunc(runes[cur.j:g], unicode.IsDigit):
 			cur.j = max(cur.j, g+k)
 		default:
 			flush()

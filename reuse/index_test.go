@@ -167,3 +167,27 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Open with window 300: no error")
 	}
 }
+
+func TestAnswerWriteText(t *testing.T) {
+	a := Answer{Matches: []Match{
+		{ID: "long", Title: "Title", Here: 0.624, There: 0.306, Passages: []Passage{{Chars: 107}}},
+		{ID: "bare", Here: 1, There: 0.5, Estimated: true},
+	}}
+	var b strings.Builder
+	if err := a.WriteText(&b, "article.txt"); err != nil {
+		t.Fatal(err)
+	}
+	want := `article.txt: partial reuse: 2 archived articles share passages with it
+    long  "Title"
+        62% of this article is in it, 31% of it is in this article (1 passage, 107 characters)
+    bare
+        100% of this article is in it, 50% of it is in this article (estimated from fingerprints: its text is not kept)
+`
+	if b.String() != want {
+		t.Errorf("WriteText:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := (&Answer{}).WriteText(&b, "x"); err != nil || b.Len() != 0 {
+		t.Errorf("no match: %q, %v; want nothing", b.String(), err)
+	}
+}

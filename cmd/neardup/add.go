@@ -26,11 +26,12 @@ func addCommand() *cli.Command {
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
 			&cli.BoolFlag{DisableDefaultText: true, Name: "keep-text", Category: catIndex,
 				Usage: "keep each article's text in the archive (compressed), for neardup serve's shared-passage view"},
+			reuseFlag("file each article's passage fingerprints too (partial reuse: check --reuse); a reuse index is made only when the archive is created, and wants --keep-text for shares and passages measured on the texts"),
 			workersFlag(),
 			strictFlag(),
 			progressFlag(),
 			jsonFlag(),
-		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}),
+		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}, reuseFlags()),
 		Action: runAdd,
 	}
 }
@@ -49,6 +50,12 @@ func runAdd(c *cli.Context) error {
 	k, nw, inOpts := s.indexDistance(), s.atLeast1("workers"), s.input()
 	a := s.analyzer()
 	x := s.open(dir, a, k, 0, false)
+	opts := &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")}
+	if c.Bool("reuse") {
+		if ri := s.openReuse(dir, x, a); ri != nil {
+			opts.Prepare = func(d *index.Doc, text string) error { return ri.Prepare(c.Context, d, text) }
+		}
+	}
 	if s.err != nil {
 		return s.err
 	}
@@ -69,7 +76,7 @@ func runAdd(c *cli.Context) error {
 		r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 		defer r.Close()
 		bar := progressBar(c, c.Args().Slice())
-		n, err := dedup.Add(c.Context, r, a, x, &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")},
+		n, err := dedup.Add(c.Context, r, a, x, opts,
 			func(rec *input.Record, err error) error {
 				countRecord(bar, rec, err)
 				switch {

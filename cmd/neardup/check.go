@@ -10,8 +10,16 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/simhash"
 )
+
+// checkJSON is a line of check --json: the report, and with --reuse the
+// archived articles that share passages with it.
+type checkJSON struct {
+	dedup.CheckReport
+	Reuse *reuse.Answer `json:"reuse,omitempty"`
+}
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
@@ -31,7 +39,8 @@ func checkCommand() *cli.Command {
 			jsonFlag(),
 			&cli.IntFlag{Name: "keywords", Value: 10, Category: catOutput,
 				Usage: "shared keywords to list per match in text output (0: all)"},
-		}, analyzerFlags(), inputFlags(), matchFlags()),
+			reuseFlag("also list the archived articles that share passages with it (partial reuse: the archive needs a reuse index; with --add, texts are kept)"),
+		}, analyzerFlags(), inputFlags(), matchFlags(), reuseFlags()),
 		Action: runCheck,
 	}
 }
@@ -50,6 +59,10 @@ func runCheck(c *cli.Context) error {
 	add := c.Bool("add")
 	inOpts, a := s.input(), s.analyzer()
 	x := s.open(dir, a, k, minJ, !add)
+	var ri *reuse.Index
+	if c.Bool("reuse") {
+		ri = s.openReuse(dir, x, a)
+	}
 	if s.err != nil {
 		return s.err
 	}
@@ -77,6 +90,14 @@ func runCheck(c *cli.Context) error {
 		}
 		doc := an.Doc(rec.ID, rec.Title, storedKeywords)
 		doc.Added = time.Now().UTC()
+		var reused *reuse.Answer
+		if ri != nil {
+			ans, err := ri.Find(c.Context, rec.Text, rec.ID)
+			if err != nil {
+				return err
+			}
+			reused, doc.Passages, doc.Text = &ans, ans.File, rec.Text
+		}
 		res, err := dedup.Check(c.Context, x, &doc, k, add && rec.ID != "-")
 		if err != nil {
 			return err
@@ -91,9 +112,12 @@ func runCheck(c *cli.Context) error {
 		rep := res.Report(rec.ID, an)
 		rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
 		if asJSON {
-			return writeJSON(w, rep)
+			return writeJSON(w, checkJSON{rep, reused})
 		}
-		return rep.WriteText(w, dir, nkw)
+		if err := rep.WriteText(w, dir, nkw); err != nil || reused == nil {
+			return err
+		}
+		return reused.WriteText(w, rec.Name())
 	})
 	if err != nil {
 		return err

@@ -24,12 +24,14 @@ func dedupCommand() *cli.Command {
 			&cli.StringFlag{Name: "clusters", Category: catOutput, TakesFile: true, Usage: "write clusters to `FILE`"},
 			&cli.StringFlag{Name: "unique", Category: catOutput, TakesFile: true, Usage: "write the articles that are not duplicates to `FILE`"},
 			&cli.StringFlag{Name: "rejects", Category: catOutput, TakesFile: true, Usage: "write bad records to `FILE`"},
+			&cli.StringFlag{Name: "reuse-pairs", Category: catOutput, TakesFile: true,
+				Usage: "write the reuse pairs (articles that share passages: a, b and the share of each in the other) to `FILE`; among this run's articles, in memory"},
 			dedupIndexFlag(),
 			workersFlag(),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "strict", Category: catInput, Usage: "stop at the first bad record or unreadable input"},
 			jsonFlag(),
 			progressFlag(),
-		}, analyzerFlags(), inputFlags(), matchFlags()),
+		}, analyzerFlags(), inputFlags(), matchFlags(), reuseFlags()),
 		Action: runDedup,
 	}
 }
@@ -57,7 +59,7 @@ func runDedup(c *cli.Context) (err error) {
 	}()
 
 	named := false
-	for _, f := range []string{"pairs", "clusters", "unique", "rejects"} {
+	for _, f := range []string{"pairs", "clusters", "unique", "rejects", "reuse-pairs"} {
 		named = named || c.String(f) != ""
 	}
 	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects")}
@@ -69,6 +71,11 @@ func runDedup(c *cli.Context) (err error) {
 		return err
 	}
 	defer outs.Abort()
+	rp, err := newReusePairs(s, a)
+	if err != nil {
+		return err
+	}
+	defer rp.abort()
 	var bar *prog.Bar // a line on a terminal, also when the pairs go to standard output
 	if p := c.String("progress"); p == "always" || (p == "auto" && prog.IsTerminal(c.App.ErrWriter)) {
 		bar = prog.Start(c.App.ErrWriter, prog.InputSize(c.Args().Slice()))
@@ -86,6 +93,8 @@ func runDedup(c *cli.Context) (err error) {
 			if rejected++; files.Rejects == "" && rejected <= maxShown {
 				fmt.Fprintf(c.App.ErrWriter, "neardup: %s: %v\n", kind, o.Err)
 			}
+		} else if err := rp.add(&o.Record); err != nil {
+			return err
 		}
 		return outs.Write(o)
 	})
@@ -100,6 +109,9 @@ func runDedup(c *cli.Context) (err error) {
 		return err
 	}
 	if _, err := outs.Commit(); err != nil {
+		return err
+	}
+	if err := rp.commit(); err != nil {
 		return err
 	}
 	if err := sum.WriteText(c.App.ErrWriter, "neardup dedup: "); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/serve"
 )
 
@@ -30,7 +31,8 @@ func serveCommand() *cli.Command {
 				Usage: "send Access-Control-Allow-Origin: `ORIGIN` (no CORS headers without it)"},
 			&cli.DurationFlag{Name: "grace", Value: serve.DefaultGrace, Category: catIndex,
 				Usage: "on SIGTERM, wait up to `D` for requests in flight before closing the archive"},
-		}, analyzerFlags(), matchFlags()),
+			reuseFlag("partial reuse: file added articles under their passage fingerprints and answer check?reuse=true (the archive needs a reuse index: made when it is created with --reuse)"),
+		}, analyzerFlags(), matchFlags(), reuseFlags()),
 		Action: runServe,
 	}
 }
@@ -69,10 +71,17 @@ func runServe(c *cli.Context) error {
 	}
 	a := s.analyzer()
 	x := s.open(dir, a, k, minJ, false)
+	var ri *reuse.Index
+	if c.Bool("reuse") {
+		if !c.Bool("keep-text") {
+			s.fail("--reuse needs the texts kept: drop --keep-text=false")
+		}
+		ri = s.openReuse(dir, x, a)
+	}
 	if s.err != nil {
 		return s.err
 	}
-	srv, err := serve.New(serve.Options{Index: x, Analyzer: a, MaxDistance: k, MinContent: minJ, Token: token,
+	srv, err := serve.New(serve.Options{Index: x, Analyzer: a, MaxDistance: k, MinContent: minJ, Token: token, Reuse: ri,
 		KeepText: c.Bool("keep-text"), MaxBytes: c.Int64("max-bytes"), Keywords: storedKeywords, CORSOrigin: c.String("cors-origin"),
 		Logf: func(format string, args ...any) { fmt.Fprintf(ew, "neardup serve: "+format+"\n", args...) }})
 	if err != nil {
