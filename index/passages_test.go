@@ -21,3 +21,16 @@ func TestRecordPassages(t *testing.T) {
 		t.Errorf("decoded %+v, %v; want %+v", got, err, d)
 	}
 }
+
+// DecodeRecordHead leaves the kept text out.
+func TestDecodeRecordHead(t *testing.T) {
+	d := Doc{ID: "a", Added: time.Unix(0, 0).UTC(), Text: "kept text", Passages: []uint64{7}}
+	got, err := DecodeRecordHead("a", encodeDoc(nil, &d))
+	d.Text = ""
+	if err != nil || !reflect.DeepEqual(got, d) {
+		t.Errorf("DecodeRecordHead = %+v, %v; want %+v", got, err, d)
+	}
+	if _, err := DecodeRecordHead("a", []byte{2}); err == nil {
+		t.Error("DecodeRecordHead of a bad record: no error")
+	}
+}

@@ -461,3 +461,14 @@ func DecodeRecord(id string, rec []byte) (Doc, error) {
 	}
 	return d, nil
 }
+
+// DecodeRecordHead is DecodeRecord without the kept text (Doc.Text
+// stays empty, the text is not decompressed): for readers that look at
+// a record's other fields first (package reuse).
+func DecodeRecordHead(id string, rec []byte) (Doc, error) {
+	d, err := decodeRecord(rec, id, false)
+	if err != nil {
+		return Doc{}, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, err)
+	}
+	return d, nil
+}

@@ -45,22 +45,35 @@ type run struct{ i, j int }
 // hold starts in it, and a passage of b only when it shares a k-gram
 // with a kept passage of a.
 func Compare(a, b *Text, p Params, minChars int, stop map[uint64]bool) Overlap {
+	return newSide(a, p).compare(b, p, minChars, stop)
+}
+
+// side is a text Compare compares with others, its k-gram hashes and
+// fingerprints computed once.
+type side struct {
+	t      *Text
+	h      []uint64
+	prints []Print
+}
+
+func newSide(t *Text, p Params) *side {
+	h := gramHashes(t, p.Gram)
+	return &side{t: t, h: h, prints: winnow(h, p.Window)}
+}
+
+func (sa *side) compare(b *Text, p Params, minChars int, stop map[uint64]bool) Overlap {
 	k := p.Gram
-	ha, hb := gramHashes(a, k), gramHashes(b, k)
+	a, ha, hb := sa.t, sa.h, gramHashes(b, k)
 	posB := make(map[uint64]int, len(hb))
 	for i, h := range hb {
 		if _, ok := posB[h]; !ok {
 			posB[h] = i
 		}
 	}
-	inA := make(map[uint64]struct{}, len(ha))
-	for _, h := range ha {
-		inA[h] = struct{}{}
-	}
 	runsA := cover(a.runes, ha, k, minChars, func(h uint64) bool { _, ok := posB[h]; return ok })
 	if stop != nil {
 		var starts []int // a's shared fingerprints that count
-		for _, pr := range winnow(ha, p.Window) {
+		for _, pr := range sa.prints {
 			if _, ok := posB[pr.Hash]; ok && !stop[pr.Hash] {
 				starts = append(starts, pr.Pos)
 			}

@@ -164,6 +164,7 @@ type Answer struct {
 // query is what the postings of a text say.
 type query struct {
 	t      *Text
+	side   *side // t's k-grams and fingerprints, for Compare; made on first use
 	hashes []uint64
 	lists  [][]index.Posting
 	stop   map[uint64]bool
@@ -252,11 +253,25 @@ func (r *Index) Find(ctx context.Context, text, self string) (Answer, error) {
 		if rec == nil {
 			continue // deleted since its postings were read
 		}
-		d, err := index.DecodeRecord(ids[i], rec)
+		d, err := index.DecodeRecordHead(ids[i], rec)
 		if err != nil {
 			return Answer{}, err
 		}
-		m := r.match(q, &d, count[d.ID])
+		est := estimate(q, &d, count[d.ID])
+		if max(est.Here, est.There) < r.o.MinShare/4 {
+			// Too few fingerprints shared to reach MinShare: each
+			// fingerprint stands for about (Window+1)/2 characters,
+			// and a quarter of the share is slack enough for how they
+			// fall (the labelled set: no link lost at 0.1, 0.2, 0.5).
+			continue
+		}
+		if d, err = index.DecodeRecord(ids[i], rec); err != nil { // with its text, now
+			return Answer{}, err
+		}
+		m := est
+		if d.Text != "" {
+			m = r.measure(q, &d, count[d.ID])
+		}
 		if max(m.Here, m.There) >= r.o.MinShare {
 			a.Matches = append(a.Matches, m)
 		}
@@ -265,26 +280,34 @@ func (r *Index) Find(ctx context.Context, text, self string) (Answer, error) {
 	return a, nil
 }
 
-// match measures the archived document d against the query.
-func (r *Index) match(q *query, d *index.Doc, shared int) Match {
-	m := Match{ID: d.ID, Title: d.Title, Prints: shared}
-	if d.Text == "" {
-		m.Estimated = true
-		if n := len(q.hashes) - len(q.stop); n > 0 {
-			m.Here = min(1, float64(shared)/float64(n))
-		}
-		if len(d.Passages) > 0 {
-			m.There = min(1, float64(shared)/float64(len(d.Passages)))
-		}
-		return m
+
+// estimate is the match of the archived document d estimated from the
+// fingerprints it shares with the query: the share of each one's
+// fingerprints the other has.
+func estimate(q *query, d *index.Doc, shared int) Match {
+	m := Match{ID: d.ID, Title: d.Title, Prints: shared, Estimated: true}
+	if n := len(q.hashes) - len(q.stop); n > 0 {
+		m.Here = min(1, float64(shared)/float64(n))
 	}
+	if len(d.Passages) > 0 {
+		m.There = min(1, float64(shared)/float64(len(d.Passages)))
+	}
+	return m
+}
+
+// measure is the match of the archived document d, whose text is kept,
+// measured on the two texts.
+func (r *Index) measure(q *query, d *index.Doc, shared int) Match {
+	m := Match{ID: d.ID, Title: d.Title, Prints: shared}
 	t, err := NewText(d.Text, r.fold)
 	if err != nil {
 		// Only a fold can fail, and it failed on the query first.
-		m.Estimated = true
-		return m
+		return estimate(q, d, shared)
 	}
-	o := Compare(q.t, t, r.p, r.o.MinPassage, q.stop)
+	if q.side == nil {
+		q.side = newSide(q.t, r.p)
+	}
+	o := q.side.compare(t, r.p, r.o.MinPassage, q.stop)
 	m.Here, m.There, m.Passages = o.Here, o.There, o.Passages
 	return m
 }

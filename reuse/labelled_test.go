@@ -200,11 +200,11 @@ func TestLabelledReuse(t *testing.T) {
 	fmt.Fprintf(&out, "Recall (R), explained and false links at the default share (0.5) and at two lower ones; an\n")
 	fmt.Fprintf(&out, "explained link names an archived article that shares passages with a source or the filler.\n")
 	langs := []struct {
-		name            string
+		name             string
 		archive, heldOut []string
-		length          int
-		zh              bool
-		traditional     string
+		length           int
+		zh               bool
+		traditional      string
 	}{
 		{"en", []string{"en_docs_reprints/articles.jsonl", "brown_fiction/articles.jsonl", "speeches_long/articles.jsonl"},
 			[]string{"en_docs_reprints/negatives.jsonl", "brown_fiction/negatives.jsonl"}, 1500, false, ""},
@@ -373,4 +373,3 @@ func compareGolden(t *testing.T, path, got string) {
 		t.Errorf("%s differs; got:\n%s", path, got)
 	}
 }
-
