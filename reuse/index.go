@@ -280,7 +280,6 @@ func (r *Index) Find(ctx context.Context, text, self string) (Answer, error) {
 	return a, nil
 }
 
-
 // estimate is the match of the archived document d estimated from the
 // fingerprints it shares with the query: the share of each one's
 // fingerprints the other has.
