@@ -19,7 +19,7 @@ import (
 )
 
 // newReuseServer is newTestServer over an archive with a reuse index.
-func newReuseServer(t *testing.T) *Server {
+func newReuseServer(t testing.TB) *Server {
 	t.Helper()
 	a := testfixtures.Analyzer(t, "")
 	x, err := memstore.Open(t.Context(), &index.Options{AnalyzerID: a.ID()})
@@ -165,4 +165,45 @@ func TestBrowserReuse(t *testing.T) {
 			t.Errorf("the reuse match shows %q, without %q", item, want)
 		}
 	}
+}
+
+// FuzzCheckReuse: POST /v1/check?reuse=true (and with add=true) on a
+// server with a reuse index answers any body with JSON: 200 with a
+// reuse answer whose passages lie inside the texts, or an error.
+func FuzzCheckReuse(f *testing.F) {
+	fuzzSeeds(f)
+	f.Add(js(f, map[string]string{"id": "p", "text": reusePiece}))
+	f.Add(js(f, map[string]string{"text": reuseLong + " " + reusePiece}))
+	s := newReuseServer(f)
+	if w := do(s, "POST", "/v1/documents", js(f, map[string]string{"id": "long", "text": reuseLong})); w.Code != http.StatusCreated {
+		f.Fatalf("add: %d %s", w.Code, w.Body)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, target := range []string{"/v1/check?reuse=true", "/v1/check?reuse=true&add=true"} {
+			w := do(s, "POST", target, body)
+			checkAnswer(t, target, w.Code, w.Body.String(), 200, 400, 413)
+			if w.Code != 200 {
+				continue
+			}
+			var c struct {
+				Fingerprint string        `json:"fingerprint"`
+				Reuse       *reuse.Answer `json:"reuse"`
+			}
+			if err := json.Unmarshal(w.Body.Bytes(), &c); err != nil || (c.Fingerprint != "") != (c.Reuse != nil) {
+				t.Fatalf("%s: answer %s", target, w.Body)
+			}
+			if c.Reuse == nil {
+				continue
+			}
+			var a struct{ Text string }
+			json.Unmarshal([]byte(body), &a)
+			for _, m := range c.Reuse.Matches {
+				for _, p := range m.Passages {
+					if p.Here.Start < 0 || p.Here.End > len(a.Text) || p.Here.Start >= p.Here.End {
+						t.Fatalf("%s: passage %+v outside the %d bytes of the text", target, p, len(a.Text))
+					}
+				}
+			}
+		}
+	})
 }
