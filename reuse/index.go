@@ -123,6 +123,23 @@ func Open(ctx context.Context, x *index.Index, fold segment.Folder, p Params, o 
 	return r, nil
 }
 
+// OpenExisting returns the reuse index of x when it has one, and nil
+// when it has none, recording that it has none when nothing is recorded
+// yet: a writer that does not ask for a reuse index calls it, so that
+// the documents it adds are filed in the archive's reuse index when
+// there is one, and an archive it writes first has none (the first
+// writer decides).
+func OpenExisting(ctx context.Context, x *index.Index, fold segment.Folder, o *Options) (*Index, error) {
+	got, err := x.Store().Claim(ctx, map[string][]byte{MetaReuse: {0}})
+	if err != nil {
+		return nil, err
+	}
+	if v := got[MetaReuse]; len(v) == 1 && v[0] == 0 {
+		return nil, nil
+	}
+	return Open(ctx, x, fold, Params{}, o)
+}
+
 // Params returns the archive's winnowing parameters.
 func (r *Index) Params() Params { return r.p }
 

@@ -191,3 +191,31 @@ func TestAnswerWriteText(t *testing.T) {
 		t.Errorf("no match: %q, %v; want nothing", b.String(), err)
 	}
 }
+
+// OpenExisting: nil for an archive without a reuse index (and records
+// that it has none); the index of one that has one.
+func TestOpenExisting(t *testing.T) {
+	ctx := t.Context()
+	x, err := memstore.Open(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if r, err := OpenExisting(ctx, x, nil, nil); r != nil || err != nil {
+		t.Fatalf("OpenExisting on an empty archive: %v, %v; want nil, nil", r, err)
+	}
+	if _, err := Open(ctx, x, nil, Params{}, nil); !errors.Is(err, ErrNoIndex) {
+		t.Errorf("Open after OpenExisting recorded none: %v, want ErrNoIndex", err)
+	}
+	y, err := memstore.Open(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	if _, err := Open(ctx, y, nil, Params{Gram: 9, Window: 20}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := OpenExisting(ctx, y, nil, nil); err != nil || r == nil || r.Params() != (Params{Gram: 9, Window: 20}) {
+		t.Errorf("OpenExisting on a reuse archive: %v, %v", r, err)
+	}
+}

@@ -51,10 +51,8 @@ func runAdd(c *cli.Context) error {
 	a := s.analyzer()
 	x := s.open(dir, a, k, 0, false)
 	opts := &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")}
-	if c.Bool("reuse") {
-		if ri := s.openReuse(dir, x, a); ri != nil {
-			opts.Prepare = func(d *index.Doc, text string) error { return ri.Prepare(c.Context, d, text) }
-		}
+	if ri := s.openReuse(dir, x, a, c.Bool("reuse")); ri != nil {
+		opts.Prepare = func(d *index.Doc, text string) error { return ri.Prepare(c.Context, d, text) }
 	}
 	if s.err != nil {
 		return s.err

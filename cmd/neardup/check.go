@@ -60,8 +60,8 @@ func runCheck(c *cli.Context) error {
 	inOpts, a := s.input(), s.analyzer()
 	x := s.open(dir, a, k, minJ, !add)
 	var ri *reuse.Index
-	if c.Bool("reuse") {
-		ri = s.openReuse(dir, x, a)
+	if withReuse := c.Bool("reuse"); withReuse || add {
+		ri = s.openReuse(dir, x, a, withReuse)
 	}
 	if s.err != nil {
 		return s.err
@@ -96,7 +96,10 @@ func runCheck(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
-			reused, doc.Passages, doc.Text = &ans, ans.File, rec.Text
+			doc.Passages, doc.Text = ans.File, rec.Text
+			if c.Bool("reuse") {
+				reused = &ans
+			}
 		}
 		res, err := dedup.Check(c.Context, x, &doc, k, add && rec.ID != "-")
 		if err != nil {

@@ -45,6 +45,9 @@ func runDedup(c *cli.Context) (err error) {
 	k, minJ, nw, inOpts, a := s.indexDistance(), s.minContent(), s.atLeast1("workers"), s.input(), s.analyzer()
 	dir := c.String("index")
 	x := s.open(dir, a, k, minJ, false) // "": in memory
+	if dir != "" && s.openReuse(dir, x, a, false) != nil {
+		s.fail("index %s has a reuse index, which dedup does not fill yet: add to it with add --reuse, check --add or serve", dir)
+	}
 	if s.err != nil {
 		return s.err
 	}

@@ -55,14 +55,22 @@ func fold(a *neardup.Analyzer) segment.Folder {
 	return f
 }
 
-// openReuse opens the reuse index of x (dir names it), creating it when
-// x is empty.
-func (s *setup) openReuse(dir string, x *index.Index, a *neardup.Analyzer) *reuse.Index {
+// openReuse opens the reuse index of x (dir names it): with want
+// (--reuse), the one x has or, when x is empty, a new one; without, the
+// one x has, or nil when it has none (a writer files its documents in
+// the archive's reuse index when there is one).
+func (s *setup) openReuse(dir string, x *index.Index, a *neardup.Analyzer, want bool) *reuse.Index {
 	o := s.reuseOptions()
-	if s.err != nil {
+	if s.err != nil || x == nil {
 		return nil
 	}
-	r, err := reuse.Open(s.c.Context, x, fold(a), reuse.Params{}, o)
+	var r *reuse.Index
+	var err error
+	if want {
+		r, err = reuse.Open(s.c.Context, x, fold(a), reuse.Params{}, o)
+	} else {
+		r, err = reuse.OpenExisting(s.c.Context, x, fold(a), o)
+	}
 	switch {
 	case err == nil:
 		return r

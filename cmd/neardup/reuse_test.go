@@ -100,3 +100,31 @@ func TestReuseCommands(t *testing.T) {
 		t.Errorf("--reuse-pairs file:\n%s\nwant\n%s", got, line)
 	}
 }
+
+// Writers that do not ask for --reuse file their articles in an
+// archive's reuse index all the same; dedup --index refuses an archive
+// with one, which it would leave incomplete.
+func TestReuseWriters(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	long, piece := filepath.Join(tmp, "long.txt"), filepath.Join(tmp, "piece.txt")
+	for path, text := range map[string]string{long: reuseLong, piece: reusePiece} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx := filepath.Join(tmp, "idx")
+	if r := runCLI(t, "add", "--reuse", "--keep-text", "--index", idx, "--segmenter", "gse", piece); r.code != 0 {
+		t.Fatalf("add --reuse: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "add", "--keep-text", "--index", idx, "--segmenter", "gse", long); r.code != 0 {
+		t.Fatalf("add: exit %d: %s", r.code, r.stderr)
+	}
+	r := runCLI(t, "check", "--reuse", "--index", idx, "--segmenter", "gse", "--id", "new", piece)
+	if r.code != 1 || !strings.Contains(r.stdout, "partial reuse: 2 archived articles share passages with it") {
+		t.Errorf("check --reuse after a plain add: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "dedup", "--index", idx, "--segmenter", "gse", long); r.code != 2 || !strings.Contains(r.stderr, "has a reuse index, which dedup does not fill yet") {
+		t.Errorf("dedup --index on a reuse archive: exit %d\n%s", r.code, r.stderr)
+	}
+}

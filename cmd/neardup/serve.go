@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/serve"
 )
 
@@ -71,12 +70,9 @@ func runServe(c *cli.Context) error {
 	}
 	a := s.analyzer()
 	x := s.open(dir, a, k, minJ, false)
-	var ri *reuse.Index
-	if c.Bool("reuse") {
-		if !c.Bool("keep-text") {
-			s.fail("--reuse needs the texts kept: drop --keep-text=false")
-		}
-		ri = s.openReuse(dir, x, a)
+	ri := s.openReuse(dir, x, a, c.Bool("reuse"))
+	if ri != nil && !c.Bool("keep-text") {
+		s.fail("the archive has a reuse index, which needs the texts kept: drop --keep-text=false")
 	}
 	if s.err != nil {
 		return s.err
