@@ -69,6 +69,7 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 	}
 	defer b.Close()
 	texts := map[string]string{}
+	docs := map[uint64]int{} // documents a fingerprint is in, uncapped
 	var pairs []Pair
 	corpora.Lines(t, filepath.Join(dir, name+".jsonl.gz"), func(line []byte) bool {
 		var a article
@@ -76,6 +77,13 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 			t.Fatalf("%s: %v", name, err)
 		}
 		texts[a.ID] = a.Text
+		tx, err := NewText(a.Text, fold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range Hashes(DefaultParams.Prints(tx)) {
+			docs[h]++
+		}
 		ps, err := b.Add(t.Context(), a.ID, a.Text)
 		if err != nil {
 			t.Fatal(err)
@@ -92,6 +100,7 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 		j       float64
 		n       int // passages
 		longest int // characters of the longest
+		recur   int // documents that have a fingerprint of the longest passage, at most
 	}
 	var links []link
 	for _, level := range []float64{0.5, 0.2, 0.1} {
@@ -114,7 +123,11 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 			if level != DefaultMinShare {
 				continue
 			}
-			o := Compare(mustText(t, texts[p.B]), mustText(t, texts[p.A]), DefaultParams, DefaultMinPassage, nil)
+			tb, err := NewText(texts[p.B], fold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Compare(tb, mustText(t, texts[p.A]), DefaultParams, DefaultMinPassage, nil)
 			l := link{p: p, kind: "unlisted", j: j, n: len(o.Passages)}
 			if ok {
 				l.kind = "template"
@@ -126,6 +139,11 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 				}
 			}
 			l.longest = longest.Chars
+			for _, pr := range DefaultParams.Prints(tb) {
+				if st, en := tb.Span(pr.Pos, pr.Pos+DefaultGram); st >= longest.Here.Start && en <= longest.Here.End {
+					l.recur = max(l.recur, docs[pr.Hash])
+				}
+			}
 			links = append(links, l)
 			t.Logf("%s / %s (%s): longest passage %q", p.A, p.B, l.kind, texts[p.B][longest.Here.Start:longest.Here.End])
 		}
@@ -152,6 +170,27 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 		}
 		fmt.Fprintf(out, "  %-9s %6d %7d %7d %7d\n", kind, h[0], h[1], h[2], h[3])
 	}
+	fmt.Fprintf(out, "the same links by the most articles a fingerprint of the longest passage is in:\n")
+	fmt.Fprintf(out, "  %-9s %6s %7s %7s %7s\n", "", "2", "3-4", "5-99", ">=100")
+	for _, kind := range []string{"template", "unlisted"} {
+		var h [4]int
+		for _, l := range links {
+			if l.kind != kind {
+				continue
+			}
+			switch {
+			case l.recur <= 2:
+				h[0]++
+			case l.recur <= 4:
+				h[1]++
+			case l.recur < 100:
+				h[2]++
+			default:
+				h[3]++
+			}
+		}
+		fmt.Fprintf(out, "  %-9s %6d %7d %7d %7d\n", kind, h[0], h[1], h[2], h[3])
+	}
 	slices.SortFunc(links, func(x, y link) int {
 		return cmp.Or(cmp.Compare(x.longest, y.longest), cmp.Compare(x.p.A, y.p.A), cmp.Compare(x.p.B, y.p.B))
 	})
@@ -163,6 +202,6 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 		if kind == "template" {
 			kind = fmt.Sprintf("template J %.2f", l.j)
 		}
-		fmt.Fprintf(out, "  %s %s: a %.2f, b %.2f, %s, %d passages, longest %d\n", l.p.A, l.p.B, l.p.AShare, l.p.BShare, kind, l.n, l.longest)
+		fmt.Fprintf(out, "  %s %s: a %.2f, b %.2f, %s, %d passages, longest %d in %d articles\n", l.p.A, l.p.B, l.p.AShare, l.p.BShare, kind, l.n, l.longest, l.recur)
 	}
 }

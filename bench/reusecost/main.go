@@ -32,6 +32,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,7 @@ var (
 	queries = flag.Int("queries", 300, "queries timed")
 	stores  = flag.String("stores", "memory,badger,redis", "stores to measure")
 	url     = flag.String("url", "", "Redis Cluster `URL` redis://HOST:PORT/NAME (default: start one)")
+	profile = flag.String("cpuprofile", "", "write a CPU profile of the queries to `FILE`")
 )
 
 // corpus makes the synthetic articles.
@@ -180,6 +182,13 @@ func main() {
 			var similar, find []time.Duration
 			found := 0
 			if withReuse {
+				if *profile != "" {
+					f, err := os.Create(*profile)
+					if err != nil {
+						log.Fatal(err)
+					}
+					pprof.StartCPUProfile(f)
+				}
 				for i := range qs {
 					t := time.Now()
 					if _, err := x.Similar(ctx, &qs[i].doc, 3); err != nil {
@@ -196,6 +205,7 @@ func main() {
 						found++
 					}
 				}
+				pprof.StopCPUProfile()
 			}
 			var after int64
 			if !afterClose {

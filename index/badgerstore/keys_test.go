@@ -314,3 +314,39 @@ func TestUnknownKind(t *testing.T) {
 		t.Errorf("passage posting key = %q", got)
 	}
 }
+
+// Salvage keeps the named values besides format, layout and analyzer
+// (package reuse's "reuse") and files the passage postings again.
+func TestSalvageKeepsReuse(t *testing.T) {
+	ctx := t.Context()
+	dir, out := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	x, err := OpenIndex(ctx, dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Store().Claim(ctx, map[string][]byte{"reuse": {1, 12, 39}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(ctx, index.Doc{ID: "a", Fingerprint: 5, ContentHash: 6, Passages: []uint64{0xabc}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, err := Salvage(ctx, dir, out, nil); err != nil || n != 1 {
+		t.Fatalf("Salvage: %d, %v", n, err)
+	}
+	y, err := OpenIndex(ctx, out, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	got, err := y.Store().Claim(ctx, map[string][]byte{"reuse": {0}})
+	if err != nil || !bytes.Equal(got["reuse"], []byte{1, 12, 39}) {
+		t.Errorf("salvaged reuse value %v, %v; want 010c27", got["reuse"], err)
+	}
+	ps, err := y.Store().Postings(ctx, []index.Key{{Kind: index.KindPassage, Value: 0xabc}})
+	if err != nil || len(ps[0]) != 1 || ps[0][0].ID != "a" {
+		t.Errorf("salvaged passage postings %v, %v", ps, err)
+	}
+}
