@@ -16,8 +16,9 @@
 // fingerprint (random text has no boilerplate for the stop rule to
 // drop). A query is two thirds of an archived article and a third of a
 // new one: Find finds that article. Without -url a 3-master cluster is started on
-// loopback with scripts/redis-cluster, and stopped at the end. Wrap it
-// in flock /tmp/neardup-bench.lock on a shared machine.
+// loopback with scripts/redis-cluster, and stopped at the end. On a
+// shared machine, wrap it in flock /tmp/neardup-bench.lock, or give
+// -lock /tmp/neardup-bench.lock to hold the lock only while timing.
 package main
 
 import (
@@ -36,6 +37,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -51,12 +54,32 @@ import (
 )
 
 var (
-	n       = flag.Int("n", 100000, "documents")
-	queries = flag.Int("queries", 300, "queries timed")
-	stores  = flag.String("stores", "memory,badger,redis", "stores to measure")
-	url     = flag.String("url", "", "Redis Cluster `URL` redis://HOST:PORT/NAME (default: start one)")
-	profile = flag.String("cpuprofile", "", "write a CPU profile of the queries to `FILE`")
+	n        = flag.Int("n", 100000, "documents")
+	queries  = flag.Int("queries", 300, "queries timed")
+	stores   = flag.String("stores", "memory,badger,redis", "stores to measure")
+	url      = flag.String("url", "", "Redis Cluster `URL` redis://HOST:PORT/NAME (default: start one)")
+	profile  = flag.String("cpuprofile", "", "write a CPU profile of the queries to `FILE`")
+	lockFile = flag.String("lock", "", "take an exclusive flock on `FILE` while timing the queries only (fill unlocked)")
+	baseline = flag.Bool("baseline", true, "also fill each store without the reuse index, for the bytes it adds")
 )
+
+// locked runs f holding an exclusive flock on *lockFile, when set.
+func locked(f func()) {
+	if *lockFile == "" {
+		f()
+		return
+	}
+	fh, err := os.OpenFile(*lockFile, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer fh.Close()
+	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX); err != nil {
+		log.Fatal(err)
+	}
+	defer syscall.Flock(int(fh.Fd()), syscall.LOCK_UN)
+	f()
+}
 
 // corpus makes the synthetic articles.
 type corpus struct {
@@ -108,13 +131,15 @@ func (c *corpus) text(zh bool) string {
 	return b.String()
 }
 
-// doc is the archive document of text: what the analysis would give it
-// but the keywords (a random fingerprint), its text kept.
-func doc(id, text string, r *rand.Rand) index.Doc {
-	norm := segment.Normalize(text)
-	d := index.Doc{ID: id, Fingerprint: simhash.Fingerprint(r.Uint64()), ContentHash: xxhash.Sum64String(norm), Text: text, Added: time.Unix(1, 0)}
+// fill completes the archive document of d.Text: what the analysis
+// would give it but the keywords (d's fingerprint is random), and its
+// passage fingerprints.
+func fill(d *index.Doc) {
+	norm := segment.Normalize(d.Text)
+	d.ContentHash = xxhash.Sum64String(norm)
 	d.Sketch, d.Long, d.Shingles = minhash.NewAll(norm)
-	return d
+	t, _ := reuse.NewText(d.Text, nil)
+	d.Passages = reuse.Hashes(reuse.DefaultParams.Prints(t))
 }
 
 func main() {
@@ -126,11 +151,24 @@ func main() {
 	fmt.Printf("reusecost: n=%d queries=%d, params k=%d w=%d\n", *n, *queries, reuse.DefaultGram, reuse.DefaultWindow)
 	t0 := time.Now()
 	docs := make([]index.Doc, *n)
+	for i := range docs {
+		docs[i] = index.Doc{ID: fmt.Sprintf("doc-%08d", i), Fingerprint: simhash.Fingerprint(r.Uint64()), Text: c.text(i%2 == 1), Added: time.Unix(1, 0)}
+	}
+	// The rest of each document, on every core.
+	var wg sync.WaitGroup
+	nw := runtime.GOMAXPROCS(0)
+	for w := range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(docs); i += nw {
+				fill(&docs[i])
+			}
+		}()
+	}
+	wg.Wait()
 	var prints int
 	for i := range docs {
-		docs[i] = doc(fmt.Sprintf("doc-%08d", i), c.text(i%2 == 1), r)
-		t, _ := reuse.NewText(docs[i].Text, nil)
-		docs[i].Passages = reuse.Hashes(reuse.DefaultParams.Prints(t))
 		prints += len(docs[i].Passages)
 	}
 	fmt.Printf("corpus: %d documents in %v, %.1f passage fingerprints a document\n", *n, time.Since(t0).Round(time.Millisecond), float64(prints)/float64(*n))
@@ -146,12 +184,18 @@ func main() {
 		rs := []rune(src.Text)
 		other := []rune(c.text(j%2 == 1))
 		text := string(rs[:len(rs)*2/3]) + string(other[:len(other)/3])
-		qs[i] = query{text: text, doc: doc("query", text, r), want: src.ID}
+		q := index.Doc{ID: "query", Fingerprint: simhash.Fingerprint(r.Uint64()), Text: text}
+		fill(&q)
+		qs[i] = query{text: text, doc: q, want: src.ID}
 	}
 
 	for _, name := range strings.Split(*stores, ",") {
 		var base, with float64
-		for _, withReuse := range []bool{false, true} {
+		configs := []bool{false, true}
+		if !*baseline {
+			configs = []bool{true}
+		}
+		for _, withReuse := range configs {
 			s, size, afterClose, done := open(ctx, name)
 			x, err := index.New(ctx, s, nil)
 			if err != nil {
@@ -189,22 +233,24 @@ func main() {
 					}
 					pprof.StartCPUProfile(f)
 				}
-				for i := range qs {
-					t := time.Now()
-					if _, err := x.Similar(ctx, &qs[i].doc, 3); err != nil {
-						log.Fatal(err)
+				locked(func() {
+					for i := range qs {
+						t := time.Now()
+						if _, err := x.Similar(ctx, &qs[i].doc, 3); err != nil {
+							log.Fatal(err)
+						}
+						similar = append(similar, time.Since(t))
+						t = time.Now()
+						a, err := ri.Find(ctx, qs[i].text, "")
+						if err != nil {
+							log.Fatal(err)
+						}
+						find = append(find, time.Since(t))
+						if slices.ContainsFunc(a.Matches, func(m reuse.Match) bool { return m.ID == qs[i].want }) {
+							found++
+						}
 					}
-					similar = append(similar, time.Since(t))
-					t = time.Now()
-					a, err := ri.Find(ctx, qs[i].text, "")
-					if err != nil {
-						log.Fatal(err)
-					}
-					find = append(find, time.Since(t))
-					if slices.ContainsFunc(a.Matches, func(m reuse.Match) bool { return m.ID == qs[i].want }) {
-						found++
-					}
-				}
+				})
 				pprof.StopCPUProfile()
 			}
 			var after int64
@@ -227,6 +273,9 @@ func main() {
 				fmt.Printf("%s check: Similar p50 %v p90 %v; Find p50 %v p90 %v (Find/Similar at p50 %.2f); the source found %d/%d\n", name,
 					pct(similar, 50), pct(similar, 90), pct(find, 50), pct(find, 90), float64(pct(find, 50))/float64(pct(similar, 50)), found, len(qs))
 			}
+		}
+		if !*baseline {
+			continue
 		}
 		fmt.Printf("%s: the reuse index adds %.0f bytes a document (%.0f without it, texts kept; %.1f a fingerprint)\n", name, with-base, base, (with-base)/(float64(prints)/float64(*n)))
 	}
