@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,5 +218,49 @@ func TestOpenExisting(t *testing.T) {
 	}
 	if r, err := OpenExisting(ctx, y, nil, nil); err != nil || r == nil || r.Params() != (Params{Gram: 9, Window: 20}) {
 		t.Errorf("OpenExisting on a reuse archive: %v, %v", r, err)
+	}
+}
+
+// Batch: each article's pairs with those before it, a before b, each
+// share that of the article in the other; its own ID left out when an
+// ID comes again.
+func TestBatch(t *testing.T) {
+	b, err := NewBatch(t.Context(), nil, Params{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	long := para1 + " " + para2 + " " + para3
+	steps := []struct {
+		id, text string
+		want     []string
+	}{
+		{"long", long, nil},
+		{"other", "Nothing here was ever written before, not a single sentence of it, as far as anyone knows.", nil},
+		{"piece", para2 + " It rained.", []string{"long piece"}},
+		{"piece", para2 + " It rained.", []string{"long piece"}},
+	}
+	for _, s := range steps {
+		ps, err := b.Add(t.Context(), s.id, s.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.A+" "+p.B)
+			if p.BShare < 0.9 || p.AShare > 0.4 || p.AShare < 0.3 {
+				t.Errorf("%s: pair %+v: want most of piece, a third of long", s.id, p)
+			}
+		}
+		if !slices.Equal(got, s.want) {
+			t.Errorf("Add(%s) pairs %v, want %v", s.id, got, s.want)
+		}
+	}
+	if st := b.Stats(); st != (BatchStats{Docs: 4, Pairs: 2}) {
+		t.Errorf("stats %+v", st)
+	}
+	var w strings.Builder
+	if err := WritePairs(&w, []Pair{{A: "a", B: "b", AShare: 0.25, BShare: 1}}); err != nil || w.String() != `{"a":"a","b":"b","a_share":0.25,"b_share":1}`+"\n" {
+		t.Errorf("WritePairs: %q, %v", w.String(), err)
 	}
 }

@@ -100,7 +100,7 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 		j       float64
 		n       int // passages
 		longest int // characters of the longest
-		recur   int // documents that have a fingerprint of the longest passage, at most
+		recur   int // documents that have the rarest fingerprint of the longest passage
 	}
 	var links []link
 	for _, level := range []float64{0.5, 0.2, 0.1} {
@@ -140,8 +140,8 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 			}
 			l.longest = longest.Chars
 			for _, pr := range DefaultParams.Prints(tb) {
-				if st, en := tb.Span(pr.Pos, pr.Pos+DefaultGram); st >= longest.Here.Start && en <= longest.Here.End {
-					l.recur = max(l.recur, docs[pr.Hash])
+				if st, en := tb.Span(pr.Pos, pr.Pos+DefaultGram); st >= longest.Here.Start && en <= longest.Here.End && (l.recur == 0 || docs[pr.Hash] < l.recur) {
+					l.recur = docs[pr.Hash]
 				}
 			}
 			links = append(links, l)
@@ -170,7 +170,8 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 		}
 		fmt.Fprintf(out, "  %-9s %6d %7d %7d %7d\n", kind, h[0], h[1], h[2], h[3])
 	}
-	fmt.Fprintf(out, "the same links by the most articles a fingerprint of the longest passage is in:\n")
+	fmt.Fprintf(out, "the same links by the articles that have the rarest fingerprint of the longest passage (>= 100:\n")
+	fmt.Fprintf(out, "boilerplate by the whole corpus, linked before the stop rule's bound was reached):\n")
 	fmt.Fprintf(out, "  %-9s %6s %7s %7s %7s\n", "", "2", "3-4", "5-99", ">=100")
 	for _, kind := range []string{"template", "unlisted"} {
 		var h [4]int
@@ -202,6 +203,6 @@ func sharedCorpus(t *testing.T, out *strings.Builder, dir, name string, fold seg
 		if kind == "template" {
 			kind = fmt.Sprintf("template J %.2f", l.j)
 		}
-		fmt.Fprintf(out, "  %s %s: a %.2f, b %.2f, %s, %d passages, longest %d in %d articles\n", l.p.A, l.p.B, l.p.AShare, l.p.BShare, kind, l.n, l.longest, l.recur)
+		fmt.Fprintf(out, "  %s %s: a %.2f, b %.2f, %s, %d passages, longest %d, rarest in %d articles\n", l.p.A, l.p.B, l.p.AShare, l.p.BShare, kind, l.n, l.longest, l.recur)
 	}
 }
