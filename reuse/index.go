@@ -172,7 +172,7 @@ type Answer struct {
 	Matches    []Match `json:"matches"`
 	Prints     int     `json:"prints"`     // distinct fingerprints of the article
 	Dropped    int     `json:"dropped"`    // of them, boilerplate (in MaxDocs documents)
-	Candidates int     `json:"candidates"` // archived articles compared
+	Candidates int     `json:"candidates"` // archived articles considered: those sharing the most fingerprints, at most MaxCandidates
 	// File is what Prepare files the article under: its fingerprints
 	// but those MaxDocs documents have already.
 	File []uint64 `json:"-"`
