@@ -15,7 +15,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup/dict"
-	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/simhash"
@@ -39,7 +38,9 @@ const MinKeywords = 4
 // Options configure an Analyzer. The zero value (or nil) uses the embedded
 // dictionaries, the default segmenter and the adaptive keyword count.
 type Options struct {
-	// Segmenter is "jieba", "gse" or "" for segment.DefaultBackend.
+	// Segmenter is "jieba", "gse" or "" for segment.DefaultBackend
+	// (jieba); "gojieba" in builds with the gojieba tag, which cuts as
+	// jieba does and so gives the same analyzer ID.
 	Segmenter string
 	// IDFFile replaces the embedded IDF table (jieba "word idf" lines).
 	IDFFile string
@@ -51,9 +52,10 @@ type Options struct {
 	// (tfidf.AdaptiveN). Compat mode requires it.
 	TopN int
 	// Compat reproduces yanyiwu/simhash and gosimhash fingerprints bit for
-	// bit: cppjieba's keyword extractor (mean-IDF fallback) through
-	// gojieba, lookup3 hashlittle2 per keyword. It needs the jieba backend
-	// and takes the text as given (no normalisation).
+	// bit: cppjieba's keyword extractor (mean-IDF fallback), reproduced
+	// in Go by the jieba backend (or cppjieba's own with gojieba), lookup3
+	// hashlittle2 per keyword. It needs the jieba (or gojieba) backend and
+	// takes the text as given (no normalisation).
 	Compat bool
 	// CacheDir is where the jieba backend materialises its dictionary
 	// files; "" is the per-user cache directory.
@@ -105,8 +107,8 @@ type Analyzer struct {
 	id      string
 	backend string
 	seg     segment.Segmenter
-	fold    segment.Folder // nil: none
-	jieba   *segment.Jieba // compat mode only
+	fold    segment.Folder   // nil: none
+	jieba   keywordExtractor // compat mode only
 	ex      tfidf.Extractor
 	compat  bool
 	topN    int
@@ -140,8 +142,14 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 	if backend == "" {
 		backend = segment.DefaultBackend
 	}
+	// gojieba cuts exactly as jieba does (segment.TestJiebaIdentity):
+	// one analyzer ID for both, so that their archives are one.
+	idBackend := backend
+	if backend == segment.BackendGojieba {
+		idBackend = segment.BackendJieba
+	}
 	if o.Compat {
-		if backend != "jieba" {
+		if idBackend != segment.BackendJieba {
 			return nil, fmt.Errorf("compat mode needs the jieba segmenter, not %q", backend)
 		}
 		if o.TopN <= 0 {
@@ -154,7 +162,7 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 
 	idh := sha256.New()
 	fmt.Fprintf(idh, "neardup analyzer v%d\nbackend %s\nsegment %s\ncompat %t\ntopn %d\nminn %d maxn %d\n",
-		FormatVersion, backend, segment.Version, o.Compat, o.TopN, tfidf.MinN, tfidf.MaxN)
+		FormatVersion, idBackend, segment.Version, o.Compat, o.TopN, tfidf.MinN, tfidf.MaxN)
 
 	// Segmenter dictionary: the embedded jieba files, plus a user dict.
 	idh.Write(dict.JiebaDict())
@@ -168,8 +176,8 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		idh.Write(b)
 	}
 
-	// The segmenter loads (cppjieba takes about 0.3 s) while the tables
-	// below are parsed. Only compat mode extracts keywords with cppjieba.
+	// The segmenter loads while the tables below are parsed. Only compat
+	// mode extracts keywords with the segmenter (cppjieba's extractor).
 	type segResult struct {
 		seg segment.Segmenter
 		err error
@@ -225,10 +233,10 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		a.closer = c
 	}
 	if o.Compat {
-		j, ok := seg.(*segment.Jieba)
+		j, ok := seg.(keywordExtractor)
 		if !ok {
 			a.Close()
-			return nil, fmt.Errorf("compat mode: segmenter %q is not gojieba", backend)
+			return nil, fmt.Errorf("compat mode: segmenter %q has no cppjieba keyword extractor", backend)
 		}
 		a.jieba = j
 	}
@@ -236,11 +244,17 @@ func NewAnalyzer(opts *Options) (*Analyzer, error) {
 		// Last, so that the hash without it is the ID before the fold.
 		fmt.Fprintf(idh, "fold %s\n", segment.TradFoldVersion)
 	}
-	a.id = "nd" + strconv.Itoa(FormatVersion) + "-" + backend + foldID + "-" + hex.EncodeToString(idh.Sum(nil)[:8])
+	a.id = "nd" + strconv.Itoa(FormatVersion) + "-" + idBackend + foldID + "-" + hex.EncodeToString(idh.Sum(nil)[:8])
 	if o.Compat {
 		a.id = "nd" + strconv.Itoa(FormatVersion) + "-compat" + strconv.Itoa(o.TopN) + "-" + hex.EncodeToString(idh.Sum(nil)[:8])
 	}
 	return a, nil
+}
+
+// keywordExtractor is cppjieba's KeywordExtractor, which compat mode
+// uses: *segment.Jieba's, or *segment.Gojieba's in the gojieba build.
+type keywordExtractor interface {
+	ExtractWithWeight(text string, n int) (words []string, weights []float64)
 }
 
 // loadLexicon loads the IDF table and the stop words (the embedded ones
@@ -383,21 +397,6 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	}
 	r.Fingerprint = simhash.Sum(feats)
 	return r, nil
-}
-
-// Doc returns the archive document of the article id, titled title,
-// that an is the analysis of: its fingerprint, content hash and sketch,
-// and its first keywords (none when keywords is 0, all when it is
-// negative), which the archive keeps to explain later matches.
-func (an *Analysis) Doc(id, title string, keywords int) index.Doc {
-	kw := an.Keywords
-	if keywords >= 0 {
-		kw = kw[:min(len(kw), keywords)]
-	}
-	if len(kw) == 0 {
-		kw = nil
-	}
-	return index.Doc{ID: id, Title: title, Fingerprint: an.Fingerprint, ContentHash: an.ContentHash, Keywords: kw, Sketch: an.Sketch, Shingles: an.Shingles, Long: an.Long}
 }
 
 // Words returns the candidate keywords of text as Analyze sees them,

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testfixtures/corpora"
 	"github.com/neardup/neardup/segment"
 )
@@ -57,13 +58,13 @@ func BenchmarkFold(b *testing.B) {
 			b.Run(be+"/"+c.name, func(b *testing.B) {
 				pass := func(a *Analyzer) (float64, float64) {
 					runtime.GC()
-					c0, t0 := cpuTime(), time.Now()
+					c0, t0 := cputime.Self(), time.Now()
 					for _, text := range c.texts {
 						if _, err := a.Analyze(text); err != nil && !errors.Is(err, ErrTooShort) {
 							b.Fatal(err)
 						}
 					}
-					return time.Since(t0).Seconds(), (cpuTime() - c0).Seconds()
+					return time.Since(t0).Seconds(), (cputime.Self() - c0).Seconds()
 				}
 				pass(fold) // the tables are parsed by the first traditional text
 				var wk, wf, ck, cf []float64

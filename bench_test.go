@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testfixtures/corpora"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/segment"
@@ -190,9 +191,9 @@ func BenchmarkInterleaved(b *testing.B) {
 				// the garbage of the one before it is being collected.
 				stage := func(f func()) (wall float64, cpu time.Duration) {
 					runtime.GC()
-					c0, t0 := cpuTime(), time.Now()
+					c0, t0 := cputime.Self(), time.Now()
 					f()
-					return time.Since(t0).Seconds(), cpuTime() - c0
+					return time.Since(t0).Seconds(), cputime.Self() - c0
 				}
 				analyze := func(a *Analyzer) func() {
 					return func() {

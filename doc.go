@@ -4,7 +4,7 @@
 // from its TF-IDF keywords:
 //
 //	normalise (segment.Normalize: NFKC, lower case, no zero-width runes)
-//	→ segment (gojieba, or gse in cgo-free builds)
+//	→ segment (cppjieba's mixed segmentation, in pure Go)
 //	→ keywords (tfidf: stop words, punctuation, numbers and one-rune
 //	  tokens dropped; count × IDF; unknown words get the table's median IDF)
 //	→ simhash.Sum over XXH64 of each keyword.
@@ -17,11 +17,17 @@
 // Fingerprints are only comparable when made by the same analyzer
 // configuration; Analyzer.ID names it, and indexes refuse to mix IDs.
 //
-// The rest of the package runs the pipeline over corpora read by an
-// input.Reader (package input reads articles from JSONL, text and HTML
-// files, directories, gzip and standard input, detects their encoding and
-// reports bad records with file, line and field): Dedup decides, in input
-// order and in parallel, which records duplicate an earlier one, against
-// an index.Index or index.Memory, and resumes interrupted jobs; Evaluate
-// measures precision and recall against labelled pairs.
+// The pipeline's other stages are packages of their own, each imported
+// only by those after it:
+//
+//	input   reading articles: JSONL, text, HTML, directories, gzip, GBK;
+//	        bad records reported with file, line and field
+//	neardup this package: text → fingerprint, keywords, content hash, sketches
+//	        (with segment, dict, tfidf, simhash, minhash)
+//	index   the archive: layout, candidates, confirmation, records, over a
+//	        Store (badgerstore, memstore, redisstore)
+//	dedup   the decisions: dedup.Run over a corpus, dedup.Check for one
+//	        article, their reports
+//	eval    precision and recall against labelled pairs (eval.Evaluate)
+//	serve   the HTTP service and the editors' page
 package neardup

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 )
@@ -29,7 +30,7 @@ func Example_archive() {
 	if err != nil {
 		panic(err)
 	}
-	if err := x.Add(ctx, an.Doc("2018/1030-jinyong", "金庸逝世", 32)); err != nil {
+	if err := x.Add(ctx, dedup.DocOf(an, "2018/1030-jinyong", "金庸逝世", 32)); err != nil {
 		panic(err)
 	}
 
@@ -38,7 +39,7 @@ func Example_archive() {
 	if err != nil {
 		panic(err)
 	}
-	doc := an.Doc("reprint", "", 32)
+	doc := dedup.DocOf(an, "reprint", "", 32)
 	matches, err := x.Similar(ctx, &doc, index.DefaultMaxDistance) // exact, SimHash ≤ 3, MinHash bands; confirmed by content
 	if err != nil {
 		panic(err)

@@ -23,7 +23,7 @@
 #      `bareseg -gojieba`, the same with gojieba's own Cut, which sends
 #      English through cppjieba too;
 #   3. index ingest (Add in batches, and Load) and query (Badger and
-#      memory) at 1M fingerprints; index/badgerstore/bench_ingest.go -n 10000000
+#      memory) at 1M fingerprints; bench/badgeringest -n 10000000
 #      does the same at 10M (about 15 minutes).
 #   4. the fold of traditional Chinese (BenchmarkFold): the analysis with
 #      and without it (Options.KeepTraditional, the analysis of before) in
@@ -34,7 +34,10 @@
 #      the ratio fold/keep of wall and CPU time, medians over COUNT runs.
 # bench/foldcount.sh counts the fold's instructions instead (callgrind),
 # which the load of the machine does not change.
-# Needs ../shared/corpora (or NEARDUP_CORPORA). Takes about 12 minutes.
+# Needs ../shared/corpora (or NEARDUP_CORPORA) and g++: the baselines
+# (gosimhash's method, bareseg -gojieba) are gojieba's, built with -tags
+# gojieba; neardup itself is the default, pure-Go build. Takes about 12
+# minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-5}
@@ -48,7 +51,7 @@ echo "# machine: $(nproc) cores, $(go version | cut -d' ' -f3-)"
 if [[ $sections == *1* ]]; then
 echo
 echo "## 1. Analysis: stage by stage, in alternating passes over 300 articles per corpus (median of $count)"
-go test -run '^$' -bench 'BenchmarkInterleaved' -benchtime 15x -count "$count" . > "$out/interleaved.txt"
+go test -tags gojieba -run '^$' -bench 'BenchmarkInterleaved' -benchtime 15x -count "$count" . > "$out/interleaved.txt"
 # Median of every metric per benchmark.
 awk '/^BenchmarkInterleaved/ { n=$1; sub(/-[0-9]+$/, "", n); sub(/^BenchmarkInterleaved\//, "", n)
 	for (i=3;i<NF;i+=2) print n, $(i+1), $i }' "$out/interleaved.txt" |
@@ -67,7 +70,7 @@ if [[ $sections == *2* ]]; then
 echo
 echo "## 2. neardup dedup end to end against bare segmentation (median wall time of 3 alternating runs)"
 go build -o "$out/neardup" ./cmd/neardup
-go build -o "$out/bareseg" ./bench/bareseg
+go build -tags gojieba -o "$out/bareseg" ./bench/bareseg
 # seconds CMD...: the wall time of CMD, its output discarded (its
 # errors shown if it fails, which stops the script).
 seconds() {
@@ -101,9 +104,9 @@ if [[ $sections == *3* ]]; then
 echo
 echo "## 3. Index: ingest and Near at 1M fingerprints"
 echo "### Add in batches of 1000 (records with title and keywords, no sketch); Near on Badger and in memory"
-(cd index/badgerstore && go run bench_ingest.go -n 1000000 -sketch=false -memory -queries 10000)
+(go run ./bench/badgeringest -n 1000000 -sketch=false -memory -queries 10000)
 echo "### Load of bare fingerprints (add --fingerprints into a new index); Near"
-(cd index/badgerstore && go run bench_ingest.go -n 1000000 -bare -load -queries 10000)
+(go run ./bench/badgeringest -n 1000000 -bare -load -queries 10000)
 fi
 
 if [[ $sections == *4* ]]; then

@@ -40,16 +40,16 @@
 // help pages, which must never match each other) and zh_docs_traditional
 // (Chinese pages and their traditional versions made by the Debian opencc
 // command with s2t, s2tw, s2hk and s2twp: copy kinds are those
-// configurations, Dedup must find at least 98% of each, and traditional
+// configurations, dedup.Run must find at least 98% of each, and traditional
 // negatives must match nothing).
 //
 // The test runs the real pipeline: neardup.NewAnalyzer(nil), then
-// neardup.Dedup over articles, copies and negatives in that order into an
-// index.Memory with default options, then index.Similar of every document
-// against an index.Memory holding all of them. Besides the goldens it
+// dedup.Run over articles, copies and negatives in that order into an
+// in-memory archive (memstore) with default options, then index.Similar of
+// every document against an in-memory archive holding all of them. Besides the goldens it
 // asserts that nothing matches across languages in libreoffice_twins,
-// that Dedup finds every reprint, punct-width and swap-paragraphs copy,
-// that no labelled negative is found, and that Dedup finds at least 95%
+// that dedup.Run finds every reprint, punct-width and swap-paragraphs copy,
+// that no labelled negative is found, and that it finds at least 95%
 // of all copies over all scenarios. It is skipped with -short.
 //
 // # Updating
@@ -73,19 +73,19 @@
 // content the MinHash estimate of their character 5-gram Jaccard
 // similarity and label true, false or - (unlabelled):
 //
-//   - "dedup: duplicates found": each record Dedup called a duplicate
+//   - "dedup: duplicates found": each record dedup.Run called a duplicate
 //     and each earlier original it matched;
 //   - "dedup: not fingerprinted": records too short to fingerprint, if any;
 //   - "similar: pairs found": every pair index.Similar returns;
 //   - "expected pairs not found": the true pairs Similar missed, with
-//     their distance and content (why they were missed) and whether Dedup
+//     their distance and content (why they were missed) and whether dedup.Run
 //     found them.
 //
 // The tables follow. "recall by edit kind" gives found/expected and
-// recall for Dedup (copy with its original; Dedup pairs a copy with the
+// recall for dedup.Run (copy with its original; Run pairs a copy with the
 // member of a cluster it matched only when it does not match the
 // cluster's original, so two copies of the scenarios are never paired)
-// and Similar. TestNewsEdits (news_edits_test.go) measures Dedup's
+// and Similar. TestNewsEdits (news_edits_test.go) measures dedup.Run's
 // clusters on copies of copies and chains of edits. "precision" counts the
 // labelled negatives found, and the unlabelled pairs of documents from
 // different articles found (false positives the labels did not foresee).

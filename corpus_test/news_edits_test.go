@@ -28,8 +28,8 @@ import (
 // newsOriginals; newsBackground other unnamed articles come first in the
 // input, as the archive they are checked against. Each original gets a
 // copy of every kind of newsKinds and the copies of scnEditor.derived.
-// Dedup runs over background, originals and copies in that order with
-// the default options. A copy is found when Dedup puts it in the cluster
+// dedup.Run runs over background, originals and copies in that order with
+// the default options. A copy is found when dedup.Run puts it in the cluster
 // of its own original (a duplicate's cluster is the cluster of the record
 // it matched, an original's its own); a false match is a matched pair of
 // records with different originals (a background article being its own).

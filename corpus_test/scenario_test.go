@@ -73,9 +73,9 @@ func TestScenarios(t *testing.T) {
 	}
 	if tot.copies > 0 {
 		recall := float64(tot.found) / float64(tot.copies)
-		t.Logf("default detector (Dedup): %d of %d copies found, recall %.3f", tot.found, tot.copies, recall)
+		t.Logf("default detector (dedup.Run): %d of %d copies found, recall %.3f", tot.found, tot.copies, recall)
 		if recall < 0.95 {
-			t.Errorf("default detector (Dedup) recall over all copies: %d/%d = %.3f, want >= 0.95", tot.found, tot.copies, recall)
+			t.Errorf("default detector (dedup.Run) recall over all copies: %d/%d = %.3f, want >= 0.95", tot.found, tot.copies, recall)
 		}
 	}
 }
@@ -96,7 +96,7 @@ type scnFiles struct {
 	kinds                       []string // the copies' kinds: scnKinds, or the OpenCC configurations
 }
 
-// paths are the JSONL files Dedup reads, in order.
+// paths are the JSONL files dedup.Run reads, in order.
 func (f *scnFiles) paths(dir string) []string {
 	p := []string{filepath.Join(dir, "articles.jsonl"), filepath.Join(dir, "copies.jsonl")}
 	if len(f.negatives) > 0 {
@@ -470,14 +470,14 @@ func scnMakePair(i, j int) scnPair {
 // scnResult is what the detector made of one scenario.
 type scnResult struct {
 	name     string
-	docs     []scnDoc // articles, copies, negatives: Dedup's input order
+	docs     []scnDoc // articles, copies, negatives: dedup.Run's input order
 	pos      map[string]int
 	f        *scnFiles
 	labels   map[scnPair]bool
 	analyses []*neardup.Analysis // nil: not fingerprinted
-	skipped  []string            // records Dedup did not fingerprint, and why
+	skipped  []string            // records dedup.Run did not fingerprint, and why
 	dedup    map[scnPair]index.Match
-	dedupSeq []scnFound // Dedup's matches in its output order
+	dedupSeq []scnFound // dedup.Run's matches in its output order
 	similar  map[scnPair]index.Match
 }
 
@@ -486,9 +486,9 @@ type scnFound struct {
 	m    index.Match
 }
 
-// scnRun runs the pipeline: neardup.Dedup over the scenario's files into
-// an index.Memory with default options, then index.Similar of every
-// document against an index.Memory holding all of them.
+// scnRun runs the pipeline: dedup.Run over the scenario's files into an
+// in-memory archive (memstore) with default options, then index.Similar
+// of every document against an in-memory archive holding all of them.
 func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResult {
 	t.Helper()
 	r := &scnResult{name: filepath.Base(dir), f: f, pos: make(map[string]int),
@@ -541,7 +541,7 @@ func scnRun(t *testing.T, a *neardup.Analyzer, dir string, f *scnFiles) *scnResu
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("%s: Dedup: %v", dir, err)
+		t.Fatalf("%s: dedup.Run: %v", dir, err)
 	}
 
 	all, err := memstore.Open(context.Background(), nil)
@@ -608,7 +608,7 @@ func (r *scnResult) label(p scnPair) string {
 	return "false"
 }
 
-// dedupCopiesFound counts the copies Dedup found to duplicate their original.
+// dedupCopiesFound counts the copies dedup.Run found to duplicate their original.
 func (r *scnResult) dedupCopiesFound() int {
 	n := 0
 	for _, c := range r.f.copies {
@@ -633,7 +633,7 @@ func (r *scnResult) check(t *testing.T, twins bool) {
 		}
 	}
 	if r.f.kinds[0] != scnKinds[0] {
-		// Converted copies: Dedup finds at least 98% of each kind, and
+		// Converted copies: dedup.Run finds at least 98% of each kind, and
 		// nothing across articles.
 		for _, kind := range r.f.kinds {
 			n, found := 0, 0
@@ -646,7 +646,7 @@ func (r *scnResult) check(t *testing.T, twins bool) {
 				}
 			}
 			if float64(found) < 0.98*float64(n) {
-				t.Errorf("Dedup found %d of %d %s copies, want at least 98%%", found, n, kind)
+				t.Errorf("dedup.Run found %d of %d %s copies, want at least 98%%", found, n, kind)
 			}
 		}
 		for _, found := range []map[scnPair]index.Match{r.dedup, r.similar} {
@@ -661,7 +661,7 @@ func (r *scnResult) check(t *testing.T, twins bool) {
 		switch c.Kind {
 		case scnReprint, scnPunctWidth, scnSwapParagraphs:
 			if _, ok := r.dedup[scnMakePair(r.pos[c.ID], r.pos[c.Original])]; !ok {
-				t.Errorf("Dedup did not find the %s copy %s", c.Kind, c.ID)
+				t.Errorf("dedup.Run did not find the %s copy %s", c.Kind, c.ID)
 			}
 		}
 	}
@@ -774,7 +774,7 @@ func (r *scnResult) golden(a *neardup.Analyzer) []byte {
 		}
 		d := ratio(c.dedup, c.exp)
 		if k == "copy-copy" {
-			d = "-" // Dedup stores originals only: a copy is matched to its original
+			d = "-" // dedup.Run stores originals only: a copy is matched to its original
 		} else {
 			allCopies.exp += c.exp
 			allCopies.dedup += c.dedup

@@ -136,7 +136,7 @@ func TestSharedCorpora(t *testing.T) {
 			}
 			c := s.corpus(t, "", nil, spec.name)
 			start := time.Now()
-			rep, err := eval.Evaluate(c, labels, &eval.Options{Sweep: sweep})
+			rep, err := eval.Evaluate(c, labels, newStore, &eval.Options{Sweep: sweep})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +155,7 @@ func TestSharedCorpora(t *testing.T) {
 				b.WriteString("\ncompatibility baseline (gosimhash: cppjieba keywords, lookup3), SimHash alone\n")
 				for _, n := range compatTopN {
 					cc := s.corpus(t, fmt.Sprintf("compat %d", n), &neardup.Options{Compat: true, TopN: n}, spec.name)
-					cr, err := eval.Evaluate(cc, labels, &eval.Options{MaxThreshold: compatK})
+					cr, err := eval.Evaluate(cc, labels, newStore, &eval.Options{MaxThreshold: compatK})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -318,3 +318,6 @@ func lineDiff(want, got string) string {
 	}
 	return b.String()
 }
+
+// newStore is the store of eval's detector archive: memory.
+func newStore() index.Store { return memstore.New() }

@@ -80,7 +80,7 @@ func Add(ctx context.Context, r *input.Reader, a *neardup.Analyzer, x *index.Ind
 		if err := each(&it.Record, it.Err); err != nil || it.Err != nil {
 			return err
 		}
-		d := it.Analysis.Doc(it.Record.ID, it.Record.Title, o.Keywords)
+		d := DocOf(it.Analysis, it.Record.ID, it.Record.Title, o.Keywords)
 		d.Added = o.Now().UTC()
 		if o.KeepText {
 			d.Text = it.Record.Text

@@ -37,7 +37,7 @@ type Comparison struct {
 // through its sketch bands if the distance is over k), different
 // otherwise.
 func Compare(a, b *neardup.Analysis, k int, minContent float64) Comparison {
-	da, db := a.Doc("a", "", 0), b.Doc("b", "", 0)
+	da, db := DocOf(a, "a", "", 0), DocOf(b, "b", "", 0)
 	c := Comparison{
 		Distance:    a.Fingerprint.Distance(b.Fingerprint),
 		Similarity:  a.Fingerprint.Similarity(b.Fingerprint),

@@ -14,7 +14,7 @@ import (
 	"github.com/neardup/neardup/internal/pipeline"
 )
 
-// Verdict is what Dedup decided about one record.
+// Verdict is what Run decided about one record.
 type Verdict int
 
 const (
@@ -49,7 +49,7 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("Verdict(%d)", int(v))
 }
 
-// Outcome is one record and what Dedup decided about it.
+// Outcome is one record and what Run decided about it.
 type Outcome struct {
 	Seq      int64 // 0-based position of the record among all read
 	Record   input.Record
@@ -83,7 +83,7 @@ func ClusterOf(m *index.Match) string {
 // Exact reports whether a duplicate's best match has identical content.
 func (o *Outcome) Exact() bool { return len(o.Matches) > 0 && o.Matches[0].Exact }
 
-// Options configure Dedup.
+// Options configure Run.
 type Options struct {
 	// MaxDistance is the SimHash screen's radius (see index.Similar);
 	// 0 means index.DefaultMaxDistance, and a negative value means 0
@@ -320,7 +320,7 @@ func (d *deduper) match(out *Outcome) error {
 		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
 		return nil
 	}
-	doc := an.Doc(rec.ID, rec.Title, d.o.Keywords)
+	doc := DocOf(an, rec.ID, rec.Title, d.o.Keywords)
 	doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
 	if done, err := d.known(out, &doc); done || err != nil {
 		return err

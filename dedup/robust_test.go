@@ -1,14 +1,12 @@
 package dedup
 
 // Robustness of the library: every kind of bad input through
-// input.Reader, neardup.Analyzer and Dedup, and concurrent use of one neardup.Analyzer.
+// input.Reader, neardup.Analyzer and dedup.Run, and concurrent use of one neardup.Analyzer.
 // The command's side of the same inputs is tested in
 // cmd/neardup/robust_test.go.
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -40,13 +38,8 @@ const robustHTML = `<!DOCTYPE html>
 <script type="text/javascript">document.write("<p>zzscriptword</p>");</script>
 </body></html>`
 
-// robustLine is a JSONL line of id and text.
-func robustLine(id, text string) string {
-	return fmt.Sprintf(`{"id":%q,"text":%q}`, id, text)
-}
-
-// robustOutcome describes one outcome of Reader.Next or Dedup in a line:
-// "ID" for a record, "error: MESSAGE" for a reader error; for Dedup
+// robustOutcome describes one outcome of Reader.Next or dedup.Run in a line:
+// "ID" for a record, "error: MESSAGE" for a reader error; for dedup.Run
 // "unique ID", "duplicate ID of ID (exact|near)", "too-short ID: REASON",
 // "rejected: MESSAGE", "input-failed: MESSAGE". The temporary directory
 // is cut from messages.
@@ -104,7 +97,7 @@ func robustRead(t *testing.T, r *input.Reader, dir string) ([]string, []input.Re
 	}
 }
 
-// robustDedup runs Dedup over r with a fresh in-memory store and a fixed
+// robustDedup runs dedup.Run over r with a fresh in-memory store and a fixed
 // clock, and returns the outcomes described by robustOutcome.
 func robustDedup(t *testing.T, r *input.Reader, dir string, opts *Options) ([]string, []*Outcome, Summary, error) {
 	t.Helper()
@@ -155,7 +148,7 @@ func writeRobustFiles(t *testing.T, files []robustFile) string {
 
 // TestRobustWholeFiles puts each kind of bad whole-file input between two
 // good articles, in a directory that is walked, and checks what the
-// Reader returns, what Dedup decides and that it counts it, and that the
+// Reader returns, what dedup.Run decides and that it counts it, and that the
 // good articles around it are processed.
 func TestRobustWholeFiles(t *testing.T) {
 	t.Parallel()
@@ -173,9 +166,9 @@ func TestRobustWholeFiles(t *testing.T) {
 		bad      robustFile
 		opts     input.Options
 		read     string    // what the Reader returns for bad
-		verdict  string    // what Dedup decides for bad
-		last     string    // Dedup's verdict on 3-zh.txt, when not "unique 3-zh.txt"
-		sum      robustSum // Dedup's counts
+		verdict  string    // what dedup.Run decides for bad
+		last     string    // dedup.Run's verdict on 3-zh.txt, when not "unique 3-zh.txt"
+		sum      robustSum // dedup.Run's counts
 		dedupErr string
 	}{
 		{name: "empty", bad: robustFile{"2-empty.txt", nil},
@@ -235,8 +228,8 @@ func TestRobustWholeFiles(t *testing.T) {
 			verdict: "rejected: 2-big.txt.gz: too large: more than 1000 bytes (the maximum, --max-bytes)",
 			sum:     robustSum{Records: 3, Unique: 2, Rejected: 1}},
 		{name: "truncated gzip", bad: robustFile{"2-cut.txt.gz", cut[:len(cut)/2]},
-			read:    fmt.Sprintf("error: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut[:len(cut)/2])),
-			verdict: fmt.Sprintf("input-failed: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", robustGunzipLen(t, cut[:len(cut)/2])),
+			read:    fmt.Sprintf("error: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", testfixtures.GunzipLen(t, cut[:len(cut)/2])),
+			verdict: fmt.Sprintf("input-failed: 2-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", testfixtures.GunzipLen(t, cut[:len(cut)/2])),
 			sum:     robustSum{Records: 3, Unique: 2, InputErrors: 1}},
 		{name: "gzip header only", bad: robustFile{"2-cut.txt.gz", cut[:5]},
 			read:    "error: 2-cut.txt.gz: truncated gzip data: unexpected EOF",
@@ -268,13 +261,13 @@ func TestRobustWholeFiles(t *testing.T) {
 			}
 			verdicts, _, sum, err := robustDedup(t, input.NewReader([]string{dir}, nil, &tt.opts), dir, nil)
 			if err != nil {
-				t.Fatalf("Dedup: %v", err)
+				t.Fatalf("dedup.Run: %v", err)
 			}
 			if want := []string{"unique 1-en.txt", tt.verdict, last}; !slices.Equal(verdicts, want) {
-				t.Errorf("Dedup:\n got %q\nwant %q", verdicts, want)
+				t.Errorf("dedup.Run:\n got %q\nwant %q", verdicts, want)
 			}
 			if robustCountsOf(sum) != tt.sum {
-				t.Errorf("Dedup summary %+v, want %+v", robustCountsOf(sum), tt.sum)
+				t.Errorf("dedup.Run summary %+v, want %+v", robustCountsOf(sum), tt.sum)
 			}
 			// Strict mode stops at the bad record or input, after the good one.
 			n := 0
@@ -299,21 +292,6 @@ func robustMemory(t testing.TB) *index.Index {
 	}
 	t.Cleanup(func() { m.Close() })
 	return m
-}
-
-// robustGunzipLen returns how many bytes of the truncated gzip data b
-// decompress before the error.
-func robustGunzipLen(t testing.TB, b []byte) int64 {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := io.Copy(io.Discard, bufio.NewReader(zr))
-	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("truncated gzip: %v", err)
-	}
-	return n
 }
 
 // TestRobustHTML: with input.Options.HTML the scripts and styles of a page
@@ -365,7 +343,7 @@ func TestRobustHTML(t *testing.T) {
 }
 
 // TestRobustJSONL puts every kind of bad JSONL line between good ones and
-// checks the error (file, line, field and reason), what Dedup decides,
+// checks the error (file, line, field and reason), what dedup.Run decides,
 // that it counts it, and that the good records are processed.
 func TestRobustJSONL(t *testing.T) {
 	t.Parallel()
@@ -373,10 +351,10 @@ func TestRobustJSONL(t *testing.T) {
 	lines := []struct {
 		line    string
 		read    string // Reader result: id or "error: …"
-		verdict string // Dedup outcome
+		verdict string // dedup.Run outcome
 	}{
 		// A UTF-8 byte-order mark starts the stream.
-		{"\ufeff" + robustLine("en", testfixtures.EN), "en", "unique en"},
+		{"\ufeff" + testfixtures.JSONLine("en", testfixtures.EN), "en", "unique en"},
 		{`{"id":"m1","text":"unterminated`, `error: in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`,
 			`rejected: in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`},
 		{`{"id":"m2","text":"trailing comma",}`, `error: in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`,
@@ -395,25 +373,25 @@ func TestRobustJSONL(t *testing.T) {
 		{`{"id":"n6","text":" \n\t "}`, `error: in.jsonl:13: field "text": only white space`, `rejected: in.jsonl:13: field "text": only white space`},
 		{`{"id":{"a":1},"text":"x"}`, `error: in.jsonl:14: field "id": not a string or number (object)`,
 			`rejected: in.jsonl:14: field "id": not a string or number (object)`},
-		{robustLine("dup", testfixtures.EN2), "dup", "unique dup"},
+		{testfixtures.JSONLine("dup", testfixtures.EN2), "dup", "unique dup"},
 		// The same id again, for another article: the second is rejected.
-		{robustLine("dup", testfixtures.ZH2), "dup", `rejected: in.jsonl:16: field "id": duplicate id "dup": an earlier article has it (record 14 of this input)`},
-		{robustLine("line\nbreak", testfixtures.ZH), "line\nbreak", "unique line\nbreak"},
-		{robustLine("a/b/../c", testfixtures.EN+" Extra sentence."), "a/b/../c", "duplicate a/b/../c of en (near)"},
+		{testfixtures.JSONLine("dup", testfixtures.ZH2), "dup", `rejected: in.jsonl:16: field "id": duplicate id "dup": an earlier article has it (record 14 of this input)`},
+		{testfixtures.JSONLine("line\nbreak", testfixtures.ZH), "line\nbreak", "unique line\nbreak"},
+		{testfixtures.JSONLine("a/b/../c", testfixtures.EN+" Extra sentence."), "a/b/../c", "duplicate a/b/../c of en (near)"},
 		{`{"id":12345,"text":` + fmt.Sprintf("%q", testfixtures.EN) + `}`, "12345", "duplicate 12345 of en (exact)"},
 		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `error: in.jsonl:20: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`,
 			`rejected: in.jsonl:20: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
 		// GBK without a flag: detected and decoded, so it is the exact
 		// duplicate of the UTF-8 line.
-		{testfixtures.GBK(t, robustLine("gbk", testfixtures.ZH)), "gbk", "duplicate gbk of line\nbreak (exact)"},
+		{testfixtures.GBK(t, testfixtures.JSONLine("gbk", testfixtures.ZH)), "gbk", "duplicate gbk of line\nbreak (exact)"},
 		// A byte-order mark in the middle of a stream (cat a.jsonl b.jsonl)
 		// is dropped like the first line's.
-		{"\ufeff" + robustLine("bom2", testfixtures.EN2), "bom2", "duplicate bom2 of dup (exact)"},
-		{robustLine("short", "abc def"), "short", "too-short short: too few keywords to fingerprint: 2 keywords, need 4"},
+		{"\ufeff" + testfixtures.JSONLine("bom2", testfixtures.EN2), "bom2", "duplicate bom2 of dup (exact)"},
+		{testfixtures.JSONLine("short", "abc def"), "short", "too-short short: too few keywords to fingerprint: 2 keywords, need 4"},
 		// A 1 MB id cannot be stored in an index (index.MaxIDLen): the
 		// record is rejected, and the run goes on.
-		{robustLine(longID, testfixtures.ZH2), longID, `rejected: in.jsonl:24: field "id": id is 1048576 bytes long; an index holds ids of at most 64000`},
-		{robustLine("last", testfixtures.ZH2), "last", "unique last"},
+		{testfixtures.JSONLine(longID, testfixtures.ZH2), longID, `rejected: in.jsonl:24: field "id": id is 1048576 bytes long; an index holds ids of at most 64000`},
+		{testfixtures.JSONLine("last", testfixtures.ZH2), "last", "unique last"},
 	}
 	var in strings.Builder
 	var wantRead, wantDedup []string
@@ -432,14 +410,14 @@ func TestRobustJSONL(t *testing.T) {
 	}
 	verdicts, outs, sum, err := robustDedup(t, input.NewReader([]string{path}, nil, nil), dir, nil)
 	if err != nil {
-		t.Errorf("Dedup: %v", err) // a bad record must not stop the run
+		t.Errorf("dedup.Run: %v", err) // a bad record must not stop the run
 	}
 	if !slices.Equal(verdicts, wantDedup) {
-		robustDiff(t, "Dedup", verdicts, wantDedup)
+		robustDiff(t, "dedup.Run", verdicts, wantDedup)
 	}
 	want := robustSum{Records: 24, Unique: 4, Exact: 3, Near: 1, TooShort: 1, Rejected: 15}
 	if robustCountsOf(sum) != want {
-		t.Errorf("Dedup summary %+v, want %+v", robustCountsOf(sum), want)
+		t.Errorf("dedup.Run summary %+v, want %+v", robustCountsOf(sum), want)
 	}
 	// Rejected records carry the RecordError with the line and field.
 	for _, o := range outs {
@@ -485,10 +463,10 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	t.Parallel()
 	var in strings.Builder
 	for i := range 300 {
-		fmt.Fprintf(&in, "%s\n", robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)))
+		fmt.Fprintf(&in, "%s\n", testfixtures.JSONLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)))
 	}
 	gz := testfixtures.Gzip(t, in.String())
-	dir := writeRobustFiles(t, []robustFile{{"1-cut.jsonl.gz", gz[:len(gz)*2/3]}, {"2-next.jsonl", []byte(robustLine("next", testfixtures.ZH) + "\n")}})
+	dir := writeRobustFiles(t, []robustFile{{"1-cut.jsonl.gz", gz[:len(gz)*2/3]}, {"2-next.jsonl", []byte(testfixtures.JSONLine("next", testfixtures.ZH) + "\n")}})
 	verdicts, _, sum, err := robustDedup(t, input.NewReader([]string{dir}, nil, nil), dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -509,7 +487,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	}
 }
 
-// TestRobustDuplicateIDsAcrossRuns: a second Dedup run over the same
+// TestRobustDuplicateIDsAcrossRuns: a second dedup.Run run over the same
 // persistent index, as another job (a grown input, a changed setting),
 // reports the records whose ids the first stored as archived, with their
 // verdicts then, duplicates too; the same job says it resumed; a changed
@@ -518,12 +496,12 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 // ("duplicate id … added by job job1") and the duplicate was not stored.
 func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
-	lines := robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH) + "\n" +
-		robustLine("c", testfixtures.ZH2+" 新的一段。") + "\n" + robustLine("d", testfixtures.EN) + "\n"
+	lines := testfixtures.JSONLine("a", testfixtures.EN) + "\n" + testfixtures.JSONLine("b", testfixtures.ZH) + "\n" +
+		testfixtures.JSONLine("c", testfixtures.ZH2+" 新的一段。") + "\n" + testfixtures.JSONLine("d", testfixtures.EN) + "\n"
 	dir := writeRobustFiles(t, []robustFile{
 		{"in.jsonl", []byte(lines)},
-		{"grown.jsonl", []byte(lines + robustLine("e", testfixtures.ZH+" 又一段。") + "\n")},
-		{"changed.jsonl", []byte(robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH2) + "\n")},
+		{"grown.jsonl", []byte(lines + testfixtures.JSONLine("e", testfixtures.ZH+" 又一段。") + "\n")},
+		{"changed.jsonl", []byte(testfixtures.JSONLine("a", testfixtures.EN) + "\n" + testfixtures.JSONLine("b", testfixtures.ZH2) + "\n")},
 	})
 	x, err := badgerstore.OpenIndex(context.Background(), filepath.Join(dir, "idx"), nil, nil)
 	if err != nil {
@@ -621,7 +599,7 @@ func robustCorpus(t testing.TB, n int) string {
 	return b.String()
 }
 
-// TestRobustConcurrentDedup runs Dedup several times at once with one
+// TestRobustConcurrentDedup runs dedup.Run several times at once with one
 // shared neardup.Analyzer (each with its own store): with -race it proves the
 // sharing safe, and every run decides what a run alone decides. The runs
 // also differ in Workers and Batch, which must not change the outcome.
@@ -676,7 +654,7 @@ func TestRobustConcurrentDedup(t *testing.T) {
 	}
 }
 
-// TestRobustDedupCancel: cancelling the context stops Dedup with the
+// TestRobustDedupCancel: cancelling the context stops dedup.Run with the
 // context's error, without a panic or a leaked goroutine blocking it.
 func TestRobustDedupCancel(t *testing.T) {
 	t.Parallel()

@@ -30,7 +30,7 @@ func (d *deduper) queue(out *Outcome) error {
 			out.Verdict = Rejected
 			out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
 		} else {
-			doc := out.Analysis.Doc(rec.ID, rec.Title, d.o.Keywords)
+			doc := DocOf(out.Analysis, rec.ID, rec.Title, d.o.Keywords)
 			doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
 			d.batchAt = append(d.batchAt, len(d.batch))
 			d.docs = append(d.docs, doc)

@@ -7,7 +7,7 @@
 //     Chinese dictionary, HMM model, IDF table and stop-word list of
 //     cppjieba (MIT), byte for byte as shipped with gojieba v1.4.7;
 //   - en_idf.utf8: an English IDF table, and en_stop_words.utf8: an English
-//     stop-word list, both made by gen_en_idf.go from public-domain and
+//     stop-word list, both made by dict/gen/enidf from public-domain and
 //     freely redistributable English corpora;
 //   - opencc/*.txt: seven of OpenCC's text dictionaries (Apache-2.0), the
 //     tables segment.TradFold folds traditional Chinese to simplified with

@@ -30,18 +30,27 @@ func JiebaDictText() string { return jiebaDict }
 // words that are not in the dictionary.
 func HMMModel() []byte { return []byte(hmmModel) }
 
+// HMMModelText returns hmm_model.utf8 as a string without copying it.
+func HMMModelText() string { return hmmModel }
+
 // ZhIDF returns a copy of idf.utf8, cppjieba's Chinese IDF table: one
 // "word idf" line per word.
 func ZhIDF() []byte { return []byte(zhIDF) }
+
+// ZhIDFText returns idf.utf8 as a string without copying it.
+func ZhIDFText() string { return zhIDF }
 
 // ZhStopWords returns a copy of stop_words.utf8, cppjieba's stop-word list
 // (Chinese, English and punctuation), one word a line.
 func ZhStopWords() []byte { return []byte(zhStopWords) }
 
+// ZhStopWordsText returns stop_words.utf8 as a string without copying it.
+func ZhStopWordsText() string { return zhStopWords }
+
 // EnIDF returns a copy of en_idf.utf8, the English IDF table made by
-// gen_en_idf.go: one "word idf" line per word.
+// dict/gen/enidf: one "word idf" line per word.
 func EnIDF() []byte { return []byte(enIDF) }
 
 // EnStopWords returns a copy of en_stop_words.utf8, the English stop-word
-// list made by gen_en_idf.go, one word a line.
+// list made by dict/gen/enidf, one word a line.
 func EnStopWords() []byte { return []byte(enStopWords) }

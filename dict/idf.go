@@ -175,13 +175,10 @@ func parseIDF(data string) (*IDF, error) {
 func (b *idfBuilder) parse(data string) error {
 	from := len(b.idfs)
 	data = strings.TrimPrefix(data, "\uFEFF")
-	for n := 1; data != ""; n++ {
-		line := data
-		if i := strings.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = ""
-		}
+	n := 0
+	for line := range strings.Lines(data) {
+		n++
+		line = strings.TrimSuffix(line, "\n")
 		word, idf, ok, err := parseIDFLine(line)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", n, err)

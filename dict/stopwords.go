@@ -81,13 +81,10 @@ func LoadStopWords(r io.Reader) (StopWords, error) {
 // add adds the words of a stop-word list to s.
 func (s StopWords) add(data string) error {
 	data = strings.TrimPrefix(data, "\uFEFF")
-	for n := 1; data != ""; n++ {
-		line := data
-		if i := strings.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = ""
-		}
+	n := 0
+	for line := range strings.Lines(data) {
+		n++
+		line = strings.TrimSuffix(line, "\n")
 		if !utf8.ValidString(line) {
 			return fmt.Errorf("line %d: %q is not valid UTF-8", n, truncate(line))
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
@@ -61,7 +62,7 @@ func AnalyzeCorpus(ctx context.Context, r *input.Reader, a *neardup.Analyzer, wo
 			c.TooShort = append(c.TooShort, rec.ID)
 			return nil
 		}
-		c.Docs = append(c.Docs, it.Analysis.Doc(rec.ID, "", 0))
+		c.Docs = append(c.Docs, dedup.DocOf(it.Analysis, rec.ID, "", 0))
 		return nil
 	})
 	if err != nil {

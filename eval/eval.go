@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 )
 
@@ -25,8 +24,7 @@ const DefaultThresholds = 10
 // Options configure Evaluate. The zero value (or nil) means the
 // defaults.
 type Options struct {
-	// Index configures the in-memory index of the "current settings"
-	// detector (memstore). Its MinContent (0: index.DefaultMinContent)
+	// Index configures the archive of the "current settings" detector. Its MinContent (0: index.DefaultMinContent)
 	// also confirms the candidates of the verified SimHash rows.
 	Index index.Options
 	// MaxDistance is the SimHash distance the detector queries with
@@ -255,12 +253,51 @@ func (s *evalSet) label(a, b string) (LabeledPair, bool) {
 // the SimHash screen alone at each distance 0 … MaxThreshold (over all
 // pairs of fingerprinted documents, exact content matches counting at
 // every distance), the same with content verification, and the real
-// detector, an index.Memory queried with Similar for each document.
-// Pairs are unordered. Only fingerprinted and too-short records are in
+// detector: an archive in a store newStore makes (memstore.New, say; a
+// new one for each run of the detector) queried with Similar for each
+// document. Pairs are unordered. Only fingerprinted and too-short records are in
 // the corpus: labelled pairs naming any other ID (a rejected record's,
 // say) are counted as missing and otherwise left out.
-func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
-	var o Options
+func Evaluate(c *Corpus, l *Labels, newStore func() index.Store, opts *Options) (*Report, error) {
+	if newStore == nil {
+		return nil, errors.New("evaluate: no store for the detector's archive (newStore is nil)")
+	}
+	o, minContent, k, err := evalOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if l == nil {
+		l = &Labels{}
+	}
+	s, err := newEvalSet(c, l)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Analyzer: o.Index.AnalyzerID, Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
+		Reference: l.Reference, MinContent: minContent}
+	distinct := s.fileLabels(l, rep)
+	rep.Thresholds = s.screen(o.MaxThreshold, minContent)
+	rep.Distances = s.distances(distinct)
+
+	if rep.Current, err = s.detect(newStore(), o.Index, k, o.Workers, true); err != nil {
+		return nil, err
+	}
+	for _, mc := range o.Sweep {
+		so := o.Index
+		so.MinContent = mc
+		r, err := s.detect(newStore(), so, k, o.Workers, false)
+		if err != nil {
+			return nil, err
+		}
+		rep.Sweep = append(rep.Sweep, r)
+	}
+	return rep, nil
+}
+
+// evalOptions fills in and checks opts: the options, the MinContent that
+// confirms candidates, and the distance the detector queries at (−1:
+// the index's MaxDistance).
+func evalOptions(opts *Options) (o Options, minContent float64, k int, err error) {
 	if opts != nil {
 		o = *opts
 	}
@@ -268,29 +305,31 @@ func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
 		o.MaxThreshold = DefaultThresholds
 	}
 	if o.MaxThreshold < 0 || o.MaxThreshold > 64 {
-		return nil, fmt.Errorf("evaluate: MaxThreshold %d: want 0 to 64", o.MaxThreshold)
+		return o, 0, 0, fmt.Errorf("evaluate: MaxThreshold %d: want 0 to 64", o.MaxThreshold)
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	minContent := o.Index.MinContent
+	minContent = o.Index.MinContent
 	if minContent == 0 {
 		minContent = index.DefaultMinContent
 	}
 	if !(minContent > 0 && minContent <= 1) {
-		return nil, fmt.Errorf("evaluate: MinContent %v: want a value in (0, 1]", minContent)
+		return o, 0, 0, fmt.Errorf("evaluate: MinContent %v: want a value in (0, 1]", minContent)
 	}
-	if l == nil {
-		l = &Labels{}
-	}
-	k := -1 // the index's MaxDistance
+	k = -1
 	if o.MaxDistance != 0 {
 		k = max(o.MaxDistance, 0)
 		if o.Index.Blocks == 0 && o.Index.MaxDistance == 0 {
 			o.Index.Blocks, o.Index.MaxDistance = index.LayoutFor(k)
 		}
 	}
+	return o, minContent, k, nil
+}
 
+// newEvalSet numbers the corpus's documents (too-short ones −1),
+// refusing an ID that is there twice.
+func newEvalSet(c *Corpus, l *Labels) (*evalSet, error) {
 	s := &evalSet{docs: c.Docs, ids: make(map[string]int, len(c.Docs)+len(c.TooShort)),
 		labels: make(map[pairKey]LabeledPair, len(l.Pairs)), reference: l.Reference}
 	for i := range c.Docs {
@@ -306,11 +345,15 @@ func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
 		}
 		s.ids[id] = -1
 	}
-	rep := &Report{Analyzer: o.Index.AnalyzerID, Docs: len(c.Docs), TooShort: len(c.TooShort), Rejected: len(c.Rejected),
-		Reference: l.Reference, MinContent: minContent}
+	return s, nil
+}
+
+// fileLabels files the labelled pairs of l whose documents are both in the
+// corpus, counts them (and those that name a missing document) in rep,
+// and returns the pairs labelled distinct.
+func (s *evalSet) fileLabels(l *Labels, rep *Report) (distinct []LabeledPair) {
 	missing := make(map[string]bool)
 	var listedDistinct int64
-	var distinct []LabeledPair
 	for _, p := range l.Pairs {
 		_, okA := s.ids[p.A]
 		_, okB := s.ids[p.B]
@@ -353,24 +396,7 @@ func Evaluate(c *Corpus, l *Labels, opts *Options) (*Report, error) {
 	}
 	slices.Sort(rep.MissingIDs)
 	rep.MissingIDs = rep.MissingIDs[:min(len(rep.MissingIDs), 10)]
-
-	rep.Thresholds = s.screen(o.MaxThreshold, minContent)
-	rep.Distances = s.distances(distinct)
-
-	var err error
-	if rep.Current, err = s.detect(o.Index, k, o.Workers, true); err != nil {
-		return nil, err
-	}
-	for _, mc := range o.Sweep {
-		so := o.Index
-		so.MinContent = mc
-		r, err := s.detect(so, k, o.Workers, false)
-		if err != nil {
-			return nil, err
-		}
-		rep.Sweep = append(rep.Sweep, r)
-	}
-	return rep, nil
+	return distinct
 }
 
 // screen tabulates the SimHash screen by brute force over all pairs.
@@ -422,9 +448,9 @@ func (s *evalSet) screen(maxK int, minContent float64) []ThresholdResult {
 
 // detect runs the real detector with opts, querying at distance k
 // (negative: the index's MaxDistance).
-func (s *evalSet) detect(opts index.Options, k, workers int, details bool) (DetectorResult, error) {
-	ctx := context.Background() // an index in memory: nothing to cancel
-	m, err := memstore.Open(ctx, &opts)
+func (s *evalSet) detect(store index.Store, opts index.Options, k, workers int, details bool) (DetectorResult, error) {
+	ctx := context.Background()
+	m, err := index.New(ctx, store, &opts)
 	if err != nil {
 		return DetectorResult{}, fmt.Errorf("evaluate: %w", err)
 	}

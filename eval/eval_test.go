@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/testfixtures"
 	"github.com/neardup/neardup/minhash"
@@ -98,7 +99,7 @@ func (c conf) check(t *testing.T, what string, got Confusion) {
 }
 
 func TestEvaluateReference(t *testing.T) {
-	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &Options{Sweep: []float64{0.5, 0.99}})
+	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), newStore, &Options{Sweep: []float64{0.5, 0.99}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestEvaluateLabels(t *testing.T) {
 {"a": "e1", "b": "e2", "label": "dup"}
 {"a": "c", "b": "f", "label": 0}
 `)
-	rep, err := Evaluate(evalCorpus(), labels, &Options{MaxThreshold: 7})
+	rep, err := Evaluate(evalCorpus(), labels, newStore, &Options{MaxThreshold: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestEvaluateLabels(t *testing.T) {
 func TestEvaluateOptions(t *testing.T) {
 	labels := mustParsePairs(t, evalReference)
 	// A wider screen: k=4 needs more blocks.
-	rep, err := Evaluate(evalCorpus(), labels, &Options{Index: index.Options{Blocks: 6, MaxDistance: 4, MinContent: 0.5}, Workers: 3})
+	rep, err := Evaluate(evalCorpus(), labels, newStore, &Options{Index: index.Options{Blocks: 6, MaxDistance: 4, MinContent: 0.5}, Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestEvaluateOptions(t *testing.T) {
 	// MaxDistance lays the index out and is the distance queried: a
 	// negative value is 0 (before, 0 meant the index's default, 3).
 	for _, tt := range []struct{ k, blocks, want int }{{-1, 4, 0}, {1, 4, 1}, {5, 7, 5}, {0, 4, 3}} {
-		rep, err := Evaluate(evalCorpus(), labels, &Options{MaxDistance: tt.k})
+		rep, err := Evaluate(evalCorpus(), labels, newStore, &Options{MaxDistance: tt.k})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +229,7 @@ func TestEvaluateOptions(t *testing.T) {
 		{nil, &Corpus{Docs: evalCorpus().Docs, TooShort: []string{"a"}}, `duplicate document id "a"`},
 		{nil, &Corpus{Docs: append(evalCorpus().Docs, evalCorpus().Docs[1])}, `duplicate document id "b"`},
 	} {
-		_, err := Evaluate(tt.c, labels, tt.opts)
+		_, err := Evaluate(tt.c, labels, newStore, tt.opts)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: error %v, want %q", tt.opts, err, tt.want)
 		}
@@ -236,7 +237,7 @@ func TestEvaluateOptions(t *testing.T) {
 }
 
 func TestEvaluateEmpty(t *testing.T) {
-	rep, err := Evaluate(&Corpus{}, nil, nil)
+	rep, err := Evaluate(&Corpus{}, nil, newStore, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestConfusionRates(t *testing.T) {
 }
 
 func TestEvalReportTable(t *testing.T) {
-	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), &Options{MaxThreshold: 3, Sweep: []float64{0.5}})
+	rep, err := Evaluate(evalCorpus(), mustParsePairs(t, evalReference), newStore, &Options{MaxThreshold: 3, Sweep: []float64{0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,7 +570,7 @@ func ExampleEvaluate() {
 		{ID: "c", Fingerprint: 0x6, ContentHash: 3, Sketch: minhash.New(evalT2)},
 	}
 	labels, _ := ParsePairs(strings.NewReader(`{"a":"a","b":"b","jaccard_char5":0.93}`), "pairs.jsonl")
-	rep, err := Evaluate(&Corpus{Docs: docs}, labels, nil)
+	rep, err := Evaluate(&Corpus{Docs: docs}, labels, func() index.Store { return memstore.New() }, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -595,7 +596,7 @@ func TestEvaluateByKind(t *testing.T) {
 {"a": "a", "b": "s", "label": true, "kind": "too short"}
 {"a": "a", "b": "c", "label": false, "kind": "other"}
 `)
-	rep, err := Evaluate(evalCorpus(), labels, nil)
+	rep, err := Evaluate(evalCorpus(), labels, newStore, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,7 +636,7 @@ func TestEvalReportList(t *testing.T) {
 // Evaluate names the analyzer.
 func TestEvalReportText(t *testing.T) {
 	labels := mustParsePairs(t, `{"a": "a", "b": "b", "label": true}`)
-	rep, err := Evaluate(evalCorpus(), labels, &Options{Index: index.Options{AnalyzerID: "nd2-test"}})
+	rep, err := Evaluate(evalCorpus(), labels, newStore, &Options{Index: index.Options{AnalyzerID: "nd2-test"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -662,3 +663,6 @@ func TestEvalReportText(t *testing.T) {
 		}
 	}
 }
+
+// newStore is the store of the detector's archive in these tests.
+func newStore() index.Store { return memstore.New() }

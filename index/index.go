@@ -4,7 +4,8 @@
 // content. It owns the layout (which keys a document is filed under),
 // candidate generation, confirmation and the record format; where the
 // keys and records are kept is a Store's business (subpackages
-// badgerstore and memstore; indextest is the suite every store passes).
+// badgerstore, memstore and redisstore; indextest is the suite every
+// store passes).
 //
 // # Blocks, tables and the pigeonhole argument
 //
@@ -93,6 +94,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/neardup/neardup/docid"
 	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
@@ -107,7 +109,7 @@ var (
 	ErrCorrupt  = errors.New("corrupt index")
 	ErrClosed   = errors.New("index is closed")
 	ErrReadOnly = errors.New("index is read-only")
-	ErrID       = errors.New("invalid document id")
+	ErrID       = docid.ErrInvalid
 	ErrDistance = errors.New("distance out of range")
 	ErrNoSpace  = errors.New("not enough free disk space")
 	ErrNotEmpty = errors.New("index is not empty")
@@ -344,24 +346,9 @@ func (x *Index) use() error {
 }
 
 // CheckID returns an error wrapping ErrID if id cannot be a document ID:
-// it is empty or longer than MaxIDLen bytes. The message says which
-// ("empty id", "id is N bytes long; an index holds ids of at most
-// 64000").
-func CheckID(id string) error {
-	switch {
-	case id == "":
-		return idError("empty id")
-	case len(id) > MaxIDLen:
-		return idError(fmt.Sprintf("id is %d bytes long; an index holds ids of at most %d", len(id), MaxIDLen))
-	}
-	return nil
-}
-
-// idError is an invalid ID; it wraps ErrID.
-type idError string
-
-func (e idError) Error() string { return string(e) }
-func (e idError) Unwrap() error { return ErrID }
+// it is empty or longer than MaxIDLen bytes (docid.Check, the rule the
+// input reader applies too).
+func CheckID(id string) error { return docid.Check(id) }
 
 // checkDocs checks the IDs of docs, naming the first bad one.
 func checkDocs(docs []Doc) error {

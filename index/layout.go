@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/neardup/neardup/docid"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -16,10 +17,10 @@ const (
 	// table key of n bits selects about 1/2^n of the index, so fewer than
 	// 8 bits would make every query read a large part of it.
 	MinKeyBits = 8
-	// MaxIDLen is the longest document ID in bytes. Badger keys are at
-	// most 65000 bytes and a table key carries up to 18 bytes besides
-	// the ID (see badgerstore).
-	MaxIDLen = 64000
+	// MaxIDLen is the longest document ID in bytes: docid.MaxLen, the
+	// rule every layer shares (Badger keys are at most 65000 bytes and a
+	// table key carries up to 18 bytes besides the ID; see badgerstore).
+	MaxIDLen = docid.MaxLen
 )
 
 // run is a contiguous range of fingerprint bits that one table key

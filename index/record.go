@@ -56,7 +56,7 @@ type Doc struct {
 	// files none).
 	Passages []uint64
 	// Job and Seq say what added the document: a batch job's name and
-	// the record's position in its input (see neardup.Dedup, which uses
+	// the record's position in its input (see dedup.Run, which uses
 	// them to resume an interrupted job). Empty and 0 otherwise.
 	Job string
 	Seq int64

@@ -12,8 +12,9 @@ import (
 // Keys, and one encoded record per document ID. The Index computes every
 // key and record; a store only keeps them. It is declared here, where it
 // is used; the stores are the subpackages badgerstore (a Badger
-// directory) and memstore (memory), and indextest.Run is the conformance
-// suite every store passes.
+// directory, one process), memstore (memory) and redisstore (a Redis
+// Cluster shared by many processes), and indextest.Run is the
+// conformance suite every store passes.
 //
 // A store is safe for concurrent use. Writes (Apply) from one Index are
 // serialised by that Index; a store shared by several processes (a

@@ -8,14 +8,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/docid"
 	"github.com/neardup/neardup/simhash"
 )
 
 // ParseFingerprintLine parses a line of a fingerprint file,
 // "id<TAB>fingerprint" (as gosimhash writes them): the id is everything
 // before the last tab (it may hold tabs itself) and must be one an index
-// holds (index.CheckID), the fingerprint 1 to 16 hex digits after it;
+// holds (docid.Check), the fingerprint 1 to 16 hex digits after it;
 // spaces around the fingerprint and a final "\r" are ignored.
 func ParseFingerprintLine(b []byte) (string, simhash.Fingerprint, error) {
 	b = bytes.TrimSuffix(b, []byte("\r"))
@@ -24,7 +24,7 @@ func ParseFingerprintLine(b []byte) (string, simhash.Fingerprint, error) {
 		return "", 0, errors.New(`want "id<TAB>fingerprint", found no tab`)
 	}
 	id := string(b[:tab])
-	if err := index.CheckID(id); err != nil {
+	if err := docid.Check(id); err != nil {
 		return "", 0, err
 	}
 	fp, err := simhash.Parse(string(bytes.TrimSpace(b[tab+1:])))
@@ -42,7 +42,7 @@ func ParseFingerprintLine(b []byte) (string, simhash.Fingerprint, error) {
 // lines.
 func ReadFingerprints(ctx context.Context, r io.Reader, name string, each func(line int, id string, fp simhash.Fingerprint, err error) error) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), index.MaxIDLen+64)
+	sc.Buffer(make([]byte, 64<<10), docid.MaxLen+64)
 	line := 0
 	for sc.Scan() {
 		line++

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testfixtures/corpora"
 )
 
@@ -52,8 +53,8 @@ func articles(b *testing.B, name string, n int) []string {
 // Chinese and an English news corpus.
 var benchCorpora = []struct{ lang, corpus string }{{"zh", "zh_news"}, {"en", "en_reuters"}}
 
-// newBackend builds a backend for a benchmark, skipping the jieba one in
-// builds without cgo.
+// newBackend builds a backend for a benchmark, skipping gojieba in builds
+// without it.
 func newBackend(b *testing.B, name string) Segmenter {
 	b.Helper()
 	seg, err := New(name, &Options{CacheDir: b.TempDir()})
@@ -67,9 +68,22 @@ func newBackend(b *testing.B, name string) Segmenter {
 }
 
 // BenchmarkCut measures Cut on normalised news articles; MB/s is of the
-// normalised text.
+// normalised text. Every backend of the build is measured, gojieba too
+// with -tags gojieba; "jieba-append" is jieba's AppendCut into a reused
+// slice, which allocates nothing.
 func BenchmarkCut(b *testing.B) {
-	for _, backend := range []string{BackendJieba, BackendGse} {
+	b.Run("jieba-append", func(b *testing.B) {
+		j, err := NewJieba(&Options{CutOnly: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var dst []string
+		cut := func(s string) []string { dst = j.AppendCut(dst[:0], s); return dst }
+		for _, c := range benchCorpora {
+			b.Run(c.lang, func(b *testing.B) { benchCutTexts(b, cut, articles(b, c.corpus, 200)) })
+		}
+	})
+	for _, backend := range Backends() {
 		b.Run(backend, func(b *testing.B) {
 			seg := newBackend(b, backend)
 			if c, ok := seg.(interface{ Close() error }); ok {
@@ -97,7 +111,7 @@ func benchCutTexts(b *testing.B, cut func(string) []string, texts []string) {
 	b.SetBytes(int64(n))
 	b.ResetTimer()
 	tokens, ops := 0, 0
-	cpu0 := cpuTime()
+	cpu0 := cputime.Self()
 	for b.Loop() {
 		tokens = 0
 		for _, t := range norm {
@@ -113,7 +127,7 @@ func benchCutTexts(b *testing.B, cut func(string) []string, texts []string) {
 // (all threads, GC included) since cpu0, as "cpu-MB/s": steadier than MB/s
 // when other processes compete for the CPU.
 func reportCPURate(b *testing.B, cpu0 time.Duration, bytes int64) {
-	if d := cpuTime() - cpu0; cpu0 > 0 && d > 0 {
+	if d := cputime.Self() - cpu0; cpu0 > 0 && d > 0 {
 		b.ReportMetric(float64(bytes)/1e6/d.Seconds(), "cpu-MB/s")
 	}
 }
@@ -128,7 +142,7 @@ func BenchmarkNormalize(b *testing.B) {
 			}
 			b.SetBytes(int64(n))
 			ops := 0
-			cpu0 := cpuTime()
+			cpu0 := cputime.Self()
 			for b.Loop() {
 				for _, t := range texts {
 					Normalize(t)
@@ -140,11 +154,11 @@ func BenchmarkNormalize(b *testing.B) {
 	}
 }
 
-// BenchmarkNew measures the constructors (jieba with its cache directory
-// already written) and reports the process's resident set size after the
+// BenchmarkNew measures the constructors (gojieba with its cache
+// directory already written) and reports the process's resident set size after the
 // last construction, with the segmenter still alive.
 func BenchmarkNew(b *testing.B) {
-	for _, backend := range []string{BackendJieba, BackendGse} {
+	for _, backend := range Backends() {
 		b.Run(backend, func(b *testing.B) {
 			opts := &Options{CacheDir: b.TempDir()}
 			// The first construction writes jieba's cache directory.

@@ -64,13 +64,10 @@ func newGseSegmenter(opts *Options) (*gse.Segmenter, error) {
 	seg.Init()
 	data := dict.JiebaDictText()
 	var freqs []int
-	for n := 1; data != ""; n++ {
-		line := data
-		if i := strings.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = ""
-		}
+	n := 0
+	for line := range strings.Lines(data) {
+		n++
+		line = strings.TrimSuffix(line, "\n")
 		if line == "" {
 			continue
 		}

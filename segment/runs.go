@@ -28,10 +28,23 @@ import (
 // SplitRuns does not normalise; it is meant for Normalize's output, on which
 // words are lower-case. Invalid UTF-8 bytes separate runs.
 func SplitRuns(text string, fn func(run string, han bool)) {
-	kind, start := kindSep, 0
 	for i := 0; i < len(text); {
-		// ASCII (most of English text) and CJK ideographs (most of
-		// Chinese text) are classified without decoding or tables.
+		start, end, han := nextRun(text, i)
+		if start < 0 {
+			return
+		}
+		fn(text[start:end], han)
+		i = end
+	}
+}
+
+// nextRun finds the first run of text at or after byte i, as SplitRuns
+// reports them: its bounds and whether it is a Han run; start is -1 when
+// there is none.
+func nextRun(text string, i int) (start, end int, han bool) {
+	kind := kindSep
+	start = -1
+	for i < len(text) {
 		var k, size int
 		switch c := text[i]; {
 		case c < utf8.RuneSelf:
@@ -57,15 +70,16 @@ func SplitRuns(text string, fn func(run string, han bool)) {
 		}
 		if k != kind {
 			if kind != kindSep {
-				fn(text[start:i], kind == kindHan)
+				return start, i, kind == kindHan
 			}
 			kind, start = k, i
 		}
 		i += size
 	}
 	if kind != kindSep {
-		fn(text[start:], kind == kindHan)
+		return start, len(text), kind == kindHan
 	}
+	return -1, len(text), false
 }
 
 // Rune classes for SplitRuns. A run is a maximal sequence of one class

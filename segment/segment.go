@@ -1,7 +1,9 @@
 // Package segment normalises text and cuts it into words, with a choice of
-// two Chinese dictionary segmenters over the same embedded jieba dictionary
-// (package dict): gojieba (cppjieba through cgo, the default in cgo builds)
-// and gse (pure Go, the default when cgo is off).
+// Chinese dictionary segmenters over the same embedded jieba dictionary
+// (package dict): jieba (the default: cppjieba's mixed segmentation,
+// reproduced in pure Go, token for token), gse (pure Go, shortest path)
+// and, in builds with the gojieba tag, gojieba (cppjieba itself through
+// cgo, which cuts exactly as jieba does).
 //
 // # What Cut returns
 //
@@ -22,7 +24,7 @@
 //
 // # Concurrency
 //
-// Both backends are safe for concurrent use: Cut only reads the dictionary
+// Every backend is safe for concurrent use: Cut only reads the dictionary
 // built by the constructor.
 package segment
 
@@ -60,33 +62,38 @@ type Options struct {
 	// Normalize, as the text the segmenter is given is folded (for
 	// instance traditional Chinese to simplified, TradFold).
 	Fold Folder
-	// CacheDir is where the jieba backend writes the dictionary files
-	// gojieba reads (see dict.MaterializeJieba); "" means the user's cache
-	// directory. The gse backend does not use it.
+	// CacheDir is where the gojieba backend writes the dictionary files
+	// cppjieba reads (see dict.MaterializeJieba); "" means the user's cache
+	// directory. The jieba and gse backends do not use it.
 	CacheDir string
-	// CutOnly, for the jieba backend, leaves out cppjieba's keyword
-	// extractor tables (its IDF table and stop words), which only
-	// (*Jieba).ExtractWithWeight uses: that saves about 0.2 s of start-up
-	// and the memory of a 259,000-word table. ExtractWithWeight then
-	// returns no keywords. Cut is the same either way.
+	// CutOnly, for the jieba and gojieba backends, leaves out cppjieba's
+	// keyword extractor tables (its IDF table and stop words), which only
+	// ExtractWithWeight uses: that saves start-up time and the memory of
+	// a 259,000-word table. ExtractWithWeight then returns no keywords.
+	// Cut is the same either way.
 	CutOnly bool
 }
 
-// ErrUnavailable is returned by NewJieba (and by New for "jieba") in builds
-// without cgo, where gojieba cannot be compiled in.
-var ErrUnavailable = errors.New("segment: jieba backend unavailable: this binary was built without cgo (CGO_ENABLED=0); use the gse backend")
+// ErrUnavailable is returned by NewGojieba (and by New for "gojieba") in
+// builds without the gojieba build tag or without cgo.
+var ErrUnavailable = errors.New("segment: gojieba backend unavailable: this binary was built without -tags gojieba (or without cgo); the jieba backend cuts identically in pure Go")
 
 // Backend names.
 const (
-	BackendJieba = "jieba"
-	BackendGse   = "gse"
+	BackendJieba   = "jieba"
+	BackendGse     = "gse"
+	BackendGojieba = "gojieba"
 )
 
+// DefaultBackend is the backend New uses for "": jieba, in every build.
+const DefaultBackend = BackendJieba
+
 // New returns the segmenter named by backend: "jieba" (a *Jieba), "gse" (a
-// *Gse), or "" for DefaultBackend. An unknown name is an error that lists
-// the valid ones; "jieba" in a build without cgo returns ErrUnavailable.
-// A *Jieba holds C++ memory: it implements io.Closer, and callers should
-// close it when done (a finalizer frees it otherwise).
+// *Gse), "gojieba" (a *Gojieba) or "" for DefaultBackend. An unknown name
+// is an error that lists the valid ones; "gojieba" in a build without the
+// gojieba tag returns ErrUnavailable. A *Gojieba holds C++ memory: it
+// implements io.Closer, and callers should close it when done (a
+// finalizer frees it otherwise); so, for symmetry, does a *Jieba.
 func New(backend string, opts *Options) (Segmenter, error) {
 	if backend == "" {
 		backend = DefaultBackend
@@ -94,6 +101,12 @@ func New(backend string, opts *Options) (Segmenter, error) {
 	switch backend {
 	case BackendJieba:
 		j, err := NewJieba(opts)
+		if err != nil {
+			return nil, err
+		}
+		return j, nil
+	case BackendGojieba:
+		j, err := NewGojieba(opts)
 		if err != nil {
 			return nil, err
 		}
@@ -106,19 +119,19 @@ func New(backend string, opts *Options) (Segmenter, error) {
 		return g, nil
 	}
 	return nil, fmt.Errorf("segment: unknown backend %q: valid backends are %s (available in this build: %s)",
-		backend, strings.Join([]string{`""`, BackendJieba, BackendGse}, ", "), strings.Join(Backends(), ", "))
+		backend, strings.Join([]string{`""`, BackendJieba, BackendGse, BackendGojieba}, ", "), strings.Join(Backends(), ", "))
 }
 
 // Backends returns the names of the backends available in this build, the
 // default first.
 func Backends() []string {
-	if jiebaAvailable {
-		return []string{BackendJieba, BackendGse}
+	if gojiebaAvailable {
+		return []string{BackendJieba, BackendGse, BackendGojieba}
 	}
-	return []string{BackendGse}
+	return []string{BackendJieba, BackendGse}
 }
 
-// cutRuns implements Cut for both backends: non-Han word runs are emitted
+// cutRuns implements Cut for gse and gojieba: non-Han word runs are emitted
 // whole, and all Han runs of the text, joined by "\n", are handed to cutHan
 // in one call (one cgo call for gojieba) whose tokens are put back in place.
 // cutHan must return tokens that cover its input in order; "\n" is a

@@ -107,7 +107,7 @@ func TestNewUnknownBackend(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error for an unknown backend")
 	}
-	want := `segment: unknown backend "mecab": valid backends are "", jieba, gse (available in this build: ` + strings.Join(Backends(), ", ") + ")"
+	want := `segment: unknown backend "mecab": valid backends are "", jieba, gse, gojieba (available in this build: ` + strings.Join(Backends(), ", ") + ")"
 	if err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
@@ -118,8 +118,8 @@ func TestBackends(t *testing.T) {
 	if b[0] != DefaultBackend || !slices.Contains(b, BackendGse) {
 		t.Errorf("Backends() = %q, DefaultBackend %q", b, DefaultBackend)
 	}
-	if jiebaAvailable != slices.Contains(b, BackendJieba) {
-		t.Errorf("Backends() = %q but jiebaAvailable = %v", b, jiebaAvailable)
+	if gojiebaAvailable != slices.Contains(b, BackendGojieba) {
+		t.Errorf("Backends() = %q but gojiebaAvailable = %v", b, gojiebaAvailable)
 	}
 }
 

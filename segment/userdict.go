@@ -42,13 +42,10 @@ func readUserDict(path string, fold Folder) ([]userWord, error) {
 func parseUserDict(data string) ([]userWord, error) {
 	var out []userWord
 	data = strings.TrimPrefix(data, "\uFEFF")
-	for n := 1; data != ""; n++ {
-		line := data
-		if i := strings.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = ""
-		}
+	n := 0
+	for line := range strings.Lines(data) {
+		n++
+		line = strings.TrimSuffix(line, "\n")
 		if !utf8.ValidString(line) {
 			return nil, fmt.Errorf("line %d: not valid UTF-8", n)
 		}

@@ -21,6 +21,13 @@ func TestIsLoopback(t *testing.T) {
 		{"192.168.1.5:80", false, false},
 		{"example.org:80", false, false},
 		{"127.0.0.1", false, true},
+		// Spellings of loopback that other parsers take (#31: refused
+		// without a token, and kept so).
+		{"127.1:8080", false, false},
+		{"2130706433:8080", false, false},
+		{"0x7f000001:8080", false, false},
+		{"[::]:8080", false, false},
+		{"[::ffff:127.0.0.1]:8080", true, false},
 	}
 	for _, tt := range tests {
 		got, err := IsLoopback(tt.addr)

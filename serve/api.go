@@ -36,8 +36,14 @@ func (s *Server) analyze(a *article, prefix string, needID, tooShortOK bool) (*n
 		if err := index.CheckID(*a.ID); err != nil {
 			return nil, "", badRequest(prefix+"id", "%v", err)
 		}
+		if err := checkStoredID(*a.ID); err != nil && needID {
+			return nil, "", badRequest(prefix+"id", "%v", err)
+		}
 	} else if needID {
 		return nil, "", badRequest(prefix+"id", "missing: an archived article needs an id")
+	}
+	if len(a.Title) > MaxTitleBytes {
+		return nil, "", badRequest(prefix+"title", "%d bytes long: a title has at most %d", len(a.Title), MaxTitleBytes)
 	}
 	if a.Text == nil {
 		return nil, "", badRequest(prefix+"text", "missing")
@@ -67,7 +73,7 @@ func (a *article) id() string {
 
 // doc is the archive document of a.
 func (s *Server) doc(a *article, an *neardup.Analysis) index.Doc {
-	d := an.Doc(a.id(), a.Title, s.o.Keywords)
+	d := dedup.DocOf(an, a.id(), a.Title, s.o.Keywords)
 	d.Added = s.o.Now().UTC()
 	if s.o.KeepText {
 		d.Text = *a.Text
@@ -99,6 +105,8 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 		if e := s.authorized(r); e != nil {
 			return e
 		}
+	} else if e := checkContentType(r, false); e != nil {
+		return e
 	}
 	withReuse := false
 	if v := r.URL.Query().Get("reuse"); v != "" {
@@ -111,6 +119,11 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	if withReuse && s.o.Reuse == nil {
 		return &apiError{Status: http.StatusConflict, Field: "reuse", Msg: "the archive has no reuse index (one is made when an archive is created with --reuse)"}
 	}
+	release, e := s.admit(w, r)
+	if e != nil {
+		return e
+	}
+	defer release()
 	var a article
 	if e := s.decodeBody(w, r, &a); e != nil {
 		return e
@@ -170,6 +183,11 @@ func (s *Server) addDocuments(w http.ResponseWriter, r *http.Request) *apiError 
 	if e := s.authorized(r); e != nil {
 		return e
 	}
+	release, e := s.admit(w, r)
+	if e != nil {
+		return e
+	}
+	defer release()
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/x-ndjson" {
 		return s.addBatch(w, r)
 	}
@@ -507,6 +525,14 @@ type compareRequest struct {
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) *apiError {
+	if e := checkContentType(r, false); e != nil {
+		return e
+	}
+	release, e := s.admit(w, r)
+	if e != nil {
+		return e
+	}
+	defer release()
 	var req compareRequest
 	if e := s.decodeBody(w, r, &req); e != nil {
 		return e
@@ -563,12 +589,24 @@ type passagesJSON struct {
 const minPassage = 8
 
 func (s *Server) passages(w http.ResponseWriter, r *http.Request) *apiError {
+	if e := checkContentType(r, false); e != nil {
+		return e
+	}
+	release, e := s.admit(w, r)
+	if e != nil {
+		return e
+	}
+	defer release()
 	var req passagesRequest
 	if e := s.decodeBody(w, r, &req); e != nil {
 		return e
 	}
 	if req.Text == nil {
 		return badRequest("text", "missing")
+	}
+	if len(*req.Text) > MaxPassageBytes {
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Field: "text",
+			Msg: fmt.Sprintf("%d bytes: passages cuts texts of at most %d bytes", len(*req.Text), MaxPassageBytes)}
 	}
 	if req.ID == nil {
 		return badRequest("id", "missing: the id of the archived article")
@@ -582,6 +620,10 @@ func (s *Server) passages(w http.ResponseWriter, r *http.Request) *apiError {
 		return notFound(*req.ID)
 	case err != nil:
 		return archiveError(err)
+	}
+	if len(d.Text) > MaxPassageBytes {
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Field: "id",
+			Msg: fmt.Sprintf("the archived text of %q is %d bytes: passages cuts texts of at most %d bytes", d.ID, len(d.Text), MaxPassageBytes)}
 	}
 	j := passagesJSON{ID: d.ID, Title: d.Title, TextKept: d.Text != ""}
 	sa, sb := dedup.SharedPassages(*req.Text, d.Text, minPassage)
@@ -637,9 +679,24 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) *apiError {
 	return nil
 }
 
+// healthTimeout is how long /healthz waits for the archive (a Redis
+// store retries for its whole retry window, 30 s by default).
+const healthTimeout = 2 * time.Second
+
+// healthz answers "ok" while the archive answers within healthTimeout
+// and a body of MaxBytes would be analysed now; 503 otherwise (busy: the
+// analyses under way hold the memory budget).
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) *apiError {
-	if _, err := s.o.Index.Stats(r.Context()); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	if _, err := s.o.Index.Stats(ctx); err != nil {
 		return &apiError{Status: http.StatusServiceUnavailable, Msg: "the archive does not answer: " + err.Error()}
+	}
+	if s.saturated() {
+		used, _, total := s.mem.state()
+		w.Header().Set("Retry-After", "1")
+		return &apiError{Status: http.StatusServiceUnavailable,
+			Msg: fmt.Sprintf("busy: the analyses under way hold %d of the %d bytes of memory they may use: a body of %d bytes would be refused now", used, total, s.o.MaxBytes)}
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(w, "ok\n")

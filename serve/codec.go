@@ -153,7 +153,13 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) *apiE
 
 // decodeJSON decodes b, one JSON object and nothing after it, into v,
 // naming the field at fault in its errors.
+//
+// A byte-order mark before the object is skipped; invalid UTF-8 and
+// escaped lone surrogates are refused (checkEncoding), never replaced.
 func decodeJSON(b []byte, v any) *apiError {
+	bom := len(b)
+	b = trimBOM(b)
+	bom -= len(b)
 	if a, ok := v.(*article); ok && *a == (article{}) {
 		var fast article
 		if decodeArticle(b, &fast) {
@@ -163,6 +169,9 @@ func decodeJSON(b []byte, v any) *apiError {
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return badRequest("", "empty request body: want a JSON object")
+	}
+	if e := checkEncoding(b, bom); e != nil {
+		return e
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

@@ -1,8 +1,11 @@
 package serve
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // str returns a pointer to s.
@@ -112,4 +115,56 @@ func BenchmarkDecodeArticle(b *testing.B) {
 	b.ReportMetric(float64(fast.Nanoseconds())/float64(b.N)/1000, "fast-us")
 	b.ReportMetric(float64(std.Nanoseconds())/float64(b.N)/1000, "encoding-json-us")
 	b.ReportMetric(float64(std)/float64(fast), "speedup-x")
+}
+
+// FuzzDecodeEncoding: decodeJSON never rewrites a byte: a body with
+// invalid UTF-8 is refused naming the first invalid byte, and a decoded
+// string holds U+FFFD only when the body sent one (as UTF-8 or \ufffd),
+// never in place of an invalid byte or a lone surrogate.
+func FuzzDecodeEncoding(f *testing.F) {
+	for _, s := range []string{`{"text": "我来到北京", "id": "a"}`, "{\"id\": \"coll\xff\", \"text\": \"x\"}",
+		`{"id": "s\ud800", "text": "x"}`, `{"text": "\udc00\ud800"}`, `{"text": "\ud83d\ude00 \\ud800"}`, "\xef\xbb\xbf{\"text\": \"x\"}",
+		`{"text": "\ufffd"}`, "{\"title\": \"\xe4\xb8\", \"text\": \"x\"}", `{"a": {"text": "x\u00e9"}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var a article
+		e := decodeJSON([]byte(body), &a)
+		b := strings.TrimPrefix(body, "\xef\xbb\xbf")
+		bom := len(body) - len(b)
+		if !utf8.ValidString(b) {
+			off := 0
+			for off < len(b) {
+				r, n := utf8.DecodeRuneInString(b[off:])
+				if r == utf8.RuneError && n <= 1 {
+					break
+				}
+				off += n
+			}
+			if e == nil {
+				t.Fatalf("%q: invalid UTF-8 at byte %d decoded", body, off)
+			}
+			if !strings.Contains(e.Msg, fmt.Sprintf("invalid UTF-8 at byte %d ", bom+off)) && !strings.Contains(e.Msg, "malformed") {
+				// A malformed body may be refused for that first.
+				t.Fatalf("%q: %v, want the invalid byte %d named", body, e, off)
+			}
+			return
+		}
+		if e != nil {
+			return
+		}
+		sent := strings.Contains(b, "\ufffd") || strings.Contains(strings.ToLower(b), `\ufffd`)
+		for _, s := range []string{a.id(), a.Title, deref(a.Text)} {
+			if strings.ContainsRune(s, utf8.RuneError) && !sent {
+				t.Fatalf("%q decoded to %q: a U+FFFD the body did not send", body, s)
+			}
+		}
+	})
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

@@ -286,7 +286,7 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		if err != nil {
 			continue
 		}
-		d := an.Doc("zh/"+strconv.Itoa(i), "", DefaultKeywords)
+		d := dedup.DocOf(an, "zh/"+strconv.Itoa(i), "", DefaultKeywords)
 		docs = append(docs, d)
 	}
 	if err := x.Add(b.Context(), docs...); err != nil {
@@ -327,7 +327,7 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		d := an.Doc("", "", DefaultKeywords)
+		d := dedup.DocOf(an, "", "", DefaultKeywords)
 		if _, err := x.Similar(b.Context(), &d, index.DefaultMaxDistance); err != nil {
 			b.Fatal(err)
 		}
@@ -343,7 +343,7 @@ func BenchmarkCheckOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		d := an.Doc("", "", DefaultKeywords)
+		d := dedup.DocOf(an, "", "", DefaultKeywords)
 		res, err := dedup.Check(b.Context(), x, &d, index.DefaultMaxDistance, false)
 		if err != nil {
 			b.Fatal(err)
@@ -384,7 +384,7 @@ func BenchmarkCheckOverhead(b *testing.B) {
 			http.Error(w, err.Error(), 500)
 			return
 		}
-		d := an.Doc("", "", DefaultKeywords)
+		d := dedup.DocOf(an, "", "", DefaultKeywords)
 		res, err := dedup.Check(r.Context(), x, &d, index.DefaultMaxDistance, false)
 		if err != nil {
 			http.Error(w, err.Error(), 500)

@@ -20,6 +20,7 @@ type metrics struct {
 	analysis prometheus.Histogram
 	matches  prometheus.Counter
 	writes   *prometheus.CounterVec // by op: added, replaced, deleted
+	refused  prometheus.Counter     // requests refused for the memory budget
 }
 
 // docsCollector reports the documents in the archive when scraped.
@@ -60,9 +61,12 @@ func newMetrics(reg *prometheus.Registry, x *index.Index) (*metrics, error) {
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "neardup_documents_written_total", Help: "Documents written to the archive, by operation (added, replaced, deleted).",
 		}, []string{"op"}),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "neardup_http_busy_total", Help: "Requests answered 503 because the analyses under way held the memory budget.",
+		}),
 	}
 	docs := &docsCollector{x: x, desc: prometheus.NewDesc("neardup_archive_documents", "Documents in the archive.", nil, nil)}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.analysis, m.matches, m.writes, docs,
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.analysis, m.matches, m.writes, m.refused, docs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		if err := reg.Register(c); err != nil {
 			return nil, err

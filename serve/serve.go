@@ -5,7 +5,7 @@
 //
 // Routes (errors are {"error": "...", "field": "..."} with the status
 // that fits; write routes need "Authorization: Bearer TOKEN" when
-// Options.Token is set):
+// Options.Token is set, and a JSON or NDJSON Content-Type always):
 //
 //	POST   /v1/check            {"text", "title"?, "id"?} → the matches; ?add=true adds a new article (write)
 //	POST   /v1/documents        {"id", "title"?, "text"} → 201 added, 200 replaced (write);
@@ -15,7 +15,8 @@
 //	POST   /v1/compare          {"a": {...}, "b": {...}} → what neardup compare --json prints
 //	POST   /v1/passages         {"text", "id"} → the article and the archived one cut into shared and other passages
 //	GET    /v1/info             the archive and the server's settings (the page reads them)
-//	GET    /healthz             "ok" while the archive answers
+//	GET    /healthz             "ok" while the archive answers (within 2 s) and a body of
+//	                            MaxBytes would be analysed now; 503 otherwise
 //	GET    /metrics             Prometheus text format
 //	GET    /                    the editors' page (assets embedded)
 //
@@ -77,7 +78,21 @@ type Options struct {
 	Keywords int
 	// CORSOrigin, if not empty, is sent as Access-Control-Allow-Origin
 	// (and preflight requests are answered); no CORS headers otherwise.
+	// A write whose Origin header is neither this server's nor
+	// CORSOrigin ("*": any) is refused.
 	CORSOrigin string
+	// AllowHosts are the names, besides localhost and the address it
+	// listens on, that requests may give in their Host header (a name
+	// the server is reached by); any other is refused with 421, so that
+	// a page that rebinds its own name to this address gets nothing.
+	// Checked by Serve's server only: a caller that serves the Server
+	// as a handler of its own checks the Host itself.
+	AllowHosts []string
+	// MemoryBudget bounds the memory of the analyses under way
+	// (DefaultMemoryBudget, and at least what one body of MaxBytes
+	// costs): a request that would pass it is answered 503 with
+	// Retry-After. Each costs CostPerByte times its body's size.
+	MemoryBudget int64
 	// Now is the clock (time.Now); tests fix it.
 	Now func() time.Time
 	// Logf, if not nil, receives a line for each request that failed
@@ -105,6 +120,15 @@ type Server struct {
 	// queue holds the adds waiting for wmu (see add), guarded by qmu.
 	qmu   sync.Mutex
 	queue []*addGroup
+	// mem accounts for the memory of the analyses under way.
+	mem budget
+	// listenIP is the address Serve listens on (nil before), for the
+	// Host check; guarded by lmu.
+	lmu      sync.Mutex
+	listenIP net.IP
+	// admitted, if not nil, is called by each request admitted to the
+	// budget, before it reads its body (tests hold requests there).
+	admitted func()
 }
 
 //go:embed web
@@ -127,6 +151,10 @@ func New(o Options) (*Server, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MemoryBudget <= 0 {
+		o.MemoryBudget = DefaultMemoryBudget
+	}
+	o.MemoryBudget = max(o.MemoryBudget, analysisCost(o.MaxBytes))
 	s := &Server{o: o, k: o.MaxDistance, minJ: o.MinContent, mux: http.NewServeMux(), reg: prometheus.NewRegistry()}
 	if s.k == 0 {
 		s.k = o.Index.MaxDistance()
@@ -145,6 +173,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	s.mem.total = o.MemoryBudget
 	web, err := fs.Sub(webFS, "web")
 	if err != nil {
 		return nil, err
@@ -160,7 +189,7 @@ func New(o Options) (*Server, error) {
 	s.route("GET /metrics", s.metricsHandler())
 	static := http.FileServerFS(web)
 	page := func(w http.ResponseWriter, r *http.Request) *apiError {
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
 		static.ServeHTTP(w, r)
 		return nil
 	}
@@ -194,6 +223,13 @@ func (s *Server) Registry() *prometheus.Registry { return s.reg }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	if !s.hostAllowed(r) {
+		writeError(w, &apiError{Status: http.StatusMisdirectedRequest,
+			Msg: fmt.Sprintf("Host %q is not a name of this server: use its address, localhost, or a name given to neardup serve --allow-host", r.Host)})
+		return
+	}
 	if s.o.CORSOrigin != "" {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", s.o.CORSOrigin)
@@ -206,17 +242,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	s.mux.ServeHTTP(w, r)
 }
 
-// authorized reports whether r may write: no token is set, or r bears it.
+// authorized reports whether r may write: it comes from no other site
+// (its Origin, if any, is this server's or Options.CORSOrigin), its body
+// (unless it is a DELETE) is declared JSON or NDJSON, and no token is
+// set or r bears it (the scheme "Bearer" in any case).
 func (s *Server) authorized(r *http.Request) *apiError {
+	if !s.originAllowed(r) {
+		return &apiError{Status: http.StatusForbidden,
+			Msg: fmt.Sprintf("a write from the page of another site (Origin %s): refused (neardup serve --cors-origin names a site that may write)", r.Header.Get("Origin"))}
+	}
+	if r.Method != http.MethodDelete {
+		if e := checkContentType(r, true); e != nil {
+			return e
+		}
+	}
 	if s.o.Token == "" {
 		return nil
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.o.Token)) == 1 {
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.o.Token)) == 1 {
 		return nil
 	}
 	return &apiError{Status: http.StatusUnauthorized, Msg: "this route writes to the archive: it needs the header Authorization: Bearer TOKEN"}
@@ -239,6 +286,11 @@ const (
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	if grace <= 0 {
 		grace = DefaultGrace
+	}
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		s.lmu.Lock()
+		s.listenIP = a.IP
+		s.lmu.Unlock()
 	}
 	hs := &http.Server{
 		Handler:           s,

@@ -66,9 +66,13 @@ func js(t testing.TB, v any) string {
 	return string(b)
 }
 
-// do sends a request to s and returns the answer.
+// do sends a request to s and returns the answer. A POST is sent with
+// Content-Type: application/json unless header sets it ("" sends none).
 func do(s http.Handler, method, target, body string, header ...string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	if method == http.MethodPost {
+		r.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		r.Header.Set(header[i], header[i+1])
 	}

@@ -7,9 +7,12 @@
 // where the hash bit is 1 and subtracting it where the bit is 0, and
 // setting each fingerprint bit to 1 where its counter ends above zero.
 // Similar feature sets give fingerprints a small Hamming distance apart.
-// Blocks splits a fingerprint into four 16-bit blocks: two fingerprints
-// at most 3 bits apart agree on at least one block (pigeonhole), so an
-// index of blocks finds all candidates within distance 3.
+// Two fingerprints at most k bits apart agree exactly on at least b−k of
+// any b blocks of their bits (pigeonhole), so an index of blocks finds
+// every candidate within distance k: package index files fingerprints
+// under b blocks for a maximum distance k < b (its default is four 16-bit
+// blocks and k = 3; index.LayoutFor gives a layout for larger k).
+// Blocks is the default's four 16-bit blocks.
 //
 // # Stored format
 //

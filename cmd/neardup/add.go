@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 )
@@ -99,7 +100,7 @@ func runAdd(c *cli.Context) error {
 	}
 	// add is the archive's only writer (it holds it open alone): what
 	// it added beyond the growth replaced documents with the same ids.
-	sum := dedup.AddSummary{Index: dir, Added: added, Replaced: added - (st.Docs - before.Docs), Failed: sk.records, Docs: st.Docs}
+	sum := dedup.AddSummary{Index: archive.Redact(dir), Added: added, Replaced: added - (st.Docs - before.Docs), Failed: sk.records, Docs: st.Docs}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, sum)
 	} else {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/simhash"
@@ -79,7 +80,7 @@ func runCheck(c *cli.Context) error {
 		if asJSON {
 			return writeJSON(w, rep)
 		}
-		return rep.WriteText(w, dir, nkw)
+		return rep.WriteText(w, archive.Redact(dir), nkw)
 	}
 	err := analyzeEach(c, r, a, sk, func(n int64, rec *input.Record, an *neardup.Analysis) error {
 		if idFlag != "" {
@@ -88,7 +89,7 @@ func runCheck(c *cli.Context) error {
 			}
 			rec.ID = idFlag
 		}
-		doc := an.Doc(rec.ID, rec.Title, storedKeywords)
+		doc := dedup.DocOf(an, rec.ID, rec.Title, storedKeywords)
 		doc.Added = time.Now().UTC()
 		var reused *reuse.Answer
 		if ri != nil {
@@ -117,7 +118,7 @@ func runCheck(c *cli.Context) error {
 		if asJSON {
 			return writeJSON(w, checkJSON{rep, reused})
 		}
-		if err := rep.WriteText(w, dir, nkw); err != nil || reused == nil {
+		if err := rep.WriteText(w, archive.Redact(dir), nkw); err != nil || reused == nil {
 			return err
 		}
 		return reused.WriteText(w, rec.Name())
@@ -126,7 +127,7 @@ func runCheck(c *cli.Context) error {
 		return err
 	}
 	if sum.Unchecked = sk.records + sk.inputs; !asJSON {
-		if err := sum.WriteText(w, dir); err != nil {
+		if err := sum.WriteText(w, archive.Redact(dir)); err != nil {
 			return err
 		}
 	}
@@ -164,7 +165,7 @@ func checkFingerprint(s *setup, dir, hex string, k int) error {
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else {
-		err = rep.WriteText(c.App.Writer, dir)
+		err = rep.WriteText(c.App.Writer, archive.Redact(dir))
 	}
 	if err != nil {
 		return err

@@ -35,7 +35,7 @@ func runDelete(c *cli.Context) error {
 	}
 	x, err := archive.Open(c.Context, dir, &archive.Options{MustExist: true})
 	if errors.Is(err, index.ErrNotFound) {
-		return fmt.Errorf("no index in %s", dir)
+		return fmt.Errorf("no index in %s", archive.Redact(dir))
 	}
 	if err != nil {
 		return err
@@ -49,12 +49,12 @@ func runDelete(c *cli.Context) error {
 		return err
 	}
 	for _, id := range d.Missing {
-		fmt.Fprintf(c.App.ErrWriter, "neardup: delete %s: no such document in %s\n", input.QuoteID(id), dir)
+		fmt.Fprintf(c.App.ErrWriter, "neardup: delete %s: no such document in %s\n", input.QuoteID(id), archive.Redact(dir))
 	}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, d)
 	} else {
-		err = d.WriteText(c.App.Writer, dir)
+		err = d.WriteText(c.App.Writer, archive.Redact(dir))
 	}
 	if err == nil && len(d.Missing) > 0 {
 		return &exitStatus{code: exitError, err: fmt.Errorf("%s not found", plural(int64(len(d.Missing)), "id", "ids"))}

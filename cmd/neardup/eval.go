@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/eval"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 )
 
@@ -78,7 +79,7 @@ func runEval(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "neardup eval: skipped: %v\n", e)
 	}
 	start = time.Now()
-	rep, err := eval.Evaluate(corpus, labels, &eval.Options{
+	rep, err := eval.Evaluate(corpus, labels, func() index.Store { return memstore.New() }, &eval.Options{
 		Index:       index.Options{MinContent: mc, AnalyzerID: a.ID()},
 		MaxDistance: queryDistance(k),
 		Sweep:       sweep,

@@ -19,7 +19,7 @@ const (
 )
 
 // storedKeywords is how many of an article's keywords add and check
-// --add store with it (to explain later matches), as neardup.Dedup does.
+// --add store with it (to explain later matches), as dedup.Run does.
 const storedKeywords = 32
 
 // flags concatenates flag groups.
@@ -35,7 +35,7 @@ func flags(groups ...[]cli.Flag) []cli.Flag {
 func segmenterFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "segmenter", Value: segment.DefaultBackend, Category: catAnalysis,
-			Usage: "Chinese segmenter `NAME`: jieba (gojieba, needs cgo) or gse (pure Go)"},
+			Usage: "Chinese segmenter `NAME`: jieba (cppjieba's cut in Go), gse, or gojieba (-tags gojieba)"},
 		&cli.StringFlag{Name: "user-dict", Category: catAnalysis, TakesFile: true,
 			Usage: "extra segmenter dictionary `FILE` (jieba format: word [freq] [tag] a line)"},
 	}

@@ -26,8 +26,8 @@ func TestHelpCommand(t *testing.T) {
 }
 
 // TestHelpGolden: the help of neardup and of every command and
-// subcommand, whole (testdata/golden/help; the default segmenter, which
-// depends on cgo, is normalised).
+// subcommand, whole (testdata/golden/help; the default segmenter is
+// normalised).
 func TestHelpGolden(t *testing.T) {
 	t.Parallel()
 	var paths [][]string

@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -146,6 +147,10 @@ func usagef(c *cli.Context, format string, args ...any) error {
 	return &usageError{cmd: c.Command.HelpName, err: fmt.Errorf(format, args...)}
 }
 
+// redisDamaged starts every error of a Redis archive (redisstore's
+// errors name their store so).
+const redisDamaged = "redisstore: redis"
+
 // exitCode reports err on stderr and returns the exit status for it.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
@@ -168,7 +173,11 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	fmt.Fprintf(stderr, "neardup: %v\n", err)
-	if errors.Is(err, index.ErrCorrupt) {
+	switch {
+	case errors.Is(err, index.ErrCorrupt) && strings.Contains(err.Error(), redisDamaged):
+		// verify reads Badger directories only.
+		fmt.Fprintln(stderr, "neardup: the Redis archive is damaged (a master lost its keys; 'neardup verify' reads Badger directories only): build it again from the articles under a new name, 'neardup add --index redis://HOST:PORT/NEWNAME FILE...' (docs/redis.md, \"A damaged archive\")")
+	case errors.Is(err, index.ErrCorrupt):
 		fmt.Fprintln(stderr, "neardup: the index is damaged: 'neardup verify --index DIR' lists what is damaged, 'neardup verify --index DIR --salvage NEWDIR' copies what is readable into a new index")
 	}
 	return exitError
@@ -247,11 +256,11 @@ func rootAction(c *cli.Context) error {
 // decide fingerprints.
 func printVersion(c *cli.Context) error {
 	w := c.App.Writer
-	cgo := "without cgo"
-	if segment.DefaultBackend == segment.BackendJieba {
-		cgo = "with cgo"
+	build := "pure Go"
+	if slices.Contains(segment.Backends(), segment.BackendGojieba) {
+		build = "with gojieba"
 	}
-	fmt.Fprintf(w, "neardup %s (%s, %s/%s, %s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH, cgo)
+	fmt.Fprintf(w, "neardup %s (%s, %s/%s, %s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH, build)
 	fmt.Fprintf(w, "analyzer format:    v%d\n", neardup.FormatVersion)
 	fmt.Fprintf(w, "segmenter:          %s (available: %s)\n", segment.DefaultBackend, strings.Join(segment.Backends(), ", "))
 	fmt.Fprintf(w, "dictionaries:       embedded (jieba dictionary, Chinese and English IDF and stop words)\n")

@@ -30,6 +30,9 @@ func (sc serveCall) do(t *testing.T, url string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sc.method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json") // what a write needs; header may change it
+	}
 	for i := 0; i+1 < len(sc.header); i += 2 {
 		req.Header.Set(sc.header[i], sc.header[i+1])
 	}

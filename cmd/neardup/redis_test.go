@@ -30,6 +30,7 @@ func TestRedisArchive(t *testing.T) {
 	t.Run("ManyWriters", func(t *testing.T) { testRedisManyWriters(t, c) })
 	t.Run("StatsText", func(t *testing.T) { testRedisStatsText(t, c) })
 	t.Run("Serve", func(t *testing.T) { testRedisServe(t, c) })
+	t.Run("Password", func(t *testing.T) { testRedisPassword(t, c) })
 }
 
 // testRedisStatsText: stats --text counts the texts add --keep-text

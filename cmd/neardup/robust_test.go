@@ -12,7 +12,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -49,22 +48,6 @@ const robustHTML = `<!DOCTYPE html>
 </head><body><p>` + testfixtures.EN3 + `</p>
 <script type="text/javascript">document.write("<p>zzscriptword</p>");</script>
 </body></html>`
-
-// robustGunzipLen is how many bytes truncated gzip data decompress to.
-func robustGunzipLen(t testing.TB, b []byte) int64 {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _ := io.Copy(io.Discard, zr)
-	return n
-}
-
-func robustLine(id, text string) string {
-	b, _ := json.Marshal(map[string]string{"id": id, "text": text})
-	return string(b)
-}
 
 func robustWriteFiles(t *testing.T, dir string, files map[string][]byte) {
 	t.Helper()
@@ -123,7 +106,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		in + "/g-image.png: binary data (PNG image)",
 		in + "/h-archive.zip: binary data (ZIP archive)",
 		in + "/i-latin1.txt: invalid UTF-8 (not GBK/GB18030 either) at byte 3",
-		fmt.Sprintf("%s/m-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", in, robustGunzipLen(t, cut)),
+		fmt.Sprintf("%s/m-cut.txt.gz: byte %d: truncated gzip data: unexpected EOF", in, testfixtures.GunzipLen(t, cut)),
 	}
 	var stderr strings.Builder
 	for _, m := range messages {
@@ -301,7 +284,7 @@ func TestRobustJSONL(t *testing.T) {
 		err  string // the message about the line, "" for a good one
 	}
 	ls := []line{
-		{"\ufeff" + robustLine("en", testfixtures.EN), ""}, // a BOM starts the stream
+		{"\ufeff" + testfixtures.JSONLine("en", testfixtures.EN), ""}, // a BOM starts the stream
 		{`{"id":"m1","text":"unterminated`, `in.jsonl:2: malformed JSON at byte 31: unexpected end of line in string`},
 		{`{"id":"m2","text":"trailing comma",}`, `in.jsonl:3: malformed JSON at byte 35: unexpected '}' looking for an object key`},
 		{`[1, 2, 3]`, `in.jsonl:4: not a JSON object (array)`},
@@ -309,16 +292,16 @@ func TestRobustJSONL(t *testing.T) {
 		{`{"id":"n1","text":42}`, `in.jsonl:6: field "text": not a string (number)`},
 		{`{"id":"n2","title":"no text"}`, `in.jsonl:7: field "text": missing`},
 		{`{"id":"n3","text":null}`, `in.jsonl:8: field "text": not a string (null)`},
-		{robustLine("dup", testfixtures.EN2), ""},
-		{robustLine("dup", testfixtures.ZH2), `in.jsonl:10: field "id": duplicate id "dup": an earlier article has it (record 8 of this input)`},
-		{robustLine("line\nbreak", testfixtures.ZH), ""},
-		{robustLine("a/b/../c", testfixtures.EN3), ""},
+		{testfixtures.JSONLine("dup", testfixtures.EN2), ""},
+		{testfixtures.JSONLine("dup", testfixtures.ZH2), `in.jsonl:10: field "id": duplicate id "dup": an earlier article has it (record 8 of this input)`},
+		{testfixtures.JSONLine("line\nbreak", testfixtures.ZH), ""},
+		{testfixtures.JSONLine("a/b/../c", testfixtures.EN3), ""},
 		{"{\"id\":\"u1\",\"text\":\"Prices rose \xff\xfe sharply\"}", `in.jsonl:13: invalid UTF-8 (not GBK/GB18030 either) at byte 31 of the line`},
-		{testfixtures.GBK(t, robustLine("gbk", testfixtures.ZH)), ""}, // exact duplicate of line\nbreak
-		{"\ufeff" + robustLine("bom2", testfixtures.ZH2), ""},         // a BOM starts a later line: files joined with cat
-		{robustLine("short", "abc def"), ""},
-		{robustLine(longID, testfixtures.ZH2+" 第二版。"), `in.jsonl:17: field "id": `},
-		{robustLine("last", testfixtures.ZH2), ""},
+		{testfixtures.GBK(t, testfixtures.JSONLine("gbk", testfixtures.ZH)), ""}, // exact duplicate of line\nbreak
+		{"\ufeff" + testfixtures.JSONLine("bom2", testfixtures.ZH2), ""},         // a BOM starts a later line: files joined with cat
+		{testfixtures.JSONLine("short", "abc def"), ""},
+		{testfixtures.JSONLine(longID, testfixtures.ZH2+" 第二版。"), `in.jsonl:17: field "id": `},
+		{testfixtures.JSONLine("last", testfixtures.ZH2), ""},
 	}
 	var in strings.Builder
 	for _, l := range ls {
@@ -421,10 +404,10 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	tmp := t.TempDir()
 	var in strings.Builder
 	for i := range 300 {
-		in.WriteString(robustLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)) + "\n")
+		in.WriteString(testfixtures.JSONLine(fmt.Sprintf("r%03d", i), fmt.Sprintf("%s Record %d of %d, %x.", testfixtures.EN, i, i*i, i*7919)) + "\n")
 	}
 	gz := testfixtures.Gzip(t, in.String())
-	robustWriteFiles(t, tmp, map[string][]byte{"cut.jsonl.gz": gz[:len(gz)*2/3], "next.jsonl": []byte(robustLine("next", testfixtures.ZH) + "\n")})
+	robustWriteFiles(t, tmp, map[string][]byte{"cut.jsonl.gz": gz[:len(gz)*2/3], "next.jsonl": []byte(testfixtures.JSONLine("next", testfixtures.ZH) + "\n")})
 	cut := filepath.Join(tmp, "cut.jsonl.gz")
 	r := runCLI(t, "dedup", "--json", cut, filepath.Join(tmp, "next.jsonl"), "--unique", filepath.Join(tmp, "unique"), "--rejects", filepath.Join(tmp, "rejects"))
 	if r.code != 2 || !strings.HasSuffix(r.stderr, "neardup: 1 input could not be read to the end; the outputs cover the records read\n") {
@@ -439,7 +422,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 	if len(rejects) != 1 || rejects[0].Source != cut || rejects[0].Line != int(n+1) || rejects[0].Reason != "truncated gzip data: unexpected EOF" {
 		t.Errorf("rejects: %+v, want line %d", rejects, n+1)
 	}
-	if u := robustLines(readFile(t, filepath.Join(tmp, "unique"))); len(u) == 0 || u[0] != robustLine("r000", testfixtures.EN+" Record 0 of 0, 0.") || u[len(u)-1] != robustLine("next", testfixtures.ZH) {
+	if u := robustLines(readFile(t, filepath.Join(tmp, "unique"))); len(u) == 0 || u[0] != testfixtures.JSONLine("r000", testfixtures.EN+" Record 0 of 0, 0.") || u[len(u)-1] != testfixtures.JSONLine("next", testfixtures.ZH) {
 		t.Errorf("unique: first and last of %d robustLines are not r000 and next", len(u))
 	}
 	r = runCLI(t, "fingerprint", cut)
@@ -456,7 +439,7 @@ func TestRobustTruncatedGzipJSONL(t *testing.T) {
 func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	in := robustLine("a", testfixtures.EN) + "\n" + robustLine("b", testfixtures.ZH) + "\n"
+	in := testfixtures.JSONLine("a", testfixtures.EN) + "\n" + testfixtures.JSONLine("b", testfixtures.ZH) + "\n"
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "again.jsonl": []byte(in)})
 	at := func(name string) string { return filepath.Join(tmp, name) }
 	c := cliRun{}
@@ -483,7 +466,7 @@ func TestRobustLimits(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	big := strings.Repeat(testfixtures.EN2+" ", 20)
-	in := robustLine("a", testfixtures.EN) + "\n" + robustLine("big", big) + "\n" + robustLine("b", testfixtures.ZH) + "\n"
+	in := testfixtures.JSONLine("a", testfixtures.EN) + "\n" + testfixtures.JSONLine("big", big) + "\n" + testfixtures.JSONLine("b", testfixtures.ZH) + "\n"
 	robustWriteFiles(t, tmp, map[string][]byte{"in.jsonl": []byte(in), "big.txt": []byte(big)})
 	src, bigTxt := filepath.Join(tmp, "in.jsonl"), filepath.Join(tmp, "big.txt")
 	tests := []struct {
@@ -542,7 +525,7 @@ func TestRobustLargeArticle(t *testing.T) {
 	// being held.
 	pr, pw := io.Pipe()
 	go func() {
-		io.WriteString(pw, robustLine("a", testfixtures.EN)+"\n")
+		io.WriteString(pw, testfixtures.JSONLine("a", testfixtures.EN)+"\n")
 		pw.CloseWithError(json.NewEncoder(pw).Encode(map[string]string{"id": "big", "text": text}))
 	}()
 	r, rss = robustCmd{dir: tmp, stdin: pr}.runRusage(t, "dedup", "--json", "-")
@@ -727,7 +710,7 @@ func TestRobustIndexInUse(t *testing.T) {
 			t.Fatalf("dedup --index did not open the index: %s", herr.String())
 		}
 	}
-	io.WriteString(stdin, robustLine("held", testfixtures.EN2)+"\n")
+	io.WriteString(stdin, testfixtures.JSONLine("held", testfixtures.EN2)+"\n")
 	a := filepath.Join(tmp, "a.txt")
 	want := "neardup: index is in use by another process: " + idx + "\n"
 	for _, a := range [][]string{{"add", "--index", idx, a}, {"check", "--index", idx, a}, {"stats", "--index", idx},
@@ -1165,7 +1148,7 @@ func TestRobustWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(f, `{"id":"bad","text":`+"\n"+robustLine("short", "abc")+"\n")
+	io.WriteString(f, `{"id":"bad","text":`+"\n"+testfixtures.JSONLine("short", "abc")+"\n")
 	f.Close()
 	c := cliRun{}
 	var first [4]string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/serve"
 )
 
@@ -27,7 +28,11 @@ func serveCommand() *cli.Command {
 			&cli.Int64Flag{Name: "max-bytes", Value: serve.DefaultMaxBytes, DefaultText: "16 MiB", Category: catInput,
 				Usage: "answer 413 to request bodies larger than `N` bytes"},
 			&cli.StringFlag{Name: "cors-origin", Category: catIndex,
-				Usage: "send Access-Control-Allow-Origin: `ORIGIN` (no CORS headers without it)"},
+				Usage: "send Access-Control-Allow-Origin: `ORIGIN` and let its pages write (no CORS headers without it; '*' needs --token-file or --insecure)"},
+			&cli.StringSliceFlag{Name: "allow-host", Category: catIndex,
+				Usage: "accept requests whose Host header is `NAME` (besides localhost and the listening address; repeat for more)"},
+			&cli.Int64Flag{Name: "memory-budget", Value: serve.DefaultMemoryBudget, DefaultText: "4 GiB", Category: catInput,
+				Usage: "answer 503 to a request whose analysis would take the memory of those under way past `N` bytes (each takes 160 times its body's size)"},
 			&cli.DurationFlag{Name: "grace", Value: serve.DefaultGrace, Category: catIndex,
 				Usage: "on SIGTERM, wait up to `D` for requests in flight before closing the archive"},
 			reuseFlag("partial reuse: file added articles under their passage fingerprints and answer check?reuse=true (the archive needs a reuse index: made when it is created with --reuse)"),
@@ -68,6 +73,12 @@ func runServe(c *cli.Context) error {
 		}
 		fmt.Fprintf(ew, "neardup serve: WARNING: --insecure: listening on %s without a token: anyone who reaches it can add and delete documents\n", addr)
 	}
+	if c.String("cors-origin") == "*" && token == "" {
+		if !c.Bool("insecure") {
+			return usagef(c, "--cors-origin '*' without --token-file lets the pages of every site change the archive: give --token-file FILE (or --insecure)")
+		}
+		fmt.Fprintf(ew, "neardup serve: WARNING: --insecure: --cors-origin '*' without a token: the pages of every site can add and delete documents\n")
+	}
 	a := s.analyzer()
 	x := s.open(dir, a, k, minJ, false)
 	ri := s.openReuse(dir, x, a, c.Bool("reuse"))
@@ -79,6 +90,7 @@ func runServe(c *cli.Context) error {
 	}
 	srv, err := serve.New(serve.Options{Index: x, Analyzer: a, MaxDistance: k, MinContent: minJ, Token: token, Reuse: ri,
 		KeepText: c.Bool("keep-text"), MaxBytes: c.Int64("max-bytes"), Keywords: storedKeywords, CORSOrigin: c.String("cors-origin"),
+		AllowHosts: c.StringSlice("allow-host"), MemoryBudget: c.Int64("memory-budget"),
 		Logf: func(format string, args ...any) { fmt.Fprintf(ew, "neardup serve: "+format+"\n", args...) }})
 	if err != nil {
 		return err
@@ -92,7 +104,7 @@ func runServe(c *cli.Context) error {
 		ln.Close()
 		return err
 	}
-	fmt.Fprintf(ew, "neardup serve: listening on http://%s/ (archive %s, %s)\n", ln.Addr(), dir, plural(st.Docs, "document", "documents"))
+	fmt.Fprintf(ew, "neardup serve: listening on http://%s/ (archive %s, %s)\n", ln.Addr(), archive.Redact(dir), plural(st.Docs, "document", "documents"))
 	grace := c.Duration("grace")
 	if grace <= 0 {
 		grace = time.Nanosecond
@@ -102,7 +114,7 @@ func runServe(c *cli.Context) error {
 		err = cerr
 	}
 	if err == nil {
-		fmt.Fprintf(ew, "neardup serve: stopped; archive %s closed\n", dir)
+		fmt.Fprintf(ew, "neardup serve: stopped; archive %s closed\n", archive.Redact(dir))
 	}
 	return err
 }

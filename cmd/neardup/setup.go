@@ -179,12 +179,12 @@ func (s *setup) open(dir string, a *neardup.Analyzer, k int, minContent float64,
 		s.indexes = append(s.indexes, x)
 		return x
 	case errors.Is(err, index.ErrNotFound):
-		err = fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", dir, dir)
+		err = fmt.Errorf("no index in %s (create one with 'neardup add --index %s FILE...')", archive.Redact(dir), archive.Redact(dir))
 	case errors.As(err, &me):
 		err = fmt.Errorf("%w\n%s", err, mismatchHint(me))
 	case errors.As(err, &de):
 		err = fmt.Errorf("index %s answers distances up to %d, not --max-distance %d (its layout is fixed when it is created: create a new index with --max-distance %d)",
-			dir, de.Max, k, k)
+			archive.Redact(dir), de.Max, k, k)
 	}
 	s.err = err
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,7 +40,7 @@ func runStats(c *cli.Context) error {
 		return writeJSON(c.App.Writer, struct {
 			Index string `json:"index"`
 			*index.Stats
-		}{dir, &st})
+		}{archive.Redact(dir), &st})
 	}
-	return st.WriteText(c.App.Writer, dir)
+	return st.WriteText(c.App.Writer, archive.Redact(dir))
 }

@@ -143,7 +143,7 @@ func runURLDedup(c *cli.Context) (err error) {
 				err = cerr
 			}
 		}()
-		opts.StoreName, opts.Batch = dir, urlBatch
+		opts.StoreName, opts.Batch = archive.Redact(dir), urlBatch
 		opts.Job = dedup.URLJobID(norm.ID(), opts.MaxDistance, opts.Field, inputs)
 	}
 	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects")}
@@ -212,7 +212,7 @@ func countStdin(inputs []string) int {
 func openURLIndex(ctx context.Context, dir string, norm *urlhash.Options, k int) (*index.Index, error) {
 	if k > index.MaxLayoutDistance {
 		return nil, fmt.Errorf("--index %s: an index answers distances up to %d (--min-similarity above 84.375), not %d; use a higher --min-similarity or no --index",
-			dir, index.MaxLayoutDistance, k)
+			archive.Redact(dir), index.MaxLayoutDistance, k)
 	}
 	x, err := archive.Open(ctx, dir, &archive.Options{AnalyzerID: norm.ID(), Distance: k})
 	var me *archive.MismatchError
@@ -220,13 +220,13 @@ func openURLIndex(ctx context.Context, dir string, norm *urlhash.Options, k int)
 	switch {
 	case errors.As(err, &me) && strings.HasPrefix(me.Stored, urlhash.IDPrefix[:len("urlhash/")]):
 		return nil, fmt.Errorf("index %s holds URL fingerprints made by %s, not %s (these normalisation flags): use the --drop-param and --keep-* flags it was created with, or another index: %w",
-			dir, me.Stored, norm.ID(), index.ErrMismatch)
+			archive.Redact(dir), me.Stored, norm.ID(), index.ErrMismatch)
 	case errors.As(err, &me):
 		return nil, fmt.Errorf("index %s holds article fingerprints (analyzer %q), not URL fingerprints (%s): URL and article fingerprints cannot share an index; give url dedup an index of its own: %w",
-			dir, me.Stored, norm.ID(), index.ErrMismatch)
+			archive.Redact(dir), me.Stored, norm.ID(), index.ErrMismatch)
 	case errors.As(err, &de):
 		return nil, fmt.Errorf("index %s answers distances up to %d (similarity ≥ %s), not %d (--min-similarity): its layout is fixed when it is created; create a new index for this --min-similarity",
-			dir, de.Max, urlhash.Percent(1-float64(de.Max)/64), k)
+			archive.Redact(dir), de.Max, urlhash.Percent(1-float64(de.Max)/64), k)
 	}
 	return x, err
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/index/redisstore"
 )
@@ -34,7 +35,7 @@ func runVerify(c *cli.Context) error {
 		return s.err
 	}
 	if redisstore.IsURL(dir) {
-		return usagef(c, "--index %s: verify reads Badger directories only", dir)
+		return usagef(c, "--index %s: verify reads Badger directories only", archive.Redact(dir))
 	}
 	var r *badgerstore.Report
 	var err error

@@ -61,7 +61,7 @@ func Open(ctx context.Context, name string, opts *Options) (*index.Index, error)
 // MismatchError is Open's error for an archive built by another
 // analyzer than Options.AnalyzerID. It wraps index.ErrMismatch.
 type MismatchError struct {
-	Name   string // the archive
+	Name   string // the archive (Redact-ed)
 	Stored string // the analyzer ID the archive was built with
 	Want   string // Options.AnalyzerID
 }
@@ -76,7 +76,7 @@ func (e *MismatchError) Unwrap() error { return index.ErrMismatch }
 // errors Open documents.
 func explain(ctx context.Context, name string, o Options, err error) error {
 	if (o.ReadOnly || o.MustExist) && errors.Is(err, os.ErrNotExist) && !errors.Is(err, index.ErrNotFound) {
-		return fmt.Errorf("archive: %s: %w: %w", name, index.ErrNotFound, err)
+		return fmt.Errorf("archive: %s: %w: %w", Redact(name), index.ErrNotFound, err)
 	}
 	var de *index.DistanceError
 	if o.AnalyzerID == "" || !(errors.As(err, &de) || errors.Is(err, index.ErrMismatch)) {
@@ -91,7 +91,7 @@ func explain(ctx context.Context, name string, o Options, err error) error {
 	stored := ro.AnalyzerID()
 	ro.Close()
 	if stored != o.AnalyzerID {
-		return &MismatchError{Name: name, Stored: stored, Want: o.AnalyzerID}
+		return &MismatchError{Name: Redact(name), Stored: stored, Want: o.AnalyzerID}
 	}
 	return err
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkAdd adds documents in batches of 1000 through Index.Add; b.N
-// is documents. See bench_redis.go for the measurements at scale.
+// is documents. See bench/redisarchive for the measurements at scale.
 func BenchmarkAdd(b *testing.B) {
 	for _, bare := range []bool{true, false} {
 		b.Run(fmt.Sprintf("bare=%v", bare), func(b *testing.B) {

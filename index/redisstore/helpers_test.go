@@ -24,13 +24,8 @@ func TestMain(m *testing.M) {
 	redistest.Main(m)
 }
 
-// open opens a new archive of its own on the package's shared cluster.
-// It is the shape of indextest.Run's opener: once that suite is on this
-// branch, the conformance test is
-//
-//	func TestConformance(t *testing.T) {
-//		indextest.Run(t, func(t *testing.T) index.Store { return open(t, nil) })
-//	}
+// open opens a new archive of its own on the package's shared cluster
+// (the shape of indextest.Run's opener; conformance_test.go passes it).
 func open(t testing.TB, opts *Options) *Store {
 	t.Helper()
 	c := redistest.Shared(t)

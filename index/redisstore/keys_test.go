@@ -76,6 +76,7 @@ func TestRedact(t *testing.T) {
 		"rediss://:pw@a:1/x?k=v":    "rediss://:xxxxx@a:1/x?k=v",
 		"redis://user@a:1/x":        "redis://user@a:1/x",
 		"redis://a:1/x?q=u:p@thing": "redis://a:1/x?q=u:p@thing",
+		"redis://u:p/w@a:1/x":       "redis://u:xxxxx@a:1/x",
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)

@@ -750,7 +750,7 @@ var _ fmt.Stringer = (*Store)(nil)
 // Compact rewrites every posting bucket of the archive at its exact
 // size, a function call per bucket, a SCAN per master, and returns the
 // buckets rewritten. APPEND grows strings by doubling, so buckets hold
-// about 1.4 times their data between compactions (see bench_redis.go);
+// about 1.4 times their data between compactions (see bench/redisarchive);
 // compacting returns that room, until they grow again. It may run while
 // others write: each bucket is rewritten atomically.
 func (s *Store) Compact(ctx context.Context) (int64, error) {

@@ -40,7 +40,7 @@
 // its expected size (Options.BucketBits, recorded).
 //
 // Why these choices, measured at 10^6 documents on 3 masters (see
-// bench_redis.go and docs/capacity.md): a bucket costs its data times
+// bench/redisarchive and docs/capacity.md): a bucket costs its data times
 // about 2 at 15 postings a bucket and 1.4 at 60 (each Redis key has ~70
 // bytes of its own, and APPEND grows by doubling), against 358 bytes a
 // posting for sets of 16-byte members; a whole document with a sketch

@@ -130,13 +130,15 @@ func ParseURL(raw string) (name string, copts *redis.ClusterOptions, opts Option
 }
 
 // Redact returns raw with the password of its user information, if any,
-// replaced by "xxxxx", for messages.
+// replaced by "xxxxx", for messages. The user information ends at the
+// last "@" before the query, as ParseURL reads it, so a password holding
+// "/" is hidden too.
 func Redact(raw string) string {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return raw
 	}
-	hostEnd := strings.IndexAny(rest, "/?")
+	hostEnd := strings.IndexByte(rest, '?')
 	if hostEnd < 0 {
 		hostEnd = len(rest)
 	}

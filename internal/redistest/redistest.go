@@ -137,6 +137,14 @@ func Available() bool {
 	return err1 == nil && err2 == nil
 }
 
+// Require skips t when redis-server or redis-cli is missing, saying how
+// to install them, and fails it instead when CI=true.
+func Require(t testing.TB) { t.Helper(); skipIfMissing(t) }
+
+// FreePorts returns n loopback ports for a cluster's nodes: each free,
+// and its cluster bus port (port+10000) free too.
+func FreePorts(n int) ([]int, error) { return freePorts(n) }
+
 func skipIfMissing(t testing.TB) {
 	t.Helper()
 	if Available() {

@@ -2,8 +2,11 @@ package testfixtures
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"errors"
 	"image"
 	"image/color"
 	"image/png"
@@ -74,4 +77,25 @@ func Gzip(t testing.TB, s string) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// JSONLine is a JSONL line holding id and text.
+func JSONLine(id, text string) string {
+	b, _ := json.Marshal(map[string]string{"id": id, "text": text})
+	return string(b)
+}
+
+// GunzipLen returns how many bytes the truncated gzip data b decompress
+// to before the error, which must be io.ErrUnexpectedEOF.
+func GunzipLen(t testing.TB, b []byte) int64 {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, bufio.NewReader(zr))
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("truncated gzip: %v", err)
+	}
+	return n
 }

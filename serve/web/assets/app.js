@@ -86,9 +86,13 @@ function render(r) {
     text(v, "太短，无法比对 Too short to check: " + r.too_short);
   } else if (r.matches.length) {
     v.className = "dup";
-    text(v, "存档中有 " + r.matches.length + " 篇相似文章 · " + r.matches.length + (r.matches.length === 1 ? " near-duplicate" : " near-duplicates") + " in the archive");
+    text(v, "存档中有 " + r.matches.length + " 篇相似文章 · " + r.matches.length + (r.matches.length === 1 ? " near-duplicate" : " near-duplicates") + " in the archive" +
+      (r.archived === "different" ? " · " + refusedNote(r) : ""));
   } else if (r.verdict === "archived") {
     text(v, "已在存档中 Already in the archive under this id");
+  } else if (r.archived === "different") {
+    v.className = "dup";
+    text(v, refusedNote(r));
   } else if (reused(r).length) {
     v.className = "reuse";
     const n = reused(r).length;
@@ -130,6 +134,12 @@ function reuseItem(m) {
   actions.appendChild(view);
   li.appendChild(actions);
   return li;
+}
+
+// refusedNote says why an article was not added: the archive holds a
+// different article under its id (the answer's archived: "different").
+function refusedNote(r) {
+  return "未添加 Not added: the archive holds a different article under the id " + r.id + " (delete it first to replace it)";
 }
 
 function matchItem(m, i) {

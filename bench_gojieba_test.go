@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build gojieba && cgo
 
 package neardup
 
@@ -14,7 +14,7 @@ import (
 // top 20) plus lookup3 and SimHash, as yanyiwu/gosimhash does, on the
 // same articles as BenchmarkPipeline.
 func BenchmarkGosimhash(b *testing.B) {
-	j, err := segment.NewJieba(nil)
+	j, err := segment.NewGojieba(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func BenchmarkGosimhash(b *testing.B) {
 // gosimhashFunc returns gosimhash's method as a function of the raw text:
 // gojieba's ExtractWithWeight (top 20), lookup3 and SimHash.
 func gosimhashFunc(b *testing.B) func(text string) simhash.Fingerprint {
-	j, err := segment.NewJieba(nil)
+	j, err := segment.NewGojieba(nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build gojieba && cgo
 
 package segment_test
 
@@ -9,14 +9,14 @@ import (
 	"github.com/neardup/neardup/segment"
 )
 
-func ExampleNewJieba() {
+func ExampleNewGojieba() {
 	dir, err := os.MkdirTemp("", "jieba-example-")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer os.RemoveAll(dir)
-	seg, err := segment.NewJieba(&segment.Options{CacheDir: dir})
+	seg, err := segment.NewGojieba(&segment.Options{CacheDir: dir})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build gojieba && cgo
 
 package segment
 
@@ -12,26 +12,20 @@ import (
 	"github.com/neardup/neardup/dict"
 )
 
-// DefaultBackend is the backend New uses for "": jieba in cgo builds, gse
-// otherwise.
-const DefaultBackend = BackendJieba
+const gojiebaAvailable = true
 
-const jiebaAvailable = true
-
-// Jieba is the cgo backend: cppjieba (through github.com/yanyiwu/gojieba)
+// Gojieba is the gojieba backend, in builds with the gojieba tag (and
+// cgo) only: cppjieba itself (through github.com/yanyiwu/gojieba v1.4.7)
 // over the embedded jieba dictionary, written to a cache directory by
-// dict.MaterializeJieba because cppjieba only reads files.
+// dict.MaterializeJieba because cppjieba only reads files. Han runs are
+// cut with cppjieba's MixSegment, HMM on, exactly as Jieba cuts them
+// (Jieba is its pure-Go reproduction, and Gojieba its oracle: see
+// TestJiebaIdentity), so an analyzer with either has the same ID.
 //
-// Han runs are cut with cppjieba's MixSegment, HMM on: the dictionary's
-// maximum-probability path, with runs of single characters the dictionary
-// cannot join re-cut by the HMM, which recovers out-of-vocabulary words,
-// names above all ("刘玮" instead of "刘" "玮"). On zh_news the HMM costs
-// about 20 % of the throughput and changes 5 % of the tokens; see README.md.
-//
-// A Jieba is safe for concurrent use (cppjieba's segmenters are const after
-// construction). Close frees the C++ object; Cut after Close returns only the
-// non-Han words of the text.
-type Jieba struct {
+// A Gojieba is safe for concurrent use (cppjieba's segmenters are const
+// after construction). Close frees the C++ object; Cut after Close
+// returns only the non-Han words of the text.
+type Gojieba struct {
 	mu      sync.RWMutex // write-locked by Close, read-locked by every C call
 	x       *gojieba.Jieba
 	paths   dict.JiebaPaths
@@ -39,13 +33,13 @@ type Jieba struct {
 	closed  bool
 }
 
-// NewJieba builds the jieba backend: it materialises the embedded
+// NewGojieba builds the gojieba backend: it materialises the embedded
 // dictionary files under opts.CacheDir (see dict.MaterializeJiebaUser),
 // together with a checked copy of opts.UserDict if set, and loads them into
 // cppjieba (about a second). Errors are returned, never panics: cppjieba
 // aborts the process on a file it cannot read or parse, so every file is
 // checked before it is handed over.
-func NewJieba(opts *Options) (*Jieba, error) {
+func NewGojieba(opts *Options) (*Gojieba, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -68,7 +62,7 @@ func NewJieba(opts *Options) (*Jieba, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Jieba{x: x, paths: paths, cutOnly: opts.CutOnly}, nil
+	return &Gojieba{x: x, paths: paths, cutOnly: opts.CutOnly}, nil
 }
 
 // newGojieba calls gojieba.NewJieba, turning its panic (on a missing file)
@@ -82,17 +76,17 @@ func newGojieba(p dict.JiebaPaths) (x *gojieba.Jieba, err error) {
 	return gojieba.NewJieba(p.Dict, p.HMM, p.User, p.IDF, p.StopWords), nil
 }
 
-// Paths returns the dictionary files this Jieba was loaded from.
-func (j *Jieba) Paths() dict.JiebaPaths { return j.paths }
+// Paths returns the dictionary files this Gojieba was loaded from.
+func (j *Gojieba) Paths() dict.JiebaPaths { return j.paths }
 
 // Cut cuts normalised text into words; see the package documentation for
 // exactly what it returns.
-func (j *Jieba) Cut(text string) []string {
+func (j *Gojieba) Cut(text string) []string {
 	return cutRuns(text, j.cutHan)
 }
 
 // cutHan cuts the joined Han runs with cppjieba, HMM on.
-func (j *Jieba) cutHan(s string) []string {
+func (j *Gojieba) cutHan(s string) []string {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
 	if j.closed {
@@ -109,9 +103,9 @@ func (j *Jieba) cutHan(s string) []string {
 // choice). Ties are in cppjieba's order. text is passed through unnormalised
 // (callers that want gosimhash's exact output pass the raw text), except
 // that invalid UTF-8 becomes U+FFFD and the text ends at a NUL byte, as a C
-// string does. n <= 0, a closed Jieba or one made with Options.CutOnly
+// string does. n <= 0, a closed Gojieba or one made with Options.CutOnly
 // gives no keywords.
-func (j *Jieba) ExtractWithWeight(text string, n int) (words []string, weights []float64) {
+func (j *Gojieba) ExtractWithWeight(text string, n int) (words []string, weights []float64) {
 	if n <= 0 || j.cutOnly {
 		return nil, nil
 	}
@@ -138,7 +132,7 @@ func (j *Jieba) ExtractWithWeight(text string, n int) (words []string, weights [
 
 // Close frees the C++ segmenter. It is safe to call more than once and
 // concurrently with Cut; it always returns nil.
-func (j *Jieba) Close() error {
+func (j *Gojieba) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if !j.closed {

@@ -1,15 +1,15 @@
-//go:build cgo
+//go:build gojieba && cgo
 
 package segment
 
 import "testing"
 
-// BenchmarkJiebaVariants measures the choices behind Jieba.Cut on the same
+// BenchmarkGojiebaVariants measures the choices behind Gojieba.Cut on the same
 // articles as BenchmarkCut: HMM on (what Cut does) or off, and cppjieba on
 // the whole text instead of on the joined Han runs ("raw": no pre-split, so
 // Latin words, spaces and punctuation go through cppjieba too).
-func BenchmarkJiebaVariants(b *testing.B) {
-	j, err := NewJieba(&Options{CacheDir: b.TempDir()})
+func BenchmarkGojiebaVariants(b *testing.B) {
+	j, err := NewGojieba(&Options{CacheDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

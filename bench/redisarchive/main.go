@@ -1,6 +1,4 @@
-//go:build ignore
-
-// bench_redis measures a Redis archive: ingest rate through Index.Add,
+// redisarchive measures a Redis archive: ingest rate through Index.Add,
 // memory per document (used_memory over the masters, and MEMORY USAGE
 // of samples of each kind of key), Near and Similar latency, and
 // candidates per query. It is a program rather than a benchmark because
@@ -9,12 +7,14 @@
 // temporary directory, stopped at the end), so that the memory figures
 // are the archive's alone.
 //
-//	go run bench_redis.go -n 1000000
-//	go run bench_redis.go -n 1000000 -sketch=false
-//	go run bench_redis.go -n 1000000 -bare
-//	go run bench_redis.go -n 1000000 -compact
-//	go run bench_redis.go -n 200000 -ingest
-//	go run bench_redis.go -n 200000 -url redis://127.0.0.1:7000/bench
+// From the repository root:
+//
+//	go run ./bench/redisarchive -n 1000000
+//	go run ./bench/redisarchive -n 1000000 -sketch=false
+//	go run ./bench/redisarchive -n 1000000 -bare
+//	go run ./bench/redisarchive -n 1000000 -compact
+//	go run ./bench/redisarchive -n 200000 -ingest
+//	go run ./bench/redisarchive -n 200000 -url redis://127.0.0.1:7000/bench
 package main
 
 import (
@@ -386,7 +386,7 @@ func fatal(err error) {
 // startCluster starts a 3-master cluster with scripts/redis-cluster and
 // sets *url; the returned function stops it.
 func startCluster() func() {
-	script, err := filepath.Abs("../../scripts/redis-cluster")
+	script, err := filepath.Abs("scripts/redis-cluster")
 	if err != nil {
 		fatal(err)
 	}

@@ -1,15 +1,15 @@
-//go:build ignore
-
-// bench_ingest builds an index of random fingerprints with realistic
+// badgeringest builds an index of random fingerprints with realistic
 // records in a Badger store and measures ingest rate, Near latency,
 // bytes on disk and peak RSS; optionally it does the same queries on an
 // index in memory. It is a program rather than a benchmark because a
 // 10M index takes minutes to build.
 //
-//	go run bench_ingest.go -n 1000000 -memory
-//	go run bench_ingest.go -n 1000000 -load -sketch=false
-//	go run bench_ingest.go -n 1000000 -real ../../../shared/corpora
-//	go run bench_ingest.go -n 10000000 -dir /work/tmp/idx10m
+// From the repository root:
+//
+//	go run ./bench/badgeringest -n 1000000 -memory
+//	go run ./bench/badgeringest -n 1000000 -load -sketch=false
+//	go run ./bench/badgeringest -n 1000000 -real ../shared/corpora
+//	go run ./bench/badgeringest -n 10000000 -dir /work/tmp/idx10m
 package main
 
 import (

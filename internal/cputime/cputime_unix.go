@@ -1,15 +1,14 @@
 //go:build unix
 
-package segment
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time (user + system) this process has used: on a
-// shared machine it measures work more steadily than wall time does.
-func cpuTime() time.Duration {
+// Self returns the CPU time (user + system) this process has used.
+func Self() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

@@ -1,9 +1,7 @@
-//go:build ignore
-
-// gen_en_idf builds data/en_idf.utf8 and data/en_stop_words.utf8 from the
+// enidf builds dict/data/en_idf.utf8 and dict/data/en_stop_words.utf8 from the
 // English corpora en_brown, en_speeches and en_docs (see README.md):
 //
-//	cd dict && go run gen_en_idf.go -corpora ../../shared/corpora
+//	go run ./dict/gen/enidf -corpora ../shared/corpora   # from the repository root
 //
 // Every article's text is tokenised exactly as segment.Cut tokenises
 // English: segment.Normalize, then the non-Han word runs of
@@ -67,8 +65,8 @@ shan shouldn can cannot couldn mustn mightn needn
 `)
 
 func main() {
-	dir := flag.String("corpora", "../../shared/corpora", "directory holding en_brown.jsonl.gz, en_speeches.jsonl.gz and en_docs.jsonl.gz")
-	out := flag.String("o", "data", "output directory")
+	dir := flag.String("corpora", "../shared/corpora", "directory holding en_brown.jsonl.gz, en_speeches.jsonl.gz and en_docs.jsonl.gz")
+	out := flag.String("o", "dict/data", "output directory")
 	stopDF := flag.Float64("stopdf", 0.4, "a word in at least this fraction of the articles of every corpus is a stop word")
 	flag.Parse()
 

@@ -1,9 +1,0 @@
-//go:build !cgo
-
-package main
-
-import "errors"
-
-func newGojiebaCut() (func(string) []string, error) {
-	return nil, errors.New("-gojieba needs a cgo build")
-}
