@@ -33,6 +33,10 @@ type AddOptions struct {
 	Batch int
 	// Now stamps the documents; nil means time.Now.
 	Now func() time.Time
+	// Prepare, when not nil, is called in input order with each
+	// document before it is added, and its text: package reuse sets its
+	// passage fingerprints (reuse.Index.Prepare). An error stops Add.
+	Prepare func(d *index.Doc, text string) error
 }
 
 // Add analyses the records of r with a and adds them to x, in input
@@ -80,6 +84,11 @@ func Add(ctx context.Context, r *input.Reader, a *neardup.Analyzer, x *index.Ind
 		d.Added = o.Now().UTC()
 		if o.KeepText {
 			d.Text = it.Record.Text
+		}
+		if o.Prepare != nil {
+			if err := o.Prepare(&d, it.Record.Text); err != nil {
+				return err
+			}
 		}
 		if batch = append(batch, d); len(batch) == o.Batch {
 			return flush()

@@ -42,6 +42,7 @@
 //	table t, the fingerprint's table key   (one per table; the posting carries the whole fingerprint)
 //	band  b, the sketch's band b values    (16, when the document has a sketch; see bands.go)
 //	content, the content hash              (one)
+//	passage, each of Doc.Passages          (none unless a caller sets them: package reuse)
 //
 // and its record, under its ID, holds the rest: fingerprint, content
 // hash, time added, title, keywords, sketch, job and sequence (see
@@ -379,6 +380,9 @@ func (x *Index) keys(dst []Key, d *Doc) []Key {
 		for b := 0; b < Bands; b++ {
 			dst = append(dst, Key{Kind: KindBand, Table: uint8(b), Value: bandValue(&d.Sketch, b)})
 		}
+	}
+	for _, p := range d.Passages {
+		dst = append(dst, Key{Kind: KindPassage, Value: p})
 	}
 	return dst
 }

@@ -48,6 +48,13 @@ type Doc struct {
 	// (Original set).
 	RecordOnly bool
 	Added      time.Time
+	// Passages are the document's passage fingerprints (package reuse:
+	// the archive's reuse index), filed under KindPassage keys and kept
+	// in the record's optional field 5, so that replacing or deleting
+	// the document removes their postings. nil for a document of an
+	// archive without a reuse index, or for a RecordOnly one (which
+	// files none).
+	Passages []uint64
 	// Job and Seq say what added the document: a batch job's name and
 	// the record's position in its input (see dedup.Run, which uses
 	// them to resume an interrupted job). Empty and 0 otherwise.
@@ -69,6 +76,7 @@ const (
 	fieldShingles = 2
 	fieldCluster  = 3
 	fieldLong     = 4
+	fieldPassages = 5
 
 	flagRecordOnly = 1
 )
@@ -141,6 +149,8 @@ const recordVersion = 1
 //	             More
 //	  4          confirmation sketch (Doc.Long): minhash.LongEncodedSize
 //	             bytes, its values in order; only when it is not zero
+//	  5          passage fingerprints (Doc.Passages): 8 bytes each,
+//	             big-endian, in order; only when there are some
 func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Fingerprint))
@@ -191,6 +201,13 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 	}
 	if !d.Long.IsZero() {
 		dst = appendField(dst, fieldLong, d.Long[:])
+	}
+	if len(d.Passages) > 0 {
+		f := make([]byte, 0, 8*len(d.Passages))
+		for _, p := range d.Passages {
+			f = binary.BigEndian.AppendUint64(f, p)
+		}
+		dst = appendField(dst, fieldPassages, f)
 	}
 	return dst
 }
@@ -374,6 +391,16 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 				d.off = start
 				d.fail("confirmation sketch field: %v", err)
 			}
+		case tag == fieldPassages:
+			if len(p)%8 != 0 {
+				d.off = start
+				d.fail("passage field: %d bytes, want a multiple of 8", len(p))
+				break
+			}
+			doc.Passages = make([]uint64, len(p)/8)
+			for i := range doc.Passages {
+				doc.Passages[i] = binary.BigEndian.Uint64(p[8*i:])
+			}
 		}
 		if d.err == nil && tag == fieldText && withText {
 			c, err := textCodec()
@@ -429,6 +456,17 @@ func textSize(rec []byte, id string) (n, stored int64, err error) {
 // Salvage).
 func DecodeRecord(id string, rec []byte) (Doc, error) {
 	d, err := decodeDoc(rec, id)
+	if err != nil {
+		return Doc{}, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, err)
+	}
+	return d, nil
+}
+
+// DecodeRecordHead is DecodeRecord without the kept text (Doc.Text
+// stays empty, the text is not decompressed): for readers that look at
+// a record's other fields first (package reuse).
+func DecodeRecordHead(id string, rec []byte) (Doc, error) {
+	d, err := decodeRecord(rec, id, false)
 	if err != nil {
 		return Doc{}, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, err)
 	}

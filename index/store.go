@@ -65,6 +65,7 @@ const (
 	KindBand    Kind = 'b' // one MinHash band of the content sketch
 	KindContent Kind = 'c' // the content hash
 	KindTable   Kind = 't' // the bits of one SimHash table
+	KindPassage Kind = 'p' // one passage fingerprint (package reuse)
 )
 
 // A Key names one posting list, a value type that stores may use as a
@@ -77,6 +78,8 @@ const (
 //   - KindBand: Table is the band number (0 to Bands−1), Value the
 //     band's four 16-bit sketch values, packed big-endian.
 //   - KindContent: Value is the content hash.
+//   - KindPassage: Value is one passage fingerprint of the document
+//     (Doc.Passages; package reuse computes them).
 type Key struct {
 	Kind  Kind
 	Table uint8
@@ -84,7 +87,8 @@ type Key struct {
 	Value uint64
 }
 
-// String formats k for error messages: "t1/16:4567", "b3:…", "c:…".
+// String formats k for error messages: "t1/16:4567", "b3:…", "c:…",
+// "p:…".
 func (k Key) String() string {
 	switch k.Kind {
 	case KindTable:
@@ -93,13 +97,15 @@ func (k Key) String() string {
 		return fmt.Sprintf("b%d:%016x", k.Table, k.Value)
 	case KindContent:
 		return fmt.Sprintf("c:%016x", k.Value)
+	case KindPassage:
+		return fmt.Sprintf("p:%016x", k.Value)
 	}
 	return fmt.Sprintf("kind %q table %d bits %d value %x", byte(k.Kind), k.Table, k.Bits, k.Value)
 }
 
 // A Posting is one document in a posting list. Fingerprint is set in
 // table postings, so that a candidate's distance is known without its
-// record, and zero in band and content postings.
+// record, and zero in band, content and passage postings.
 type Posting struct {
 	ID          string
 	Fingerprint simhash.Fingerprint

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -107,6 +108,17 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	} else if e := checkContentType(r, false); e != nil {
 		return e
 	}
+	withReuse := false
+	if v := r.URL.Query().Get("reuse"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return badRequest("reuse", "query parameter reuse=%q: want true or false", v)
+		}
+		withReuse = b
+	}
+	if withReuse && s.o.Reuse == nil {
+		return &apiError{Status: http.StatusConflict, Field: "reuse", Msg: "the archive has no reuse index (one is made when an archive is created with --reuse)"}
+	}
 	release, e := s.admit(w, r)
 	if e != nil {
 		return e
@@ -125,6 +137,17 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 		return nil
 	}
 	doc := s.doc(&a, an)
+	var reused *reuse.Answer
+	if s.o.Reuse != nil && (add || withReuse) {
+		ans, err := s.o.Reuse.Find(r.Context(), *a.Text, a.id())
+		if err != nil {
+			return archiveError(err)
+		}
+		doc.Passages = ans.File
+		if withReuse {
+			reused = &ans
+		}
+	}
 	if add {
 		s.wmu.Lock()
 		defer s.wmu.Unlock()
@@ -133,13 +156,20 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	if err != nil {
 		return archiveError(err)
 	}
-	j := res.Report(a.id(), an)
+	j := checkJSON{CheckReport: res.Report(a.id(), an), Reuse: reused}
 	s.metrics.matches.Add(float64(len(res.Matches)))
 	if res.Added {
 		s.metrics.writes.WithLabelValues("added").Inc()
 	}
 	writeJSON(w, http.StatusOK, j)
 	return nil
+}
+
+// checkJSON is check's answer: the report, and with reuse=true the
+// archived articles that share passages with the article.
+type checkJSON struct {
+	dedup.CheckReport
+	Reuse *reuse.Answer `json:"reuse,omitempty"`
 }
 
 // addedJSON is the answer to an added document.
@@ -244,6 +274,9 @@ func (s *Server) writeGroups(ctx context.Context, q []*addGroup) {
 		if err != nil {
 			break
 		}
+	}
+	for i := 0; err == nil && s.o.Reuse != nil && i < len(all); i++ {
+		err = s.o.Reuse.Prepare(ctx, &all[i], all[i].Text)
 	}
 	if err == nil {
 		err = s.o.Index.Add(ctx, all...)
@@ -631,6 +664,7 @@ type infoJSON struct {
 	MaxDistance   int     `json:"max_distance"`
 	MinContent    float64 `json:"min_content"`
 	KeepText      bool    `json:"keep_text"`
+	Reuse         bool    `json:"reuse,omitempty"` // the archive has a reuse index: check takes reuse=true
 	TokenRequired bool    `json:"token_required"`
 	MaxBytes      int64   `json:"max_bytes"`
 }
@@ -641,7 +675,7 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) *apiError {
 		return archiveError(err)
 	}
 	writeJSON(w, http.StatusOK, infoJSON{Analyzer: s.o.Analyzer.ID(), Documents: st.Docs, MaxDistance: s.k, MinContent: s.minJ,
-		KeepText: s.o.KeepText, TokenRequired: s.o.Token != "", MaxBytes: s.o.MaxBytes})
+		KeepText: s.o.KeepText, Reuse: s.o.Reuse != nil, TokenRequired: s.o.Token != "", MaxBytes: s.o.MaxBytes})
 	return nil
 }
 

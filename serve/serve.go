@@ -45,6 +45,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/reuse"
 )
 
 // Defaults for zero Options fields.
@@ -97,6 +98,11 @@ type Options struct {
 	// Logf, if not nil, receives a line for each request that failed
 	// on the server's side (5xx).
 	Logf func(format string, args ...any)
+	// Reuse is the archive's reuse index (package reuse), or nil: with
+	// it, added articles are filed under their passage fingerprints and
+	// POST /v1/check?reuse=true lists the archived articles that share
+	// passages with the article. It needs KeepText.
+	Reuse *reuse.Index
 }
 
 // Server serves the API and the page over one archive. It is an
@@ -132,6 +138,9 @@ var webFS embed.FS
 func New(o Options) (*Server, error) {
 	if o.Index == nil || o.Analyzer == nil {
 		return nil, errors.New("serve: Options.Index and Options.Analyzer are required")
+	}
+	if o.Reuse != nil && !o.KeepText {
+		return nil, errors.New("serve: Options.Reuse needs KeepText: passages are measured on the archived texts")
 	}
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultMaxBytes

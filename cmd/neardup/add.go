@@ -27,11 +27,12 @@ func addCommand() *cli.Command {
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
 			&cli.BoolFlag{DisableDefaultText: true, Name: "keep-text", Category: catIndex,
 				Usage: "keep each article's text in the archive (compressed), for neardup serve's shared-passage view"},
+			reuseFlag("file each article's passage fingerprints too (partial reuse: check --reuse); a reuse index is made only when the archive is created, and wants --keep-text for shares and passages measured on the texts"),
 			workersFlag(),
 			strictFlag(),
 			progressFlag(),
 			jsonFlag(),
-		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}),
+		}, analyzerFlags(), inputFlags(), []cli.Flag{maxDistanceFlag()}, reuseFlags()),
 		Action: runAdd,
 	}
 }
@@ -50,6 +51,10 @@ func runAdd(c *cli.Context) error {
 	k, nw, inOpts := s.indexDistance(), s.atLeast1("workers"), s.input()
 	a := s.analyzer()
 	x := s.open(dir, a, k, 0, false)
+	opts := &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")}
+	if ri := s.openReuse(dir, x, a, c.Bool("reuse")); ri != nil {
+		opts.Prepare = func(d *index.Doc, text string) error { return ri.Prepare(c.Context, d, text) }
+	}
 	if s.err != nil {
 		return s.err
 	}
@@ -71,7 +76,7 @@ func runAdd(c *cli.Context) error {
 		defer r.Close()
 		defer noteSkipped(c, "neardup add: ", r)
 		bar := progressBar(c, r, c.Args().Slice())
-		n, err := dedup.Add(c.Context, r, a, x, &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")},
+		n, err := dedup.Add(c.Context, r, a, x, opts,
 			func(rec *input.Record, err error) error {
 				countRecord(bar, rec, err)
 				switch {

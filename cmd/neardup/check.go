@@ -11,8 +11,16 @@ import (
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/simhash"
 )
+
+// checkJSON is a line of check --json: the report, and with --reuse the
+// archived articles that share passages with it.
+type checkJSON struct {
+	dedup.CheckReport
+	Reuse *reuse.Answer `json:"reuse,omitempty"`
+}
 
 func checkCommand() *cli.Command {
 	return &cli.Command{
@@ -32,7 +40,8 @@ func checkCommand() *cli.Command {
 			jsonFlag(),
 			&cli.IntFlag{Name: "keywords", Value: 10, Category: catOutput,
 				Usage: "shared keywords to list per match in text output (0: all)"},
-		}, analyzerFlags(), inputFlags(), matchFlags()),
+			reuseFlag("also list the archived articles that share passages with it (partial reuse: the archive needs a reuse index; with --add, texts are kept)"),
+		}, analyzerFlags(), inputFlags(), matchFlags(), reuseFlags()),
 		Action: runCheck,
 	}
 }
@@ -51,6 +60,10 @@ func runCheck(c *cli.Context) error {
 	add := c.Bool("add")
 	inOpts, a := s.input(), s.analyzer()
 	x := s.open(dir, a, k, minJ, !add)
+	var ri *reuse.Index
+	if withReuse := c.Bool("reuse"); withReuse || add {
+		ri = s.openReuse(dir, x, a, withReuse)
+	}
 	if s.err != nil {
 		return s.err
 	}
@@ -79,6 +92,17 @@ func runCheck(c *cli.Context) error {
 		}
 		doc := dedup.DocOf(an, rec.ID, rec.Title, storedKeywords)
 		doc.Added = time.Now().UTC()
+		var reused *reuse.Answer
+		if ri != nil {
+			ans, err := ri.Find(c.Context, rec.Text, rec.ID)
+			if err != nil {
+				return err
+			}
+			doc.Passages, doc.Text = ans.File, rec.Text
+			if c.Bool("reuse") {
+				reused = &ans
+			}
+		}
 		res, err := dedup.Check(c.Context, x, &doc, k, add && rec.ID != "-")
 		if err != nil {
 			return err
@@ -93,9 +117,12 @@ func runCheck(c *cli.Context) error {
 		rep := res.Report(rec.ID, an)
 		rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
 		if asJSON {
-			return writeJSON(w, rep)
+			return writeJSON(w, checkJSON{rep, reused})
 		}
-		return rep.WriteText(w, archive.Redact(dir), nkw)
+		if err := rep.WriteText(w, archive.Redact(dir), nkw); err != nil || reused == nil {
+			return err
+		}
+		return reused.WriteText(w, rec.Name())
 	})
 	if err != nil {
 		return err

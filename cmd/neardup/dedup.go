@@ -28,12 +28,14 @@ func dedupCommand() *cli.Command {
 				Usage: "write every record with neardup's verdict, cluster, member and similarities to `FILE` (JSONL; Parquet when FILE ends in .parquet)"},
 			&cli.StringFlag{Name: "keep", Category: catOutput, Value: "first",
 				Usage: "which member of each cluster the outputs keep, by `POLICY`: first, longest, newest:FIELD, oldest:FIELD or max:FIELD"},
+			&cli.StringFlag{Name: "reuse-pairs", Category: catOutput, TakesFile: true,
+				Usage: "write the reuse pairs (articles that share passages: a, b and the share of each in the other) to `FILE`; among this run's articles, in memory"},
 			dedupIndexFlag(),
 			workersFlag(),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "strict", Category: catInput, Usage: "stop at the first bad record or unreadable input"},
 			jsonFlag(),
 			progressFlag(),
-		}, analyzerFlags(), inputFlags(), matchFlags()),
+		}, analyzerFlags(), inputFlags(), matchFlags(), reuseFlags()),
 		Action: runDedup,
 	}
 }
@@ -47,6 +49,9 @@ func runDedup(c *cli.Context) (err error) {
 	k, minJ, nw, inOpts, a := s.indexDistance(), s.minContent(), s.atLeast1("workers"), s.input(), s.analyzer()
 	dir := c.String("index")
 	x := s.open(dir, a, k, minJ, false) // "": in memory
+	if dir != "" && s.openReuse(dir, x, a, false) != nil {
+		s.fail("index %s has a reuse index, which dedup does not fill yet: add to it with add --reuse, check --add or serve", dir)
+	}
 	if s.err != nil {
 		return s.err
 	}
@@ -65,7 +70,7 @@ func runDedup(c *cli.Context) (err error) {
 		return usagef(c, "--keep: %v", err)
 	}
 	named := false
-	for _, f := range []string{"pairs", "clusters", "unique", "rejects", "annotate"} {
+	for _, f := range []string{"pairs", "clusters", "unique", "rejects", "annotate", "reuse-pairs"} {
 		named = named || c.String(f) != ""
 	}
 	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects"),
@@ -81,6 +86,11 @@ func runDedup(c *cli.Context) (err error) {
 	if err := outs.SetKeep(keep, c.Args().Slice(), inOpts); err != nil {
 		return usagef(c, "%v", err)
 	}
+	rp, err := newReusePairs(s, a)
+	if err != nil {
+		return err
+	}
+	defer rp.abort()
 	r := input.NewReader(c.Args().Slice(), c.App.Reader, inOpts)
 	var bar *prog.Bar // a line on a terminal, also when the pairs go to standard output
 	if p := c.String("progress"); p == "always" || (p == "auto" && prog.IsTerminal(c.App.ErrWriter)) {
@@ -100,6 +110,8 @@ func runDedup(c *cli.Context) (err error) {
 			if rejected++; files.Rejects == "" && rejected <= maxShown {
 				fmt.Fprintf(c.App.ErrWriter, "neardup: %s: %v\n", kind, o.Err)
 			}
+		} else if err := rp.add(&o.Record); err != nil {
+			return err
 		}
 		return outs.Write(o)
 	})
@@ -114,6 +126,9 @@ func runDedup(c *cli.Context) (err error) {
 		return err
 	}
 	if _, err := outs.Commit(); err != nil {
+		return err
+	}
+	if err := rp.commit(); err != nil {
 		return err
 	}
 	if err := sum.WriteText(c.App.ErrWriter, "neardup dedup: "); err != nil {

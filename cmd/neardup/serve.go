@@ -35,7 +35,8 @@ func serveCommand() *cli.Command {
 				Usage: "answer 503 to a request whose analysis would take the memory of those under way past `N` bytes (each takes 160 times its body's size)"},
 			&cli.DurationFlag{Name: "grace", Value: serve.DefaultGrace, Category: catIndex,
 				Usage: "on SIGTERM, wait up to `D` for requests in flight before closing the archive"},
-		}, analyzerFlags(), matchFlags()),
+			reuseFlag("partial reuse: file added articles under their passage fingerprints and answer check?reuse=true (the archive needs a reuse index: made when it is created with --reuse)"),
+		}, analyzerFlags(), matchFlags(), reuseFlags()),
 		Action: runServe,
 	}
 }
@@ -80,10 +81,14 @@ func runServe(c *cli.Context) error {
 	}
 	a := s.analyzer()
 	x := s.open(dir, a, k, minJ, false)
+	ri := s.openReuse(dir, x, a, c.Bool("reuse"))
+	if ri != nil && !c.Bool("keep-text") {
+		s.fail("the archive has a reuse index, which needs the texts kept: drop --keep-text=false")
+	}
 	if s.err != nil {
 		return s.err
 	}
-	srv, err := serve.New(serve.Options{Index: x, Analyzer: a, MaxDistance: k, MinContent: minJ, Token: token,
+	srv, err := serve.New(serve.Options{Index: x, Analyzer: a, MaxDistance: k, MinContent: minJ, Token: token, Reuse: ri,
 		KeepText: c.Bool("keep-text"), MaxBytes: c.Int64("max-bytes"), Keywords: storedKeywords, CORSOrigin: c.String("cors-origin"),
 		AllowHosts: c.StringSlice("allow-host"), MemoryBudget: c.Int64("memory-budget"),
 		Logf: func(format string, args ...any) { fmt.Fprintf(ew, "neardup serve: "+format+"\n", args...) }})

@@ -22,6 +22,8 @@
 //	'b' band value id → empty, for each of the 16 MinHash bands of the
 //	     document's sketch (band: 1 byte; value: the band's four 16-bit
 //	     sketch values, 8 bytes); absent when the document has no sketch
+//	'p' passage id → empty (8-byte passage fingerprint, package reuse),
+//	     one for each of the document's Passages
 //	'm' name → the values the index records with Claim: "format" (1
 //	     byte), "layout" (2 bytes, b and k), "analyzer"
 //
@@ -706,6 +708,11 @@ func (s *Store) rebuildBloom(capacity int64) (err error) {
 // read transaction. Content keys go through the content filter first.
 func (s *Store) Postings(_ context.Context, keys []index.Key) (_ [][]index.Posting, err error) {
 	defer s.recoverTo("reading postings", &err)
+	for _, k := range keys {
+		if err := checkKind(k); err != nil {
+			return nil, fmt.Errorf("index: %s: postings: %w", s.dir, err)
+		}
+	}
 	if err := s.use(); err != nil {
 		return nil, err
 	}
@@ -821,8 +828,16 @@ func (s *Store) Records(_ context.Context, ids []string) (_ [][]byte, err error)
 func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 	defer s.recoverTo("writing", &err)
 	for i := range b.Writes {
-		if err := index.CheckID(b.Writes[i].ID); err != nil {
+		w := &b.Writes[i]
+		if err := index.CheckID(w.ID); err != nil {
 			return fmt.Errorf("index: %s: write %d: %w", s.dir, i, err)
+		}
+		for _, ks := range [][]index.Key{w.Keys, w.OldKeys} {
+			for _, k := range ks {
+				if err := checkKind(k); err != nil {
+					return fmt.Errorf("index: %s: write %d: %w", s.dir, i, err)
+				}
+			}
 		}
 	}
 	if err := s.use(); err != nil {

@@ -9,7 +9,8 @@ import (
 )
 
 // prefixLen returns the length of k's prefix: the kind byte, the table
-// or band byte and the value bytes (content keys have no table byte).
+// or band byte and the value bytes (content and passage keys have no
+// table byte).
 func prefixLen(k index.Key) int {
 	switch k.Kind {
 	case index.KindTable:
@@ -18,6 +19,17 @@ func prefixLen(k index.Key) int {
 		return bandPrefixLen
 	}
 	return contentPrefixLen
+}
+
+// checkKind fails for a key of a kind the store has no keys for (every
+// kind but table, band, content and passage): its keys would collide
+// with another kind's.
+func checkKind(k index.Key) error {
+	switch k.Kind {
+	case index.KindTable, index.KindBand, index.KindContent, index.KindPassage:
+		return nil
+	}
+	return fmt.Errorf("key %v: unknown kind", k)
 }
 
 // fpLen is the length of the fingerprint a posting key of k carries.
@@ -40,6 +52,8 @@ func appendPrefix(dst []byte, k index.Key) []byte {
 	case index.KindBand:
 		dst = append(dst, byte(index.KindBand), k.Table)
 		return binary.BigEndian.AppendUint64(dst, k.Value)
+	case index.KindPassage:
+		return binary.BigEndian.AppendUint64(append(dst, byte(index.KindPassage)), k.Value)
 	}
 	return binary.BigEndian.AppendUint64(append(dst, byte(index.KindContent)), k.Value)
 }

@@ -292,3 +292,61 @@ func at(lines []string, i int) string {
 	}
 	return "(end)"
 }
+
+// A key of a kind the store has no keys for is refused by Apply and
+// Postings, not filed as a content key; a passage key is its own.
+func TestUnknownKind(t *testing.T) {
+	s, err := Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	z := index.Key{Kind: 'z', Value: 5}
+	err = s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "a", Record: []byte{1}, Keys: []index.Key{z}}}})
+	if err == nil || !strings.Contains(err.Error(), `key kind 'z' table 0 bits 0 value 5: unknown kind`) {
+		t.Errorf("Apply of a 'z' key: %v, want unknown kind", err)
+	}
+	if _, err := s.Postings(ctx, []index.Key{z}); err == nil || !strings.Contains(err.Error(), "unknown kind") {
+		t.Errorf("Postings of a 'z' key: %v, want unknown kind", err)
+	}
+	if got := appendPostingKey(nil, index.Key{Kind: index.KindPassage, Value: 0x0102030405060708}, 0, "a"); string(got) != "p\x01\x02\x03\x04\x05\x06\x07\x08a" {
+		t.Errorf("passage posting key = %q", got)
+	}
+}
+
+// Salvage keeps the named values besides format, layout and analyzer
+// (package reuse's "reuse") and files the passage postings again.
+func TestSalvageKeepsReuse(t *testing.T) {
+	ctx := t.Context()
+	dir, out := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	x, err := OpenIndex(ctx, dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Store().Claim(ctx, map[string][]byte{"reuse": {1, 12, 39}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(ctx, index.Doc{ID: "a", Fingerprint: 5, ContentHash: 6, Passages: []uint64{0xabc}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, err := Salvage(ctx, dir, out, nil); err != nil || n != 1 {
+		t.Fatalf("Salvage: %d, %v", n, err)
+	}
+	y, err := OpenIndex(ctx, out, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	got, err := y.Store().Claim(ctx, map[string][]byte{"reuse": {0}})
+	if err != nil || !bytes.Equal(got["reuse"], []byte{1, 12, 39}) {
+		t.Errorf("salvaged reuse value %v, %v; want 010c27", got["reuse"], err)
+	}
+	ps, err := y.Store().Postings(ctx, []index.Key{{Kind: index.KindPassage, Value: 0xabc}})
+	if err != nil || len(ps[0]) != 1 || ps[0][0].ID != "a" {
+		t.Errorf("salvaged passage postings %v, %v", ps, err)
+	}
+}

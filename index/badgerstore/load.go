@@ -141,6 +141,7 @@ const (
 	streamBand = iota
 	streamContent
 	streamDoc
+	streamPassage
 	streamTable0
 	streamMeta = 1 << 16 // a stream ID of its own, written first
 )
@@ -223,7 +224,8 @@ func (l *loader) sortChunk() error {
 				switch {
 				case stream == streamBand && k.Kind == index.KindBand:
 					dst = append(dst, sortKey{uint64(k.Table), k.Value, d.id})
-				case stream == streamContent && k.Kind == index.KindContent:
+				case stream == streamContent && k.Kind == index.KindContent,
+					stream == streamPassage && k.Kind == index.KindPassage:
 					dst = append(dst, sortKey{k.Value, 0, d.id})
 				case stream >= streamTable0 && k.Kind == index.KindTable && int(k.Table) == stream-streamTable0:
 					dst = append(dst, sortKey{k.Value << (64 - uint(k.Bits)), d.fp, d.id})
@@ -244,6 +246,12 @@ func (l *loader) sortChunk() error {
 		keys:   func(dst []sortKey) []sortKey { return keysOf(streamContent, dst) },
 		appendKey: func(dst []byte, k *sortKey) []byte {
 			return appendPostingKey(dst, index.Key{Kind: index.KindContent, Value: k.a}, 0, k.id)
+		},
+	}, {
+		stream: streamPassage,
+		keys:   func(dst []sortKey) []sortKey { return keysOf(streamPassage, dst) },
+		appendKey: func(dst []byte, k *sortKey) []byte {
+			return appendPostingKey(dst, index.Key{Kind: index.KindPassage, Value: k.a}, 0, k.id)
 		},
 	}}
 	for t := range l.tables {
@@ -414,7 +422,7 @@ func (l *loader) write() error {
 		switch st {
 		case streamBand:
 			idAt = bandPrefixLen
-		case streamContent:
+		case streamContent, streamPassage:
 			idAt = contentPrefixLen
 		default:
 			idAt = 2 + (int(l.bits[st-streamTable0])+7)/8 + 8

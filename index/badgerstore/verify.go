@@ -217,6 +217,20 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	if err != nil {
 		return r, 0, err
 	}
+	// The other named values (such as package reuse's "reuse") too.
+	others := map[string][]byte{}
+	for k, n := range keep {
+		name := k[1:]
+		if k[0] == kindMeta && n.meta&bitDelete == 0 && name != index.MetaFormat && name != index.MetaLayout && name != index.MetaAnalyzer {
+			others[name] = n.value
+		}
+	}
+	if len(others) > 0 {
+		if _, err := x.Store().Claim(ctx, others); err != nil {
+			x.Close()
+			return r, 0, err
+		}
+	}
 	n, err := x.Load(ctx, func(yield func(index.Doc) bool) {
 		for _, d := range docs {
 			if !yield(d) {

@@ -1,7 +1,7 @@
 // Package indextest is the conformance suite of index.Store: Run checks a
 // store through an index.Index over it (adds, replaces, deletes, queries
 // against brute force and literal answers, loads, concurrency, the
-// archive's claimed options) and through the Store methods directly
+// archive's claimed options, passage postings) and through the Store methods directly
 // (missing keys and records, postings without records, claims raced by
 // several goroutines, closing); and, for a store that is an
 // index.Shared, its methods and Index.Ingest (shared.go). Every store of this module passes it from
@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 		{"StoreApply", testStoreApply},
 		{"StoreClaim", testStoreClaim},
 		{"StoreClaimRace", testStoreClaimRace},
+		{"Passages", testPassages},
 	}
 	probe := open(t)
 	if _, ok := probe.(index.Shared); ok {

@@ -24,9 +24,9 @@ const (
 	numsPerHash = 128
 )
 
-// Key kinds besides index's KindTable, KindBand and KindContent (which
-// name the posting keys). Each key is the archive's prefix, one kind
-// byte, then the rest.
+// Key kinds besides index's KindTable, KindBand, KindContent and
+// KindPassage (which name the posting keys). Each key is the archive's
+// prefix, one kind byte, then the rest.
 const (
 	kindRecord  = 'r' // r ID → number, record
 	kindNumHash = 'n' // n number/128 → hash {number%128 (1 byte) → ID}
@@ -94,7 +94,7 @@ func (s *Store) bucketOf(k index.Key) (bucket, error) {
 			return bucket{}, fmt.Errorf("key %v: value has more than %d bits", k, k.Bits)
 		}
 		v, bits = k.Value, int(k.Bits)
-	case index.KindBand, index.KindContent:
+	case index.KindBand, index.KindContent, index.KindPassage:
 		v, bits = mix64(k.Value), 64
 	default:
 		return bucket{}, fmt.Errorf("key %v: unknown kind", k)
@@ -201,10 +201,10 @@ func (s *Store) describe(key string) string {
 	}
 	rest := key[len(s.prefix):]
 	switch index.Kind(rest[0]) {
-	case index.KindTable, index.KindBand, index.KindContent:
+	case index.KindTable, index.KindBand, index.KindContent, index.KindPassage:
 		if len(rest) >= 2 {
 			name := string(rest[0])
-			if index.Kind(rest[0]) != index.KindContent {
+			if k := index.Kind(rest[0]); k != index.KindContent && k != index.KindPassage {
 				name += strconv.Itoa(int(rest[1]))
 			}
 			return fmt.Sprintf("%s bucket %x", name, rest[2:])

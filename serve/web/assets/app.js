@@ -53,7 +53,10 @@ function request(add) {
   const body = { text: $("text").value };
   if ($("title").value.trim()) body.title = $("title").value.trim();
   if ($("id").value.trim()) body.id = $("id").value.trim();
-  return call("POST", "v1/check" + (add ? "?add=true" : ""), body, add);
+  const q = [];
+  if (add) q.push("add=true");
+  if (info && info.reuse) q.push("reuse=true");
+  return call("POST", "v1/check" + (q.length ? "?" + q.join("&") : ""), body, add);
 }
 
 async function check(add) {
@@ -90,13 +93,47 @@ function render(r) {
   } else if (r.archived === "different") {
     v.className = "dup";
     text(v, refusedNote(r));
+  } else if (reused(r).length) {
+    v.className = "reuse";
+    const n = reused(r).length;
+    text(v, "部分转载 " + n + (n === 1 ? " archived article shares" : " archived articles share") + " passages with it (partial reuse)" + (r.added ? " · added to the archive as " + r.id : ""));
   } else {
     v.className = "new";
     text(v, "未发现重复 No near-duplicate" + (r.added ? " · added to the archive as " + r.id : ""));
   }
   r.matches.forEach((m, i) => list.appendChild(matchItem(m, i)));
+  reused(r).forEach((m) => list.appendChild(reuseItem(m)));
   show($("result"), true);
-  if (r.matches.length) select(r.matches[0], list.firstChild);
+  if (list.firstChild) select(r.matches.length ? r.matches[0] : reused(r)[0], list.firstChild);
+}
+
+// reused returns the partial-reuse matches of a check that are not
+// near-duplicates listed already.
+function reused(r) {
+  if (!r.reuse) return [];
+  const dup = new Set(r.matches.map((m) => m.id));
+  return r.reuse.matches.filter((m) => !dup.has(m.id));
+}
+
+function pct(x) { return Math.round(x * 100) + "%"; }
+
+function reuseItem(m) {
+  const li = node("li", "reuse");
+  li.dataset.id = m.id;
+  const head = node("div", "match-head");
+  head.appendChild(node("span", "badge reuse", "部分转载 partial reuse"));
+  head.appendChild(node("span", "title", m.title || "(no title)"));
+  head.appendChild(node("code", "id", m.id));
+  li.appendChild(head);
+  li.appendChild(node("div", "nums", pct(m.here) + " of this article is in it · " + pct(m.there) + " of it is in this article" +
+    (m.estimated ? " (estimated: its text is not kept)" : " · " + m.passages.length + (m.passages.length === 1 ? " passage" : " passages"))));
+  const actions = node("div", "actions");
+  const view = node("button", "", "对照 Compare side by side");
+  view.type = "button";
+  view.addEventListener("click", () => select(m, li, true));
+  actions.appendChild(view);
+  li.appendChild(actions);
+  return li;
 }
 
 // refusedNote says why an article was not added: the archive holds a
@@ -143,7 +180,7 @@ async function select(m, li, focus) {
       fill($("side-b"), p.archived);
       text($("compare-note"), Math.round(p.shared * 100) + "% of this article is in passages the archived one has (marked).");
     } else {
-      $("side-b").replaceChildren(node("p", "muted", "存档未保存正文 The archive keeps no text for this article: shared keywords: " + (m.shared_keywords.join("、") || "—")));
+      $("side-b").replaceChildren(node("p", "muted", "存档未保存正文 The archive keeps no text for this article: shared keywords: " + ((m.shared_keywords || []).join("、") || "—")));
       text($("compare-note"), "");
     }
     text($("side-b-title"), "存档 Archived: " + (p.title || p.id));
