@@ -2,6 +2,8 @@ package memstore
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -20,34 +22,160 @@ func TestTextStats(t *testing.T) {
 	indextest.TextStats(t, func(*testing.T) index.Store { return New() })
 }
 
-func TestPlist(t *testing.T) {
+// postTable against a map: adds and removes of keys that share their
+// home slots and wrap around the end of the table leave every key's
+// documents findable.
+func TestPostTable(t *testing.T) {
 	for _, tt := range []struct {
-		add, remove []string
-		want        []string // sorted
-		empty       bool     // what the last remove reports
+		name string
+		ops  []struct {
+			add  bool
+			v    uint64
+			docs []uint32
+		}
+		want map[uint64][]uint32
 	}{
-		{add: []string{"a"}, remove: []string{"a"}, want: nil, empty: true},
-		{add: []string{"a"}, remove: []string{"b"}, want: []string{"a"}},
-		{add: []string{"a", "b", "c"}, remove: []string{"a"}, want: []string{"b", "c"}},
-		{add: []string{"a", "b", "c"}, remove: []string{"b"}, want: []string{"a", "c"}},
-		{add: []string{"a", "b", "c"}, remove: []string{"c", "a", "b"}, want: nil, empty: true},
-		{add: []string{"a", "b"}, remove: []string{"a", "x"}, want: []string{"b"}},
+		{name: "add and remove one", ops: []struct {
+			add  bool
+			v    uint64
+			docs []uint32
+		}{{true, 7, []uint32{1}}, {false, 7, []uint32{1}}}, want: map[uint64][]uint32{7: nil}},
+		{name: "several documents under one value", ops: []struct {
+			add  bool
+			v    uint64
+			docs []uint32
+		}{{true, 7, []uint32{1, 2, 3}}, {true, 8, []uint32{4}}, {false, 7, []uint32{2}}, {true, 7, []uint32{2}}, {true, 7, []uint32{2}}},
+			want: map[uint64][]uint32{7: {1, 2, 3}, 8: {4}}},
+		{name: "remove what is not there", ops: []struct {
+			add  bool
+			v    uint64
+			docs []uint32
+		}{{true, 7, []uint32{1}}, {false, 7, []uint32{9}}, {false, 9, []uint32{1}}}, want: map[uint64][]uint32{7: {1}, 9: nil}},
 	} {
-		var l plist
-		for _, id := range tt.add {
-			l.add(index.Posting{ID: id})
+		var pt postTable
+		for _, op := range tt.ops {
+			for _, d := range op.docs {
+				if op.add {
+					pt.add(op.v, d)
+				} else {
+					pt.remove(op.v, d)
+				}
+			}
 		}
-		var empty bool
-		for _, id := range tt.remove {
-			empty = l.remove(id)
+		for v, want := range tt.want {
+			var got []uint32
+			pt.each(v, func(d uint32) { got = append(got, d) })
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: documents of %d: %v, want %v", tt.name, v, got, want)
+			}
 		}
-		var got []string
-		for _, p := range l.appendTo(nil) {
-			got = append(got, p.ID)
+	}
+}
+
+// Many values in a small table: every home slot is shared and probe
+// runs wrap around, and removals shift entries back. The table agrees
+// with a map after each step.
+func TestPostTableModel(t *testing.T) {
+	var pt postTable
+	model := map[uint64]map[uint32]bool{}
+	x := uint64(1)
+	for step := range 20000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		v, d := (x>>40)%300, uint32(x>>20)%50+1
+		if model[v] == nil {
+			model[v] = map[uint32]bool{}
 		}
-		slices.Sort(got)
-		if !slices.Equal(got, tt.want) || empty != tt.empty {
-			t.Errorf("add %v, remove %v: got %v (empty %v), want %v (empty %v)", tt.add, tt.remove, got, empty, tt.want, tt.empty)
+		if step%3 == 2 {
+			pt.remove(v, d)
+			delete(model[v], d)
+		} else {
+			pt.add(v, d)
+			model[v][d] = true
+		}
+		if step%997 != 0 && step != 19999 {
+			continue
+		}
+		n := 0
+		for v, ds := range model {
+			var got []uint32
+			pt.each(v, func(d uint32) { got = append(got, d) })
+			want := slices.Sorted(maps.Keys(ds))
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("step %d: documents of %d: %v, want %v", step, v, got, want)
+			}
+			n += len(ds)
+		}
+		if pt.n != n {
+			t.Fatalf("step %d: %d postings, want %d", step, pt.n, n)
+		}
+	}
+}
+
+// IDs deleted and added again, many more than the ID table's first
+// size: Records finds each live one and no deleted one, and Postings
+// returns no deleted document.
+func TestManyIDs(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	key := func(i int) index.Key { return index.Key{Kind: index.KindContent, Value: uint64(i % 100)} }
+	var b index.Batch
+	for i := range 5000 {
+		b.Writes = append(b.Writes, index.Write{ID: fmt.Sprintf("doc-%d", i), Record: []byte{byte(i)}, Keys: []index.Key{key(i)}})
+	}
+	if err := s.Apply(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	b.Writes = nil
+	for i := 0; i < 5000; i += 2 { // delete the even ones
+		b.Writes = append(b.Writes, index.Write{ID: fmt.Sprintf("doc-%d", i), Replaces: true, OldKeys: []index.Key{key(i)}})
+	}
+	for i := 1; i < 5000; i += 10 { // replace some odd ones
+		b.Writes = append(b.Writes, index.Write{ID: fmt.Sprintf("doc-%d", i), Record: []byte{byte(i + 1)}, Keys: []index.Key{key(i + 1)},
+			Replaces: true, OldKeys: []index.Key{key(i)}})
+	}
+	if err := s.Apply(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		id := fmt.Sprintf("doc-%d", i)
+		recs, err := s.Records(ctx, []string{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		switch {
+		case i%2 == 0:
+		case i%10 == 1:
+			want = []byte{byte(i + 1)}
+		default:
+			want = []byte{byte(i)}
+		}
+		if !slices.Equal(recs[0], want) || (recs[0] == nil) != (want == nil) {
+			t.Fatalf("record of %s: %v, want %v", id, recs[0], want)
+		}
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Docs != 2500 {
+		t.Errorf("Stats = %+v, %v; want 2500 docs", st, err)
+	}
+	ps, err := s.Postings(ctx, []index.Key{key(2), key(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Key 2 (value 2): doc-i with i%100 == 2 are even, deleted; doc-1,
+	// doc-101, ... (i%10 == 1, i%100 == 1) moved there. Key 3: doc-3,
+	// doc-103, ... (odd, not replaced).
+	for j, want := range []int{50, 50} {
+		if len(ps[j]) != want {
+			t.Errorf("postings of key %d: %d, want %d", j+2, len(ps[j]), want)
+		}
+		for _, p := range ps[j] {
+			var i int
+			fmt.Sscanf(p.ID, "doc-%d", &i)
+			if i%2 == 0 || (j == 0 && i%10 != 1) || (j == 1 && i%10 == 1) {
+				t.Errorf("postings of key %d hold %s", j+2, p.ID)
+			}
 		}
 	}
 }
@@ -105,13 +233,18 @@ func TestStoreOwnsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	var kept []string
-	for id := range s.recs {
+	if err := s.ScanRecords(t.Context(), func(id string, _ []byte) error {
 		kept = append(kept, id)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
-	for _, l := range s.lists {
-		for _, p := range l.appendTo(nil) {
-			kept = append(kept, p.ID)
-		}
+	ps, err := s.Postings(t.Context(), []index.Key{{Kind: index.KindContent, Value: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps[0] {
+		kept = append(kept, p.ID)
 	}
 	kept = append(kept, ms[0].ID, ids[0])
 	for _, id := range kept {
@@ -145,7 +278,7 @@ func TestClosed(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if s.lists != nil || s.recs != nil || s.meta != nil {
+	if s.lists != nil || s.docs != nil || s.data.chunks != nil || s.ids.slots != nil || s.meta != nil {
 		t.Errorf("Close kept the maps")
 	}
 	_, err := s.Records(ctx, []string{"a"})
