@@ -32,6 +32,8 @@ type Store struct {
 	live   int64
 	lists  map[listKey]*list
 	meta   map[string][]byte
+	lean   bool   // keep records without what explains a match
+	buf    []byte // a lean record while Apply makes it
 }
 
 // listKey names the posting lists of one kind of key: a SimHash table
@@ -52,6 +54,17 @@ type list struct {
 // New returns an empty store.
 func New() *Store {
 	return &Store{seed: maphash.MakeSeed(), lists: make(map[listKey]*list), meta: make(map[string][]byte)}
+}
+
+// NewLean returns an empty store that keeps each record without the
+// fields that only explain a match to a person (index.LeanRecord): the
+// title, keywords and kept text. It is for one batch run, whose matches
+// nobody reads back for them; matches from it have no title and no
+// keywords.
+func NewLean() *Store {
+	s := New()
+	s.lean = true
+	return s
 }
 
 // Open returns an index over a new, empty Store, for the common case of
@@ -227,8 +240,16 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 		if len(s.docs) >= int(deleted-1) {
 			return fmt.Errorf("index: memory: write %d (id %q): the store holds its most documents, %d", i, w.ID, len(s.docs))
 		}
-		c, off := s.data.add([]byte(w.ID), w.Record)
-		s.docs = append(s.docs, doc{chunk: c, off: off, idLen: uint32(len(w.ID)), recLen: uint32(len(w.Record)), fp: uint64(w.Fingerprint)})
+		rec := w.Record
+		if s.lean {
+			var err error
+			if s.buf, err = index.LeanRecord(s.buf[:0], rec, w.ID); err != nil {
+				return fmt.Errorf("index: memory: write %d: %w", i, err)
+			}
+			rec = s.buf
+		}
+		c, off := s.data.add([]byte(w.ID), rec)
+		s.docs = append(s.docs, doc{chunk: c, off: off, idLen: uint32(len(w.ID)), recLen: uint32(len(rec)), fp: uint64(w.Fingerprint)})
 		n = uint32(len(s.docs))
 		s.insertID(n)
 		s.live++

@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/indextest"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -300,5 +303,46 @@ func TestApplyInvalidID(t *testing.T) {
 	}
 	if st, _ := s.Stats(ctx); st.Docs != 0 {
 		t.Errorf("%d docs after a refused Apply", st.Docs)
+	}
+}
+
+// A lean store finds and confirms what a full one does, and keeps the
+// cluster, job and sketches of a record but not its title, keywords or
+// text.
+func TestLean(t *testing.T) {
+	ctx := t.Context()
+	x, err := index.New(ctx, NewLean(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	var sk minhash.Sketch
+	for i := range sk {
+		sk[i] = uint16(3*i + 1)
+	}
+	d := index.Doc{ID: "copy", Fingerprint: 0x0123456789abcdef, ContentHash: 3, Title: "A title",
+		Keywords: []tfidf.Keyword{{Word: "news", Weight: 2}}, Sketch: sk, Shingles: 40,
+		Original: "orig", Via: "orig", Hops: 1, Job: "j", Seq: 7, Text: "the text"}
+	if err := x.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Get(ctx, "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := d
+	want.Title, want.Keywords, want.Text = "", nil, ""
+	got.Added, want.Added = time.Time{}, time.Time{}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Get = %+v\nwant  %+v", got, want)
+	}
+	q := d
+	q.ID, q.ContentHash = "q", 4
+	ms, err := x.Similar(ctx, &q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].ID != "copy" || ms[0].Distance != 0 || ms[0].Content != 1 || ms[0].Title != "" || ms[0].Keywords != nil || ms[0].Original != "orig" {
+		t.Errorf("Similar = %+v, want copy at distance 0, content 1, without title or keywords", ms)
 	}
 }
