@@ -196,6 +196,20 @@ func FuzzDecodeDoc(f *testing.F) {
 		if enc2 := encodeDoc(nil, &d2); !bytes.Equal(enc, enc2) {
 			t.Fatalf("re-encoding changed the record:\n%x\n%x", enc, enc2)
 		}
+		// A record that decodes has a lean record, which decodes to it
+		// without title, keywords and text.
+		lean, err := LeanRecord(nil, rec, "id")
+		if err != nil {
+			t.Fatalf("LeanRecord of a record that decodes: %v", err)
+		}
+		dl, err := decodeDoc(lean, "id")
+		if err != nil {
+			t.Fatalf("lean record %x does not decode: %v", lean, err)
+		}
+		d.Title, d.Keywords, d.Text = "", nil, ""
+		if !bytes.Equal(encodeDoc(nil, &dl), encodeDoc(nil, &d)) {
+			t.Fatalf("lean record decodes to\n%+v\nwant\n%+v", dl, d)
+		}
 	})
 }
 

@@ -24,12 +24,10 @@ type arena struct {
 	bytes  int64 // bytes of the chunks in use
 }
 
-// add appends b and returns where it is: its chunk and offset.
-func (a *arena) add(b ...[]byte) (chunk, off uint32) {
-	n := 0
-	for _, p := range b {
-		n += len(p)
-	}
+// add appends id and rec, one after the other, and returns where they
+// are: their chunk and offset.
+func (a *arena) add(id string, rec []byte) (chunk, off uint32) {
+	n := len(id) + len(rec)
 	last := len(a.chunks) - 1
 	if last < 0 || len(a.chunks[last])+n > cap(a.chunks[last]) {
 		a.chunks = append(a.chunks, make([]byte, 0, max(n, chunkSize)))
@@ -37,10 +35,7 @@ func (a *arena) add(b ...[]byte) (chunk, off uint32) {
 	}
 	c := a.chunks[last]
 	off = uint32(len(c))
-	for _, p := range b {
-		c = append(c, p...)
-	}
-	a.chunks[last] = c
+	a.chunks[last] = append(append(c, id...), rec...)
 	a.bytes += int64(n)
 	return uint32(last), off
 }

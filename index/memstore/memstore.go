@@ -5,8 +5,12 @@
 // It holds no pointer per document (see flat.go): the documents are
 // numbered, their IDs and records are kept in large byte chunks, and
 // the posting lists are flat tables of document numbers, so that ten
-// million documents are a few hundred objects to the garbage collector
-// and about a hundred bytes each beyond their records.
+// million documents are a few hundred thousand objects to the garbage
+// collector (one per SimHash table key value in use, 4 × 65,536 at
+// most in the default layout, and a few hundred chunks and tables),
+// and about 350 bytes each beyond their IDs and records. A replaced or
+// deleted document's ID and record stay in their chunk until the store
+// is closed: it is made for runs that add.
 package memstore
 
 import (
@@ -248,7 +252,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 			}
 			rec = s.buf
 		}
-		c, off := s.data.add([]byte(w.ID), rec)
+		c, off := s.data.add(w.ID, rec)
 		s.docs = append(s.docs, doc{chunk: c, off: off, idLen: uint32(len(w.ID)), recLen: uint32(len(rec)), fp: uint64(w.Fingerprint)})
 		n = uint32(len(s.docs))
 		s.insertID(n)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/indextest"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -345,4 +347,46 @@ func TestLean(t *testing.T) {
 	if len(ms) != 1 || ms[0].ID != "copy" || ms[0].Distance != 0 || ms[0].Content != 1 || ms[0].Title != "" || ms[0].Keywords != nil || ms[0].Original != "orig" {
 		t.Errorf("Similar = %+v, want copy at distance 0, content 1, without title or keywords", ms)
 	}
+}
+
+// The store holds no object per document: after 50,000 documents of 21
+// keys each (as the default layout gives), with table keys of 16 bits
+// (i, 2i, 3i and 4i mod 1,024 for document i: 1,024 + 512 + 1,024 + 256
+// values), it keeps one object for each table key value in use (2,816)
+// and a few dozen chunks and tables (74 here); the store of maps and
+// strings it replaced kept about 20 a document.
+func TestFewObjects(t *testing.T) {
+	const docs = 50000
+	b := &index.Batch{}
+	for i := range docs {
+		w := index.Write{ID: fmt.Sprintf("news.example.com/2026/11/%09d.html", i), Record: make([]byte, 400), Fingerprint: simhash.Fingerprint(i)}
+		for tb := range 4 {
+			w.Keys = append(w.Keys, index.Key{Kind: index.KindTable, Table: uint8(tb), Bits: 16, Value: uint64(i*(tb+1)) % 1024})
+		}
+		for band := range index.Bands {
+			w.Keys = append(w.Keys, index.Key{Kind: index.KindBand, Table: uint8(band), Value: uint64(i)<<8 | uint64(band)})
+		}
+		w.Keys = append(w.Keys, index.Key{Kind: index.KindContent, Value: uint64(i)})
+		b.Writes = append(b.Writes, w)
+	}
+	objects := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapObjects
+	}
+	before := objects()
+	s := New()
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	kept := int64(objects()) - int64(before)
+	if st, _ := s.Stats(t.Context()); st.Docs != docs {
+		t.Fatalf("%d documents, want %d", st.Docs, docs)
+	}
+	if kept > 2816+200 {
+		t.Errorf("the store of %d documents keeps %d objects: want at most %d", docs, kept, 2816+200)
+	}
+	runtime.KeepAlive(b)
 }
