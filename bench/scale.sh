@@ -23,7 +23,9 @@
 # and recall of the planted copies (gencorpus -score). The live heap of
 # memory less fingerprint's, per article, is what the in-memory archive
 # costs. RUNS (default memory,badger) picks the dedup runs; NEARDUP a
-# built binary (default: go build ./cmd/neardup into $WORK).
+# built binary (default: go build ./cmd/neardup into $WORK); BEFORE
+# another (an older build), whose dedup runs follow, as memory-before
+# and badger-before, against the same fingerprint run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpora=${NEARDUP_CORPORA:-$(cd .. && pwd)/shared/corpora}
@@ -60,7 +62,7 @@ field() {
 	END { printf "%s %s %s %s\n", wall, rss, pct, maxlive }' "$1"
 }
 
-printf '%-11s %9s %9s %7s %7s %9s %10s %10s %5s %9s %8s %8s\n' run articles art/s MB/s vs_fp peakRSS heapB/art archB/art GC% precision recall rec_j08
+printf '%-14s %9s %9s %7s %7s %9s %10s %10s %5s %9s %8s %8s\n' run articles art/s MB/s vs_fp peakRSS heapB/art archB/art GC% precision recall rec_j08
 for n in "$@"; do
 	corpus=$work/corpus-$n-$size-$seed.jsonl
 	truth=$work/truth-$n-$size-$seed.jsonl
@@ -80,7 +82,7 @@ for n in "$@"; do
 			if (score != "") { split(score, s, " "); p = s[1]; r = s[2]; r8 = s[3] }
 			heap = (name == "fingerprint") ? "-" : sprintf("%.0f", (live - flive) * 1048576 / n)
 			a = (arch == "") ? "-" : sprintf("%.0f", arch / n)
-			printf "%-11s %9d %9.0f %7.2f %6.2fx %7.2fGB %10s %10s %5s %9s %8s %8s\n", name, n, n / wall, bytes / wall / 1e6,
+			printf "%-14s %9d %9.0f %7.2f %6.2fx %7.2fGB %10s %10s %5s %9s %8s %8s\n", name, n, n / wall, bytes / wall / 1e6,
 				fwall / wall, rss / 1048576, heap, a, gc, p, r, r8 }'
 	}
 	row fingerprint "$fwall" "$frss" "$fgc" "$flive" "" ""
@@ -89,16 +91,29 @@ for n in "$@"; do
 			sed -E 's/.*"precision":([0-9.e-]+),"recall":([0-9.e-]+),"recall_j08":([0-9.e-]+).*/\1 \2 \3/' |
 			awk '{ printf "%.4f %.4f %.4f", $1, $2, $3 }'
 	}
-	if [[ $runs == *memory* ]]; then
-		measure "$work/mem-$n.log" "$bin" dedup --pairs "$work/pairs-mem-$n.jsonl" "$corpus"
-		read -r wall rss gc live < <(field "$work/mem-$n.log")
-		row memory "$wall" "$rss" "$gc" "$live" "" "$(score "$work/pairs-mem-$n.jsonl")"
-	fi
-	if [[ $runs == *badger* ]]; then
-		rm -rf "$work/archive-$n"
-		measure "$work/badger-$n.log" "$bin" dedup --index "$work/archive-$n" --pairs "$work/pairs-badger-$n.jsonl" "$corpus"
-		read -r wall rss gc live < <(field "$work/badger-$n.log")
-		row badger "$wall" "$rss" "$gc" "$live" "$(du -sb "$work/archive-$n" | cut -f1)" "$(score "$work/pairs-badger-$n.jsonl")"
-		rm -rf "$work/archive-$n"
+	dedups() { # SUFFIX BINARY
+		local sfx=$1 b=$2
+		if [[ $runs == *memory* ]]; then
+			measure "$work/mem$sfx-$n.log" "$b" dedup --pairs "$work/pairs-mem$sfx-$n.jsonl" "$corpus"
+			read -r wall rss gc live < <(field "$work/mem$sfx-$n.log")
+			row "memory$sfx" "$wall" "$rss" "$gc" "$live" "" "$(score "$work/pairs-mem$sfx-$n.jsonl")"
+		fi
+		if [[ $runs == *badger* ]]; then
+			rm -rf "$work/archive-$n"
+			measure "$work/badger$sfx-$n.log" "$b" dedup --index "$work/archive-$n" --pairs "$work/pairs-badger$sfx-$n.jsonl" "$corpus"
+			read -r wall rss gc live < <(field "$work/badger$sfx-$n.log")
+			row "badger$sfx" "$wall" "$rss" "$gc" "$live" "$(du -sb "$work/archive-$n" | cut -f1)" "$(score "$work/pairs-badger$sfx-$n.jsonl")"
+			rm -rf "$work/archive-$n"
+		fi
+	}
+	dedups "" "$bin"
+	if [[ -n ${BEFORE:-} ]]; then
+		dedups -before "$BEFORE"
+		for r in mem badger; do
+			if [[ -f $work/pairs-$r-$n.jsonl && -f $work/pairs-$r-before-$n.jsonl ]]; then
+				cmp -s "$work/pairs-$r-$n.jsonl" "$work/pairs-$r-before-$n.jsonl" && same=identical || same=DIFFERENT
+				echo "# $r: pairs $same to before's"
+			fi
+		done
 	fi
 done
