@@ -226,6 +226,11 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 		if uint64(len(w.Record)) > 1<<32-1-uint64(len(w.ID)) {
 			return fmt.Errorf("index: memory: write %d (id %q): record of %d bytes: want below 4 GB", i, w.ID, len(w.Record))
 		}
+		for _, k := range w.Keys {
+			if k.Kind == index.KindTable && (k.Bits > 64 || k.Bits < 64 && k.Value>>k.Bits != 0) {
+				return fmt.Errorf("index: memory: write %d (id %q): table key %v: value wider than its %d bits", i, w.ID, k, k.Bits)
+			}
+		}
 	}
 	for i := range b.Writes {
 		w := &b.Writes[i]

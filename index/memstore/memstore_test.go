@@ -390,3 +390,18 @@ func TestFewObjects(t *testing.T) {
 	}
 	runtime.KeepAlive(b)
 }
+
+// Apply refuses a table key whose value is wider than its bits (the
+// store files it by value), before it writes anything.
+func TestApplyWideTableKey(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	k := index.Key{Kind: index.KindTable, Table: 1, Bits: 16, Value: 1 << 16}
+	err := s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "a", Record: []byte{1}}, {ID: "b", Record: []byte{2}, Keys: []index.Key{k}}}})
+	if want := `index: memory: write 1 (id "b"): table key t1/16:10000: value wider than its 16 bits`; err == nil || err.Error() != want {
+		t.Errorf("Apply: %v, want %s", err, want)
+	}
+	if st, _ := s.Stats(ctx); st.Docs != 0 {
+		t.Errorf("%d docs after a refused Apply", st.Docs)
+	}
+}
