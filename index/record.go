@@ -472,3 +472,18 @@ func DecodeRecordHead(id string, rec []byte) (Doc, error) {
 	}
 	return d, nil
 }
+
+// LeanRecord appends to dst the record rec of the document id without
+// what only explains a match to a person: its title, keywords and kept
+// text (the fields a batch run, which explains no match, never reads
+// back). The rest is as in rec. Its error wraps ErrCorrupt. A store
+// kept for one batch run may keep these in place of the records it is
+// given (see memstore.NewLean).
+func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
+	d, err := decodeRecord(rec, id, false)
+	if err != nil {
+		return nil, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, err)
+	}
+	d.Title, d.Keywords, d.Text = "", nil, ""
+	return encodeDoc(dst, &d), nil
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -196,6 +197,20 @@ func FuzzDecodeDoc(f *testing.F) {
 		if enc2 := encodeDoc(nil, &d2); !bytes.Equal(enc, enc2) {
 			t.Fatalf("re-encoding changed the record:\n%x\n%x", enc, enc2)
 		}
+		// A record that decodes has a lean record, which decodes to it
+		// without title, keywords and text.
+		lean, err := LeanRecord(nil, rec, "id")
+		if err != nil {
+			t.Fatalf("LeanRecord of a record that decodes: %v", err)
+		}
+		dl, err := decodeDoc(lean, "id")
+		if err != nil {
+			t.Fatalf("lean record %x does not decode: %v", lean, err)
+		}
+		d.Title, d.Keywords, d.Text = "", nil, ""
+		if !bytes.Equal(encodeDoc(nil, &dl), encodeDoc(nil, &d)) {
+			t.Fatalf("lean record decodes to\n%+v\nwant\n%+v", dl, d)
+		}
 	})
 }
 
@@ -250,5 +265,36 @@ func TestRecordText(t *testing.T) {
 	}
 	if _, err := decodeRecord(bad, "a", false); err != nil {
 		t.Errorf("corrupt text not asked for: %v", err)
+	}
+}
+
+// LeanRecord drops the title, keywords and kept text and keeps every
+// other field byte for byte.
+func TestLeanRecord(t *testing.T) {
+	d := Doc{
+		ID: "a", Fingerprint: 0x0123456789abcdef, ContentHash: 0xfedcba9876543210,
+		Title: "Hi", Keywords: []tfidf.Keyword{{Word: "x", Weight: 1.5}},
+		Added: time.Unix(300, 5).UTC(), Job: "j", Seq: 300, Shingles: 3,
+		Original: "o", Via: "v", Hops: 2, Text: "some text",
+	}
+	d.Sketch[0], d.Long[0] = 7, 9
+	got, err := LeanRecord([]byte("x"), encodeDoc(nil, &d), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "78" + // dst's byte
+		"01" + "0123456789abcdef" + "fedcba9876543210" + "d804" + "05" +
+		"00" + // no title
+		"00" + // no keywords
+		"40" + "0700" + strings.Repeat("00", 2*minhash.Size-2) + // sketch: 64 values
+		"01" + "6a" + "ac02" +
+		"02" + "01" + "03" + // field 2, shingles 3
+		"03" + "06" + "02" + "00" + "01" + "6f" + "01" + "76" + // field 3, 6 bytes: hops 2, flags 0, "o", "v"
+		"04" + "8002" + "09" + strings.Repeat("00", minhash.LongSize-1) // field 4: the Long
+	if h := hex.EncodeToString(got); h != want {
+		t.Errorf("LeanRecord = %s\nwant          %s", h, want)
+	}
+	if _, err := LeanRecord(nil, []byte{9}, "bad"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `"bad"`) {
+		t.Errorf("LeanRecord of a bad record: %v", err)
 	}
 }

@@ -54,17 +54,42 @@ var (
 	blocks  = flag.Int("blocks", 0, "layout blocks (0: default 4)")
 	compact = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
 	ingest  = flag.Bool("ingest", false, "write through Index.Ingest (the race-free shared ingest dedup uses, with its states) instead of Index.Add")
+	real    = flag.Bool("real", false, "real-looking documents: 47-byte IDs (news.example.com/zh/2026/MM/DD/a000000001.html), titles of 18 Chinese characters and 32 keywords of 2 or 3, as dedup stores for bench/gencorpus's articles")
 )
 
+// han returns n random Chinese characters.
+func han(r *rand.Rand, n int) string {
+	rs := make([]rune, n)
+	for i := range rs {
+		rs[i] = rune(0x4e00 + r.IntN(3000))
+	}
+	return string(rs)
+}
+
+// docID is the ID of document i.
+func docID(i int) string {
+	if *real {
+		return fmt.Sprintf("news.example.com/zh/2026/%02d/%02d/a%09d.html", 1+i%12, 1+i%28, i)
+	}
+	return fmt.Sprintf("doc-%09d", i)
+}
+
 func doc(r *rand.Rand, i int) index.Doc {
-	d := index.Doc{ID: fmt.Sprintf("doc-%09d", i), Fingerprint: simhash.Fingerprint(r.Uint64()), Added: time.Unix(1.7e9+int64(i), 0)}
+	d := index.Doc{ID: docID(i), Fingerprint: simhash.Fingerprint(r.Uint64()), Added: time.Unix(1.7e9+int64(i), 0)}
 	if *bare {
 		return d
 	}
 	d.ContentHash = r.Uint64()
-	d.Title = fmt.Sprintf("benchmark document title %05d", i%100000)
-	for k := 0; k < 10; k++ {
-		d.Keywords = append(d.Keywords, tfidf.Keyword{Word: fmt.Sprintf("w%05d", r.IntN(50000)), Weight: r.Float64()})
+	if *real {
+		d.Title = han(r, 18)
+		for k := 0; k < 32; k++ {
+			d.Keywords = append(d.Keywords, tfidf.Keyword{Word: han(r, 2+r.IntN(2)), Weight: r.Float64()})
+		}
+	} else {
+		d.Title = fmt.Sprintf("benchmark document title %05d", i%100000)
+		for k := 0; k < 10; k++ {
+			d.Keywords = append(d.Keywords, tfidf.Keyword{Word: fmt.Sprintf("w%05d", r.IntN(50000)), Weight: r.Float64()})
+		}
 	}
 	if *sketch {
 		for k := range d.Sketch {
@@ -211,7 +236,7 @@ func main() {
 		// Regenerate the document's other fields the way ingest did.
 		d := index.Doc{ID: "query", Fingerprint: fps[src]}
 		if !*bare {
-			g, err := x.Get(ctx, fmt.Sprintf("doc-%09d", src))
+			g, err := x.Get(ctx, docID(src))
 			if err != nil {
 				fatal(err)
 			}
@@ -221,7 +246,7 @@ func main() {
 		for _, b := range qr.Perm(64)[:i%4] {
 			d.Fingerprint ^= 1 << uint(b)
 		}
-		qs[i] = query{d, fmt.Sprintf("doc-%09d", src)}
+		qs[i] = query{d, docID(src)}
 	}
 	measure := func(name string, f func(q *query) ([]index.Match, error)) {
 		lat := make([]time.Duration, len(qs))

@@ -168,6 +168,7 @@ func (s *setup) open(dir string, a *neardup.Analyzer, k int, minContent float64,
 	var x *index.Index
 	var err error
 	if dir == "" {
+		o.Lean = true // only dedup archives in memory: a batch run, which explains no match
 		x, err = archive.Memory(s.c.Context, o)
 	} else {
 		x, err = archive.Open(s.c.Context, dir, o)

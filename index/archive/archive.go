@@ -33,6 +33,10 @@ type Options struct {
 	// MustExist opens an existing archive only (delete has nothing to
 	// delete from a new one): none is index.ErrNotFound.
 	MustExist bool
+	// Lean (Memory only) keeps the records without titles, keywords and
+	// texts (memstore.NewLean): for a batch run, which explains no
+	// match, at about half the memory a document.
+	Lean bool
 	// Logf, if not nil, receives the store's warnings.
 	Logf func(format string, args ...any)
 }
@@ -97,13 +101,18 @@ func explain(ctx context.Context, name string, o Options, err error) error {
 }
 
 // Memory returns a new archive in memory (memstore) with the analyzer,
-// distance and content threshold of opts (nil: the defaults).
+// distance and content threshold of opts (nil: the defaults), lean
+// when opts ask for it.
 func Memory(ctx context.Context, opts *Options) (*index.Index, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	return memstore.Open(ctx, &index.Options{AnalyzerID: o.AnalyzerID, Distance: o.Distance, MinContent: o.MinContent})
+	s := memstore.New()
+	if o.Lean {
+		s = memstore.NewLean()
+	}
+	return index.New(ctx, s, &index.Options{AnalyzerID: o.AnalyzerID, Distance: o.Distance, MinContent: o.MinContent})
 }
 
 func open(ctx context.Context, name string, o Options) (*index.Index, error) {

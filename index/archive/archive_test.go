@@ -129,3 +129,23 @@ func TestMemory(t *testing.T) {
 		t.Errorf("Memory at distance %d: %v, want ErrDistance", index.MaxLayoutDistance+1, err)
 	}
 }
+
+// TestMemoryLean: a lean archive in memory keeps no title; a full one
+// does.
+func TestMemoryLean(t *testing.T) {
+	ctx := context.Background()
+	for _, lean := range []bool{false, true} {
+		x, err := Memory(ctx, &Options{Lean: lean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Add(ctx, index.Doc{ID: "a", Title: "Title", Fingerprint: 1, ContentHash: 2}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := x.Get(ctx, "a")
+		x.Close()
+		if want := map[bool]string{false: "Title", true: ""}[lean]; err != nil || d.Title != want {
+			t.Errorf("Lean %t: Get = %+v, %v; want title %q", lean, d, err, want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package badgerstore
 import (
 	"math"
 	"math/bits"
+
+	"github.com/neardup/neardup/index"
 )
 
 // counterMax is the value at which a 4-bit counter saturates.
@@ -159,4 +161,12 @@ func (f *idFilter) mayContain(h uint64) bool {
 		}
 	})
 	return in
+}
+
+// newBandFilter sizes a band filter for capacity documents: their
+// index.Bands band keys each at bandFalsePositive. It is an idFilter
+// over the band keys' prefixes (bandHash): deletes leave their bits set,
+// which can only cause a needless read.
+func newBandFilter(capacity int64) *idFilter {
+	return newIDFilter(max(capacity, minBloomCapacity)*index.Bands, bandFalsePositive)
 }

@@ -36,10 +36,15 @@ import (
 //	stuck        8 bytes, decrements skipped at saturated counters
 //	cells        the counting filter's m/2 bytes (m from capacity and fpRate)
 //	bits         the ID filter's bit words, 8 bytes each
+//	band bits    the band filter's bit words, 8 bytes each (its size
+//	             from capacity: see newBandFilter)
 //	checksum     8 bytes, XXH64 of everything before it
+//
+// A file of an earlier version (magic "NDFILT01", without the band
+// filter) is not used: Open rebuilds the filters from the store, once.
 const (
 	filtersFile  = "neardup-filters"
-	filtersMagic = "NDFILT01"
+	filtersMagic = "NDFILT02"
 )
 
 // errFilters marks a filters file that cannot be used.
@@ -73,6 +78,11 @@ func (s *Store) saveFilters(stamp uint64) error {
 	for _, v := range s.ids.bits {
 		put(v)
 	}
+	s.bmu.RLock()
+	for _, v := range s.bands.bits {
+		put(v)
+	}
+	s.bmu.RUnlock()
 	err = w.Flush()
 	if err == nil {
 		_, err = f.Write(binary.LittleEndian.AppendUint64(nil, sum.Sum64()))
@@ -121,24 +131,30 @@ func (s *Store) loadFilters(stamp uint64) error {
 	}
 	b := &countingBloom{bloomShape: newBloomShape(capacity, fpRate), saturated: int64(u(4)), stuck: int64(u(5))}
 	ids := newIDFilter(capacity, idFalsePositive)
+	bands := newBandFilter(capacity)
 	rest := body[head:]
-	if len(rest) != int(b.m/2)+8*len(ids.bits) {
-		return fmt.Errorf("%w: %d bytes of filters, want %d", errFilters, len(rest), int(b.m/2)+8*len(ids.bits))
+	if want := int(b.m/2) + 8*len(ids.bits) + 8*len(bands.bits); len(rest) != want {
+		return fmt.Errorf("%w: %d bytes of filters, want %d", errFilters, len(rest), want)
 	}
 	b.cells = rest[: b.m/2 : b.m/2]
 	rest = rest[b.m/2:]
 	for i := range ids.bits {
 		ids.bits[i] = binary.LittleEndian.Uint64(rest[8*i:])
 	}
-	s.setFilters(b, ids, docs)
+	rest = rest[8*len(ids.bits):]
+	for i := range bands.bits {
+		bands.bits[i] = binary.LittleEndian.Uint64(rest[8*i:])
+	}
+	s.setFilters(b, ids, bands, docs)
 	return nil
 }
 
-// setFilters installs a content-hash filter and an ID filter for docs
-// documents. Callers other than Open and Load hold wmu.
-func (s *Store) setFilters(b *countingBloom, ids *idFilter, docs int64) {
+// setFilters installs a content-hash filter, an ID filter and a band
+// filter for docs documents. Callers other than Open and Load hold wmu.
+func (s *Store) setFilters(b *countingBloom, ids, bands *idFilter, docs int64) {
 	s.bmu.Lock()
 	s.bloom = b
+	s.bands = bands
 	s.bmu.Unlock()
 	s.ids = ids
 	s.docs.Store(docs)

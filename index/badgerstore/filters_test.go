@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/simhash"
 )
 
 // Open uses the filters file only when it describes the database as it
@@ -132,4 +135,113 @@ func FuzzLoadFilters(f *testing.F) {
 			}
 		}
 	})
+}
+
+// bandDoc is document i of TestBandFilter: a sketch of its own, so that
+// its 16 band keys are its own.
+func bandDoc(i int) index.Doc {
+	d := index.Doc{ID: fmt.Sprint("d", i), Fingerprint: simhash.Fingerprint(mix64(uint64(i))), ContentHash: mix64(uint64(i) + 1e6)}
+	for k := range d.Sketch {
+		d.Sketch[k] = uint16(mix64(uint64(i*minhash.Size+k))) | 1
+	}
+	return d
+}
+
+// bandKeys returns the band keys of d.
+func bandKeys(d index.Doc) []index.Key {
+	var ks []index.Key
+	for b := range index.Bands {
+		var v uint64
+		for _, x := range d.Sketch[b*index.BandRows : (b+1)*index.BandRows] {
+			v = v<<16 | uint64(x)
+		}
+		ks = append(ks, index.Key{Kind: index.KindBand, Table: uint8(b), Value: v})
+	}
+	return ks
+}
+
+// The band filter knows every stored band key, whichever way the store
+// got it (Apply, the filters file, a rebuild from the store, Load), and
+// answers nearly every absent one without a read.
+func TestBandFilter(t *testing.T) {
+	const docs = 50
+	// check asks for the band keys of every document and of as many
+	// documents that are not stored.
+	check := func(what string, s *Store) {
+		t.Helper()
+		for i := range docs {
+			d := bandDoc(i)
+			ps, err := s.Postings(t.Context(), bandKeys(d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for b, p := range ps {
+				if len(p) != 1 || p[0].ID != d.ID {
+					t.Fatalf("%s: postings of band %d of %s: %v", what, b, d.ID, p)
+				}
+			}
+		}
+		before := s.bandSaved.Load()
+		for i := docs; i < 2*docs; i++ {
+			ps, err := s.Postings(t.Context(), bandKeys(bandDoc(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for b, p := range ps {
+				if len(p) != 0 {
+					t.Fatalf("%s: postings of band %d of absent d%d: %v", what, b, i, p)
+				}
+			}
+		}
+		// 800 band keys against a filter of 16,384 keys holding 800:
+		// a false positive each about 1 in 10^9.
+		if saved := s.bandSaved.Load() - before; saved != docs*index.Bands {
+			t.Errorf("%s: the band filter answered %d of %d absent band keys", what, saved, docs*index.Bands)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "idx")
+	x, s := openDir(t, dir, nil, nil)
+	for i := range docs {
+		if err := x.Add(t.Context(), bandDoc(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after Add", s)
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x, s = openDir(t, dir, nil, nil)
+	if err := s.loadFilters(s.db.MaxVersion()); err != nil {
+		t.Errorf("loadFilters after Close: %v", err)
+	}
+	check("from the filters file", s)
+	x.Close()
+
+	// A file of the version before the band filter: rebuilt, once.
+	path := filepath.Join(dir, filtersFile)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := append([]byte("NDFILT01"), good[len(filtersMagic):]...)
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, s = openDir(t, dir, nil, nil)
+	if err := s.loadFilters(s.db.MaxVersion()); err == nil {
+		t.Errorf("loadFilters of an NDFILT01 file succeeded")
+	}
+	check("rebuilt", s)
+	x.Close()
+
+	// Load.
+	x, s = openTemp(t, nil)
+	var ds []index.Doc
+	for i := range docs {
+		ds = append(ds, bandDoc(i))
+	}
+	if _, err := x.Load(t.Context(), slices.Values(ds)); err != nil {
+		t.Fatal(err)
+	}
+	check("after Load", s)
 }

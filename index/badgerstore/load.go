@@ -408,6 +408,7 @@ func (l *loader) write() error {
 	}
 	bloom := newCountingBloom(docs+docs/2, s.fpRate)
 	ids := newIDFilter(bloom.capacity, idFalsePositive)
+	bands := newBandFilter(bloom.capacity)
 	// The other streams, in parallel (StreamWriter.Write is safe for
 	// concurrent use), each with a buffer of its own.
 	var others []int
@@ -433,9 +434,12 @@ func (l *loader) write() error {
 			if len(losers) > 0 && losers[loser{chunk, string(key[idAt:])}] {
 				return nil
 			}
-			if st == streamContent {
+			switch st { // each filter is written by one stream only
+			case streamContent:
 				bloom.add(binary.BigEndian.Uint64(key[1:contentPrefixLen]))
 				ids.add(xxhash.Sum64(key[idAt:]))
+			case streamBand:
+				bands.add(bandHash(key))
 			}
 			return w.put(uint32(st+1), key, nil)
 		})
@@ -450,7 +454,7 @@ func (l *loader) write() error {
 	if err := sw.Flush(); err != nil {
 		return fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
-	s.setFilters(bloom, ids, docs)
+	s.setFilters(bloom, ids, bands, docs)
 	return nil
 }
 

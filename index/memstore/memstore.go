@@ -1,77 +1,74 @@
-// Package memstore keeps an index.Store in memory: a map from key to
-// posting list and one from ID to record. Nothing is persisted; it is
-// for deduplicating a corpus in one run and for tests. It is safe for
-// concurrent use: readers share a lock, Apply takes it alone.
+// Package memstore keeps an index.Store in memory. Nothing is persisted;
+// it is for deduplicating a corpus in one run and for tests. It is safe
+// for concurrent use: readers share a lock, Apply takes it alone.
+//
+// It holds no pointer per document (see flat.go): the documents are
+// numbered, their IDs and records are kept in large byte chunks, and
+// the posting lists are flat tables of document numbers, so that ten
+// million documents are a few hundred thousand objects to the garbage
+// collector (one per SimHash table key value in use, 4 × 65,536 at
+// most in the default layout, and a few hundred chunks and tables),
+// and about 350 bytes each beyond their IDs and records. A replaced or
+// deleted document's ID and record stay in their chunk until the store
+// is closed: it is made for runs that add.
 package memstore
 
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
-	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/simhash"
 )
 
 // Store is an in-memory index.Store.
 type Store struct {
 	mu     sync.RWMutex
 	closed bool
-	lists  map[index.Key]plist
-	recs   map[string][]byte
+	seed   maphash.Seed
+	data   arena
+	docs   []doc // document n is docs[n-1]
+	ids    idTable
+	live   int64
+	lists  map[listKey]*list
 	meta   map[string][]byte
+	lean   bool   // keep records without what explains a match
+	buf    []byte // a lean record while Apply makes it
 }
 
-// plist is a posting list: nearly always one posting (band and content
-// keys are all but unique), which is kept without a slice of its own, so
-// that a document's 17 such keys do not cost 17 small allocations. The
-// order of the postings does not matter.
-type plist struct {
-	first index.Posting
-	rest  []index.Posting
+// listKey names the posting lists of one kind of key: a SimHash table
+// of so many bits, a sketch band, or the content hash.
+type listKey struct {
+	kind  index.Kind
+	table uint8
+	bits  uint8
 }
 
-func (l *plist) add(p index.Posting) {
-	if l.first.ID == "" {
-		l.first = p
-	} else {
-		l.rest = append(l.rest, p)
-	}
-}
-
-// remove deletes the posting of id, if present, and reports whether the
-// list is empty.
-func (l *plist) remove(id string) (empty bool) {
-	if l.first.ID == id {
-		l.first = index.Posting{}
-		if n := len(l.rest); n > 0 {
-			l.first, l.rest[n-1] = l.rest[n-1], index.Posting{}
-			l.rest = l.rest[:n-1]
-		}
-	} else if i := slices.IndexFunc(l.rest, func(p index.Posting) bool { return p.ID == id }); i >= 0 {
-		n := len(l.rest)
-		l.rest[i], l.rest[n-1] = l.rest[n-1], index.Posting{}
-		l.rest = l.rest[:n-1]
-	}
-	return l.first.ID == ""
-}
-
-// appendTo appends a copy of the postings to ps.
-func (l *plist) appendTo(ps []index.Posting) []index.Posting {
-	if l.first.ID == "" {
-		return ps
-	}
-	return append(append(ps, l.first), l.rest...)
+// list is the posting lists of one listKey: buckets when its keys are
+// table keys of at most bucketBits bits, a postTable otherwise.
+type list struct {
+	buckets buckets
+	table   postTable
 }
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{
-		lists: make(map[index.Key]plist),
-		recs:  make(map[string][]byte),
-		meta:  make(map[string][]byte),
-	}
+	return &Store{seed: maphash.MakeSeed(), lists: make(map[listKey]*list), meta: make(map[string][]byte)}
+}
+
+// NewLean returns an empty store that keeps each record without the
+// fields that only explain a match to a person (index.LeanRecord): the
+// title, keywords and kept text. It is for one batch run, whose matches
+// nobody reads back for them; matches from it have no title and no
+// keywords.
+func NewLean() *Store {
+	s := New()
+	s.lean = true
+	return s
 }
 
 // Open returns an index over a new, empty Store, for the common case of
@@ -85,6 +82,77 @@ func (s *Store) String() string { return "memory" }
 
 var errClosed = fmt.Errorf("index: memory: %w", index.ErrClosed)
 
+// entry returns the ID and record of document n (numbered from 1), as
+// slices of the arena, which never changes them: the ID can be made a
+// string without a copy.
+func (s *Store) entry(n uint32) (id string, rec []byte) {
+	d := &s.docs[n-1]
+	c := s.data.chunks[d.chunk]
+	b := c[d.off : d.off+d.idLen+d.recLen : d.off+d.idLen+d.recLen]
+	return unsafe.String(unsafe.SliceData(b), int(d.idLen)), b[d.idLen:]
+}
+
+// lookup returns the number of the document id, or 0.
+func (s *Store) lookup(id string) uint32 {
+	t := &s.ids
+	if t.n == 0 {
+		return 0
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := maphash.String(s.seed, id) & mask; t.slots[i] != 0; i = (i + 1) & mask {
+		if n := t.slots[i]; s.idOf(n) == id {
+			return n
+		}
+	}
+	return 0
+}
+
+func (s *Store) idOf(n uint32) string {
+	id, _ := s.entry(n)
+	return id
+}
+
+// insertID files document n under its ID, which is not filed.
+func (s *Store) insertID(n uint32) {
+	t := &s.ids
+	if 4*(t.n+1) > 3*len(t.slots) {
+		old := t.slots
+		t.slots, t.n = make([]uint32, max(1024, 2*len(old))), 0
+		for _, m := range old {
+			if m != 0 {
+				s.insertID(m)
+			}
+		}
+	}
+	mask := uint64(len(t.slots) - 1)
+	i := maphash.String(s.seed, s.idOf(n)) & mask
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = n
+	t.n++
+}
+
+// removeID takes document n, which is filed, out of the ID table.
+func (s *Store) removeID(n uint32) {
+	t := &s.ids
+	mask := uint64(len(t.slots) - 1)
+	home := func(m uint32) uint64 { return maphash.String(s.seed, s.idOf(m)) & mask }
+	i := home(n)
+	for t.slots[i] != n {
+		i = (i + 1) & mask
+	}
+	t.n--
+	for j := (i + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
+		h := home(t.slots[j])
+		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = 0
+}
+
 // Postings implements index.Store.
 func (s *Store) Postings(_ context.Context, keys []index.Key) ([][]index.Posting, error) {
 	s.mu.RLock()
@@ -94,9 +162,31 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) ([][]index.Posting
 	}
 	out := make([][]index.Posting, len(keys))
 	for i, k := range keys {
-		if l, ok := s.lists[k]; ok {
-			out[i] = l.appendTo(nil)
+		l := s.lists[listKey{k.Kind, k.Table, k.Bits}]
+		if l == nil {
+			continue
 		}
+		var ps []index.Posting
+		add := func(n uint32) {
+			if s.docs[n-1].chunk == deleted {
+				return // a posting the writes left behind
+			}
+			p := index.Posting{ID: s.idOf(n)}
+			if k.Kind == index.KindTable {
+				p.Fingerprint = simhash.Fingerprint(s.docs[n-1].fp)
+			}
+			ps = append(ps, p)
+		}
+		if l.buckets != nil {
+			if k.Value < uint64(len(l.buckets)) {
+				for _, n := range l.buckets[k.Value] {
+					add(n)
+				}
+			}
+		} else {
+			l.table.each(k.Value, add)
+		}
+		out[i] = ps
 	}
 	return out, nil
 }
@@ -111,14 +201,17 @@ func (s *Store) Records(_ context.Context, ids []string) ([][]byte, error) {
 	}
 	out := make([][]byte, len(ids))
 	for i, id := range ids {
-		out[i] = s.recs[id]
+		if n := s.lookup(id); n != 0 {
+			_, out[i] = s.entry(n)
+		}
 	}
 	return out, nil
 }
 
 // Apply implements index.Store. The store keeps copies of the IDs and
 // records: a caller's ID is often a slice of a much larger input line,
-// which the store would otherwise keep alive.
+// which the store would otherwise keep alive. It drops the postings of
+// a write without a record (index.Store allows either).
 func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -130,52 +223,81 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 		if err := index.CheckID(w.ID); err != nil {
 			return fmt.Errorf("index: memory: write %d: %w", i, err)
 		}
+		if uint64(len(w.Record)) > 1<<32-1-uint64(len(w.ID)) {
+			return fmt.Errorf("index: memory: write %d (id %q): record of %d bytes: want below 4 GB", i, w.ID, len(w.Record))
+		}
+		for _, k := range w.Keys {
+			if k.Kind == index.KindTable && (k.Bits > 64 || k.Bits < 64 && k.Value>>k.Bits != 0) {
+				return fmt.Errorf("index: memory: write %d (id %q): table key %v: value wider than its %d bits", i, w.ID, k, k.Bits)
+			}
+		}
 	}
 	for i := range b.Writes {
 		w := &b.Writes[i]
-		for _, k := range w.OldKeys {
-			s.remove(k, w.ID)
+		n := s.lookup(w.ID)
+		if n != 0 {
+			for _, k := range w.OldKeys {
+				s.remove(k, n)
+			}
+			s.removeID(n)
+			s.docs[n-1].chunk = deleted
+			s.live--
 		}
-		var id string
 		if w.Record == nil {
-			delete(s.recs, w.ID)
-			if len(w.Keys) == 0 {
-				continue
-			}
-			id = strings.Clone(w.ID) // postings without a record
-		} else {
-			// One allocation for the ID and the record.
-			var sb strings.Builder
-			sb.Grow(len(w.ID) + len(w.Record))
-			sb.WriteString(w.ID)
-			sb.Write(w.Record)
-			all := sb.String()
-			id = all[:len(w.ID)]
-			s.recs[id] = []byte(all[len(w.ID):])
+			continue
 		}
-		for _, k := range w.Keys {
-			p := index.Posting{ID: id}
-			if k.Kind == index.KindTable {
-				p.Fingerprint = w.Fingerprint
+		if len(s.docs) >= int(deleted-1) {
+			return fmt.Errorf("index: memory: write %d (id %q): the store holds its most documents, %d", i, w.ID, len(s.docs))
+		}
+		rec := w.Record
+		if s.lean {
+			var err error
+			if s.buf, err = index.LeanRecord(s.buf[:0], rec, w.ID); err != nil {
+				return fmt.Errorf("index: memory: write %d: %w", i, err)
 			}
-			l := s.lists[k]
-			l.add(p)
-			s.lists[k] = l
+			rec = s.buf
+		}
+		c, off := s.data.add(w.ID, rec)
+		s.docs = append(s.docs, doc{chunk: c, off: off, idLen: uint32(len(w.ID)), recLen: uint32(len(rec)), fp: uint64(w.Fingerprint)})
+		n = uint32(len(s.docs))
+		s.insertID(n)
+		s.live++
+		for _, k := range w.Keys {
+			s.add(k, n)
 		}
 	}
 	return nil
 }
 
-// remove deletes the posting of id under k. s.mu is held.
-func (s *Store) remove(k index.Key, id string) {
-	l, ok := s.lists[k]
-	if !ok {
-		return
+// add files document n under k. s.mu is held.
+func (s *Store) add(k index.Key, n uint32) {
+	lk := listKey{k.Kind, k.Table, k.Bits}
+	l := s.lists[lk]
+	if l == nil {
+		l = &list{}
+		if k.Kind == index.KindTable && k.Bits <= bucketBits {
+			l.buckets = make(buckets, 1<<k.Bits)
+		}
+		s.lists[lk] = l
 	}
-	if l.remove(id) {
-		delete(s.lists, k)
-	} else {
-		s.lists[k] = l
+	if l.buckets != nil && k.Value < uint64(len(l.buckets)) {
+		l.buckets[k.Value] = append(l.buckets[k.Value], n)
+	} else if l.buckets == nil {
+		l.table.add(k.Value, n)
+	}
+}
+
+// remove deletes the posting of document n under k. s.mu is held.
+func (s *Store) remove(k index.Key, n uint32) {
+	l := s.lists[listKey{k.Kind, k.Table, k.Bits}]
+	switch {
+	case l == nil:
+	case l.buckets != nil:
+		if k.Value < uint64(len(l.buckets)) {
+			l.buckets.remove(k.Value, n)
+		}
+	default:
+		l.table.remove(k.Value, n)
 	}
 }
 
@@ -203,7 +325,7 @@ func (s *Store) Stats(context.Context) (index.StoreStats, error) {
 	if s.closed {
 		return index.StoreStats{}, errClosed
 	}
-	return index.StoreStats{Docs: int64(len(s.recs))}, nil
+	return index.StoreStats{Docs: s.live}, nil
 }
 
 // Close releases the store's memory. Later calls fail.
@@ -211,7 +333,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
-	s.lists, s.recs, s.meta = nil, nil, nil
+	s.data, s.docs, s.ids, s.lists, s.meta = arena{}, nil, idTable{}, nil, nil
 	return nil
 }
 
@@ -223,11 +345,14 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 	if s.closed {
 		return errClosed
 	}
-	for id, rec := range s.recs {
+	for i := range s.docs {
+		if s.docs[i].chunk == deleted {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(id, rec); err != nil {
+		if err := fn(s.entry(uint32(i + 1))); err != nil {
 			return err
 		}
 	}

@@ -2,13 +2,20 @@ package memstore
 
 import (
 	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/indextest"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -20,34 +27,160 @@ func TestTextStats(t *testing.T) {
 	indextest.TextStats(t, func(*testing.T) index.Store { return New() })
 }
 
-func TestPlist(t *testing.T) {
+// postTable against a map: adds and removes of keys that share their
+// home slots and wrap around the end of the table leave every key's
+// documents findable.
+func TestPostTable(t *testing.T) {
 	for _, tt := range []struct {
-		add, remove []string
-		want        []string // sorted
-		empty       bool     // what the last remove reports
+		name string
+		ops  []struct {
+			add  bool
+			v    uint64
+			docs []uint32
+		}
+		want map[uint64][]uint32
 	}{
-		{add: []string{"a"}, remove: []string{"a"}, want: nil, empty: true},
-		{add: []string{"a"}, remove: []string{"b"}, want: []string{"a"}},
-		{add: []string{"a", "b", "c"}, remove: []string{"a"}, want: []string{"b", "c"}},
-		{add: []string{"a", "b", "c"}, remove: []string{"b"}, want: []string{"a", "c"}},
-		{add: []string{"a", "b", "c"}, remove: []string{"c", "a", "b"}, want: nil, empty: true},
-		{add: []string{"a", "b"}, remove: []string{"a", "x"}, want: []string{"b"}},
+		{name: "add and remove one", ops: []struct {
+			add  bool
+			v    uint64
+			docs []uint32
+		}{{true, 7, []uint32{1}}, {false, 7, []uint32{1}}}, want: map[uint64][]uint32{7: nil}},
+		{name: "several documents under one value", ops: []struct {
+			add  bool
+			v    uint64
+			docs []uint32
+		}{{true, 7, []uint32{1, 2, 3}}, {true, 8, []uint32{4}}, {false, 7, []uint32{2}}, {true, 7, []uint32{2}}, {true, 7, []uint32{2}}},
+			want: map[uint64][]uint32{7: {1, 2, 3}, 8: {4}}},
+		{name: "remove what is not there", ops: []struct {
+			add  bool
+			v    uint64
+			docs []uint32
+		}{{true, 7, []uint32{1}}, {false, 7, []uint32{9}}, {false, 9, []uint32{1}}}, want: map[uint64][]uint32{7: {1}, 9: nil}},
 	} {
-		var l plist
-		for _, id := range tt.add {
-			l.add(index.Posting{ID: id})
+		var pt postTable
+		for _, op := range tt.ops {
+			for _, d := range op.docs {
+				if op.add {
+					pt.add(op.v, d)
+				} else {
+					pt.remove(op.v, d)
+				}
+			}
 		}
-		var empty bool
-		for _, id := range tt.remove {
-			empty = l.remove(id)
+		for v, want := range tt.want {
+			var got []uint32
+			pt.each(v, func(d uint32) { got = append(got, d) })
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: documents of %d: %v, want %v", tt.name, v, got, want)
+			}
 		}
-		var got []string
-		for _, p := range l.appendTo(nil) {
-			got = append(got, p.ID)
+	}
+}
+
+// Many values in a small table: every home slot is shared and probe
+// runs wrap around, and removals shift entries back. The table agrees
+// with a map after each step.
+func TestPostTableModel(t *testing.T) {
+	var pt postTable
+	model := map[uint64]map[uint32]bool{}
+	x := uint64(1)
+	for step := range 20000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		v, d := (x>>40)%300, uint32(x>>20)%50+1
+		if model[v] == nil {
+			model[v] = map[uint32]bool{}
 		}
-		slices.Sort(got)
-		if !slices.Equal(got, tt.want) || empty != tt.empty {
-			t.Errorf("add %v, remove %v: got %v (empty %v), want %v (empty %v)", tt.add, tt.remove, got, empty, tt.want, tt.empty)
+		if step%3 == 2 {
+			pt.remove(v, d)
+			delete(model[v], d)
+		} else {
+			pt.add(v, d)
+			model[v][d] = true
+		}
+		if step%997 != 0 && step != 19999 {
+			continue
+		}
+		n := 0
+		for v, ds := range model {
+			var got []uint32
+			pt.each(v, func(d uint32) { got = append(got, d) })
+			want := slices.Sorted(maps.Keys(ds))
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("step %d: documents of %d: %v, want %v", step, v, got, want)
+			}
+			n += len(ds)
+		}
+		if pt.n != n {
+			t.Fatalf("step %d: %d postings, want %d", step, pt.n, n)
+		}
+	}
+}
+
+// IDs deleted and added again, many more than the ID table's first
+// size: Records finds each live one and no deleted one, and Postings
+// returns no deleted document.
+func TestManyIDs(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	key := func(i int) index.Key { return index.Key{Kind: index.KindContent, Value: uint64(i % 100)} }
+	var b index.Batch
+	for i := range 5000 {
+		b.Writes = append(b.Writes, index.Write{ID: fmt.Sprintf("doc-%d", i), Record: []byte{byte(i)}, Keys: []index.Key{key(i)}})
+	}
+	if err := s.Apply(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	b.Writes = nil
+	for i := 0; i < 5000; i += 2 { // delete the even ones
+		b.Writes = append(b.Writes, index.Write{ID: fmt.Sprintf("doc-%d", i), Replaces: true, OldKeys: []index.Key{key(i)}})
+	}
+	for i := 1; i < 5000; i += 10 { // replace some odd ones
+		b.Writes = append(b.Writes, index.Write{ID: fmt.Sprintf("doc-%d", i), Record: []byte{byte(i + 1)}, Keys: []index.Key{key(i + 1)},
+			Replaces: true, OldKeys: []index.Key{key(i)}})
+	}
+	if err := s.Apply(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		id := fmt.Sprintf("doc-%d", i)
+		recs, err := s.Records(ctx, []string{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		switch {
+		case i%2 == 0:
+		case i%10 == 1:
+			want = []byte{byte(i + 1)}
+		default:
+			want = []byte{byte(i)}
+		}
+		if !slices.Equal(recs[0], want) || (recs[0] == nil) != (want == nil) {
+			t.Fatalf("record of %s: %v, want %v", id, recs[0], want)
+		}
+	}
+	if st, err := s.Stats(ctx); err != nil || st.Docs != 2500 {
+		t.Errorf("Stats = %+v, %v; want 2500 docs", st, err)
+	}
+	ps, err := s.Postings(ctx, []index.Key{key(2), key(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Key 2 (value 2): doc-i with i%100 == 2 are even, deleted; doc-1,
+	// doc-101, ... (i%10 == 1, i%100 == 1) moved there. Key 3: doc-3,
+	// doc-103, ... (odd, not replaced).
+	for j, want := range []int{50, 50} {
+		if len(ps[j]) != want {
+			t.Errorf("postings of key %d: %d, want %d", j+2, len(ps[j]), want)
+		}
+		for _, p := range ps[j] {
+			var i int
+			fmt.Sscanf(p.ID, "doc-%d", &i)
+			if i%2 == 0 || (j == 0 && i%10 != 1) || (j == 1 && i%10 == 1) {
+				t.Errorf("postings of key %d hold %s", j+2, p.ID)
+			}
 		}
 	}
 }
@@ -105,13 +238,18 @@ func TestStoreOwnsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	var kept []string
-	for id := range s.recs {
+	if err := s.ScanRecords(t.Context(), func(id string, _ []byte) error {
 		kept = append(kept, id)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
-	for _, l := range s.lists {
-		for _, p := range l.appendTo(nil) {
-			kept = append(kept, p.ID)
-		}
+	ps, err := s.Postings(t.Context(), []index.Key{{Kind: index.KindContent, Value: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps[0] {
+		kept = append(kept, p.ID)
 	}
 	kept = append(kept, ms[0].ID, ids[0])
 	for _, id := range kept {
@@ -145,7 +283,7 @@ func TestClosed(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if s.lists != nil || s.recs != nil || s.meta != nil {
+	if s.lists != nil || s.docs != nil || s.data.chunks != nil || s.ids.slots != nil || s.meta != nil {
 		t.Errorf("Close kept the maps")
 	}
 	_, err := s.Records(ctx, []string{"a"})
@@ -164,6 +302,104 @@ func TestApplyInvalidID(t *testing.T) {
 	err := s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "a", Record: []byte{1}}, {ID: "", Record: []byte{2}}}})
 	if !errors.Is(err, index.ErrID) || !strings.Contains(err.Error(), "write 1") {
 		t.Errorf("Apply with an empty ID: %v", err)
+	}
+	if st, _ := s.Stats(ctx); st.Docs != 0 {
+		t.Errorf("%d docs after a refused Apply", st.Docs)
+	}
+}
+
+// A lean store finds and confirms what a full one does, and keeps the
+// cluster, job and sketches of a record but not its title, keywords or
+// text.
+func TestLean(t *testing.T) {
+	ctx := t.Context()
+	x, err := index.New(ctx, NewLean(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	var sk minhash.Sketch
+	for i := range sk {
+		sk[i] = uint16(3*i + 1)
+	}
+	d := index.Doc{ID: "copy", Fingerprint: 0x0123456789abcdef, ContentHash: 3, Title: "A title",
+		Keywords: []tfidf.Keyword{{Word: "news", Weight: 2}}, Sketch: sk, Shingles: 40,
+		Original: "orig", Via: "orig", Hops: 1, Job: "j", Seq: 7, Text: "the text"}
+	if err := x.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Get(ctx, "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := d
+	want.Title, want.Keywords, want.Text = "", nil, ""
+	got.Added, want.Added = time.Time{}, time.Time{}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Get = %+v\nwant  %+v", got, want)
+	}
+	q := d
+	q.ID, q.ContentHash = "q", 4
+	ms, err := x.Similar(ctx, &q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].ID != "copy" || ms[0].Distance != 0 || ms[0].Content != 1 || ms[0].Title != "" || ms[0].Keywords != nil || ms[0].Original != "orig" {
+		t.Errorf("Similar = %+v, want copy at distance 0, content 1, without title or keywords", ms)
+	}
+}
+
+// The store holds no object per document: after 50,000 documents of 21
+// keys each (as the default layout gives), with table keys of 16 bits
+// (i, 2i, 3i and 4i mod 1,024 for document i: 1,024 + 512 + 1,024 + 256
+// values), it keeps one object for each table key value in use (2,816)
+// and a few dozen chunks and tables (74 here); the store of maps and
+// strings it replaced kept about 20 a document.
+func TestFewObjects(t *testing.T) {
+	const docs = 50000
+	b := &index.Batch{}
+	for i := range docs {
+		w := index.Write{ID: fmt.Sprintf("news.example.com/2026/11/%09d.html", i), Record: make([]byte, 400), Fingerprint: simhash.Fingerprint(i)}
+		for tb := range 4 {
+			w.Keys = append(w.Keys, index.Key{Kind: index.KindTable, Table: uint8(tb), Bits: 16, Value: uint64(i*(tb+1)) % 1024})
+		}
+		for band := range index.Bands {
+			w.Keys = append(w.Keys, index.Key{Kind: index.KindBand, Table: uint8(band), Value: uint64(i)<<8 | uint64(band)})
+		}
+		w.Keys = append(w.Keys, index.Key{Kind: index.KindContent, Value: uint64(i)})
+		b.Writes = append(b.Writes, w)
+	}
+	objects := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapObjects
+	}
+	before := objects()
+	s := New()
+	if err := s.Apply(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	kept := int64(objects()) - int64(before)
+	if st, _ := s.Stats(t.Context()); st.Docs != docs {
+		t.Fatalf("%d documents, want %d", st.Docs, docs)
+	}
+	if kept > 2816+200 {
+		t.Errorf("the store of %d documents keeps %d objects: want at most %d", docs, kept, 2816+200)
+	}
+	runtime.KeepAlive(b)
+}
+
+// Apply refuses a table key whose value is wider than its bits (the
+// store files it by value), before it writes anything.
+func TestApplyWideTableKey(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	k := index.Key{Kind: index.KindTable, Table: 1, Bits: 16, Value: 1 << 16}
+	err := s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "a", Record: []byte{1}}, {ID: "b", Record: []byte{2}, Keys: []index.Key{k}}}})
+	if want := `index: memory: write 1 (id "b"): table key t1/16:10000: value wider than its 16 bits`; err == nil || err.Error() != want {
+		t.Errorf("Apply: %v, want %s", err, want)
 	}
 	if st, _ := s.Stats(ctx); st.Docs != 0 {
 		t.Errorf("%d docs after a refused Apply", st.Docs)
