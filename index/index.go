@@ -211,6 +211,7 @@ type Match struct {
 // Index is an archive of documents over a Store.
 type Index struct {
 	store      Store
+	sh         Shared // the store when it is Shared, else an in-process one beside it (see local)
 	name       string // the store, in error messages
 	layout     *layout
 	analyzer   string
@@ -297,6 +298,11 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 			x.name, ErrMismatch, analyzer, o.AnalyzerID)
 	}
 	x.layout, x.analyzer = l, string(analyzer)
+	if sh, ok := s.(Shared); ok {
+		x.sh = sh
+	} else {
+		x.sh = newLocal(x, s)
+	}
 	return x, nil
 }
 

@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup/simhash"
@@ -113,6 +116,15 @@ type Decision struct {
 	// cluster from its record.
 	ID     string
 	Record []byte
+	// Drop (a duplicate only): the document is not kept. A store that
+	// has not stored it yet (the in-process one) never stores it; a
+	// store that has may keep it (Ingest deletes it then).
+	Drop bool
+	// Keys (a duplicate with a Record, optional): the keys it is filed
+	// under from now on, for a store that files decided documents anew
+	// (the in-process one: a RecordOnly duplicate under its content hash
+	// alone); nil keeps those of its write.
+	Keys []Key
 }
 
 // DefaultIngestWait is how long Ingest waits for a lower-numbered
@@ -144,6 +156,11 @@ type IngestOptions struct {
 	// (later documents match it only as an exact copy, as Similar does
 	// in any store). Nil: every duplicate is a member.
 	Member func(d *Doc, best *Match) bool
+	// Drop, when set, is asked about each duplicate Member did not make
+	// a member (RecordOnly): true leaves it out of the archive (it is
+	// never stored in a store one process owns, and deleted once
+	// decided in a shared one). Its Ingested says so (Dropped).
+	Drop func(d *Doc) bool
 }
 
 // Ingested is Ingest's decision about one document.
@@ -163,6 +180,9 @@ type Ingested struct {
 	// member), in Similar's order and with Similar's fields; the first
 	// is its Via (see Doc), the others its More.
 	Matches []Match
+	// Dropped: a duplicate that IngestOptions.Drop left out of the
+	// archive.
+	Dropped bool
 }
 
 // Ingest adds docs to a Shared store and decides, race-free with every
@@ -231,7 +251,7 @@ type Ingested struct {
 // equal, Job not empty) is completed with Reappend and decided, or its
 // earlier decision kept (Resumed; a duplicate's Matches are read again
 // from its record's Via and More), so that a killed run can be re-run.
-func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Ingested, error) {
+func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []Ingested, err error) {
 	if err := checkDocs(docs); err != nil {
 		return nil, err
 	}
@@ -239,17 +259,31 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		return nil, err
 	}
 	defer x.life.RUnlock()
-	sh, ok := x.store.(Shared)
-	if !ok {
-		return nil, fmt.Errorf("index: %s: ingest: the store is not shared (%T)", x.name, x.store)
-	}
 	if err := checkDistance(x.layout, o.Distance); err != nil {
 		return nil, err
+	}
+	sh := x.sh
+	if l, ok := sh.(*local); ok {
+		l.begin()
+		defer func() {
+			if err != nil {
+				var pending []uint64
+				for i := range out {
+					if out[i].Num != 0 {
+						pending = append(pending, out[i].Num)
+					}
+				}
+				l.abandon(pending)
+			}
+			if e := l.end(ctx); e != nil && err == nil {
+				out, err = nil, e
+			}
+		}()
 	}
 	if o.Wait <= 0 {
 		o.Wait = DefaultIngestWait
 	}
-	out := make([]Ingested, len(docs))
+	out = make([]Ingested, len(docs))
 	if len(docs) == 0 {
 		return out, nil
 	}
@@ -257,7 +291,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 	for i := range docs {
 		ids[i] = docs[i].ID
 	}
-	recs, err := x.store.Records(ctx, ids)
+	recs, err := sh.Records(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +340,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 			for j, i := range lost {
 				lids[j] = docs[i].ID
 			}
-			lrecs, err := x.store.Records(ctx, lids)
+			lrecs, err := sh.Records(ctx, lids)
 			if err != nil {
 				return nil, err
 			}
@@ -352,7 +386,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(out[a].Num, out[b].Num) })
-	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}, local: map[uint64]Status{}}
+	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}, local: map[uint64]Status{}, changed: map[string]bool{}}
 	if err := in.fetch(ctx, keysOf(nums)); err != nil {
 		return nil, err
 	}
@@ -384,13 +418,22 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		simple = simple[:0]
 		return nil
 	}
+	// Every document's candidates confirmed at once, on every core;
+	// those of a candidate this call decides before the document (its
+	// record then names its cluster) again in turn.
+	cands := make([][]string, len(docs))
+	for _, i := range order {
+		for _, e := range seen[i] {
+			cands[i] = append(cands[i], e.ID)
+		}
+	}
+	pre := in.confirmAll(docs, order, cands)
 	for _, i := range order {
 		d := &docs[i]
-		var cands []string
-		for _, e := range seen[i] {
-			cands = append(cands, e.ID)
+		ms := pre[i]
+		if slices.ContainsFunc(cands[i], func(id string) bool { return in.changed[id] }) {
+			ms = in.confirm(d, cands[i])
 		}
-		ms := in.confirm(d, cands)
 		if len(ms) == 0 {
 			simple = append(simple, i)
 			continue
@@ -407,6 +450,12 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 	}
 	if err := in.sendDeferred(ctx); err != nil {
 		return nil, err
+	}
+	if _, ok := sh.(*local); !ok && len(in.dropped) > 0 {
+		// A shared store has them: deleted now that they are decided.
+		if err := x.drop(ctx, in.dropped); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -480,6 +529,43 @@ type ingest struct {
 	// yet (duplicates, sent together at the end).
 	local    map[uint64]Status
 	deferred []Decision
+	dropped  []string        // IDs of the duplicates Drop left out
+	changed  map[string]bool // candidates whose records changed since confirmAll
+}
+
+// confirmAll returns confirm's matches for each docs[i] of order among
+// its candidates cands[i], on up to GOMAXPROCS goroutines.
+func (in *ingest) confirmAll(docs []Doc, order []int, cands [][]string) [][]Match {
+	out := make([][]Match, len(docs))
+	var todo []int
+	for _, i := range order {
+		if len(cands[i]) > 0 {
+			todo = append(todo, i)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), (len(todo)+7)/8)
+	if workers <= 1 {
+		for _, i := range todo {
+			out[i] = in.confirm(&docs[i], cands[i])
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Go(func() {
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(todo) {
+					return
+				}
+				i := todo[j]
+				out[i] = in.confirm(&docs[i], cands[i])
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // fetch reads the records of ids not read yet.
@@ -493,7 +579,7 @@ func (in *ingest) fetch(ctx context.Context, ids []string) error {
 	if len(want) == 0 {
 		return nil
 	}
-	recs, err := in.x.store.Records(ctx, want)
+	recs, err := in.sh.Records(ctx, want)
 	if err != nil {
 		return err
 	}
@@ -522,7 +608,10 @@ func (in *ingest) confirm(d *Doc, ids []string) []Match {
 	var near []Match
 	for _, id := range ids {
 		r := in.docs[id]
-		if r == nil || id == d.ID {
+		if r == nil || id == d.ID || (d.Job != "" && r.Job == d.Job && r.Seq > d.Seq) {
+			// A document of this job at a later position (stored by
+			// an interrupted run of the job) is not a candidate yet:
+			// an uninterrupted run has not seen it.
 			continue
 		}
 		if r.ContentHash == d.ContentHash {
@@ -684,6 +773,7 @@ func (in *ingest) clusters(ctx context.Context, d *Doc, wait []uint64, known map
 		if len(redo) > 0 {
 			for _, id := range stale {
 				delete(in.docs, id)
+				in.changed[id] = true
 			}
 			if err := in.fetch(ctx, stale); err != nil {
 				return nil, err
@@ -858,9 +948,14 @@ func (in *ingest) duplicate(d *Doc, res *Ingested, kept []Match) {
 		c.More = append(c.More, m.ID)
 	}
 	c.RecordOnly = in.o.Member != nil && !in.o.Member(&c, best)
+	res.Dropped = c.RecordOnly && in.o.Drop != nil && in.o.Drop(&c)
 	in.local[res.Num] = StatusDuplicate
 	in.docs[d.ID] = &c
-	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Record: encodeDoc(nil, &c)})
+	in.changed[d.ID] = true
+	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Record: encodeDoc(nil, &c), Drop: res.Dropped, Keys: in.x.keys(nil, &c)})
+	if res.Dropped {
+		in.dropped = append(in.dropped, d.ID)
+	}
 	res.Matches = kept
 }
 
@@ -874,6 +969,7 @@ func (in *ingest) resumed(ctx context.Context, d *Doc, res *Ingested, stored *Do
 	res.Matches = res.Matches[:0]
 	if stored != nil && stored.Original != "" {
 		in.docs[d.ID] = stored
+		in.changed[d.ID] = true
 		ids := append([]string{stored.Via}, stored.More...)
 		if err := in.fetch(ctx, ids); err != nil {
 			return err
@@ -926,4 +1022,24 @@ func (in *ingest) resumed(ctx context.Context, d *Doc, res *Ingested, stored *Do
 	}
 	SortMatches(res.Matches)
 	return nil
+}
+
+// drop deletes the documents ids from a shared store.
+func (x *Index) drop(ctx context.Context, ids []string) error {
+	recs, err := x.store.Records(ctx, ids)
+	if err != nil {
+		return err
+	}
+	b := &Batch{}
+	for i, r := range recs {
+		if r == nil {
+			continue
+		}
+		doc, err := x.decode(ids[i], r, false)
+		if err != nil {
+			return err
+		}
+		b.Writes = append(b.Writes, Write{ID: doc.ID, Replaces: true, OldFingerprint: doc.Fingerprint, OldKeys: x.oldKeys(&doc)})
+	}
+	return x.store.Apply(ctx, b)
 }

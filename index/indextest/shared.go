@@ -11,8 +11,8 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// sharedTests are the subtests Run adds for a store that is an
-// index.Shared.
+// sharedTests are the subtests of Ingest's protocol: on a store that is
+// an index.Shared its own, on any other index.InProcess.
 var sharedTests = []struct {
 	name string
 	f    func(*testing.T, Opener)
@@ -24,12 +24,7 @@ var sharedTests = []struct {
 
 func newShared(t *testing.T, open Opener) index.Shared {
 	t.Helper()
-	s := newStore(t, open)
-	sh, ok := s.(index.Shared)
-	if !ok {
-		t.Fatalf("%T is not an index.Shared", s)
-	}
-	return sh
+	return index.InProcess(newStore(t, open))
 }
 
 // AppendRead: of two writes sharing a key, the second sees the first
@@ -176,7 +171,6 @@ func testSharedStates(t *testing.T, open Opener) {
 // it again (same Job and Seq) keeps the decisions; a taken ID is not
 // written.
 func testSharedIngest(t *testing.T, open Opener) {
-	newShared(t, open) // checks the capability
 	x := newIndex(t, open, nil)
 	ctx := t.Context()
 	var s minhash.Sketch

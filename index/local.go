@@ -1,0 +1,510 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/neardup/neardup/simhash"
+)
+
+// local is the Shared of a store that one process owns (memstore,
+// badgerstore): Ingest's protocol, run in memory beside the store. A
+// document AppendRead writes is numbered from a counter, filed under its
+// keys in an overlay of posting lists and given a state; it reaches the
+// store only when Decide decides it, with its final record, in one
+// Apply. So the store holds decided documents only, and a process killed
+// mid-way leaves no undecided document behind: a record there without a
+// state in the overlay is decided already, an original unless it names
+// its cluster (Doc.Original).
+//
+// The overlay keeps every document written since the last moment no
+// Ingest was running (begin, end): the documents an Ingest saw keep
+// their numbers and states until it returns, then are forgotten, found
+// again in the store as stateless decided documents.
+//
+// Numbers: written documents count up from firstFresh; a stateless
+// document of the store that a write sees gets a number below it, lower
+// than every written one, the first time it is seen.
+type local struct {
+	x  *Index
+	st Store
+
+	mu     sync.Mutex
+	next   uint64 // the next written document's number
+	low    uint64 // the next stateless document's number
+	byID   map[string]uint64
+	docs   map[uint64]*ldoc
+	lists  map[Key][]uint64 // the overlay's postings, in number order
+	active int              // Ingest calls running
+	unsent []Write          // decided, to store when an Ingest ends
+
+	// smu is held while the decided documents are stored: an Ingest
+	// that ends finds its documents stored, by itself or by another.
+	smu sync.Mutex
+}
+
+// firstFresh is the first number of a written document: below it are
+// the stateless documents seen.
+const firstFresh = 1 << 40
+
+// ldoc is one document of the overlay.
+type ldoc struct {
+	id      string
+	status  Status
+	markers []uint64
+	// w is the write of a document written here (its record the
+	// decided one once decided); nil for a stateless document.
+	w *Write
+	// gone: abandoned (its writer failed) or dropped (a duplicate not
+	// kept): never stored, nothing under its number.
+	gone bool
+}
+
+var _ Shared = (*local)(nil)
+
+func newLocal(x *Index, st Store) *local {
+	l := &local{x: x, st: st, next: firstFresh, low: 1}
+	l.reset()
+	return l
+}
+
+func (l *local) reset() {
+	l.byID = map[string]uint64{}
+	l.docs = map[uint64]*ldoc{}
+	l.lists = map[Key][]uint64{}
+	l.low = 1
+}
+
+// begin and end bracket an Ingest. end stores the documents decided
+// meanwhile (in one Apply: the store holds, in the order of the Ingest
+// calls, whole calls' decisions); when the last Ingest running ends, the
+// overlay is forgotten (every document in it is decided and stored, or
+// gone).
+func (l *local) begin() {
+	l.mu.Lock()
+	l.active++
+	l.mu.Unlock()
+}
+
+func (l *local) end(ctx context.Context) error {
+	err := l.store(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active--
+	if l.active > 0 || err != nil {
+		return err
+	}
+	for _, d := range l.docs {
+		if d.w != nil && d.status == StatusPending && !d.gone {
+			return nil // written outside an Ingest (a test of the protocol): kept
+		}
+	}
+	if len(l.unsent) == 0 {
+		l.reset()
+	}
+	return nil
+}
+
+// store stores the decided documents not stored yet.
+func (l *local) store(ctx context.Context) error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	l.mu.Lock()
+	b := &Batch{Writes: l.unsent}
+	l.unsent = nil
+	l.mu.Unlock()
+	if len(b.Writes) == 0 {
+		return nil
+	}
+	return l.st.Apply(ctx, b)
+}
+
+// abandon gives up the pending documents among nums (their Ingest
+// failed): never stored, they count as duplicates for whoever waits for
+// them.
+func (l *local) abandon(nums []uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, n := range nums {
+		if d := l.docs[n]; d != nil && d.w != nil && d.status == StatusPending {
+			d.status, d.gone = StatusDuplicate, true
+			delete(l.byID, d.id)
+		}
+	}
+}
+
+// Postings implements Store: the store's postings and the overlay's
+// (documents written here, decided or not, that the store may not hold
+// yet).
+func (l *local) Postings(ctx context.Context, keys []Key) ([][]Posting, error) {
+	ps, err := l.st.Postings(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, k := range keys {
+		for _, n := range l.lists[k] {
+			d := l.docs[n]
+			if d.gone || slices.ContainsFunc(ps[i], func(p Posting) bool { return p.ID == d.id }) {
+				continue
+			}
+			ps[i] = append(ps[i], Posting{ID: d.id, Fingerprint: fingerprintUnder(k, d.w)})
+		}
+	}
+	return ps, nil
+}
+
+// fingerprintUnder is the fingerprint of w's posting under k: set in
+// table lists only.
+func fingerprintUnder(k Key, w *Write) (fp simhash.Fingerprint) {
+	if k.Kind == KindTable {
+		fp = w.Fingerprint
+	}
+	return fp
+}
+
+// Records implements Store: the overlay's records first.
+func (l *local) Records(ctx context.Context, ids []string) ([][]byte, error) {
+	out := make([][]byte, len(ids))
+	var rest []string
+	var at []int
+	l.mu.Lock()
+	for i, id := range ids {
+		if n, ok := l.byID[id]; ok {
+			if d := l.docs[n]; d.w != nil {
+				out[i] = d.w.Record
+				continue
+			}
+		}
+		rest = append(rest, id)
+		at = append(at, i)
+	}
+	l.mu.Unlock()
+	if len(rest) == 0 {
+		return out, nil
+	}
+	recs, err := l.st.Records(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		out[i] = recs[j]
+	}
+	return out, nil
+}
+
+// Apply, Claim, Stats and Close implement Store: the store's.
+func (l *local) Apply(ctx context.Context, b *Batch) error { return l.st.Apply(ctx, b) }
+
+func (l *local) Claim(ctx context.Context, v map[string][]byte) (map[string][]byte, error) {
+	return l.st.Claim(ctx, v)
+}
+
+func (l *local) Stats(ctx context.Context) (StoreStats, error) { return l.st.Stats(ctx) }
+
+func (l *local) Close() error { return l.st.Close() }
+
+// storeView is what a write needs from the store, read before the
+// overlay is locked: its record (to refuse a taken ID) and the postings
+// under its keys.
+type storeView struct {
+	recs [][]byte
+	ps   [][][]Posting
+}
+
+func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
+	ids := make([]string, len(ws))
+	var keys []Key
+	for i := range ws {
+		ids[i] = ws[i].ID
+		keys = append(keys, ws[i].Keys...)
+	}
+	recs, err := l.st.Records(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	all, err := l.st.Postings(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	v := &storeView{recs: recs, ps: make([][][]Posting, len(ws))}
+	for i := range ws {
+		v.ps[i], all = all[:len(ws[i].Keys)], all[len(ws[i].Keys):]
+	}
+	return v, nil
+}
+
+// before returns the postings under k that precede number n: the
+// store's stateless documents (numbered here when first seen) and the
+// overlay's documents below n. l.mu is held.
+func (l *local) before(k Key, stored []Posting, id string, n uint64) []Earlier {
+	var out []Earlier
+	for _, p := range stored {
+		if p.ID == id {
+			continue
+		}
+		num, ok := l.byID[p.ID]
+		if ok && num >= firstFresh {
+			continue // in the overlay: below
+		}
+		if !ok {
+			num = l.low
+			l.low++
+			l.byID[p.ID] = num
+			l.docs[num] = &ldoc{id: p.ID}
+		}
+		out = append(out, Earlier{Num: num, ID: p.ID, Fingerprint: p.Fingerprint})
+	}
+	for _, m := range l.lists[k] {
+		if m >= n {
+			break
+		}
+		d := l.docs[m]
+		if d.gone || d.id == id {
+			continue
+		}
+		out = append(out, Earlier{Num: m, ID: d.id, Fingerprint: fingerprintUnder(k, d.w)})
+	}
+	return out
+}
+
+// AppendRead implements Shared: the writes go to the overlay, not to
+// the store (Decide stores them).
+func (l *local) AppendRead(ctx context.Context, ws []Write) ([]Appended, error) {
+	for i := range ws {
+		if ws[i].Replaces || ws[i].Record == nil {
+			return nil, fmt.Errorf("index: %s: append-read: write %d: only new documents", l.x.name, i)
+		}
+		if err := CheckID(ws[i].ID); err != nil {
+			return nil, fmt.Errorf("index: %s: append-read: write %d: %w", l.x.name, i, err)
+		}
+	}
+	v, err := l.read(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Appended, len(ws))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range ws {
+		w := &ws[i]
+		if n, ok := l.byID[w.ID]; (ok && !l.docs[n].gone) || v.recs[i] != nil {
+			continue
+		}
+		n := l.next
+		l.next++
+		out[i].Num = n
+		out[i].Before = make([][]Earlier, len(w.Keys))
+		for j, k := range w.Keys {
+			out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
+		}
+		l.file(n, w)
+	}
+	return out, nil
+}
+
+// file adds the write w, number n, to the overlay, pending. l.mu is
+// held.
+func (l *local) file(n uint64, w *Write) {
+	c := &Write{ID: w.ID, Record: slices.Clone(w.Record), Fingerprint: w.Fingerprint, Keys: slices.Clone(w.Keys)}
+	l.docs[n] = &ldoc{id: c.ID, status: StatusPending, w: c}
+	l.byID[c.ID] = n
+	for _, k := range c.Keys {
+		l.lists[k] = append(l.lists[k], n)
+	}
+}
+
+// Reappend implements Shared. A document of the overlay keeps its
+// number. One the store holds under its keys is decided
+// (stored by Decide, or archived otherwise): it gets a number below
+// the written ones and its state from its record, a duplicate when the
+// record names its cluster, else an original. One the store holds
+// without its postings (written by a plain Apply) goes to the overlay,
+// pending, as AppendRead would have filed it.
+func (l *local) Reappend(ctx context.Context, ws []Write) ([]Appended, error) {
+	v, err := l.read(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Appended, len(ws))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range ws {
+		w := &ws[i]
+		n, ok := l.byID[w.ID]
+		if ok && l.docs[n].w != nil && !l.docs[n].gone {
+			out[i].Num = n
+			out[i].Before = make([][]Earlier, len(w.Keys))
+			for j, k := range w.Keys {
+				out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
+			}
+			continue
+		}
+		if v.recs[i] == nil {
+			return nil, fmt.Errorf("index: %s: reappend %q: %w", l.x.name, w.ID, ErrNotFound)
+		}
+		// Stored by Decide, it has its postings (a RecordOnly duplicate
+		// its content posting only); by a plain Apply, maybe none.
+		complete := false
+		for j := range w.Keys {
+			if slices.ContainsFunc(v.ps[i][j], func(p Posting) bool { return p.ID == w.ID }) {
+				complete = true
+			}
+		}
+		if !complete {
+			n = l.next
+			l.next++
+			out[i].Num = n
+			out[i].Before = make([][]Earlier, len(w.Keys))
+			for j, k := range w.Keys {
+				out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
+			}
+			l.file(n, w)
+			continue
+		}
+		doc, err := l.x.decode(w.ID, v.recs[i], false)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			n = l.low
+			l.low++
+			l.byID[w.ID] = n
+			l.docs[n] = &ldoc{id: w.ID}
+		}
+		d := l.docs[n]
+		d.status = StatusOriginal
+		if doc.Original != "" {
+			d.status = StatusDuplicate
+		}
+		out[i].Num = n
+		out[i].Before = make([][]Earlier, len(w.Keys))
+		for j, k := range w.Keys {
+			out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
+		}
+	}
+	return out, nil
+}
+
+// state is d's State. l.mu is held.
+func (d *ldoc) state() State {
+	switch {
+	case d == nil:
+		return State{}
+	case d.gone:
+		return State{Status: StatusDuplicate}
+	}
+	return State{ID: d.id, Status: d.status, Markers: slices.Clone(d.markers)}
+}
+
+// States implements Shared. A number this process no longer knows (or
+// never handed out) resolves to no document.
+func (l *local) States(_ context.Context, nums []uint64) ([]State, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]State, len(nums))
+	for i, n := range nums {
+		out[i] = l.docs[n].state()
+	}
+	return out, nil
+}
+
+// Mark implements Shared.
+func (l *local) Mark(_ context.Context, marks []Mark) ([]State, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]State, len(marks))
+	for i, m := range marks {
+		d := l.docs[m.Target]
+		if d != nil && !d.gone && d.status == StatusPending && !slices.Contains(d.markers, m.By) {
+			d.markers = append(d.markers, m.By)
+		}
+		out[i] = d.state()
+		out[i].ID = "" // as a shared store answers: the state alone
+	}
+	return out, nil
+}
+
+// Decide implements Shared: the decided documents are stored when the
+// Ingest that decides them ends (at once outside an Ingest), their
+// states changed at once: in one process, whoever reads them reads the
+// records from the overlay until then. A dropped duplicate is never
+// stored.
+func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
+	out := make([]State, len(ds))
+	var b Batch
+	l.mu.Lock()
+	for i, dc := range ds {
+		d := l.docs[dc.Num]
+		if d == nil {
+			// No document: nothing to decide or store.
+			out[i].Status = StatusDuplicate
+			if dc.Original {
+				out[i].Status = StatusOriginal
+			}
+			continue
+		}
+		if d.w == nil || d.gone || d.status != StatusPending {
+			out[i] = d.state()
+			out[i].ID = ""
+			continue
+		}
+		switch {
+		case dc.Original && !allIn(d.markers, dc.Dead):
+			// A marker not known dead: still pending.
+		case dc.Original:
+			d.status = StatusOriginal
+			b.Writes = append(b.Writes, *d.w)
+		default:
+			d.status = StatusDuplicate
+			if dc.Record != nil {
+				d.w.Record = slices.Clone(dc.Record)
+				if dc.Keys != nil {
+					d.w.Keys = slices.Clone(dc.Keys)
+				}
+			}
+			if dc.Drop {
+				d.gone = true
+				delete(l.byID, d.id)
+			} else {
+				b.Writes = append(b.Writes, *d.w)
+			}
+		}
+		out[i] = d.state()
+		out[i].ID = ""
+	}
+	l.unsent = append(l.unsent, b.Writes...)
+	idle := l.active == 0
+	l.mu.Unlock()
+	if idle {
+		// Not within an Ingest (a test of the protocol): stored now.
+		if err := l.store(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// allIn reports whether every one of nums is in set.
+func allIn(nums, set []uint64) bool {
+	for _, n := range nums {
+		if !slices.Contains(set, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// InProcess returns the Shared that an Index over s uses when s is not
+// a Shared itself (a store one process owns): Ingest's protocol run
+// beside s in this process. The store conformance suite tests it on
+// such stores; an Index makes its own, so use it only through one.
+func InProcess(s Store) Shared {
+	if sh, ok := s.(Shared); ok {
+		return sh
+	}
+	return newLocal(&Index{store: s, name: storeName(s)}, s)
+}
