@@ -295,25 +295,26 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 	if err != nil {
 		return nil, err
 	}
-	first := make(map[string]int, len(docs))
-	stored := make([]*Doc, len(docs)) // of again: the records stored
+	holder := make(map[string]*Doc, len(docs)) // what holds each ID after the call: the first document with it, or the stored one
+	stored := make([]*Doc, len(docs))          // of again: the records stored
 	var fresh, again []int
 	for i := range docs {
 		d := &docs[i]
-		if j, ok := first[d.ID]; ok {
-			taken := docs[j]
+		if h, ok := holder[d.ID]; ok {
+			taken := *h
 			out[i].Taken = &taken
 			continue
 		}
-		first[d.ID] = i
 		if recs[i] == nil {
 			fresh = append(fresh, i)
+			holder[d.ID] = d
 			continue
 		}
 		old, err := x.decode(d.ID, recs[i], false)
 		if err != nil {
 			return nil, err
 		}
+		holder[d.ID] = &old
 		if sameDoc(&old, d) {
 			again = append(again, i)
 			stored[i] = &old
