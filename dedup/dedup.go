@@ -99,7 +99,9 @@ type Options struct {
 	// Batch is how many records the engine (index.Ingest) decides at a
 	// time: their candidates are looked up and confirmed together, on
 	// every core, and their decisions stored in one write. 0 means
-	// DefaultBatch. The result does not depend on it.
+	// DefaultBatch, or SharedBatch on a store other processes share
+	// (where they wait for this run's decisions). The result does not
+	// depend on it.
 	Batch int
 	// Job names this run, for resuming: documents the store holds from
 	// the same Job are recognised by their position, so that re-running
@@ -123,6 +125,11 @@ type Options struct {
 // every core busy confirming candidates, few enough that writers
 // sharing an archive wait little for each other's decisions.
 const DefaultBatch = 256
+
+// SharedBatch is Options.Batch's default on a store several processes
+// share (index.Index.SharedStore): a writer waiting for another's
+// decisions waits for at most this many records to be decided.
+const SharedBatch = 64
 
 // NewMemberContent: a duplicate whose estimated content similarity with
 // the record it matched reaches it (an exact copy has 1) is not filed as
@@ -191,7 +198,11 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 		o.MaxMembers = DefaultMaxMembers
 	}
 	start := time.Now()
-	if o.Batch <= 0 {
+	switch {
+	case o.Batch > 0:
+	case store.SharedStore():
+		o.Batch = SharedBatch
+	default:
 		o.Batch = DefaultBatch
 	}
 	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}

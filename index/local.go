@@ -508,3 +508,12 @@ func InProcess(s Store) Shared {
 	}
 	return newLocal(&Index{store: s, name: storeName(s)}, s)
 }
+
+// SharedStore reports whether x's store is shared by several processes
+// (a Shared of its own, such as redisstore), rather than owned by this
+// one: the decisions are the same, but other writers wait for this
+// one's, so writers decide in smaller batches.
+func (x *Index) SharedStore() bool {
+	_, ok := x.sh.(*local)
+	return !ok
+}
