@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -207,7 +208,12 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	}
 	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
 	d.sum.Workers = o.Workers
+	// The ordered part of the run, in profiles (see index.ProfileLabel).
+	serial := pprof.WithLabels(ctx, pprof.Labels(index.ProfileLabel, "serial"))
+	d.ctx = serial // Ingest restores its caller's labels from its context
 	err := pipeline.Run(ctx, r, a, &pipeline.Options{Workers: o.Workers}, func(it *pipeline.Item) error {
+		pprof.SetGoroutineLabels(serial)
+		defer pprof.SetGoroutineLabels(ctx)
 		out := &Outcome{Seq: it.Seq, Record: it.Record, Err: it.Err, Analysis: it.Analysis}
 		var re *input.RecordError
 		var ie *input.Error

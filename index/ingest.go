@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -163,6 +164,16 @@ type IngestOptions struct {
 	Drop func(d *Doc) bool
 }
 
+// ProfileLabel is the pprof label of Ingest's CPU samples: "serial" for
+// the part of a call that runs in its caller's goroutine (reading and
+// writing the store, the ordered decisions), "parallel" for the
+// candidates confirmed on every core. A writer that calls Ingest in
+// order (dedup.Run) is serialised by the first.
+//
+// dedup.Run labels the whole of its ordered part "serial" too: what it
+// does with each record in input order, Ingest among it.
+const ProfileLabel = "neardup-engine"
+
 // Ingested is Ingest's decision about one document.
 type Ingested struct {
 	Num      uint64 // its number in the store; 0 when Taken
@@ -252,6 +263,8 @@ type Ingested struct {
 // earlier decision kept (Resumed; a duplicate's Matches are read again
 // from its record's Via and More), so that a killed run can be re-run.
 func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []Ingested, err error) {
+	defer pprof.SetGoroutineLabels(ctx)
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels(ProfileLabel, "serial")))
 	if err := checkDocs(docs); err != nil {
 		return nil, err
 	}
@@ -377,11 +390,15 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 	seen := make([][]Earlier, len(docs))
 	var order []int
 	for i := range docs {
-		if out[i].Num == 0 {
-			continue
+		if out[i].Num != 0 {
+			order = append(order, i)
 		}
-		order = append(order, i)
+	}
+	parallel(len(order), func(j int) {
+		i := order[j]
 		seen[i] = x.seen(&docs[i], out[i].Num, before[i], o.Distance)
+	})
+	for _, i := range order {
 		for _, e := range seen[i] {
 			nums[e.ID] = e.Num
 		}
@@ -508,14 +525,43 @@ func keysOf(m map[string]uint64) []string {
 }
 
 // writes returns the writes of docs[at...], as add makes them for new
-// documents.
+// documents, encoded on every core for a large batch.
 func (x *Index) writes(docs []Doc, at []int) []Write {
 	ws := make([]Write, len(at))
-	for j, i := range at {
-		d := &docs[i]
+	parallel(len(at), func(j int) {
+		d := &docs[at[j]]
 		ws[j] = Write{ID: d.ID, Record: encodeDoc(nil, d), Fingerprint: d.Fingerprint, Keys: x.keys(nil, d)}
-	}
+	})
 	return ws
+}
+
+// parallel calls f(0) to f(n−1), on up to GOMAXPROCS goroutines (in
+// batches of at least 8 calls), labelled as Ingest's parallel part.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+7)/8)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Go(func() {
+			// Profiles tell this parallel part from the rest of the
+			// call (see ProfileLabel).
+			pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(ProfileLabel, "parallel")))
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // ingest is the state of one Ingest call.
@@ -535,7 +581,7 @@ type ingest struct {
 }
 
 // confirmAll returns confirm's matches for each docs[i] of order among
-// its candidates cands[i], on up to GOMAXPROCS goroutines.
+// its candidates cands[i], on every core.
 func (in *ingest) confirmAll(docs []Doc, order []int, cands [][]string) [][]Match {
 	out := make([][]Match, len(docs))
 	var todo []int
@@ -544,28 +590,10 @@ func (in *ingest) confirmAll(docs []Doc, order []int, cands [][]string) [][]Matc
 			todo = append(todo, i)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), (len(todo)+7)/8)
-	if workers <= 1 {
-		for _, i := range todo {
-			out[i] = in.confirm(&docs[i], cands[i])
-		}
-		return out
-	}
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range workers {
-		wg.Go(func() {
-			for {
-				j := int(next.Add(1)) - 1
-				if j >= len(todo) {
-					return
-				}
-				i := todo[j]
-				out[i] = in.confirm(&docs[i], cands[i])
-			}
-		})
-	}
-	wg.Wait()
+	parallel(len(todo), func(j int) {
+		i := todo[j]
+		out[i] = in.confirm(&docs[i], cands[i])
+	})
 	return out
 }
 
@@ -584,16 +612,19 @@ func (in *ingest) fetch(ctx context.Context, ids []string) error {
 	if err != nil {
 		return err
 	}
-	for i, r := range recs {
-		if r == nil {
-			in.docs[want[i]] = nil
-			continue
+	docs := make([]*Doc, len(recs))
+	errs := make([]error, len(recs))
+	parallel(len(recs), func(i int) {
+		if recs[i] != nil {
+			doc, err := in.x.decode(want[i], recs[i], false)
+			docs[i], errs[i] = &doc, err
 		}
-		doc, err := in.x.decode(want[i], r, false)
-		if err != nil {
-			return err
+	})
+	for i, d := range docs {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		in.docs[want[i]] = &doc
+		in.docs[want[i]] = d
 	}
 	return nil
 }

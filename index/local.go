@@ -71,9 +71,12 @@ func newLocal(x *Index, st Store) *local {
 }
 
 func (l *local) reset() {
-	l.byID = map[string]uint64{}
-	l.docs = map[uint64]*ldoc{}
-	l.lists = map[Key][]uint64{}
+	if l.byID == nil {
+		l.byID, l.docs, l.lists = map[string]uint64{}, map[uint64]*ldoc{}, map[Key][]uint64{}
+	}
+	clear(l.byID)
+	clear(l.docs)
+	clear(l.lists)
 	l.low = 1
 }
 
@@ -215,27 +218,46 @@ type storeView struct {
 	ps   [][][]Posting
 }
 
+// read reads the store's view of ws, readChunk writes at a time on
+// every core.
 func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
-	ids := make([]string, len(ws))
-	var keys []Key
-	for i := range ws {
-		ids[i] = ws[i].ID
-		keys = append(keys, ws[i].Keys...)
-	}
-	recs, err := l.st.Records(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	all, err := l.st.Postings(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	v := &storeView{recs: recs, ps: make([][][]Posting, len(ws))}
-	for i := range ws {
-		v.ps[i], all = all[:len(ws[i].Keys)], all[len(ws[i].Keys):]
+	v := &storeView{recs: make([][]byte, len(ws)), ps: make([][][]Posting, len(ws))}
+	chunks := (len(ws) + readChunk - 1) / readChunk
+	errs := make([]error, chunks)
+	parallel(chunks, func(c int) {
+		ws := ws[c*readChunk : min(len(ws), (c+1)*readChunk)]
+		ids := make([]string, len(ws))
+		var keys []Key
+		for i := range ws {
+			ids[i] = ws[i].ID
+			keys = append(keys, ws[i].Keys...)
+		}
+		recs, err := l.st.Records(ctx, ids)
+		if err != nil {
+			errs[c] = err
+			return
+		}
+		all, err := l.st.Postings(ctx, keys)
+		if err != nil {
+			errs[c] = err
+			return
+		}
+		copy(v.recs[c*readChunk:], recs)
+		for i := range ws {
+			v.ps[c*readChunk+i], all = all[:len(ws[i].Keys)], all[len(ws[i].Keys):]
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return v, nil
 }
+
+// readChunk is how many writes read goes through in one read of the
+// store.
+const readChunk = 16
 
 // before returns the postings under k that precede number n: the
 // store's stateless documents (numbered here when first seen) and the
@@ -309,7 +331,9 @@ func (l *local) AppendRead(ctx context.Context, ws []Write) ([]Appended, error) 
 // file adds the write w, number n, to the overlay, pending. l.mu is
 // held.
 func (l *local) file(n uint64, w *Write) {
-	c := &Write{ID: w.ID, Record: slices.Clone(w.Record), Fingerprint: w.Fingerprint, Keys: slices.Clone(w.Keys)}
+	// The record and keys are the caller's (Ingest's own, fresh): kept,
+	// not copied.
+	c := &Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}
 	l.docs[n] = &ldoc{id: c.ID, status: StatusPending, w: c}
 	l.byID[c.ID] = n
 	for _, k := range c.Keys {
@@ -318,15 +342,37 @@ func (l *local) file(n uint64, w *Write) {
 }
 
 // Reappend implements Shared. A document of the overlay keeps its
-// number. One the store holds under its keys is decided
-// (stored by Decide, or archived otherwise): it gets a number below
-// the written ones and its state from its record, a duplicate when the
-// record names its cluster, else an original. One the store holds
-// without its postings (written by a plain Apply) goes to the overlay,
-// pending, as AppendRead would have filed it.
+// number. One the store holds is decided (the store holds only what
+// Decide stored, or what was archived otherwise; an AppendRead is never
+// cut short in one process): it gets a number below the written ones
+// and its state from its record, a duplicate when the record names its
+// cluster, else an original, and nothing before it (the store is not
+// read: a run repeated reads its records only).
 func (l *local) Reappend(ctx context.Context, ws []Write) ([]Appended, error) {
-	v, err := l.read(ctx, ws)
+	// The overlay's documents need their postings; the others, their
+	// records alone.
+	l.mu.Lock()
+	var filed []Write
+	var at []int
+	for i := range ws {
+		if n, ok := l.byID[ws[i].ID]; ok && l.docs[n].w != nil && !l.docs[n].gone {
+			filed, at = append(filed, ws[i]), append(at, i)
+		}
+	}
+	l.mu.Unlock()
+	v := &storeView{ps: make([][][]Posting, len(ws))}
+	fv, err := l.read(ctx, filed)
 	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		v.ps[i] = fv.ps[j]
+	}
+	ids := make([]string, len(ws))
+	for i := range ws {
+		ids[i] = ws[i].ID
+	}
+	if v.recs, err = l.st.Records(ctx, ids); err != nil {
 		return nil, err
 	}
 	out := make([]Appended, len(ws))
@@ -339,31 +385,16 @@ func (l *local) Reappend(ctx context.Context, ws []Write) ([]Appended, error) {
 			out[i].Num = n
 			out[i].Before = make([][]Earlier, len(w.Keys))
 			for j, k := range w.Keys {
-				out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
+				var stored []Posting
+				if v.ps[i] != nil { // filed meanwhile: its stateless predecessors not read
+					stored = v.ps[i][j]
+				}
+				out[i].Before[j] = l.before(k, stored, w.ID, n)
 			}
 			continue
 		}
 		if v.recs[i] == nil {
 			return nil, fmt.Errorf("index: %s: reappend %q: %w", l.x.name, w.ID, ErrNotFound)
-		}
-		// Stored by Decide, it has its postings (a RecordOnly duplicate
-		// its content posting only); by a plain Apply, maybe none.
-		complete := false
-		for j := range w.Keys {
-			if slices.ContainsFunc(v.ps[i][j], func(p Posting) bool { return p.ID == w.ID }) {
-				complete = true
-			}
-		}
-		if !complete {
-			n = l.next
-			l.next++
-			out[i].Num = n
-			out[i].Before = make([][]Earlier, len(w.Keys))
-			for j, k := range w.Keys {
-				out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
-			}
-			l.file(n, w)
-			continue
 		}
 		doc, err := l.x.decode(w.ID, v.recs[i], false)
 		if err != nil {
@@ -381,10 +412,7 @@ func (l *local) Reappend(ctx context.Context, ws []Write) ([]Appended, error) {
 			d.status = StatusDuplicate
 		}
 		out[i].Num = n
-		out[i].Before = make([][]Earlier, len(w.Keys))
-		for j, k := range w.Keys {
-			out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
-		}
+		out[i].Before = make([][]Earlier, len(w.Keys)) // decided: what came before does not matter
 	}
 	return out, nil
 }

@@ -274,7 +274,7 @@ func raceSizes() (int, int) {
 	if testing.Short() {
 		return 60, 40
 	}
-	return 400, 80
+	return 500, 100
 }
 
 // TestRaceServers: two servers on one Redis archive (as two serve
