@@ -233,6 +233,11 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	if err == nil {
 		err = d.ingest()
 	}
+	// The last decisions stored (the engine stores each batch's while
+	// the next is read), whatever stopped the run.
+	if ferr := store.Flush(ctx); err == nil {
+		err = ferr
+	}
 	if err == nil {
 		var st index.Stats
 		if st, err = store.Stats(ctx); err == nil {

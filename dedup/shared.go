@@ -53,7 +53,7 @@ func (d *deduper) ingest() error {
 	var res []index.Ingested
 	if len(d.docs) > 0 {
 		var err error
-		res, err = d.store.Ingest(d.ctx, d.docs, index.IngestOptions{Distance: d.o.MaxDistance, JoinMinContent: DriftMinContent, Member: d.member, Drop: d.drop})
+		res, err = d.store.Ingest(d.ctx, d.docs, index.IngestOptions{Distance: d.o.MaxDistance, JoinMinContent: DriftMinContent, Member: d.member, Drop: d.drop, Deferred: true})
 		if err != nil {
 			first := &d.batch[d.batchAt[0]].Record
 			return fmt.Errorf("%s: %w", first.Location(), err)

@@ -901,5 +901,9 @@ func (x *Index) Close() error {
 		return nil
 	}
 	x.closed = true
-	return x.store.Close()
+	var err error
+	if l, ok := x.sh.(*local); ok {
+		err = l.flush(context.Background())
+	}
+	return errors.Join(err, x.store.Close())
 }

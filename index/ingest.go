@@ -162,12 +162,22 @@ type IngestOptions struct {
 	// never stored in a store one process owns, and deleted once
 	// decided in a shared one). Its Ingested says so (Dropped).
 	Drop func(d *Doc) bool
+	// Deferred lets Ingest return before its decisions are stored in a
+	// store one process owns (memstore, badgerstore): the write goes on
+	// beside the caller until the next Ingest, Flush or Close, which
+	// return its error; meanwhile this Index reads the decided documents
+	// from memory. A caller that acknowledges what it archived (the
+	// service) leaves it false; one that writes a corpus in order
+	// (dedup.Run) sets it and calls Flush at the end. A shared store
+	// stores the decisions before Ingest returns whatever it says.
+	Deferred bool
 }
 
 // ProfileLabel is the pprof label of Ingest's CPU samples: "serial" for
 // the part of a call that runs in its caller's goroutine (reading and
 // writing the store, the ordered decisions), "parallel" for the
-// candidates confirmed on every core. A writer that calls Ingest in
+// candidates confirmed on every core, "write" for a deferred store write
+// (IngestOptions.Deferred) running beside the caller. A writer that calls Ingest in
 // order (dedup.Run) is serialised by the first.
 //
 // dedup.Run labels the whole of its ordered part "serial" too: what it
@@ -277,7 +287,9 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 	}
 	sh := x.sh
 	if l, ok := sh.(*local); ok {
-		l.begin()
+		if err := l.begin(ctx); err != nil {
+			return nil, err
+		}
 		defer func() {
 			if err != nil {
 				var pending []uint64
@@ -288,7 +300,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 				}
 				l.abandon(pending)
 			}
-			if e := l.end(ctx); e != nil && err == nil {
+			if e := l.end(ctx, o.Deferred); e != nil && err == nil {
 				out, err = nil, e
 			}
 		}()

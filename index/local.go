@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"slices"
 	"sync"
 
@@ -43,6 +44,9 @@ type local struct {
 	// smu is held while the decided documents are stored: an Ingest
 	// that ends finds its documents stored, by itself or by another.
 	smu sync.Mutex
+	// writing is the store write a deferred Ingest left running (see
+	// end), nil when none is; it sends the write's error.
+	writing chan error
 }
 
 // firstFresh is the first number of a written document: below it are
@@ -82,38 +86,111 @@ func (l *local) reset() {
 
 // begin and end bracket an Ingest. end stores the documents decided
 // meanwhile (in one Apply: the store holds, in the order of the Ingest
-// calls, whole calls' decisions); when the last Ingest running ends, the
-// overlay is forgotten (every document in it is decided and stored, or
-// gone).
-func (l *local) begin() {
+// calls, whole calls' decisions), or, for a deferred Ingest, starts
+// storing them and returns, the write running on until the next begin,
+// end or flush. The overlay is forgotten at a begin or end when no
+// other Ingest runs and no write is left running: every document in it
+// is decided and stored, or gone.
+func (l *local) begin(ctx context.Context) error {
+	if err := l.wait(); err != nil {
+		return err
+	}
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active == 0 && l.writing == nil && len(l.unsent) == 0 {
+		l.forget()
+	}
 	l.active++
-	l.mu.Unlock()
+	return nil
 }
 
-func (l *local) end(ctx context.Context) error {
-	err := l.store(ctx)
+func (l *local) end(ctx context.Context, deferred bool) error {
+	var err error
+	if deferred {
+		err = l.storeBeside(ctx)
+	} else {
+		err = l.store(ctx)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.active--
-	if l.active > 0 || err != nil {
-		return err
+	if err == nil && l.active == 0 && l.writing == nil && len(l.unsent) == 0 {
+		l.forget()
 	}
-	for _, d := range l.docs {
-		if d.w != nil && d.status == StatusPending && !d.gone {
-			return nil // written outside an Ingest (a test of the protocol): kept
+	return err
+}
+
+// storeBeside starts storing the decided documents not stored yet, in
+// a goroutine, once the write started before is done.
+func (l *local) storeBeside(ctx context.Context) error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	if l.writing != nil {
+		err := <-l.writing
+		l.writing = nil
+		if err != nil {
+			return err
 		}
 	}
-	if len(l.unsent) == 0 {
-		l.reset()
+	l.mu.Lock()
+	b := &Batch{Writes: l.unsent}
+	l.unsent = nil
+	l.mu.Unlock()
+	if len(b.Writes) == 0 {
+		return nil
 	}
+	done := make(chan error, 1)
+	l.writing = done
+	go func() {
+		pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(ProfileLabel, "write")))
+		done <- l.st.Apply(context.WithoutCancel(ctx), b)
+	}()
 	return nil
+}
+
+// wait waits for the write a deferred Ingest left running, if any, and
+// returns its error.
+func (l *local) wait() error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	if l.writing == nil {
+		return nil
+	}
+	err := <-l.writing
+	l.writing = nil
+	return err
+}
+
+// flush stores what deferred Ingests left to store.
+func (l *local) flush(ctx context.Context) error {
+	if err := l.wait(); err != nil {
+		return err
+	}
+	return l.store(ctx)
+}
+
+// forget resets the overlay, unless a document written outside an
+// Ingest (a test of the protocol) is pending there. l.mu is held.
+func (l *local) forget() {
+	for _, d := range l.docs {
+		if d.w != nil && d.status == StatusPending && !d.gone {
+			return
+		}
+	}
+	l.reset()
 }
 
 // store stores the decided documents not stored yet.
 func (l *local) store(ctx context.Context) error {
 	l.smu.Lock()
 	defer l.smu.Unlock()
+	if l.writing != nil {
+		err := <-l.writing
+		l.writing = nil
+		if err != nil {
+			return err
+		}
+	}
 	l.mu.Lock()
 	b := &Batch{Writes: l.unsent}
 	l.unsent = nil
@@ -544,4 +621,14 @@ func InProcess(s Store) Shared {
 func (x *Index) SharedStore() bool {
 	_, ok := x.sh.(*local)
 	return !ok
+}
+
+// Flush waits until the decisions of Ingest calls made with
+// IngestOptions.Deferred are stored, and returns the error of storing
+// them. Close flushes too.
+func (x *Index) Flush(ctx context.Context) error {
+	if l, ok := x.sh.(*local); ok {
+		return l.flush(ctx)
+	}
+	return nil
 }

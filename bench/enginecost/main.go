@@ -115,8 +115,12 @@ func run(store, dir string, workers int, profile, corpus string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("profile: %.1f µs/record in all, analysis %.1f, engine serial %.2f, engine parallel %.2f\n",
-		us(total)/n, us(analysis)/n, us(serial)/n, us(parallel)/n)
+	write, err := samples(profile, "-tagfocus="+index.ProfileLabel+"=write")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("profile: %.1f µs/record in all, analysis %.1f, engine serial %.2f, engine parallel %.2f, store writes beside %.2f\n",
+		us(total)/n, us(analysis)/n, us(serial)/n, us(parallel)/n, us(write)/n)
 	fmt.Printf("serial/analysis %.2f%%; Amdahl speed-up on 8, 32, 64 cores: %.1f, %.1f, %.1f\n", 100*float64(serial)/float64(analysis),
 		amdahl(serial, total, 8), amdahl(serial, total, 32), amdahl(serial, total, 64))
 	return nil
