@@ -19,7 +19,11 @@ import (
 // the order the store handed them out, never reused. Ingest uses it to
 // decide race-free which of the documents written at the same moment
 // by several writers are originals. It is a capability of a store, like
-// Loader; indextest.Run checks it on the stores that have it.
+// Loader. An Index over a store that is not one (a store one process
+// owns: memstore, badgerstore) runs the same protocol in process
+// (InProcess: a counter, the states and the undecided documents in
+// memory), so that Ingest is every writer's way to archive;
+// indextest.Run checks the protocol on every store.
 //
 // Every document AppendRead writes has a state under its number:
 // pending until it is decided original or duplicate, once and for all,
