@@ -290,19 +290,14 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 		return nil, err
 	}
 	sh := x.sh
+	var written []uint64 // numbers this call wrote, abandoned if it fails
 	if l, ok := sh.(*local); ok {
 		if err := l.begin(ctx); err != nil {
 			return nil, err
 		}
 		defer func() {
 			if err != nil {
-				var pending []uint64
-				for i := range out {
-					if out[i].Num != 0 {
-						pending = append(pending, out[i].Num)
-					}
-				}
-				l.abandon(pending)
+				l.abandon(written)
 			}
 			if e := l.end(ctx, o.Deferred); e != nil && err == nil {
 				out, err = nil, e
@@ -364,6 +359,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 				continue
 			}
 			out[i].Num, before[i] = app[j].Num, app[j].Before
+			written = append(written, app[j].Num)
 		}
 		if len(lost) > 0 {
 			lids := make([]string, len(lost))
@@ -398,6 +394,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 		}
 		for j, i := range again {
 			out[i].Num, out[i].Resumed, before[i] = app[j].Num, true, app[j].Before
+			written = append(written, app[j].Num)
 		}
 	}
 
