@@ -210,17 +210,23 @@ type Ingested struct {
 	Dropped bool
 }
 
-// Ingest adds docs to a Shared store and decides, race-free with every
-// other writer of the store, which are originals: no two originals
-// match each other (by Similar's definition, at distance o.Distance),
-// and every duplicate matches an original or, with o.JoinMinContent, a
-// member of an original's cluster (its Matches). With one writer, the
-// decisions are those of adding docs one at a time in order, as
-// dedup.Run does on any store: a document is a duplicate iff it matches
-// a lower-numbered original, or (o.JoinMinContent) a lower-numbered
-// member of a cluster whose original it still resembles; else an
-// original. Duplicates are kept in the store too, decided as such,
-// their records naming their clusters (Doc.Original, Via, Hops, More).
+// Ingest is the archive's decision engine: it adds docs and decides,
+// race-free with every other writer of the store (other Ingest calls,
+// in this process or, on a Shared store, in any), which are originals:
+// no two originals match each other (by Similar's definition, at
+// distance o.Distance), and every duplicate matches an original or,
+// with o.JoinMinContent, a member of an original's cluster (its
+// Matches). With one writer, the decisions are those of adding docs
+// one at a time in order, whatever the batches: a document is a
+// duplicate iff it matches a lower-numbered original, or
+// (o.JoinMinContent) a lower-numbered member of a cluster whose
+// original it still resembles; else an original. A document of the
+// same Job at a later Seq (stored by an interrupted run of the job) is
+// not a candidate: the uninterrupted run had not seen it. Duplicates
+// are kept in the store too (unless o.Drop), decided as such, their
+// records naming their clusters (Doc.Original, Via, Hops, More).
+// Candidates are looked up and confirmed for all of docs at once, on
+// every core; only the decisions, in number order, are serial.
 //
 // The protocol, for each document d in number order:
 //
