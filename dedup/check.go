@@ -3,6 +3,7 @@ package dedup
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
@@ -39,12 +40,15 @@ var (
 	ErrIDTaken  = errors.New("the index holds a different document with this id (delete it first to replace it)")
 )
 
-// Check looks doc up in x at SimHash distance k, and with add, adds it
-// when it duplicates nothing archived: the decision Run makes for a
-// record, for one article at a time (neardup check, the HTTP service).
-// An article whose ID the archive holds is not added: Same tells
-// whether it is the same text (nothing to do) or another (delete the
-// archived one first to replace it).
+// Check looks doc up in x at SimHash distance k, and with add, files it
+// as an original when it duplicates nothing archived: the decision Run
+// makes for a record, by the same engine (index.Ingest, race-free with
+// every other writer of the archive: two articles that match, checked
+// and added at the same moment by any processes, are never both
+// added), for one article at a time (neardup check --add, the HTTP
+// service). A duplicate is not added. An article whose ID the archive
+// holds is not added: Same tells whether it is the same text (nothing
+// to do) or another (delete the archived one first to replace it).
 func Check(ctx context.Context, x *index.Index, doc *index.Doc, k int, add bool) (*Checked, error) {
 	ms, err := x.Similar(ctx, doc, k)
 	if err != nil {
@@ -57,27 +61,103 @@ func Check(ctx context.Context, x *index.Index, doc *index.Doc, k int, add bool)
 		}
 		return c, nil
 	}
-	self, err := x.Get(ctx, doc.ID)
-	switch {
-	case errors.Is(err, index.ErrNotFound):
-	case err != nil:
-		return nil, err
-	default:
-		c.Self, c.Same = &self, self.ContentHash == doc.ContentHash
-	}
-	switch {
-	case !add || len(ms) > 0:
-	case c.Same:
-		c.NotAdded = ErrArchived
-	case c.Self != nil:
-		c.NotAdded = ErrIDTaken
-	default:
-		if err := x.Add(ctx, *doc); err != nil {
+	if !add {
+		self, err := x.Get(ctx, doc.ID)
+		switch {
+		case errors.Is(err, index.ErrNotFound):
+		case err != nil:
 			return nil, err
+		default:
+			c.Self, c.Same = &self, self.ContentHash == doc.ContentHash
 		}
+		return c, nil
+	}
+	res, err := x.Ingest(ctx, []index.Doc{*doc}, index.IngestOptions{Distance: k, JoinMinContent: DriftMinContent,
+		Member: func(*index.Doc, *index.Match) bool { return false }, Drop: func(*index.Doc) bool { return true }})
+	if err != nil {
+		return nil, err
+	}
+	r := &res[0]
+	switch {
+	case r.Taken != nil:
+		c.Self, c.Same = r.Taken, r.Taken.ContentHash == doc.ContentHash
+		switch {
+		case len(ms) > 0:
+		case c.Same:
+			c.NotAdded = ErrArchived
+		default:
+			c.NotAdded = ErrIDTaken
+		}
+	case r.Original:
 		c.Added = true
+	case len(c.Matches) == 0:
+		// Its matches came while it was looked up.
+		c.Matches = r.Matches
 	}
 	return c, nil
+}
+
+// Filed is what File did with one document.
+type Filed struct {
+	// Replaced: a document with its ID was archived (or came earlier
+	// in the same call) and was replaced.
+	Replaced bool
+	// Original: filed as an original; otherwise as a duplicate of
+	// Matches (its cluster named in its record, as Run archives them).
+	Original bool
+	Matches  []index.Match
+}
+
+// File archives docs (the service's POST /v1/documents), each one,
+// deciding with the engine Run and Check use (index.Ingest at distance
+// k, race-free with every other writer): an original, or a duplicate
+// archived with its cluster, a candidate for later articles unless it
+// is almost its match (NewMemberContent). A document whose ID the
+// archive holds replaces it (the last of several with one ID wins):
+// the archived one is deleted, then the new one decided.
+func File(ctx context.Context, x *index.Index, docs []index.Doc, k int) ([]Filed, error) {
+	o := index.IngestOptions{Distance: k, JoinMinContent: DriftMinContent,
+		Member: func(_ *index.Doc, best *index.Match) bool { return best.Content < NewMemberContent }}
+	out := make([]Filed, len(docs))
+	todo := make([]int, len(docs))
+	for i := range todo {
+		todo[i] = i
+	}
+	// Each round files the documents whose IDs are free and deletes
+	// what holds the others' (an earlier document of the call, or an
+	// archived one), for the next round.
+	for round := 0; len(todo) > 0; round++ {
+		if round > len(docs) {
+			return nil, fmt.Errorf("file %q: its id was taken again while it replaced a document", docs[todo[0]].ID)
+		}
+		batch := make([]index.Doc, len(todo))
+		for j, i := range todo {
+			batch[j] = docs[i]
+		}
+		res, err := x.Ingest(ctx, batch, o)
+		if err != nil {
+			return nil, err
+		}
+		var taken []int
+		var ids []string
+		for j, i := range todo {
+			r := &res[j]
+			if r.Taken != nil {
+				taken = append(taken, i)
+				ids = append(ids, docs[i].ID)
+				out[i].Replaced = true
+				continue
+			}
+			out[i].Original, out[i].Matches = r.Original, r.Matches
+		}
+		if len(ids) > 0 {
+			if _, err := x.DeleteFound(ctx, ids...); err != nil {
+				return nil, err
+			}
+		}
+		todo = taken
+	}
+	return out, nil
 }
 
 // CheckFingerprint looks up a bare fingerprint in x at distance k: the

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 )
@@ -97,13 +97,12 @@ type Options struct {
 	// Keywords is how many of a record's keywords are stored with it
 	// (to explain later matches); 0 means 32.
 	Keywords int
-	// Batch buffers this many new originals before adding them to the
-	// store in one write (queries see them at once all the same); 1
-	// adds each at once. With a shared store it is how many records
-	// index.Ingest decides at a time. 0 lets the store decide: 1 in
-	// memory (memstore), 64 on a shared store, DefaultBatch on any other
-	// (a persistent archive, where one write of many documents costs
-	// about what one of a single document does).
+	// Batch is how many records the engine (index.Ingest) decides at a
+	// time: their candidates are looked up and confirmed together, on
+	// every core, and their decisions stored in one write. 0 means
+	// DefaultBatch, or SharedBatch on a store other processes share
+	// (where they wait for this run's decisions). The result does not
+	// depend on it.
 	Batch int
 	// Job names this run, for resuming: documents the store holds from
 	// the same Job are recognised by their position, so that re-running
@@ -123,9 +122,15 @@ type Options struct {
 	MaxMembers int
 }
 
-// DefaultBatch is Options.Batch on a persistent store that is not
-// shared (Badger).
-const DefaultBatch = 1000
+// DefaultBatch is Options.Batch's default: enough records to keep
+// every core busy confirming candidates, few enough that writers
+// sharing an archive wait little for each other's decisions.
+const DefaultBatch = 256
+
+// SharedBatch is Options.Batch's default on a store several processes
+// share (index.Index.SharedStore): a writer waiting for another's
+// decisions waits for at most this many records to be decided.
+const SharedBatch = 64
 
 // NewMemberContent: a duplicate whose estimated content similarity with
 // the record it matched reaches it (an exact copy has 1) is not filed as
@@ -160,16 +165,16 @@ const DefaultMaxMembers = 16
 // run. Memory is bounded by the store and a window of records in flight,
 // not by the input.
 //
-// When the store is an index.Shared (a Redis archive), several Runs, in
-// any processes, may write into it at once: the records are decided in
-// batches of Options.Batch (64 when it is 0 or 1) by index.Ingest,
-// race-free. No two originals match, every duplicate joins clusters
-// as above (through their originals or members), and with one Run the
-// outcomes are those of any other store. Duplicates are stored too
-// (decided as such, their records naming their clusters; those not
-// filed as candidates RecordOnly), and a record whose ID the store
-// holds for another document is Rejected even when it is a duplicate,
-// since the archive cannot hold both.
+// The decisions are index.Ingest's, in batches of Options.Batch, on any
+// store: several Runs, and any other writers deciding through Ingest
+// (dedup.Check, the service), in any processes where the store is
+// shared (Redis), may write into one archive at once, race-free. No
+// two originals match, every duplicate joins clusters as above
+// (through their originals or members), and with one Run the outcomes
+// do not depend on the store, Workers or Batch. Duplicates are stored
+// too (their records naming their clusters), and a record whose ID the
+// store holds for another document is Rejected even when it is a
+// duplicate, since the archive cannot hold both.
 func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index.Index, opts *Options, emit func(*Outcome) error) (Summary, error) {
 	var o Options
 	if opts != nil {
@@ -194,21 +199,21 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 		o.MaxMembers = DefaultMaxMembers
 	}
 	start := time.Now()
+	switch {
+	case o.Batch > 0:
+	case store.SharedStore():
+		o.Batch = SharedBatch
+	default:
+		o.Batch = DefaultBatch
+	}
 	d := &deduper{ctx: ctx, o: o, store: store, emit: emit, start: o.Now().UTC().Truncate(time.Second)}
 	d.sum.Workers = o.Workers
-	_, d.shared = store.Store().(index.Shared)
-	if _, inMemory := store.Store().(*memstore.Store); o.Batch == 0 && !inMemory && !d.shared {
-		d.o.Batch = DefaultBatch
-	}
-	if d.o.Batch > 1 && !d.shared {
-		mem, err := memstore.Open(ctx, &index.Options{MaxDistance: max(o.MaxDistance, index.DefaultMaxDistance)})
-		if err != nil {
-			return d.sum, err
-		}
-		d.pending = mem
-	}
-
+	// The ordered part of the run, in profiles (see index.ProfileLabel).
+	serial := pprof.WithLabels(ctx, pprof.Labels(index.ProfileLabel, "serial"))
+	d.ctx = serial // Ingest restores its caller's labels from its context
 	err := pipeline.Run(ctx, r, a, &pipeline.Options{Workers: o.Workers}, func(it *pipeline.Item) error {
+		pprof.SetGoroutineLabels(serial)
+		defer pprof.SetGoroutineLabels(ctx)
 		out := &Outcome{Seq: it.Seq, Record: it.Record, Err: it.Err, Analysis: it.Analysis}
 		var re *input.RecordError
 		var ie *input.Error
@@ -223,16 +228,15 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 		default:
 			out.Verdict = Rejected
 		}
-		if d.shared {
-			return d.queue(out)
-		}
-		return d.decide(out)
+		return d.queue(out)
 	})
-	if err == nil && d.shared {
+	if err == nil {
 		err = d.ingest()
 	}
-	if err == nil {
-		err = d.flush()
+	// The last decisions stored (the engine stores each batch's while
+	// the next is read), whatever stopped the run.
+	if ferr := store.Flush(ctx); err == nil {
+		err = ferr
 	}
 	if err == nil {
 		var st index.Stats
@@ -248,31 +252,17 @@ type deduper struct {
 	ctx     context.Context
 	o       Options
 	store   *index.Index
-	pending *index.Index // in memory: originals not yet written to store
-	queued  []index.Doc
 	emit    func(*Outcome) error
 	sum     Summary
 	start   time.Time      // when the run started, by o.Now
 	members map[string]int // duplicates filed as candidates, by cluster, in this run
 
-	// shared: the store is an index.Shared, which many writers use at
-	// once; the outcomes are decided in batches by index.Ingest (see
-	// shared.go) instead of match.
-	shared  bool
+	// The outcomes waiting for the engine (see shared.go): batch in
+	// input order, batchAt those of them that are documents, docs
+	// their documents.
 	batch   []*Outcome
-	batchAt []int // the outcomes of batch that are documents
+	batchAt []int
 	docs    []index.Doc
-}
-
-func (d *deduper) decide(out *Outcome) error {
-	d.sum.Records++
-	if out.Analysis != nil {
-		d.sum.Bytes += int64(len(out.Record.Text))
-		if err := d.match(out); err != nil {
-			return err
-		}
-	}
-	return d.tally(out)
 }
 
 // tally counts a decided outcome and emits it.
@@ -310,130 +300,11 @@ func (d *deduper) tally(out *Outcome) error {
 	return nil
 }
 
-// match decides what out is and archives it: a record whose ID the
-// archive holds already (known), else a duplicate of the clusters it
-// matches (clusters), else a new original.
-func (d *deduper) match(out *Outcome) error {
-	rec, an := &out.Record, out.Analysis
-	if err := index.CheckID(rec.ID); err != nil {
-		out.Verdict = Rejected
-		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
-		return nil
-	}
-	doc := DocOf(an, rec.ID, rec.Title, d.o.Keywords)
-	doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
-	if done, err := d.known(out, &doc); done || err != nil {
-		return err
-	}
-	ms, err := d.store.Similar(d.ctx, &doc, d.o.MaxDistance)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rec.Location(), err)
-	}
-	if d.pending != nil {
-		pm, err := d.pending.Similar(d.ctx, &doc, d.o.MaxDistance)
-		if err != nil {
-			return err
-		}
-		if len(pm) > 0 {
-			ms = append(ms, pm...)
-			index.SortMatches(ms)
-		}
-	}
-	// Documents this job added in an interrupted run with a later
-	// position: an uninterrupted run has not seen them yet. (Similar never
-	// returns the document with the query's own id.)
-	kept := ms[:0]
-	for _, m := range ms {
-		if d.o.Job != "" && m.Job == d.o.Job && m.Seq > out.Seq {
-			continue
-		}
-		kept = append(kept, m)
-	}
-	kept, err = d.clusters(&doc, kept)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rec.Location(), err)
-	}
-	if len(kept) > 0 {
-		out.Verdict, out.Matches = Duplicate, kept
-		best := &kept[0]
-		doc.Original, doc.Via, doc.Hops = ClusterOf(best), best.ID, best.Hops+1
-		for _, m := range kept[1:] {
-			doc.More = append(doc.More, m.ID)
-		}
-		if d.members == nil {
-			d.members = make(map[string]int)
-		}
-		switch {
-		case best.Content < NewMemberContent && d.members[doc.Original] < d.o.MaxMembers:
-			d.members[doc.Original]++
-		case d.o.Job == "":
-			return nil // nothing to remember it for
-		default:
-			doc.RecordOnly = true
-		}
-	}
-	return d.add(doc)
-}
-
-// known handles a record whose ID the archive holds already, and
-// reports whether it did:
-//
-//   - an earlier record of this run (or of an interrupted run of this job)
-//     has the ID: the record is rejected as a duplicate id;
-//   - the same job stored it at a later position: not known (an
-//     uninterrupted run has not seen it yet; the record replaces it);
-//   - the archived text differs (another content hash): rejected, the
-//     archive keeping its document (delete it first to replace it);
-//   - the same text from an earlier run, or from this job at this
-//     position: Archived (and Resumed), with the verdict it had then.
-func (d *deduper) known(out *Outcome, doc *index.Doc) (bool, error) {
-	rec := &out.Record
-	prev, err := d.getAny(rec.ID)
-	sameJob := d.o.Job != "" && prev.Job == d.o.Job
-	switch {
-	case errors.Is(err, index.ErrNotFound):
-		return false, nil
-	case err != nil:
-		return true, fmt.Errorf("%s: %w", rec.Location(), err)
-	case sameJob && prev.Seq > out.Seq:
-		return false, nil
-	case !(sameJob && prev.Seq == out.Seq) && d.thisRun(&prev):
-		out.Verdict = Rejected
-		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
-			Reason: fmt.Sprintf("duplicate id %q: an earlier article has it (%s)", input.ShortID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
-		return true, nil
-	case prev.ContentHash != doc.ContentHash:
-		out.Verdict = Rejected
-		out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id",
-			Reason: fmt.Sprintf("id %q is archived with another text (%s); the archive keeps that one: delete it first to replace it",
-				input.ShortID(rec.ID), d.describe(&prev)), Raw: rec.Raw}
-		d.sum.Changed++
-		return true, nil
-	}
-	out.Archived, out.Resumed = true, sameJob && prev.Seq == out.Seq
-	if prev.Original == "" {
-		out.Verdict = Unique
-		return true, nil
-	}
-	out.Verdict = Duplicate
-	for i, id := range append([]string{prev.Via}, prev.More...) {
-		m, err := d.replay(doc, id)
-		if err != nil {
-			return true, fmt.Errorf("%s: %w", rec.Location(), err)
-		}
-		if i == 0 && m.Original == "" && m.ID != prev.Original && m.Unverified {
-			m.Original = prev.Original // Via was deleted since
-		}
-		out.Matches = append(out.Matches, m)
-	}
-	return true, nil
-}
-
 // replay measures the match of doc with the archived document id, as
 // Similar would have: a match that names id alone (Unverified) when it
 // was deleted since.
 func (d *deduper) replay(doc *index.Doc, id string) (index.Match, error) {
-	r, err := d.getAny(id)
+	r, err := d.store.Get(d.ctx, id)
 	switch {
 	case errors.Is(err, index.ErrNotFound):
 		return index.Match{ID: id, Unverified: true}, nil
@@ -464,87 +335,10 @@ func (d *deduper) replay(doc *index.Doc, id string) (index.Match, error) {
 // that walks further starts a new cluster.
 const DriftMinContent = 0.5
 
-// clusters keeps, of the matches ms of doc (sorted best first), one per
-// cluster: the cluster's original when it matched, else its best
-// member, if doc is close enough to the cluster's original
-// (DriftMinContent). The result keeps the order of ms.
-func (d *deduper) clusters(doc *index.Doc, ms []index.Match) ([]index.Match, error) {
-	if len(ms) == 0 {
-		return ms, nil
-	}
-	direct := make(map[string]bool)
-	for _, m := range ms {
-		if m.Original == "" {
-			direct[m.ID] = true
-		}
-	}
-	seen := make(map[string]bool)
-	var out []index.Match
-	for _, m := range ms {
-		c := ClusterOf(&m)
-		if seen[c] || (m.Original != "" && direct[c]) {
-			continue // the cluster's original matched too, or a better member
-		}
-		if m.Original != "" {
-			orig, err := d.getAny(c)
-			switch {
-			case errors.Is(err, index.ErrNotFound):
-				// The original was deleted: the member stands for it.
-			case err != nil:
-				return nil, err
-			case !index.Confirmed(doc, &orig, DriftMinContent):
-				continue
-			}
-		}
-		seen[c] = true
-		out = append(out, m)
-	}
-	return out, nil
-}
-
 // thisRun reports whether doc was added by this run (or an interrupted
 // run of this job).
 func (d *deduper) thisRun(doc *index.Doc) bool {
 	return doc.Job == d.o.Job && (d.o.Job != "" || !doc.Added.Before(d.start))
-}
-
-func (d *deduper) getAny(id string) (index.Doc, error) {
-	if d.pending != nil {
-		if doc, err := d.pending.Get(d.ctx, id); err == nil || !errors.Is(err, index.ErrNotFound) {
-			return doc, err
-		}
-	}
-	return d.store.Get(d.ctx, id)
-}
-
-func (d *deduper) add(doc index.Doc) error {
-	if d.pending == nil {
-		return d.store.Add(d.ctx, doc)
-	}
-	if err := d.pending.Add(d.ctx, doc); err != nil {
-		return err
-	}
-	d.queued = append(d.queued, doc)
-	if len(d.queued) >= d.o.Batch {
-		return d.flush()
-	}
-	return nil
-}
-
-// flush writes the queued originals to the store.
-func (d *deduper) flush() error {
-	if len(d.queued) == 0 {
-		return nil
-	}
-	if err := d.store.Add(d.ctx, d.queued...); err != nil {
-		return err
-	}
-	ids := make([]string, len(d.queued))
-	for i := range d.queued {
-		ids[i] = d.queued[i].ID
-	}
-	d.queued = d.queued[:0]
-	return d.pending.Delete(d.ctx, ids...)
 }
 
 // describe says where an earlier document came from, without volatile

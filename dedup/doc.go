@@ -2,7 +2,11 @@
 // deduplication of a stream of records against an archive (clusters of
 // an original and its duplicates, copies of copies, records archived by
 // earlier runs, resumable jobs) and its Summary; Check, one article
-// against an archive (CheckFingerprint for a bare fingerprint); Compare,
+// against an archive, added when new (CheckFingerprint for a bare
+// fingerprint); File, the service's adds. All three decide through one
+// engine, index.Ingest, with one rule (DriftMinContent, members), so
+// that any mix of them on one archive, in any processes, is race-free;
+// Compare,
 // two articles; Clusters, the grouping of a run's duplicates; Outputs, a
 // run's pairs, clusters, unique, rejects and annotate (Annotation) files
 // in neardup's formats, JSONL or Parquet, and the member of each cluster

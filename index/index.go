@@ -214,6 +214,7 @@ type Match struct {
 // Index is an archive of documents over a Store.
 type Index struct {
 	store      Store
+	sh         Shared // the store when it is Shared, else an in-process one beside it (see local)
 	name       string // the store, in error messages
 	layout     *layout
 	analyzer   string
@@ -300,6 +301,11 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 			x.name, ErrMismatch, analyzer, o.AnalyzerID)
 	}
 	x.layout, x.analyzer = l, string(analyzer)
+	if sh, ok := s.(Shared); ok {
+		x.sh = sh
+	} else {
+		x.sh = newLocal(x, s)
+	}
 	return x, nil
 }
 
@@ -886,5 +892,9 @@ func (x *Index) Close() error {
 		return nil
 	}
 	x.closed = true
-	return x.store.Close()
+	var err error
+	if l, ok := x.sh.(*local); ok {
+		err = l.flush(context.Background())
+	}
+	return errors.Join(err, x.store.Close())
 }

@@ -4,7 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
+	"runtime/pprof"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup/simhash"
@@ -15,7 +19,11 @@ import (
 // the order the store handed them out, never reused. Ingest uses it to
 // decide race-free which of the documents written at the same moment
 // by several writers are originals. It is a capability of a store, like
-// Loader; indextest.Run checks it on the stores that have it.
+// Loader. An Index over a store that is not one (a store one process
+// owns: memstore, badgerstore) runs the same protocol in process
+// (InProcess: a counter, the states and the undecided documents in
+// memory), so that Ingest is every writer's way to archive;
+// indextest.Run checks the protocol on every store.
 //
 // Every document AppendRead writes has a state under its number:
 // pending until it is decided original or duplicate, once and for all,
@@ -113,6 +121,15 @@ type Decision struct {
 	// cluster from its record.
 	ID     string
 	Record []byte
+	// Drop (a duplicate only): the document is not kept. A store that
+	// has not stored it yet (the in-process one) never stores it; a
+	// store that has may keep it (Ingest deletes it then).
+	Drop bool
+	// Keys (a duplicate with a Record, optional): the keys it is filed
+	// under from now on, for a store that files decided documents anew
+	// (the in-process one: a RecordOnly duplicate under its content hash
+	// alone); nil keeps those of its write.
+	Keys []Key
 }
 
 // DefaultIngestWait is how long Ingest waits for a lower-numbered
@@ -144,7 +161,32 @@ type IngestOptions struct {
 	// (later documents match it only as an exact copy, as Similar does
 	// in any store). Nil: every duplicate is a member.
 	Member func(d *Doc, best *Match) bool
+	// Drop, when set, is asked about each duplicate Member did not make
+	// a member (RecordOnly): true leaves it out of the archive (it is
+	// never stored in a store one process owns, and deleted once
+	// decided in a shared one). Its Ingested says so (Dropped).
+	Drop func(d *Doc) bool
+	// Deferred lets Ingest return before its decisions are stored in a
+	// store one process owns (memstore, badgerstore): the write goes on
+	// beside the caller until the next Ingest, Flush or Close, which
+	// return its error; meanwhile this Index reads the decided documents
+	// from memory. A caller that acknowledges what it archived (the
+	// service) leaves it false; one that writes a corpus in order
+	// (dedup.Run) sets it and calls Flush at the end. A shared store
+	// stores the decisions before Ingest returns whatever it says.
+	Deferred bool
 }
+
+// ProfileLabel is the pprof label of Ingest's CPU samples: "serial" for
+// the part of a call that runs in its caller's goroutine (reading and
+// writing the store, the ordered decisions), "parallel" for the
+// candidates confirmed on every core, "write" for a deferred store write
+// (IngestOptions.Deferred) running beside the caller. A writer that calls Ingest in
+// order (dedup.Run) is serialised by the first.
+//
+// dedup.Run labels the whole of its ordered part "serial" too: what it
+// does with each record in input order, Ingest among it.
+const ProfileLabel = "neardup-engine"
 
 // Ingested is Ingest's decision about one document.
 type Ingested struct {
@@ -163,19 +205,28 @@ type Ingested struct {
 	// member), in Similar's order and with Similar's fields; the first
 	// is its Via (see Doc), the others its More.
 	Matches []Match
+	// Dropped: a duplicate that IngestOptions.Drop left out of the
+	// archive.
+	Dropped bool
 }
 
-// Ingest adds docs to a Shared store and decides, race-free with every
-// other writer of the store, which are originals: no two originals
-// match each other (by Similar's definition, at distance o.Distance),
-// and every duplicate matches an original or, with o.JoinMinContent, a
-// member of an original's cluster (its Matches). With one writer, the
-// decisions are those of adding docs one at a time in order, as
-// dedup.Run does on any store: a document is a duplicate iff it matches
-// a lower-numbered original, or (o.JoinMinContent) a lower-numbered
-// member of a cluster whose original it still resembles; else an
-// original. Duplicates are kept in the store too, decided as such,
-// their records naming their clusters (Doc.Original, Via, Hops, More).
+// Ingest is the archive's decision engine: it adds docs and decides,
+// race-free with every other writer of the store (other Ingest calls,
+// in this process or, on a Shared store, in any), which are originals:
+// no two originals match each other (by Similar's definition, at
+// distance o.Distance), and every duplicate matches an original or,
+// with o.JoinMinContent, a member of an original's cluster (its
+// Matches). With one writer, the decisions are those of adding docs
+// one at a time in order, whatever the batches: a document is a
+// duplicate iff it matches a lower-numbered original, or
+// (o.JoinMinContent) a lower-numbered member of a cluster whose
+// original it still resembles; else an original. A document of the
+// same Job at a later Seq (stored by an interrupted run of the job) is
+// not a candidate: the uninterrupted run had not seen it. Duplicates
+// are kept in the store too (unless o.Drop), decided as such, their
+// records naming their clusters (Doc.Original, Via, Hops, More).
+// Candidates are looked up and confirmed for all of docs at once, on
+// every core; only the decisions, in number order, are serial.
 //
 // The protocol, for each document d in number order:
 //
@@ -231,7 +282,9 @@ type Ingested struct {
 // equal, Job not empty) is completed with Reappend and decided, or its
 // earlier decision kept (Resumed; a duplicate's Matches are read again
 // from its record's Via and More), so that a killed run can be re-run.
-func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Ingested, error) {
+func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []Ingested, err error) {
+	defer pprof.SetGoroutineLabels(ctx)
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels(ProfileLabel, "serial")))
 	if err := checkDocs(docs); err != nil {
 		return nil, err
 	}
@@ -239,17 +292,28 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		return nil, err
 	}
 	defer x.life.RUnlock()
-	sh, ok := x.store.(Shared)
-	if !ok {
-		return nil, fmt.Errorf("index: %s: ingest: the store is not shared (%T)", x.name, x.store)
-	}
 	if err := checkDistance(x.layout, o.Distance); err != nil {
 		return nil, err
+	}
+	sh := x.sh
+	var written []uint64 // numbers this call wrote, abandoned if it fails
+	if l, ok := sh.(*local); ok {
+		if err := l.begin(ctx); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				l.abandon(written)
+			}
+			if e := l.end(ctx, o.Deferred); e != nil && err == nil {
+				out, err = nil, e
+			}
+		}()
 	}
 	if o.Wait <= 0 {
 		o.Wait = DefaultIngestWait
 	}
-	out := make([]Ingested, len(docs))
+	out = make([]Ingested, len(docs))
 	if len(docs) == 0 {
 		return out, nil
 	}
@@ -257,29 +321,30 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 	for i := range docs {
 		ids[i] = docs[i].ID
 	}
-	recs, err := x.store.Records(ctx, ids)
+	recs, err := sh.Records(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	first := make(map[string]int, len(docs))
-	stored := make([]*Doc, len(docs)) // of again: the records stored
+	holder := make(map[string]*Doc, len(docs)) // what holds each ID after the call: the first document with it, or the stored one
+	stored := make([]*Doc, len(docs))          // of again: the records stored
 	var fresh, again []int
 	for i := range docs {
 		d := &docs[i]
-		if j, ok := first[d.ID]; ok {
-			taken := docs[j]
+		if h, ok := holder[d.ID]; ok {
+			taken := *h
 			out[i].Taken = &taken
 			continue
 		}
-		first[d.ID] = i
 		if recs[i] == nil {
 			fresh = append(fresh, i)
+			holder[d.ID] = d
 			continue
 		}
 		old, err := x.decode(d.ID, recs[i], false)
 		if err != nil {
 			return nil, err
 		}
+		holder[d.ID] = &old
 		if sameDoc(&old, d) {
 			again = append(again, i)
 			stored[i] = &old
@@ -300,13 +365,14 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 				continue
 			}
 			out[i].Num, before[i] = app[j].Num, app[j].Before
+			written = append(written, app[j].Num)
 		}
 		if len(lost) > 0 {
 			lids := make([]string, len(lost))
 			for j, i := range lost {
 				lids[j] = docs[i].ID
 			}
-			lrecs, err := x.store.Records(ctx, lids)
+			lrecs, err := sh.Records(ctx, lids)
 			if err != nil {
 				return nil, err
 			}
@@ -334,6 +400,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		}
 		for j, i := range again {
 			out[i].Num, out[i].Resumed, before[i] = app[j].Num, true, app[j].Before
+			written = append(written, app[j].Num)
 		}
 	}
 
@@ -342,17 +409,21 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 	seen := make([][]Earlier, len(docs))
 	var order []int
 	for i := range docs {
-		if out[i].Num == 0 {
-			continue
+		if out[i].Num != 0 {
+			order = append(order, i)
 		}
-		order = append(order, i)
+	}
+	parallel(len(order), func(j int) {
+		i := order[j]
 		seen[i] = x.seen(&docs[i], out[i].Num, before[i], o.Distance)
+	})
+	for _, i := range order {
 		for _, e := range seen[i] {
 			nums[e.ID] = e.Num
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(out[a].Num, out[b].Num) })
-	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}, local: map[uint64]Status{}}
+	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}, local: map[uint64]Status{}, changed: map[string]bool{}}
 	if err := in.fetch(ctx, keysOf(nums)); err != nil {
 		return nil, err
 	}
@@ -384,13 +455,22 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 		simple = simple[:0]
 		return nil
 	}
+	// Every document's candidates confirmed at once, on every core;
+	// those of a candidate this call decides before the document (its
+	// record then names its cluster) again in turn.
+	cands := make([][]string, len(docs))
+	for _, i := range order {
+		for _, e := range seen[i] {
+			cands[i] = append(cands[i], e.ID)
+		}
+	}
+	pre := in.confirmAll(docs, order, cands)
 	for _, i := range order {
 		d := &docs[i]
-		var cands []string
-		for _, e := range seen[i] {
-			cands = append(cands, e.ID)
+		ms := pre[i]
+		if slices.ContainsFunc(cands[i], func(id string) bool { return in.changed[id] }) {
+			ms = in.confirm(d, cands[i])
 		}
-		ms := in.confirm(d, cands)
 		if len(ms) == 0 {
 			simple = append(simple, i)
 			continue
@@ -407,6 +487,12 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) ([]Inge
 	}
 	if err := in.sendDeferred(ctx); err != nil {
 		return nil, err
+	}
+	if _, ok := sh.(*local); !ok && len(in.dropped) > 0 {
+		// A shared store has them: deleted now that they are decided.
+		if err := x.drop(ctx, in.dropped); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -458,14 +544,43 @@ func keysOf(m map[string]uint64) []string {
 }
 
 // writes returns the writes of docs[at...], as add makes them for new
-// documents.
+// documents, encoded on every core for a large batch.
 func (x *Index) writes(docs []Doc, at []int) []Write {
 	ws := make([]Write, len(at))
-	for j, i := range at {
-		d := &docs[i]
+	parallel(len(at), func(j int) {
+		d := &docs[at[j]]
 		ws[j] = Write{ID: d.ID, Record: encodeDoc(nil, d), Fingerprint: d.Fingerprint, Keys: x.keys(nil, d)}
-	}
+	})
 	return ws
+}
+
+// parallel calls f(0) to f(n−1), on up to GOMAXPROCS goroutines (in
+// batches of at least 8 calls), labelled as Ingest's parallel part.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+7)/8)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Go(func() {
+			// Profiles tell this parallel part from the rest of the
+			// call (see ProfileLabel).
+			pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(ProfileLabel, "parallel")))
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // ingest is the state of one Ingest call.
@@ -480,6 +595,25 @@ type ingest struct {
 	// yet (duplicates, sent together at the end).
 	local    map[uint64]Status
 	deferred []Decision
+	dropped  []string        // IDs of the duplicates Drop left out
+	changed  map[string]bool // candidates whose records changed since confirmAll
+}
+
+// confirmAll returns confirm's matches for each docs[i] of order among
+// its candidates cands[i], on every core.
+func (in *ingest) confirmAll(docs []Doc, order []int, cands [][]string) [][]Match {
+	out := make([][]Match, len(docs))
+	var todo []int
+	for _, i := range order {
+		if len(cands[i]) > 0 {
+			todo = append(todo, i)
+		}
+	}
+	parallel(len(todo), func(j int) {
+		i := todo[j]
+		out[i] = in.confirm(&docs[i], cands[i])
+	})
+	return out
 }
 
 // fetch reads the records of ids not read yet.
@@ -493,20 +627,23 @@ func (in *ingest) fetch(ctx context.Context, ids []string) error {
 	if len(want) == 0 {
 		return nil
 	}
-	recs, err := in.x.store.Records(ctx, want)
+	recs, err := in.sh.Records(ctx, want)
 	if err != nil {
 		return err
 	}
-	for i, r := range recs {
-		if r == nil {
-			in.docs[want[i]] = nil
-			continue
+	docs := make([]*Doc, len(recs))
+	errs := make([]error, len(recs))
+	parallel(len(recs), func(i int) {
+		if recs[i] != nil {
+			doc, err := in.x.decode(want[i], recs[i], false)
+			docs[i], errs[i] = &doc, err
 		}
-		doc, err := in.x.decode(want[i], r, false)
-		if err != nil {
-			return err
+	})
+	for i, d := range docs {
+		if errs[i] != nil {
+			return errs[i]
 		}
-		in.docs[want[i]] = &doc
+		in.docs[want[i]] = d
 	}
 	return nil
 }
@@ -522,7 +659,10 @@ func (in *ingest) confirm(d *Doc, ids []string) []Match {
 	var near []Match
 	for _, id := range ids {
 		r := in.docs[id]
-		if r == nil || id == d.ID {
+		if r == nil || id == d.ID || (d.Job != "" && r.Job == d.Job && r.Seq > d.Seq) {
+			// A document of this job at a later position (stored by
+			// an interrupted run of the job) is not a candidate yet:
+			// an uninterrupted run has not seen it.
 			continue
 		}
 		if r.ContentHash == d.ContentHash {
@@ -684,6 +824,7 @@ func (in *ingest) clusters(ctx context.Context, d *Doc, wait []uint64, known map
 		if len(redo) > 0 {
 			for _, id := range stale {
 				delete(in.docs, id)
+				in.changed[id] = true
 			}
 			if err := in.fetch(ctx, stale); err != nil {
 				return nil, err
@@ -858,9 +999,14 @@ func (in *ingest) duplicate(d *Doc, res *Ingested, kept []Match) {
 		c.More = append(c.More, m.ID)
 	}
 	c.RecordOnly = in.o.Member != nil && !in.o.Member(&c, best)
+	res.Dropped = c.RecordOnly && in.o.Drop != nil && in.o.Drop(&c)
 	in.local[res.Num] = StatusDuplicate
 	in.docs[d.ID] = &c
-	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Record: encodeDoc(nil, &c)})
+	in.changed[d.ID] = true
+	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Record: encodeDoc(nil, &c), Drop: res.Dropped, Keys: in.x.keys(nil, &c)})
+	if res.Dropped {
+		in.dropped = append(in.dropped, d.ID)
+	}
 	res.Matches = kept
 }
 
@@ -874,6 +1020,7 @@ func (in *ingest) resumed(ctx context.Context, d *Doc, res *Ingested, stored *Do
 	res.Matches = res.Matches[:0]
 	if stored != nil && stored.Original != "" {
 		in.docs[d.ID] = stored
+		in.changed[d.ID] = true
 		ids := append([]string{stored.Via}, stored.More...)
 		if err := in.fetch(ctx, ids); err != nil {
 			return err
@@ -926,4 +1073,24 @@ func (in *ingest) resumed(ctx context.Context, d *Doc, res *Ingested, stored *Do
 	}
 	SortMatches(res.Matches)
 	return nil
+}
+
+// drop deletes the documents ids from a shared store.
+func (x *Index) drop(ctx context.Context, ids []string) error {
+	recs, err := x.store.Records(ctx, ids)
+	if err != nil {
+		return err
+	}
+	b := &Batch{}
+	for i, r := range recs {
+		if r == nil {
+			continue
+		}
+		doc, err := x.decode(ids[i], r, false)
+		if err != nil {
+			return err
+		}
+		b.Writes = append(b.Writes, Write{ID: doc.ID, Replaces: true, OldFingerprint: doc.Fingerprint, OldKeys: x.oldKeys(&doc)})
+	}
+	return x.store.Apply(ctx, b)
 }

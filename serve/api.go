@@ -148,10 +148,6 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 			reused = &ans
 		}
 	}
-	if add {
-		s.wmu.Lock()
-		defer s.wmu.Unlock()
-	}
 	res, err := dedup.Check(r.Context(), s.o.Index, &doc, s.k, add)
 	if err != nil {
 		return archiveError(err)
@@ -223,7 +219,7 @@ type addGroup struct {
 // add adds docs (distinct IDs) and says which replaced a document. The
 // adds of concurrent requests are written together (group commit): the
 // first request to get the write lock writes every group queued by
-// then in one Index.Add, so that a synced store syncs once for all of
+// then in one dedup.File, so that a synced store syncs once for all of
 // them; each request returns once its documents are written. Later
 // groups win over earlier ones with the same ID, as they would one after
 // the other. The write does not stop when the request that makes it is
@@ -248,47 +244,32 @@ func (s *Server) add(ctx context.Context, docs []index.Doc) ([]bool, error) {
 	return g.replaced, g.err
 }
 
-// writeGroups writes the groups in one Index.Add and marks them done.
-// s.wmu is held.
+// writeGroups files the groups' documents with dedup.File (each decided
+// an original or a duplicate, race-free with every other writer) and
+// marks them done. s.wmu is held.
 func (s *Server) writeGroups(ctx context.Context, q []*addGroup) {
 	var all []index.Doc
 	for _, g := range q {
 		all = append(all, g.docs...)
 	}
-	existed := make(map[string]bool, len(all))
 	var err error
-	for i := range all {
-		id := all[i].ID
-		if _, ok := existed[id]; ok {
-			continue
-		}
-		_, gerr := s.o.Index.Get(ctx, id)
-		switch {
-		case gerr == nil:
-			existed[id] = true
-		case errors.Is(gerr, index.ErrNotFound):
-			existed[id] = false
-		default:
-			err = gerr
-		}
-		if err != nil {
+	for i := 0; s.o.Reuse != nil && i < len(all); i++ {
+		if err = s.o.Reuse.Prepare(ctx, &all[i], all[i].Text); err != nil {
 			break
 		}
 	}
-	for i := 0; err == nil && s.o.Reuse != nil && i < len(all); i++ {
-		err = s.o.Reuse.Prepare(ctx, &all[i], all[i].Text)
-	}
+	var filed []dedup.Filed
 	if err == nil {
-		err = s.o.Index.Add(ctx, all...)
+		filed, err = dedup.File(ctx, s.o.Index, all, s.k)
 	}
+	k := 0
 	for _, g := range q {
 		g.err = err
 		if err == nil {
 			g.replaced = make([]bool, len(g.docs))
 			for i := range g.docs {
-				id := g.docs[i].ID
-				g.replaced[i] = existed[id]
-				existed[id] = true // a later group replaces this one
+				g.replaced[i] = filed[k].Replaced
+				k++
 				op := "added"
 				if g.replaced[i] {
 					op = "replaced"

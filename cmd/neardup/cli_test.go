@@ -359,9 +359,12 @@ func TestVersionAndHelp(t *testing.T) {
 }
 
 // dedup --index reports what the exact-duplicate filter saved: on the
-// first run every content hash is new to the index (the duplicates are
-// found among the originals not yet written); the second run finds every
-// record in the index by its id, queries nothing, and says so.
+// first run nearly every content hash is new to the index (the
+// duplicates are found among the documents of their batch, not yet
+// written), but three exact copies in the second batch (records 257 to
+// 320) have their originals in the first, which the index holds: the
+// filter sends those 3 lookups to it; the second run finds every record
+// in the index by its id, queries nothing, and says so.
 func TestDedupIndexFilterSummary(t *testing.T) {
 	t.Parallel()
 	idx := filepath.Join(t.TempDir(), "idx")
@@ -369,7 +372,7 @@ func TestDedupIndexFilterSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []struct{ lookups, saved int }{{318, 318}, {0, 0}} {
+	for i, want := range []struct{ lookups, saved int }{{318, 315}, {0, 0}} {
 		r := runCLI(t, "dedup", "--index", idx, "--json", sample)
 		if r.code != 0 {
 			t.Fatalf("run %d: exit %d: %s", i+1, r.code, r.stderr)

@@ -69,11 +69,9 @@ func Run(t *testing.T, open Opener) {
 		{"StoreClaimRace", testStoreClaimRace},
 		{"Passages", testPassages},
 	}
-	probe := open(t)
-	if _, ok := probe.(index.Shared); ok {
-		tests = append(tests, sharedTests...)
-	}
-	probe.Close()
+	// Every store decides with Ingest's protocol: a Shared store its
+	// own way, any other through index.InProcess.
+	tests = append(tests, sharedTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/indextest"
 	"github.com/neardup/neardup/internal/redistest"
 )
 
@@ -37,15 +38,15 @@ func TestFailoverIngest(t *testing.T) {
 	// the members of a group are ingested at about the same time.
 	const perKind, stopAfter = 30, 30
 	r := rand.New(rand.NewPCG(15, 2))
-	var groups []*group
+	var groups []*indextest.Group
 	for range perKind {
 		for _, kind := range []string{"pair", "triple", "exact"} {
-			groups = append(groups, newGroup(r, kind, len(groups)))
+			groups = append(groups, indextest.NewGroup(r, kind, len(groups)))
 		}
 	}
 	res := make([][]index.Ingested, len(groups))
 	for gi, g := range groups {
-		res[gi] = make([]index.Ingested, len(g.docs))
+		res[gi] = make([]index.Ingested, len(g.Docs))
 	}
 	var (
 		stopped atomic.Bool
@@ -60,15 +61,15 @@ func TestFailoverIngest(t *testing.T) {
 			defer wg.Done()
 			for gi, g := range groups {
 				j := (w + gi) % writers
-				if j >= len(g.docs) {
+				if j >= len(g.Docs) {
 					continue
 				}
 				before := stopped.Load()
 				start := time.Now()
-				got, err := xs[w].Ingest(ctx, g.docs[j:j+1], index.IngestOptions{Distance: 3, Wait: 30 * time.Second, JoinMinContent: joinMinContent})
+				got, err := xs[w].Ingest(ctx, g.Docs[j:j+1], index.IngestOptions{Distance: 3, Wait: 30 * time.Second, JoinMinContent: indextest.JoinMinContent})
 				stall[w] = max(stall[w], time.Since(start))
 				if err != nil {
-					t.Errorf("writer %d, %s: %v", w, g.docs[j].ID, err)
+					t.Errorf("writer %d, %s: %v", w, g.Docs[j].ID, err)
 					return
 				}
 				if !before && stopped.Load() {
@@ -98,8 +99,8 @@ func TestFailoverIngest(t *testing.T) {
 	var all []index.Doc
 	originals := 0
 	for gi, g := range groups {
-		originals += len(g.check(t, res[gi]))
-		for i, d := range g.docs {
+		originals += len(g.Check(t, res[gi]))
+		for i, d := range g.Docs {
 			all = append(all, d)
 			nums = append(nums, res[gi][i].Num)
 		}

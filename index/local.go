@@ -1,0 +1,638 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"runtime/pprof"
+	"slices"
+	"sync"
+
+	"github.com/neardup/neardup/simhash"
+)
+
+// local is the Shared of a store that one process owns (memstore,
+// badgerstore): Ingest's protocol, run in memory beside the store. A
+// document AppendRead writes is numbered from a counter, filed under its
+// keys in an overlay of posting lists and given a state; it reaches the
+// store only when Decide decides it, with its final record, in one
+// Apply. So the store holds decided documents only, and a process killed
+// mid-way leaves no undecided document behind: a record there without a
+// state in the overlay is decided already, an original unless it names
+// its cluster (Doc.Original).
+//
+// The overlay keeps every document written since the last moment no
+// Ingest was running (begin, end): the documents an Ingest saw keep
+// their numbers and states until it returns, then are forgotten, found
+// again in the store as stateless decided documents.
+//
+// Numbers: written documents count up from firstFresh; a stateless
+// document of the store that a write sees gets a number below it, lower
+// than every written one.
+type local struct {
+	x  *Index
+	st Store
+
+	mu     sync.Mutex
+	next   uint64 // the next written document's number
+	low    uint64 // the next stateless document's number
+	byID   map[string]uint64
+	docs   map[uint64]*ldoc
+	lists  map[Key][]uint64 // the overlay's postings, in number order
+	active int              // Ingest calls running
+	unsent []Write          // decided, to store when an Ingest ends
+
+	// smu is held while the decided documents are stored: an Ingest
+	// that ends finds its documents stored, by itself or by another.
+	smu sync.Mutex
+	// writing is the store write a deferred Ingest left running (see
+	// end), nil when none is; it sends the write's error.
+	writing chan error
+}
+
+// firstFresh is the first number of a written document: below it are
+// the stateless documents seen.
+const firstFresh = 1 << 40
+
+// ldoc is one document of the overlay.
+type ldoc struct {
+	id      string
+	status  Status
+	markers []uint64
+	// w is the write of a document written here (its record the
+	// decided one once decided); nil for a stateless document.
+	w *Write
+	// gone: abandoned (its writer failed) or dropped (a duplicate not
+	// kept): never stored, nothing under its number.
+	gone bool
+}
+
+var _ Shared = (*local)(nil)
+
+func newLocal(x *Index, st Store) *local {
+	l := &local{x: x, st: st, next: firstFresh, low: 1}
+	l.reset()
+	return l
+}
+
+func (l *local) reset() {
+	if l.byID == nil {
+		l.byID, l.docs, l.lists = map[string]uint64{}, map[uint64]*ldoc{}, map[Key][]uint64{}
+	}
+	clear(l.byID)
+	clear(l.docs)
+	clear(l.lists)
+	l.low = 1
+}
+
+// begin and end bracket an Ingest. end stores the documents decided
+// meanwhile (in one Apply: the store holds, in the order of the Ingest
+// calls, whole calls' decisions), or, for a deferred Ingest, starts
+// storing them and returns, the write running on until the next begin,
+// end or flush. The overlay is forgotten at a begin or end when no
+// other Ingest runs and no write is left running: every document in it
+// is decided and stored, or gone.
+func (l *local) begin(ctx context.Context) error {
+	if err := l.wait(); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active == 0 && l.writing == nil && len(l.unsent) == 0 {
+		l.forget()
+	}
+	l.active++
+	return nil
+}
+
+func (l *local) end(ctx context.Context, deferred bool) error {
+	var err error
+	if deferred {
+		err = l.storeBeside(ctx)
+	} else {
+		err = l.store(ctx)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active--
+	if err == nil && l.active == 0 && l.writing == nil && len(l.unsent) == 0 {
+		l.forget()
+	}
+	return err
+}
+
+// storeBeside starts storing the decided documents not stored yet, in
+// a goroutine, once the write started before is done.
+func (l *local) storeBeside(ctx context.Context) error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	if l.writing != nil {
+		err := <-l.writing
+		l.writing = nil
+		if err != nil {
+			return err
+		}
+	}
+	l.mu.Lock()
+	b := &Batch{Writes: l.unsent}
+	l.unsent = nil
+	l.mu.Unlock()
+	if len(b.Writes) == 0 {
+		return nil
+	}
+	done := make(chan error, 1)
+	l.writing = done
+	go func() {
+		pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(ProfileLabel, "write")))
+		done <- l.st.Apply(context.WithoutCancel(ctx), b)
+	}()
+	return nil
+}
+
+// wait waits for the write a deferred Ingest left running, if any, and
+// returns its error.
+func (l *local) wait() error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	if l.writing == nil {
+		return nil
+	}
+	err := <-l.writing
+	l.writing = nil
+	return err
+}
+
+// flush stores what deferred Ingests left to store.
+func (l *local) flush(ctx context.Context) error {
+	if err := l.wait(); err != nil {
+		return err
+	}
+	return l.store(ctx)
+}
+
+// forget resets the overlay, unless a document written outside an
+// Ingest (a test of the protocol) is pending there. l.mu is held.
+func (l *local) forget() {
+	for _, d := range l.docs {
+		if d.w != nil && d.status == StatusPending && !d.gone {
+			return
+		}
+	}
+	l.reset()
+}
+
+// store stores the decided documents not stored yet.
+func (l *local) store(ctx context.Context) error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	if l.writing != nil {
+		err := <-l.writing
+		l.writing = nil
+		if err != nil {
+			return err
+		}
+	}
+	l.mu.Lock()
+	b := &Batch{Writes: l.unsent}
+	l.unsent = nil
+	l.mu.Unlock()
+	if len(b.Writes) == 0 {
+		return nil
+	}
+	return l.st.Apply(ctx, b)
+}
+
+// abandon gives up the pending documents among nums (their Ingest
+// failed): never stored, they count as duplicates for whoever waits for
+// them.
+func (l *local) abandon(nums []uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, n := range nums {
+		if d := l.docs[n]; d != nil && d.w != nil && d.status == StatusPending {
+			d.status, d.gone = StatusDuplicate, true
+			delete(l.byID, d.id)
+		}
+	}
+}
+
+// Postings implements Store: the store's postings and the overlay's
+// (documents written here, decided or not, that the store may not hold
+// yet).
+func (l *local) Postings(ctx context.Context, keys []Key) ([][]Posting, error) {
+	ps, err := l.st.Postings(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, k := range keys {
+		for _, n := range l.lists[k] {
+			d := l.docs[n]
+			if d.gone || slices.ContainsFunc(ps[i], func(p Posting) bool { return p.ID == d.id }) {
+				continue
+			}
+			ps[i] = append(ps[i], Posting{ID: d.id, Fingerprint: fingerprintUnder(k, d.w)})
+		}
+	}
+	return ps, nil
+}
+
+// fingerprintUnder is the fingerprint of w's posting under k: set in
+// table lists only.
+func fingerprintUnder(k Key, w *Write) (fp simhash.Fingerprint) {
+	if k.Kind == KindTable {
+		fp = w.Fingerprint
+	}
+	return fp
+}
+
+// Records implements Store: the overlay's records first.
+func (l *local) Records(ctx context.Context, ids []string) ([][]byte, error) {
+	out := make([][]byte, len(ids))
+	var rest []string
+	var at []int
+	l.mu.Lock()
+	for i, id := range ids {
+		if n, ok := l.byID[id]; ok {
+			if d := l.docs[n]; d.w != nil {
+				out[i] = d.w.Record
+				continue
+			}
+		}
+		rest = append(rest, id)
+		at = append(at, i)
+	}
+	l.mu.Unlock()
+	// The store's, readChunk × 4 at a time on every core.
+	const chunk = 4 * readChunk
+	chunks := (len(rest) + chunk - 1) / chunk
+	errs := make([]error, chunks)
+	parallel(chunks, func(c int) {
+		lo, hi := c*chunk, min(len(rest), (c+1)*chunk)
+		recs, err := l.st.Records(ctx, rest[lo:hi])
+		if err != nil {
+			errs[c] = err
+			return
+		}
+		for j, r := range recs {
+			out[at[lo+j]] = r
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Apply, Claim, Stats and Close implement Store: the store's.
+func (l *local) Apply(ctx context.Context, b *Batch) error { return l.st.Apply(ctx, b) }
+
+func (l *local) Claim(ctx context.Context, v map[string][]byte) (map[string][]byte, error) {
+	return l.st.Claim(ctx, v)
+}
+
+func (l *local) Stats(ctx context.Context) (StoreStats, error) { return l.st.Stats(ctx) }
+
+func (l *local) Close() error { return l.st.Close() }
+
+// storeView is what a write needs from the store, read before the
+// overlay is locked: its record (to refuse a taken ID) and the postings
+// under its keys.
+type storeView struct {
+	recs [][]byte
+	ps   [][][]Posting
+}
+
+// read reads the store's view of ws, readChunk writes at a time on
+// every core.
+func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
+	v := &storeView{recs: make([][]byte, len(ws)), ps: make([][][]Posting, len(ws))}
+	chunks := (len(ws) + readChunk - 1) / readChunk
+	errs := make([]error, chunks)
+	parallel(chunks, func(c int) {
+		ws := ws[c*readChunk : min(len(ws), (c+1)*readChunk)]
+		ids := make([]string, len(ws))
+		var keys []Key
+		for i := range ws {
+			ids[i] = ws[i].ID
+			keys = append(keys, ws[i].Keys...)
+		}
+		recs, err := l.st.Records(ctx, ids)
+		if err != nil {
+			errs[c] = err
+			return
+		}
+		all, err := l.st.Postings(ctx, keys)
+		if err != nil {
+			errs[c] = err
+			return
+		}
+		copy(v.recs[c*readChunk:], recs)
+		for i := range ws {
+			v.ps[c*readChunk+i], all = all[:len(ws[i].Keys)], all[len(ws[i].Keys):]
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// readChunk is how many writes read goes through in one read of the
+// store.
+const readChunk = 16
+
+// before returns the postings under k that precede number n: the
+// store's stateless documents and the overlay's documents below n. A
+// stateless document gets a number below the written ones, a new one
+// each time it is seen (States knows no state under it: an archived
+// document), so that seeing it costs no lookup. l.mu is held.
+func (l *local) before(k Key, stored []Posting, id string, n uint64) []Earlier {
+	var out []Earlier
+	filed := l.lists[k] // a few documents at most
+	for _, p := range stored {
+		if p.ID == id || slices.ContainsFunc(filed, func(m uint64) bool { return l.docs[m].id == p.ID }) {
+			continue // itself, or in the overlay (stored since): below
+		}
+		out = append(out, Earlier{Num: l.low, ID: p.ID, Fingerprint: p.Fingerprint})
+		l.low++
+	}
+	for _, m := range filed {
+		if m >= n {
+			break
+		}
+		d := l.docs[m]
+		if d.gone || d.id == id {
+			continue
+		}
+		out = append(out, Earlier{Num: m, ID: d.id, Fingerprint: fingerprintUnder(k, d.w)})
+	}
+	return out
+}
+
+// AppendRead implements Shared: the writes go to the overlay, not to
+// the store (Decide stores them).
+func (l *local) AppendRead(ctx context.Context, ws []Write) ([]Appended, error) {
+	for i := range ws {
+		if ws[i].Replaces || ws[i].Record == nil {
+			return nil, fmt.Errorf("index: %s: append-read: write %d: only new documents", l.x.name, i)
+		}
+		if err := CheckID(ws[i].ID); err != nil {
+			return nil, fmt.Errorf("index: %s: append-read: write %d: %w", l.x.name, i, err)
+		}
+	}
+	v, err := l.read(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Appended, len(ws))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range ws {
+		w := &ws[i]
+		if n, ok := l.byID[w.ID]; (ok && !l.docs[n].gone) || v.recs[i] != nil {
+			continue
+		}
+		n := l.next
+		l.next++
+		out[i].Num = n
+		out[i].Before = make([][]Earlier, len(w.Keys))
+		for j, k := range w.Keys {
+			out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
+		}
+		l.file(n, w)
+	}
+	return out, nil
+}
+
+// file adds the write w, number n, to the overlay, pending. l.mu is
+// held.
+func (l *local) file(n uint64, w *Write) {
+	// The record and keys are the caller's (Ingest's own, fresh): kept,
+	// not copied.
+	c := &Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}
+	l.docs[n] = &ldoc{id: c.ID, status: StatusPending, w: c}
+	l.byID[c.ID] = n
+	for _, k := range c.Keys {
+		l.lists[k] = append(l.lists[k], n)
+	}
+}
+
+// Reappend implements Shared. A document of the overlay keeps its
+// number. One the store holds is decided (the store holds only what
+// Decide stored, or what was archived otherwise; an AppendRead is never
+// cut short in one process): it gets a number below the written ones
+// and its state from its record, a duplicate when the record names its
+// cluster, else an original, and nothing before it (the store is not
+// read: a run repeated reads its records only).
+func (l *local) Reappend(ctx context.Context, ws []Write) ([]Appended, error) {
+	// The overlay's documents need their postings; the others, their
+	// records alone.
+	l.mu.Lock()
+	var filed []Write
+	var at []int
+	for i := range ws {
+		if n, ok := l.byID[ws[i].ID]; ok && l.docs[n].w != nil && !l.docs[n].gone {
+			filed, at = append(filed, ws[i]), append(at, i)
+		}
+	}
+	l.mu.Unlock()
+	v := &storeView{ps: make([][][]Posting, len(ws))}
+	fv, err := l.read(ctx, filed)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		v.ps[i] = fv.ps[j]
+	}
+	ids := make([]string, len(ws))
+	for i := range ws {
+		ids[i] = ws[i].ID
+	}
+	if v.recs, err = l.st.Records(ctx, ids); err != nil {
+		return nil, err
+	}
+	out := make([]Appended, len(ws))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range ws {
+		w := &ws[i]
+		n, ok := l.byID[w.ID]
+		if ok && l.docs[n].w != nil && !l.docs[n].gone {
+			out[i].Num = n
+			out[i].Before = make([][]Earlier, len(w.Keys))
+			for j, k := range w.Keys {
+				var stored []Posting
+				if v.ps[i] != nil { // filed meanwhile: its stateless predecessors not read
+					stored = v.ps[i][j]
+				}
+				out[i].Before[j] = l.before(k, stored, w.ID, n)
+			}
+			continue
+		}
+		if v.recs[i] == nil {
+			return nil, fmt.Errorf("index: %s: reappend %q: %w", l.x.name, w.ID, ErrNotFound)
+		}
+		doc, err := l.x.decode(w.ID, v.recs[i], false)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			n = l.low
+			l.low++
+			l.byID[w.ID] = n
+			l.docs[n] = &ldoc{id: w.ID}
+		}
+		d := l.docs[n]
+		d.status = StatusOriginal
+		if doc.Original != "" {
+			d.status = StatusDuplicate
+		}
+		out[i].Num = n
+		out[i].Before = make([][]Earlier, len(w.Keys)) // decided: what came before does not matter
+	}
+	return out, nil
+}
+
+// state is d's State. l.mu is held.
+func (d *ldoc) state() State {
+	switch {
+	case d == nil:
+		return State{}
+	case d.gone:
+		return State{Status: StatusDuplicate}
+	}
+	return State{ID: d.id, Status: d.status, Markers: slices.Clone(d.markers)}
+}
+
+// States implements Shared. A number this process no longer knows (or
+// never handed out) resolves to no document.
+func (l *local) States(_ context.Context, nums []uint64) ([]State, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]State, len(nums))
+	for i, n := range nums {
+		out[i] = l.docs[n].state()
+	}
+	return out, nil
+}
+
+// Mark implements Shared.
+func (l *local) Mark(_ context.Context, marks []Mark) ([]State, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]State, len(marks))
+	for i, m := range marks {
+		d := l.docs[m.Target]
+		if d != nil && !d.gone && d.status == StatusPending && !slices.Contains(d.markers, m.By) {
+			d.markers = append(d.markers, m.By)
+		}
+		out[i] = d.state()
+		out[i].ID = "" // as a shared store answers: the state alone
+	}
+	return out, nil
+}
+
+// Decide implements Shared: the decided documents are stored when the
+// Ingest that decides them ends (at once outside an Ingest), their
+// states changed at once: in one process, whoever reads them reads the
+// records from the overlay until then. A dropped duplicate is never
+// stored.
+func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
+	out := make([]State, len(ds))
+	var b Batch
+	l.mu.Lock()
+	for i, dc := range ds {
+		d := l.docs[dc.Num]
+		if d == nil {
+			// No document: nothing to decide or store.
+			out[i].Status = StatusDuplicate
+			if dc.Original {
+				out[i].Status = StatusOriginal
+			}
+			continue
+		}
+		if d.w == nil || d.gone || d.status != StatusPending {
+			out[i] = d.state()
+			out[i].ID = ""
+			continue
+		}
+		switch {
+		case dc.Original && !allIn(d.markers, dc.Dead):
+			// A marker not known dead: still pending.
+		case dc.Original:
+			d.status = StatusOriginal
+			b.Writes = append(b.Writes, *d.w)
+		default:
+			d.status = StatusDuplicate
+			if dc.Record != nil {
+				d.w.Record = slices.Clone(dc.Record)
+				if dc.Keys != nil {
+					d.w.Keys = slices.Clone(dc.Keys)
+				}
+			}
+			if dc.Drop {
+				d.gone = true
+				delete(l.byID, d.id)
+			} else {
+				b.Writes = append(b.Writes, *d.w)
+			}
+		}
+		out[i] = d.state()
+		out[i].ID = ""
+	}
+	l.unsent = append(l.unsent, b.Writes...)
+	idle := l.active == 0
+	l.mu.Unlock()
+	if idle {
+		// Not within an Ingest (a test of the protocol): stored now.
+		if err := l.store(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// allIn reports whether every one of nums is in set.
+func allIn(nums, set []uint64) bool {
+	for _, n := range nums {
+		if !slices.Contains(set, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// InProcess returns the Shared that an Index over s uses when s is not
+// a Shared itself (a store one process owns): Ingest's protocol run
+// beside s in this process. The store conformance suite tests it on
+// such stores; an Index makes its own, so use it only through one.
+func InProcess(s Store) Shared {
+	if sh, ok := s.(Shared); ok {
+		return sh
+	}
+	return newLocal(&Index{store: s, name: storeName(s)}, s)
+}
+
+// SharedStore reports whether x's store is shared by several processes
+// (a Shared of its own, such as redisstore), rather than owned by this
+// one: the decisions are the same, but other writers wait for this
+// one's, so writers decide in smaller batches.
+func (x *Index) SharedStore() bool {
+	_, ok := x.sh.(*local)
+	return !ok
+}
+
+// Flush waits until the decisions of Ingest calls made with
+// IngestOptions.Deferred are stored, and returns the error of storing
+// them. Close flushes too.
+func (x *Index) Flush(ctx context.Context) error {
+	if l, ok := x.sh.(*local); ok {
+		return l.flush(ctx)
+	}
+	return nil
+}

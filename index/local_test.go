@@ -1,0 +1,81 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
+)
+
+// failing is a store whose Records fails, once fail is set, after ok
+// more calls.
+type failing struct {
+	*memstore.Store
+	fail bool
+	ok   int
+}
+
+var errInjected = errors.New("injected failure")
+
+func (f *failing) Records(ctx context.Context, ids []string) ([][]byte, error) {
+	if f.fail {
+		if f.ok == 0 {
+			return nil, errInjected
+		}
+		f.ok--
+	}
+	return f.Store.Records(ctx, ids)
+}
+
+// TestInProcessDeferred: a deferred Ingest's decisions reach the store
+// by Flush (the store itself holds them then), and a duplicate Drop
+// leaves out never does; a failed Ingest stores nothing and leaves
+// nothing pending for the next.
+func TestInProcessDeferred(t *testing.T) {
+	ctx := t.Context()
+	st := &failing{Store: memstore.New()}
+	x, err := index.New(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	a := index.Doc{ID: "a", Fingerprint: 0x1111_2222_3333_4444, ContentHash: 1}
+	b := index.Doc{ID: "b", Fingerprint: 0x1111_2222_3333_4444, ContentHash: 1}
+	c := index.Doc{ID: "c", Fingerprint: 0x1111_2222_3333_4445, ContentHash: 2}
+	drop := func(*index.Doc) bool { return true }
+	member := func(*index.Doc, *index.Match) bool { return false }
+	res, err := x.Ingest(ctx, []index.Doc{a, b}, index.IngestOptions{Distance: 3, Deferred: true, Member: member, Drop: drop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res[0].Original || res[1].Original || !res[1].Dropped {
+		t.Fatalf("Ingest(a, b) = %+v; want a original, b a dropped duplicate", res)
+	}
+	if err := x.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Store.Records(ctx, []string{"a", "b"})
+	if err != nil || recs[0] == nil || recs[1] != nil {
+		t.Errorf("the store after Flush: a %v, b %v, %v; want a and not b", recs[0] != nil, recs[1] != nil, err)
+	}
+	// c's Ingest fails once c is written (reading its candidates'
+	// records, after its own and the store's view of its keys): c is
+	// not stored, and Ingesting it again decides it.
+	st.fail, st.ok = true, 2
+	if _, err := x.Ingest(ctx, []index.Doc{c}, index.IngestOptions{Distance: 3}); !errors.Is(err, errInjected) {
+		t.Fatalf("Ingest(c) with failing reads: %v; want the injected error", err)
+	}
+	st.fail = false
+	if recs, err := st.Store.Records(ctx, []string{"c"}); err != nil || recs[0] != nil {
+		t.Errorf("c after its failed Ingest: stored %v, %v; want not stored", recs[0] != nil, err)
+	}
+	res, err = x.Ingest(ctx, []index.Doc{c}, index.IngestOptions{Distance: 3})
+	if err != nil || res[0].Original || len(res[0].Matches) != 1 || res[0].Matches[0].ID != "a" {
+		t.Errorf("Ingest(c) again = %+v, %v; want a duplicate of a", res, err)
+	}
+	if d, err := x.Get(ctx, "c"); err != nil || d.Original != "a" {
+		t.Errorf("c after its Ingest: %+v, %v; want it archived in a's cluster", d, err)
+	}
+}
