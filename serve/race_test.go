@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -348,26 +349,47 @@ func TestRaceOneServer(t *testing.T) {
 
 // raceCheckDedup runs dedup.Run (a dedup --index worker) on xRun over
 // the first and third members of every group while the second members
-// are posted to s with check?add=true (neardup check --add), perRound
-// at a time, and checks the archive: the originals Run reported are
-// there, and checkRace holds.
+// are posted to s with check?add=true (neardup check --add), each group's
+// once the run has decided the records up to a batch before the group's
+// (so that the check lands while the run decides the group), perRound at
+// most at a time, and checks the archive: the originals Run reported
+// are there, and checkRace holds.
 func raceCheckDedup(t *testing.T, xRun *index.Index, s http.Handler, groups []*raceGroup, perRound int) {
 	a := testfixtures.Analyzer(t, "")
 	var jsonl strings.Builder
-	var checked []*raceGroup
-	for _, g := range groups {
+	at := make([]int64, len(groups)) // the group's first record in the run's input
+	var records int64
+	for gi, g := range groups {
+		at[gi] = records
 		for k := range g.ids {
 			if k != 1 {
 				fmt.Fprintf(&jsonl, "{\"id\":%q,\"text\":%q}\n", g.ids[k], g.texts[k])
+				records++
 			}
 		}
-		checked = append(checked, &raceGroup{kind: g.kind, ids: g.ids[1:2], texts: g.texts[1:2]})
 	}
-	var res *raceResult
+	lead := int64(dedup.DefaultBatch)
+	if xRun.SharedStore() {
+		lead = dedup.SharedBatch
+	}
+	res := &raceResult{acked: map[string]bool{}}
+	var decided atomic.Int64
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		res = raceGroups(t, []http.Handler{s}, []string{"check"}, checked, perRound)
+		sem := make(chan struct{}, perRound)
+		var wg sync.WaitGroup
+		for gi, g := range groups {
+			for decided.Load() < at[gi]-lead {
+				time.Sleep(100 * time.Microsecond)
+			}
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				res.post(s, "check", g.ids[1], g.texts[1])
+			})
+		}
+		wg.Wait()
 	}()
 	r := input.NewReader([]string{"-"}, strings.NewReader(jsonl.String()), nil)
 	var unique []string
@@ -375,11 +397,18 @@ func raceCheckDedup(t *testing.T, xRun *index.Index, s http.Handler, groups []*r
 		if o.Verdict == dedup.Unique {
 			unique = append(unique, o.Record.ID)
 		}
+		decided.Add(1)
 		return nil
 	})
+	if err != nil {
+		decided.Store(records) // the checks go on to their end
+	}
 	<-done
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.errs) > 0 {
+		t.Fatalf("failed posts: %s", strings.Join(res.errs, "\n"))
 	}
 	for _, id := range unique {
 		res.acked[id] = true
