@@ -125,19 +125,9 @@ func (l *local) end(ctx context.Context, deferred bool) error {
 func (l *local) storeBeside(ctx context.Context) error {
 	l.smu.Lock()
 	defer l.smu.Unlock()
-	if l.writing != nil {
-		err := <-l.writing
-		l.writing = nil
-		if err != nil {
-			return err
-		}
-	}
-	l.mu.Lock()
-	b := &Batch{Writes: l.unsent}
-	l.unsent = nil
-	l.mu.Unlock()
-	if len(b.Writes) == 0 {
-		return nil
+	b, err := l.takeUnsent()
+	if b == nil || err != nil {
+		return err
 	}
 	done := make(chan error, 1)
 	l.writing = done
@@ -146,6 +136,27 @@ func (l *local) storeBeside(ctx context.Context) error {
 		done <- l.st.Apply(context.WithoutCancel(ctx), b)
 	}()
 	return nil
+}
+
+// takeUnsent waits for the write started before, if any, and takes the
+// decided documents not stored yet as a Batch (nil when there are none).
+// l.smu is held.
+func (l *local) takeUnsent() (*Batch, error) {
+	if l.writing != nil {
+		err := <-l.writing
+		l.writing = nil
+		if err != nil {
+			return nil, err
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.unsent) == 0 {
+		return nil, nil
+	}
+	b := &Batch{Writes: l.unsent}
+	l.unsent = nil
+	return b, nil
 }
 
 // wait waits for the write a deferred Ingest left running, if any, and
@@ -184,19 +195,9 @@ func (l *local) forget() {
 func (l *local) store(ctx context.Context) error {
 	l.smu.Lock()
 	defer l.smu.Unlock()
-	if l.writing != nil {
-		err := <-l.writing
-		l.writing = nil
-		if err != nil {
-			return err
-		}
-	}
-	l.mu.Lock()
-	b := &Batch{Writes: l.unsent}
-	l.unsent = nil
-	l.mu.Unlock()
-	if len(b.Writes) == 0 {
-		return nil
+	b, err := l.takeUnsent()
+	if b == nil || err != nil {
+		return err
 	}
 	return l.st.Apply(ctx, b)
 }
