@@ -84,15 +84,20 @@
 //
 // A damaged directory is an error wrapping index.ErrCorrupt that names
 // the directory and the file (and the block, or the record), never a
-// panic: Open reads every table's index before Badger does (tables.go);
+// panic: Open reads every table's index before Badger does;
 // every block's checksum is verified when it is read, and since Badger
 // reads a block that fails as missing keys, the store verifies the
 // blocks each read touched again, so that the read fails instead of
-// missing documents, and one table's index every 256 reads (shadow.go);
+// missing documents, and one table's index every 256 reads;
 // values in the value log have their checksums verified. Not covered: a
 // compaction (a writer's) of a table with a damaged block, which Badger
 // writes out without that block's keys. Verify reads everything; Salvage
 // copies what is readable into a new store (verify.go).
+//
+// What reads Badger's files behind its back (its table format, through
+// its internal packages, and its log line about an unreadable value) is
+// package internal/tablecheck, for Badger v4.9.6 only (its package doc
+// says what and why); this package uses Badger's public API otherwise.
 package badgerstore
 
 import (
@@ -115,6 +120,7 @@ import (
 	"github.com/dgraph-io/badger/v4/skl"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore/internal/tablecheck"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -221,8 +227,9 @@ type Store struct {
 	lookups, saved, done, falseHits, rebuilds atomic.Int64
 	bandSaved                                 atomic.Int64 // band keys the band filter answered
 
-	shadow     *shadows     // handles on the tables, to find damage Badger reads as missing keys (shadow.go)
-	vlogDamage *valueDamage // value-log files Badger could not read values from
+	shadow     *tablecheck.Shadows  // handles on the tables, to find damage Badger reads as missing keys
+	checksOff  bool                 // no checks of the tables: set by BenchmarkReadCheck only, to time them
+	vlogDamage *tablecheck.ValueLog // value-log files Badger could not read values from
 }
 
 // OpenIndex opens the store in dir (see Open) and the index in it (see
@@ -267,21 +274,20 @@ func Open(dir string, opts *Options) (*Store, error) {
 	// Badger reads the tables' indexes in goroutines of its own, where
 	// a damaged one is a panic that ends the process: they are read
 	// here first.
-	tabs, err := checkTables(dir)
+	sh, err := tablecheck.Open(dir, o.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
-	sh := &shadows{dir: dir, readOnly: o.ReadOnly, tabs: tabs}
-	vd := &valueDamage{}
+	vd := &tablecheck.ValueLog{}
 	db, err := openBadger(dir, o, vd)
 	if err != nil {
-		sh.close()
+		sh.Close()
 		return nil, err
 	}
 	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd}
 	fail := func(err error) (*Store, error) {
 		db.Close()
-		sh.close()
+		sh.Close()
 		return nil, err
 	}
 	if err := s.checkMeta(); err != nil {
@@ -315,7 +321,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 //     log file it could not size behind, empty, and every later open
 //     would fail on it, so the empty .mem and .vlog files this attempt
 //     created are removed. They hold no writes.
-func openBadger(dir string, o Options, vd *valueDamage) (*badger.DB, error) {
+func openBadger(dir string, o Options, vd *tablecheck.ValueLog) (*badger.DB, error) {
 	var before map[string]bool
 	if !o.ReadOnly {
 		// An empty log (memtable or value log) left by a writer killed
@@ -363,7 +369,7 @@ func openBadger(dir string, o Options, vd *valueDamage) (*badger.DB, error) {
 		}
 	}
 	if file := damagedOpen(err); file != "" {
-		return nil, &corruptError{dir: dir, damage: Damage{File: file, Block: -1, Err: err}}
+		return nil, &corruptError{Dir: dir, Damage: Damage{File: file, Block: -1, Err: err}}
 	}
 	return nil, fmt.Errorf("index: open %s: %w", dir, err)
 }
@@ -487,10 +493,10 @@ func checkWritable(dir string) error {
 //     block's checksum is verified when it is read, so that a damaged
 //     block is not read as garbage that panics or matches wrongly.
 //     Badger reads such a block as missing keys; the store reads the
-//     blocks again to turn that into an error (shadow.go). Not
+//     blocks again to turn that into an error (tablecheck). Not
 //     OnTableRead: Badger's Open
 //     skips a table whose checksum fails with a log line only, losing
-//     its keys; Open reads the tables' indexes itself first (tables.go)
+//     its keys; Open reads the tables' indexes itself first (tablecheck.Open)
 //     and Verify reads every block.
 //   - VerifyValueChecksum on (default off): a value read from the value
 //     log (a record of 1 MiB or more) has its checksum verified, so
@@ -498,7 +504,7 @@ func checkWritable(dir string) error {
 //     a wrong record.
 //   - Metrics off; logging routed to Options.Logf, warnings and errors
 //     only, and to vd, which keeps the files of unreadable values.
-func badgerOptions(dir string, o Options, vd *valueDamage) badger.Options {
+func badgerOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Options {
 	return badger.DefaultOptions(dir).
 		WithLogger(badgerLogger{o.Logf, vd}).
 		WithReadOnly(o.ReadOnly).
@@ -520,7 +526,7 @@ func badgerOptions(dir string, o Options, vd *valueDamage) badger.Options {
 // errors to vd too.
 type badgerLogger struct {
 	logf func(string, ...any)
-	vd   *valueDamage
+	vd   *tablecheck.ValueLog
 }
 
 func (l badgerLogger) log(level, format string, args []any) {
@@ -529,7 +535,7 @@ func (l badgerLogger) log(level, format string, args []any) {
 	}
 	msg := strings.TrimSpace(fmt.Sprintf(format, args...))
 	if level == "error" {
-		l.vd.note(msg)
+		l.vd.Note(msg)
 	}
 	if l.logf != nil {
 		l.logf("badger %s: %s", level, msg)
@@ -547,7 +553,7 @@ func (s *Store) checkMeta() (err error) {
 	defer s.recoverTo("reading metadata", &err)
 	var format bool
 	var empty bool
-	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		_, err := s.get(txn, tabs, metaKey(index.MetaFormat))
 		switch {
 		case err == nil:
@@ -562,7 +568,7 @@ func (s *Store) checkMeta() (err error) {
 		empty = !it.Valid()
 		if empty {
 			// Badger read the first block of every table.
-			return s.shadow.checkRead(tabs, nil, true)
+			return s.shadow.CheckRead(tabs, nil, true)
 		}
 		return nil
 	})
@@ -580,12 +586,12 @@ func (s *Store) checkMeta() (err error) {
 }
 
 // read calls fn in a read transaction with the store's handles on the
-// tables Badger reads (see shadow.go).
-func (s *Store) read(fn func(*badger.Txn, []*shadowTable) error) error {
-	if s.shadow.off {
+// tables Badger reads (see tablecheck.Shadows).
+func (s *Store) read(fn func(*badger.Txn, []*tablecheck.Table) error) error {
+	if s.checksOff {
 		return s.db.View(func(txn *badger.Txn) error { return fn(txn, nil) })
 	}
-	tabs, release, err := s.shadow.view(s.db)
+	tabs, release, err := s.shadow.View(s.db)
 	if err != nil {
 		return err
 	}
@@ -595,13 +601,13 @@ func (s *Store) read(fn func(*badger.Txn, []*shadowTable) error) error {
 
 // get returns a copy of the value of key, or badger.ErrKeyNotFound,
 // after checking that Badger could read every block it read for it
-// (tabs: see shadow.go).
-func (s *Store) get(txn *badger.Txn, tabs []*shadowTable, key []byte) ([]byte, error) {
+// (tabs: see tablecheck.Shadows).
+func (s *Store) get(txn *badger.Txn, tabs []*tablecheck.Table, key []byte) ([]byte, error) {
 	item, err := txn.Get(key)
 	if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, err
 	}
-	if cerr := s.shadow.checkRead(tabs, key, true); cerr != nil {
+	if cerr := s.shadow.CheckRead(tabs, key, true); cerr != nil {
 		return nil, cerr
 	}
 	if err != nil {
@@ -639,7 +645,7 @@ func (s *Store) Claim(_ context.Context, values map[string][]byte) (_ map[string
 	defer s.wmu.Unlock()
 	out := make(map[string][]byte, len(values))
 	var missing []string
-	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		for name := range values {
 			v, err := s.get(txn, tabs, metaKey(name))
 			switch {
@@ -684,9 +690,9 @@ func (s *Store) Claim(_ context.Context, values map[string][]byte) (_ map[string
 func (s *Store) rebuildBloom(capacity int64) (err error) {
 	defer s.recoverTo("building the content filter", &err)
 	var hashes, ids, bands []uint64
-	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		prefix := []byte{byte(index.KindContent)}
-		if err := s.shadow.checkRead(tabs, prefix, false); err != nil {
+		if err := s.shadow.CheckRead(tabs, prefix, false); err != nil {
 			return err
 		}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -701,7 +707,7 @@ func (s *Store) rebuildBloom(capacity int64) (err error) {
 			ids = append(ids, xxhash.Sum64(key[contentPrefixLen:])) // the ID, without a copy
 		}
 		prefix = []byte{byte(index.KindBand)}
-		if err := s.shadow.checkRead(tabs, prefix, false); err != nil {
+		if err := s.shadow.CheckRead(tabs, prefix, false); err != nil {
 			return err
 		}
 		bt := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -750,7 +756,7 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) (_ [][]index.Posti
 	}
 	defer s.life.RUnlock()
 	out := make([][]index.Posting, len(keys))
-	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		var prefix []byte
 		for i, k := range keys {
 			if k.Kind == index.KindContent && !s.mayContain(k.Value) {
@@ -764,7 +770,7 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) (_ [][]index.Posti
 			if err != nil {
 				return err
 			}
-			if err := s.shadow.checkRead(tabs, prefix, false); err != nil {
+			if err := s.shadow.CheckRead(tabs, prefix, false); err != nil {
 				return err
 			}
 			out[i] = ps
@@ -849,7 +855,7 @@ func (s *Store) Records(_ context.Context, ids []string) (_ [][]byte, err error)
 	}
 	defer s.life.RUnlock()
 	out := make([][]byte, len(ids))
-	err = s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		for i, id := range ids {
 			s.bmu.RLock()
 			maybe := s.ids.mayContain(xxhash.Sum64String(id))
@@ -862,8 +868,8 @@ func (s *Store) Records(_ context.Context, ids []string) (_ [][]byte, err error)
 			switch {
 			case errors.Is(err, badger.ErrKeyNotFound):
 			case errors.As(err, &ce):
-				if ce.damage.ID == "" {
-					ce.damage.ID = id
+				if ce.Damage.ID == "" {
+					ce.Damage.ID = id
 				}
 				return ce
 			case err != nil:
@@ -1187,7 +1193,7 @@ func (s *Store) Close() error {
 		_ = s.saveFilters(s.db.MaxVersion())
 	}
 	err := s.db.Close()
-	s.shadow.close()
+	s.shadow.Close()
 	if err != nil {
 		return fmt.Errorf("index: close %s: %w", s.dir, err)
 	}
@@ -1201,7 +1207,7 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 		return err
 	}
 	defer s.life.RUnlock()
-	return s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+	return s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		prefix := []byte{kindDoc}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
@@ -1220,6 +1226,6 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 				return err
 			}
 		}
-		return s.shadow.checkRead(tabs, prefix, false)
+		return s.shadow.CheckRead(tabs, prefix, false)
 	})
 }

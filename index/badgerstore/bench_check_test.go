@@ -29,7 +29,7 @@ func checkDoc(r *rand.Rand, i int) index.Doc {
 // tables, 16 bands and the content hash, then the candidates' records)
 // and of Get on a loaded store of -badgerstore.checkdocs documents,
 // opened read-write and read-only, with the check of the blocks Badger
-// read (shadow.go) and without it. Every iteration is a round of 500
+// read (package tablecheck) and without it. Every iteration is a round of 500
 // queries of each kind, checked and unchecked one after the other;
 // the metrics are the medians over the rounds of the time per query and
 // of the round's ratio checked/unchecked.
@@ -90,8 +90,8 @@ func BenchmarkReadCheck(b *testing.B) {
 			type sample struct{ on, off time.Duration }
 			var sim, gets []sample
 			timed := func(off bool, f func()) time.Duration {
-				s.shadow.off = off
-				defer func() { s.shadow.off = false }()
+				s.checksOff = off
+				defer func() { s.checksOff = false }()
 				start := time.Now()
 				f()
 				return time.Since(start)

@@ -13,9 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4/fb"
-
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore/internal/tablecheck"
 )
 
 // damageDocs is the number of documents of the store the damage tests
@@ -67,19 +66,44 @@ func pristine(t testing.TB) (string, string) {
 	}
 	best, most := "", -1
 	for _, name := range names {
-		if n, _ := tableRecords(t, filepath.Join(pristineDir, name)); n > most {
+		if n, _ := tableRecords(t, pristineDir, name); n > most {
 			best, most = name, n
 		}
 	}
 	return pristineDir, best
 }
 
+// tableFiles returns the names of the table files in dir, sorted.
+func tableFiles(dir string) ([]string, error) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range es {
+		if strings.HasSuffix(e.Name(), ".sst") && e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
 // tableRecords returns the number of document records in the table
-// file path and whether it holds the metadata.
-func tableRecords(t testing.TB, path string) (int, bool) {
+// file name of dir (one its MANIFEST lists) and whether it holds the
+// metadata.
+func tableRecords(t testing.TB, dir, name string) (int, bool) {
+	t.Helper()
+	files, err := tablecheck.Files(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(files, func(f tablecheck.File) bool { return f.Name == name })
+	if i < 0 {
+		t.Fatalf("%s: the MANIFEST does not list %s", dir, name)
+	}
 	n, meta := 0, false
-	walkTable(path, unknownCompression, func(e *entry) {
-		switch e.key[0] {
+	tablecheck.Walk(dir, files[i], func(e *tablecheck.Entry) {
+		switch e.Key[0] {
 		case kindDoc:
 			n++
 		case kindMeta:
@@ -307,7 +331,7 @@ func TestDamagedStore(t *testing.T) {
 				// The whole table is lost: the others' records are
 				// salvaged, unless it held the metadata.
 				src, _ := pristine(t)
-				if lost, meta := tableRecords(t, filepath.Join(src, sst)); !meta {
+				if lost, meta := tableRecords(t, src, sst); !meta {
 					if n := checkSalvage(t, dir, damageDocs-lost); n != damageDocs-lost {
 						t.Errorf("Salvage: %d documents; want %d (all but the %d of %s)", n, damageDocs-lost, lost, sst)
 					}
@@ -464,17 +488,14 @@ func TestDamageAfterOpen(t *testing.T) {
 					// Tables this package writes are uncompressed; an
 					// index written with Badger's default compression
 					// has its blocks read with the table iterator.
-					tabs, release, err := s.shadow.view(s.db)
-					if err != nil {
+					if _, release, err := s.shadow.View(s.db); err != nil {
 						t.Fatal(err)
+					} else {
+						release()
 					}
-					for _, st := range tabs {
-						if st.blocks == nil {
-							t.Fatalf("%s: no block index", st.name)
-						}
-						st.blocks = nil
+					if !s.shadow.IterateOnly() {
+						t.Fatal("a table with no block index")
 					}
-					release()
 				}
 				if x, err = index.New(t.Context(), s, nil); err != nil {
 					t.Fatal(err)
@@ -621,7 +642,7 @@ func TestDamagedValueLog(t *testing.T) {
 // TestDamagedTableIndex: a table's index overwritten while the store is
 // open (here its Bloom filter, zeroed: Badger's Get then skips the
 // table, and every record in it reads as missing) is found by the
-// verification of one table's index every indexCheckEvery reads: after
+// verification of one table's index every tablecheck.IndexCheckEvery reads: after
 // at most that many reads for each table, every read of the table fails
 // with ErrCorrupt naming it, and none misses a document.
 func TestDamagedTableIndex(t *testing.T) {
@@ -645,20 +666,15 @@ func TestDamagedTableIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ft, err := readFooter(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bloom := fb.GetRootAsTableIndex(data[ft.from:ft.to], 0).BloomFilterBytes()
-	off := bytes.Index(data[ft.from:ft.to], bloom)
-	if len(bloom) < 64 || off < 0 {
-		t.Fatalf("%s: Bloom filter of %d bytes at %d", sst, len(bloom), off)
+	off, n, err := tablecheck.BloomFilter(data)
+	if err != nil || n < 64 {
+		t.Fatalf("%s: Bloom filter of %d bytes at %d: %v", sst, n, off, err)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteAt(make([]byte, len(bloom)), int64(ft.from+off)); err != nil {
+	if _, err := f.WriteAt(make([]byte, n), int64(off)); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -690,7 +706,7 @@ func TestDamagedTableIndex(t *testing.T) {
 			t.Errorf("after the index was found damaged, %d documents read as missing", missed)
 		}
 	}
-	if found < 0 || found > indexCheckEvery*len(tables) {
-		t.Errorf("the damaged index was found at read %d; want it within %d reads (%d tables)", found, indexCheckEvery*len(tables), len(tables))
+	if found < 0 || found > tablecheck.IndexCheckEvery*len(tables) {
+		t.Errorf("the damaged index was found at read %d; want it within %d reads (%d tables)", found, tablecheck.IndexCheckEvery*len(tables), len(tables))
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/dgraph-io/ristretto/v2/z"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore/internal/tablecheck"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -461,7 +462,7 @@ func (l *loader) write() error {
 // readMeta returns the 'm' keys and their values, sorted.
 func (s *Store) readMeta() ([][2][]byte, error) {
 	var kvs [][2][]byte
-	err := s.read(func(txn *badger.Txn, tabs []*shadowTable) error {
+	err := s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		prefix := []byte{kindMeta}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
@@ -472,7 +473,7 @@ func (s *Store) readMeta() ([][2][]byte, error) {
 			}
 			kvs = append(kvs, [2][]byte{it.Item().KeyCopy(nil), v})
 		}
-		return s.shadow.checkRead(tabs, prefix, false)
+		return s.shadow.CheckRead(tabs, prefix, false)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index: %s: load: reading metadata: %w", s.dir, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore/internal/tablecheck"
 	"github.com/neardup/neardup/internal/progress"
 )
 
@@ -62,17 +63,17 @@ func (r *Report) WriteText(w io.Writer) error {
 // an empty Damage; err is for a directory that cannot be verified at
 // all (missing, or in use by a writer).
 func Verify(ctx context.Context, dir string) (*Report, error) {
-	tables, err := dirTables(dir)
+	tables, err := tablecheck.Files(dir)
 	if err != nil {
 		return nil, fmt.Errorf("index: verify %s: %w", dir, err)
 	}
 	r := &Report{Dir: dir, Damage: []Damage{}}
-	for _, name := range sortedNames(tables) {
+	for _, f := range tables {
 		if err := ctx.Err(); err != nil {
 			return r, err
 		}
 		r.Tables++
-		r.Entries += walkTable(filepath.Join(dir, name), tables[name], func(*entry) {}, func(d Damage) { r.Damage = append(r.Damage, d) })
+		r.Entries += tablecheck.Walk(dir, f, func(*tablecheck.Entry) {}, func(d Damage) { r.Damage = append(r.Damage, d) })
 	}
 	if len(r.Damage) > 0 {
 		return r, nil
@@ -84,14 +85,14 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 		}
 		var ce *corruptError
 		if errors.As(err, &ce) {
-			r.Damage = append(r.Damage, ce.damage)
+			r.Damage = append(r.Damage, ce.Damage)
 		} else {
 			r.Damage = append(r.Damage, Damage{File: "(opening with Badger)", Block: -1, Err: err})
 		}
 		return r, nil
 	}
 	defer s.Close()
-	err = protect(func() error {
+	err = tablecheck.Protect(func() error {
 		return s.db.View(func(txn *badger.Txn) error {
 			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
 			defer it.Close()
@@ -109,7 +110,7 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 				var ce *corruptError
 				switch {
 				case errors.As(err, &ce):
-					r.Damage = append(r.Damage, ce.damage)
+					r.Damage = append(r.Damage, ce.Damage)
 					continue
 				case err != nil:
 					r.Damage = append(r.Damage, Damage{File: "value log", Block: -1, ID: id, Err: err})
@@ -147,37 +148,37 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	if a, b := filepath.Clean(dir), filepath.Clean(out); a == b {
 		return nil, 0, fmt.Errorf("index: salvage %s: the output must be another directory", dir)
 	}
-	tables, err := dirTables(dir)
+	tables, err := tablecheck.Files(dir)
 	if err != nil {
 		return nil, 0, fmt.Errorf("index: salvage %s: %w", dir, err)
 	}
 	type newest struct {
-		version uint64
-		meta    byte
-		value   []byte
+		version          uint64
+		deleted, pointer bool
+		value            []byte
 	}
 	keep := map[string]*newest{}
 	r := &Report{Dir: dir, Damage: []Damage{}}
-	for _, name := range sortedNames(tables) {
+	for _, f := range tables {
 		if err := ctx.Err(); err != nil {
 			return r, 0, err
 		}
 		r.Tables++
-		r.Entries += walkTable(filepath.Join(dir, name), tables[name], func(e *entry) {
-			if len(e.key) == 0 || (e.key[0] != kindDoc && e.key[0] != kindMeta) {
+		r.Entries += tablecheck.Walk(dir, f, func(e *tablecheck.Entry) {
+			if len(e.Key) == 0 || (e.Key[0] != kindDoc && e.Key[0] != kindMeta) {
 				return
 			}
-			if n := keep[string(e.key)]; n != nil && n.version >= e.version {
+			if n := keep[string(e.Key)]; n != nil && n.version >= e.Version {
 				return
 			}
-			keep[string(e.key)] = &newest{version: e.version, meta: e.meta, value: append([]byte(nil), e.value...)}
+			keep[string(e.Key)] = &newest{version: e.Version, deleted: e.Deleted(), pointer: e.InValueLog(), value: append([]byte(nil), e.Value...)}
 		}, func(d Damage) { r.Damage = append(r.Damage, d) })
 	}
 	for _, name := range memFiles(dir) {
 		r.Damage = append(r.Damage, Damage{File: name, Block: -1, Err: errors.New("memtable log not read: the writes of a writer that did not close")})
 	}
 	meta := func(name string) []byte {
-		if n := keep[string(metaKey(name))]; n != nil && n.meta&bitDelete == 0 {
+		if n := keep[string(metaKey(name))]; n != nil && !n.deleted {
 			return n.value
 		}
 		return nil
@@ -188,7 +189,7 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	}
 	var ids []string
 	for k, n := range keep {
-		if k[0] == kindDoc && n.meta&bitDelete == 0 {
+		if k[0] == kindDoc && !n.deleted {
 			ids = append(ids, k)
 		}
 	}
@@ -196,7 +197,7 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	var docs []index.Doc
 	for _, k := range ids {
 		n, id := keep[k], k[1:]
-		if n.meta&bitValuePointer != 0 {
+		if n.pointer {
 			r.Damage = append(r.Damage, Damage{File: "value log", Block: -1, ID: id, Err: errors.New("record kept in the value log: not salvaged")})
 			continue
 		}
@@ -221,7 +222,7 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	others := map[string][]byte{}
 	for k, n := range keep {
 		name := k[1:]
-		if k[0] == kindMeta && n.meta&bitDelete == 0 && name != index.MetaFormat && name != index.MetaLayout && name != index.MetaAnalyzer {
+		if k[0] == kindMeta && !n.deleted && name != index.MetaFormat && name != index.MetaLayout && name != index.MetaAnalyzer {
 			others[name] = n.value
 		}
 	}

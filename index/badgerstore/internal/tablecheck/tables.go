@@ -1,7 +1,6 @@
-package badgerstore
+package tablecheck
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -27,12 +26,6 @@ import (
 // its file instead of a panic: Badger opens its tables in goroutines of
 // its own, where a table whose index or blocks are damaged ends the
 // process with a panic nothing can recover.
-
-// Bits of an entry's meta byte (Badger's value.go).
-const (
-	bitDelete       = 1 << 0 // the key was deleted
-	bitValuePointer = 1 << 1 // the value is in the value log
-)
 
 // A Damage is one part of a store's directory that cannot be read.
 type Damage struct {
@@ -60,18 +53,18 @@ func (d Damage) String() string {
 	return b.String()
 }
 
-// corruptError is the error of a damaged store: it names the directory
-// and the file and wraps index.ErrCorrupt.
-type corruptError struct {
-	dir    string
-	damage Damage
+// Error is the error of a damaged store: it names the directory and
+// the damage and wraps index.ErrCorrupt.
+type Error struct {
+	Dir    string
+	Damage Damage
 }
 
-func (e *corruptError) Error() string {
-	return fmt.Sprintf("index: %s: %v: %v", e.dir, index.ErrCorrupt, e.damage)
+func (e *Error) Error() string {
+	return fmt.Sprintf("index: %s: %v: %v", e.Dir, index.ErrCorrupt, e.Damage)
 }
 
-func (e *corruptError) Unwrap() error { return index.ErrCorrupt }
+func (e *Error) Unwrap() error { return index.ErrCorrupt }
 
 // tableFiles returns the names of the table files in dir, sorted.
 func tableFiles(dir string) ([]string, error) {
@@ -115,9 +108,9 @@ func manifestTables(dir string) (map[string]options.CompressionType, error) {
 	}
 	defer f.Close()
 	var m badger.Manifest
-	if err := protect(func() error {
+	if err := Protect(func() error {
 		var err error
-		m, _, err = badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir).WithLogger(badgerLogger{}))
+		m, _, err = badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir).WithLogger(quiet{}))
 		return err
 	}); err != nil {
 		return nil, err
@@ -147,6 +140,36 @@ func dirTables(dir string) (map[string]options.CompressionType, error) {
 	return out, nil
 }
 
+// quiet is a badger.Logger that logs nothing.
+type quiet struct{}
+
+func (quiet) Errorf(string, ...any)   {}
+func (quiet) Warningf(string, ...any) {}
+func (quiet) Infof(string, ...any)    {}
+func (quiet) Debugf(string, ...any)   {}
+
+// A File is one table file of a directory, with the compression to read
+// it with.
+type File struct {
+	Name        string // e.g. "000001.sst"
+	compression options.CompressionType
+}
+
+// Files returns the table files of dir to read, sorted by name: those
+// the MANIFEST lists (the others are leftovers that Badger deletes when
+// it opens), or every table file when it cannot be read.
+func Files(dir string) ([]File, error) {
+	tables, err := dirTables(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]File, 0, len(tables))
+	for _, name := range sortedNames(tables) {
+		out = append(out, File{Name: name, compression: tables[name]})
+	}
+	return out, nil
+}
+
 // sortedNames returns the keys of m, sorted.
 func sortedNames(m map[string]options.CompressionType) []string {
 	names := make([]string, 0, len(m))
@@ -157,8 +180,8 @@ func sortedNames(m map[string]options.CompressionType) []string {
 	return names
 }
 
-// panicError turns a recovered panic into an error.
-func panicError(r any) error {
+// PanicError turns a recovered panic into an error.
+func PanicError(r any) error {
 	if err, ok := r.(error); ok {
 		return fmt.Errorf("%w (recovered from a panic)", err)
 	}
@@ -230,7 +253,7 @@ func openTableAs(path string, c options.CompressionType) (t *table.Table, data [
 	defer func() {
 		if r := recover(); r != nil {
 			unmap()
-			t, data, closeFn, err = nil, nil, nil, panicError(r)
+			t, data, closeFn, err = nil, nil, nil, PanicError(r)
 			if isFault(r) {
 				err = fmt.Errorf("%w: truncated while read", fs.ErrNotExist)
 			}
@@ -245,16 +268,28 @@ func openTableAs(path string, c options.CompressionType) (t *table.Table, data [
 	return t, data, unmap, nil
 }
 
+// Open reads the index of every table in dir (see checkTables) and
+// returns the store's handles on them, for View and CheckRead: a
+// read-only store's list of tables is Badger's for good. A damaged table
+// is an *Error naming it.
+func Open(dir string, readOnly bool) (*Shadows, error) {
+	tabs, err := checkTables(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Shadows{dir: dir, readOnly: readOnly, tabs: tabs}, nil
+}
+
 // checkTables reads the index of every table in dir, so that Badger's
 // Open, which reads them in goroutines of its own, does not panic on a
 // damaged one. It returns the first damage found, or the tables, open,
 // sorted by ID, for the store's checks of what Badger reads (shadow.go).
-func checkTables(dir string) ([]*shadowTable, error) {
+func checkTables(dir string) ([]*Table, error) {
 	tables, err := manifestTables(dir)
 	if err != nil {
 		return nil, nil // no MANIFEST yet, or Badger's Open reports what is wrong with it
 	}
-	var out []*shadowTable
+	var out []*Table
 	for _, name := range sortedNames(tables) {
 		id, _ := table.ParseFileID(name)
 		st := openShadow(dir, id, tables[name])
@@ -268,20 +303,38 @@ func checkTables(dir string) ([]*shadowTable, error) {
 			for _, o := range out {
 				o.release()
 			}
-			return nil, &corruptError{dir: dir, damage: Damage{File: name, Block: -1, Err: st.err}}
+			return nil, &Error{Dir: dir, Damage: Damage{File: name, Block: -1, Err: st.err}}
 		}
 		out = append(out, st)
 	}
-	slices.SortFunc(out, func(a, b *shadowTable) int { return cmp.Compare(a.id, b.id) })
+	slices.SortFunc(out, func(a, b *Table) int { return cmp.Compare(a.id, b.id) })
 	return out, nil
 }
 
-// entry is one key-value entry of a table.
-type entry struct {
-	key     []byte // without the version
-	version uint64
-	meta    byte
-	value   []byte
+// Bits of an entry's meta byte (Badger's value.go).
+const (
+	bitDelete       = 1 << 0 // the key was deleted
+	bitValuePointer = 1 << 1 // the value is in the value log
+)
+
+// An Entry is one key-value entry of a table.
+type Entry struct {
+	Key     []byte // without the version
+	Version uint64
+	Meta    byte // Badger's: see Deleted and InValueLog
+	Value   []byte
+}
+
+// Deleted reports whether the entry deletes its key.
+func (e *Entry) Deleted() bool { return e.Meta&bitDelete != 0 }
+
+// InValueLog reports whether the entry's value is a pointer into the
+// value log, not the value.
+func (e *Entry) InValueLog() bool { return e.Meta&bitValuePointer != 0 }
+
+// Walk is walkTable for the file f of dir.
+func Walk(dir string, f File, fn func(*Entry), bad func(Damage)) int64 {
+	return walkTable(filepath.Join(dir, f.Name), f.compression, fn, bad)
 }
 
 // walkTable reads every entry of the table file path (compressed with
@@ -290,7 +343,7 @@ type entry struct {
 // valid during the call only). A block that cannot be read is reported
 // to bad and skipped; a table whose index cannot be read is one damage.
 // It returns the number of entries read.
-func walkTable(path string, c options.CompressionType, fn func(*entry), bad func(Damage)) int64 {
+func walkTable(path string, c options.CompressionType, fn func(*Entry), bad func(Damage)) int64 {
 	name := filepath.Base(path)
 	t, _, closeFn, err := openTable(path, c)
 	if err != nil {
@@ -299,7 +352,7 @@ func walkTable(path string, c options.CompressionType, fn func(*entry), bad func
 	}
 	defer closeFn()
 	var firsts []string
-	if err := protect(func() error {
+	if err := Protect(func() error {
 		firsts = t.KeySplits(1<<30, nil) // every block's first key
 		return nil
 	}); err != nil {
@@ -313,7 +366,7 @@ func walkTable(path string, c options.CompressionType, fn func(*entry), bad func
 			next = []byte(firsts[b+1])
 		}
 		read := int64(0)
-		err := protect(func() error {
+		err := Protect(func() error {
 			it := t.NewIterator(table.NOCACHE)
 			defer it.Close()
 			for it.Seek([]byte(first)); it.Valid(); it.Next() {
@@ -325,7 +378,7 @@ func walkTable(path string, c options.CompressionType, fn func(*entry), bad func
 					return fmt.Errorf("key %q: shorter than its version", k)
 				}
 				vs := it.Value()
-				fn(&entry{key: y.ParseKey(k), version: y.ParseTs(k), meta: vs.Meta, value: vs.Value})
+				fn(&Entry{Key: y.ParseKey(k), Version: y.ParseTs(k), Meta: vs.Meta, Value: vs.Value})
 				read++
 			}
 			if read == 0 {
@@ -353,52 +406,12 @@ func isFault(r any) bool {
 	return ok
 }
 
-// protect calls f, turning a panic into an error.
-func protect(f func() error) (err error) {
+// Protect calls f, turning a panic into an error.
+func Protect(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = panicError(r)
+			err = PanicError(r)
 		}
 	}()
 	return f()
-}
-
-// recoverTo is deferred by the Store's methods: a panic of Badger's in
-// the calling goroutine (a damaged table, read without a checksum
-// verification that would have caught it) becomes an error naming the
-// directory.
-func (s *Store) recoverTo(op string, err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("index: %s: %s: %w: %v in %s", s.dir, op, index.ErrCorrupt, panicError(r), firstFrame(debug.Stack()))
-	}
-}
-
-// firstFrame returns the innermost function of Badger's in stack, for
-// the error message.
-func firstFrame(stack []byte) string {
-	for _, line := range bytes.Split(stack, []byte("\n")) {
-		if bytes.Contains(line, []byte("dgraph-io/")) && !bytes.HasPrefix(line, []byte("\t")) {
-			s := string(line)
-			if i := strings.LastIndexByte(s, '('); i > 0 {
-				s = s[:i]
-			}
-			return s
-		}
-	}
-	return "not in Badger"
-}
-
-// memFiles returns the names of the memtable logs in dir that hold
-// writes (a writer that did not close).
-func memFiles(dir string) []string {
-	var out []string
-	for name := range logFiles(dir) {
-		if strings.HasSuffix(name, ".mem") {
-			if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Size() > 0 {
-				out = append(out, name)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }

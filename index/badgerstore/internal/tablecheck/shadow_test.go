@@ -1,15 +1,16 @@
-package badgerstore
+package tablecheck
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/pb"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/neardup/neardup/index"
 )
 
 // TestParseChecksum: the checksums of Badger's blocks, as Badger
@@ -74,27 +75,56 @@ func FuzzParseChecksum(f *testing.F) {
 // the table as gone (its keys are in the compaction's new tables), does
 // not crash the process, and reports no damage.
 func TestShadowOfDeletedTable(t *testing.T) {
-	dir, _ := copyStore(t)
-	tabs, err := checkTables(dir)
+	dir := t.TempDir()
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(quiet{}).WithCompression(options.None).WithBlockSize(256))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := &shadows{dir: dir, tabs: tabs}
-	defer sh.close()
+	keys := [][]byte{}
+	for i := range 500 {
+		keys = append(keys, fmt.Appendf(nil, "%c%05d", "dtc"[i%3], i))
+	}
+	if err := db.Update(func(txn *badger.Txn) error {
+		for _, k := range keys {
+			if err := txn.Set(k, bytes.Repeat([]byte{'v'}, 20)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := Open(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	tabs := sh.tabs
+	if len(tabs) == 0 || tabs[0].blocks == nil || len(tabs[0].blocks.off) < 2 {
+		t.Fatalf("%d tables; want one of several blocks", len(tabs))
+	}
+	// Whole, every read checks.
+	for _, k := range keys {
+		if err := sh.CheckRead(tabs, k, true); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+	}
 	for _, st := range tabs {
 		if err := os.Truncate(filepath.Join(dir, st.name), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for i := range 50 {
-		d := killDoc(i)
-		if err := sh.checkRead(tabs, docKey(d.ID), true); err != nil {
-			t.Errorf("record of %s: %v", d.ID, err)
+	for _, k := range keys {
+		if err := sh.CheckRead(tabs, k, true); err != nil {
+			t.Errorf("key %s: %v", k, err)
 		}
-		for _, k := range [][]byte{{byte(index.KindContent)}, {byte(index.KindTable), 1}, {byte(index.KindBand)}} {
-			if err := sh.checkRead(tabs, k, false); err != nil {
-				t.Errorf("prefix %q: %v", k, err)
-			}
+	}
+	for _, p := range []string{"d", "t", "c", ""} {
+		if err := sh.CheckRead(tabs, []byte(p), false); err != nil {
+			t.Errorf("prefix %q: %v", p, err)
 		}
 	}
 	for _, st := range tabs {
@@ -104,8 +134,8 @@ func TestShadowOfDeletedTable(t *testing.T) {
 	}
 	// A table Badger lists whose file is emptied before the store opens
 	// it is left out.
-	other := &shadows{dir: dir}
-	defer other.close()
+	other := &Shadows{dir: dir}
+	defer other.Close()
 	other.refresh([]badger.TableInfo{{ID: tabs[0].id}})
 	if len(other.tabs) != 0 {
 		t.Errorf("refresh with emptied %s: %d tables; want none", tabs[0].name, len(other.tabs))

@@ -1,4 +1,4 @@
-package badgerstore
+package tablecheck
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ import (
 // the value log that reads as empty is damage in the value log, named by
 // Badger's log line about it. One table's index (Bloom filter, block
 // offsets and keys, which Badger reads from the file at every read) is
-// verified every indexCheckEvery reads.
+// verified every IndexCheckEvery reads.
 //
 // Badger deletes a table after a compaction once its own readers are
 // done (they hold references the store cannot take) and empties the
@@ -76,8 +76,8 @@ import (
 //
 // What it costs: BenchmarkReadCheck, and the README.
 
-// shadowTable is the store's own handle on one of Badger's tables.
-type shadowTable struct {
+// Table is the store's own handle on one of Badger's tables.
+type Table struct {
 	id     uint64
 	name   string // the file name, e.g. "000001.sst"
 	t      *table.Table
@@ -89,26 +89,25 @@ type shadowTable struct {
 	err    error // the table could not be opened
 }
 
-// shadows are the store's handles on the tables Badger reads,
+// Shadows are the store's handles on the tables Badger reads,
 // refreshed from Badger's list of tables when it changes (a memtable
 // flushed, a compaction). A read-only store's tables never change: its
 // list is taken once.
-type shadows struct {
+type Shadows struct {
 	dir      string
 	readOnly bool
 	mu       sync.RWMutex
-	tabs     []*shadowTable // by ID
-	listed   atomic.Bool    // tabs are Badger's list for good (a read-only store's)
-	reads    atomic.Uint64  // views taken, for checkIndex
+	tabs     []*Table      // by ID
+	listed   atomic.Bool   // tabs are Badger's list for good (a read-only store's)
+	reads    atomic.Uint64 // views taken, for checkIndex
 
-	off bool // no checks: set by BenchmarkReadCheck only, to time them
 }
 
-// view returns the handles on the tables of db, opening new ones and
+// View returns the handles on the tables of db, opening new ones and
 // closing those Badger dropped. The caller calls release when done with
 // them. A table that cannot be opened is an error naming it; one whose
 // file is gone (compacted away since Badger listed it) is left out.
-func (sh *shadows) view(db *badger.DB) ([]*shadowTable, func(), error) {
+func (sh *Shadows) View(db *badger.DB) ([]*Table, func(), error) {
 	sh.mu.RLock()
 	if !sh.listed.Load() {
 		// Badger's list of tables, about 100 ns a table.
@@ -127,24 +126,24 @@ func (sh *shadows) view(db *badger.DB) ([]*shadowTable, func(), error) {
 	for _, st := range sh.tabs {
 		if st.err != nil {
 			sh.mu.RUnlock()
-			return nil, nil, &corruptError{dir: sh.dir, damage: Damage{File: st.name, Block: -1, Err: st.err}}
+			return nil, nil, &Error{Dir: sh.dir, Damage: Damage{File: st.name, Block: -1, Err: st.err}}
 		}
 	}
-	if n := sh.reads.Add(1); n%indexCheckEvery == 0 && len(sh.tabs) > 0 {
+	if n := sh.reads.Add(1); n%IndexCheckEvery == 0 && len(sh.tabs) > 0 {
 		// A damaged index fails the reads of the table (checkRead).
-		sh.tabs[int(n/indexCheckEvery%uint64(len(sh.tabs)))].checkIndex()
+		sh.tabs[int(n/IndexCheckEvery%uint64(len(sh.tabs)))].checkIndex()
 	}
 	return sh.tabs, sh.mu.RUnlock, nil
 }
 
 // same reports whether sh holds the tables of infos. The caller holds
 // sh.mu.
-func (sh *shadows) same(infos []badger.TableInfo) bool {
+func (sh *Shadows) same(infos []badger.TableInfo) bool {
 	if len(infos) != len(sh.tabs) {
 		return false
 	}
 	for _, ti := range infos {
-		if _, ok := slices.BinarySearchFunc(sh.tabs, ti.ID, func(st *shadowTable, id uint64) int { return cmp.Compare(st.id, id) }); !ok {
+		if _, ok := slices.BinarySearchFunc(sh.tabs, ti.ID, func(st *Table, id uint64) int { return cmp.Compare(st.id, id) }); !ok {
 			return false
 		}
 	}
@@ -154,19 +153,20 @@ func (sh *shadows) same(infos []badger.TableInfo) bool {
 // refresh opens the tables of infos that sh does not hold and closes
 // those it holds that infos does not list. The caller holds sh.mu for
 // writing.
-func (sh *shadows) refresh(infos []badger.TableInfo) {
-	held := make(map[uint64]*shadowTable, len(sh.tabs))
+func (sh *Shadows) refresh(infos []badger.TableInfo) {
+	held := make(map[uint64]*Table, len(sh.tabs))
 	for _, st := range sh.tabs {
 		held[st.id] = st
 	}
-	tabs := make([]*shadowTable, 0, len(infos))
+	tabs := make([]*Table, 0, len(infos))
 	for _, ti := range infos {
 		if st := held[ti.ID]; st != nil {
 			tabs = append(tabs, st)
 			delete(held, ti.ID)
 			continue
 		}
-		// Tables Badger writes are uncompressed (badgerOptions).
+		// Tables badgerstore has Badger write are uncompressed
+		// (its badgerOptions).
 		st := openShadow(sh.dir, ti.ID, options.None)
 		if errors.Is(st.err, fs.ErrNotExist) || errors.Is(st.err, errEmptyTable) {
 			// Deleted by a compaction since Badger listed it.
@@ -177,12 +177,12 @@ func (sh *shadows) refresh(infos []badger.TableInfo) {
 	for _, st := range held {
 		st.release()
 	}
-	slices.SortFunc(tabs, func(a, b *shadowTable) int { return cmp.Compare(a.id, b.id) })
+	slices.SortFunc(tabs, func(a, b *Table) int { return cmp.Compare(a.id, b.id) })
 	sh.tabs = tabs
 }
 
-// close closes every handle.
-func (sh *shadows) close() {
+// Close closes every handle.
+func (sh *Shadows) Close() {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	for _, st := range sh.tabs {
@@ -192,9 +192,9 @@ func (sh *shadows) close() {
 }
 
 // openShadow opens the table id of dir, compressed with c.
-func openShadow(dir string, id uint64, c options.CompressionType) *shadowTable {
+func openShadow(dir string, id uint64, c options.CompressionType) *Table {
 	name := table.IDToFilename(id)
-	st := &shadowTable{id: id, name: name}
+	st := &Table{id: id, name: name}
 	st.t, st.data, st.close, st.err = openTable(filepath.Join(dir, name), c)
 	if st.err != nil {
 		return st
@@ -203,7 +203,7 @@ func openShadow(dir string, id uint64, c options.CompressionType) *shadowTable {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer func() {
 			if r := recover(); r != nil {
-				err = panicError(r)
+				err = PanicError(r)
 				if isFault(r) {
 					err = fmt.Errorf("%w: truncated while read", fs.ErrNotExist) // deleted by Badger
 				}
@@ -223,7 +223,39 @@ func openShadow(dir string, id uint64, c options.CompressionType) *shadowTable {
 	return st
 }
 
-func (st *shadowTable) release() {
+// IterateOnly makes the checks of sh read every table as a compressed
+// one, with Badger's table iterator, for the tests of that path (this
+// package's tables are uncompressed). It reports whether every table
+// had a block index.
+func (sh *Shadows) IterateOnly() bool {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	all := true
+	for _, st := range sh.tabs {
+		if st.blocks == nil {
+			all = false
+		}
+		st.blocks = nil
+	}
+	return all
+}
+
+// BloomFilter returns where the Bloom filter of the table file data is
+// (for the tests that damage it): data[off:off+n].
+func BloomFilter(data []byte) (off, n int, err error) {
+	f, err := readFooter(data)
+	if err != nil {
+		return 0, 0, err
+	}
+	bloom := fb.GetRootAsTableIndex(data[f.from:f.to], 0).BloomFilterBytes()
+	i := bytes.Index(data[f.from:f.to], bloom)
+	if len(bloom) == 0 || i < 0 {
+		return 0, 0, errors.New("no Bloom filter")
+	}
+	return f.from + i, len(bloom), nil
+}
+
+func (st *Table) release() {
 	if st.close != nil {
 		st.close()
 		st.close = nil
@@ -240,21 +272,21 @@ func comparePrefix(key, prefix []byte) int {
 	return bytes.Compare(key, prefix)
 }
 
-// checkRead reads again, from each of tabs that may hold them, the
+// CheckRead reads again, from each of tabs that may hold them, the
 // blocks Badger read for the keys starting with prefix (point: for the
 // key prefix alone, as Badger's Get reads it) and returns the first
 // damage found as an error wrapping index.ErrCorrupt.
-func (sh *shadows) checkRead(tabs []*shadowTable, prefix []byte, point bool) error {
+func (sh *Shadows) CheckRead(tabs []*Table, prefix []byte, point bool) error {
 	for _, st := range tabs {
 		t := st.t
 		if comparePrefix(t.Smallest(), prefix) > 0 || comparePrefix(t.Biggest(), prefix) < 0 {
 			continue
 		}
 		if d := st.bad.Load(); d != nil {
-			return &corruptError{dir: sh.dir, damage: *d}
+			return &Error{Dir: sh.dir, Damage: *d}
 		}
 		if d := st.checkMapped(prefix, point); d != nil {
-			return &corruptError{dir: sh.dir, damage: *d}
+			return &Error{Dir: sh.dir, Damage: *d}
 		}
 	}
 	return nil
@@ -266,7 +298,7 @@ func (sh *shadows) checkRead(tabs []*shadowTable, prefix []byte, point bool) err
 // removes it; its own readers hold references that keep it, which the
 // store cannot take): the table is skipped, its keys having moved to
 // the tables a compaction wrote, which the next read lists.
-func (st *shadowTable) checkMapped(prefix []byte, point bool) (d *Damage) {
+func (st *Table) checkMapped(prefix []byte, point bool) (d *Damage) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -274,7 +306,7 @@ func (st *shadowTable) checkMapped(prefix []byte, point bool) (d *Damage) {
 				d = nil
 				return
 			}
-			d = &Damage{File: st.name, Block: -1, Err: panicError(r)}
+			d = &Damage{File: st.name, Block: -1, Err: PanicError(r)}
 		}
 	}()
 	if point && len(prefix) > 0 && st.t.DoesNotHave(y.Hash(prefix)) {
@@ -286,7 +318,7 @@ func (st *shadowTable) checkMapped(prefix []byte, point bool) (d *Damage) {
 // check verifies the checksums of the blocks of st that may hold keys
 // starting with prefix (point: the key prefix), the blocks Badger read
 // for them, and returns the first damage found.
-func (st *shadowTable) check(prefix []byte, point bool) (d *Damage) {
+func (st *Table) check(prefix []byte, point bool) (d *Damage) {
 	bi := st.blocks
 	if bi == nil {
 		return st.checkIter(prefix, point)
@@ -419,9 +451,9 @@ func checksum(data []byte, algo pb.Checksum_Algorithm) (uint64, bool) {
 	return 0, false
 }
 
-// indexCheckEvery is how many reads go by between two verifications of
+// IndexCheckEvery is how many reads go by between two verifications of
 // a table's index (one table a time, in turn).
-const indexCheckEvery = 256
+const IndexCheckEvery = 256
 
 // checkIndex verifies the checksum of the index of st (the block
 // offsets and first keys, the Bloom filter) against the one it had when
@@ -429,9 +461,9 @@ const indexCheckEvery = 256
 // every read, and a damaged one can make it skip the table (the Bloom
 // filter) or read the wrong block, silently; this is too costly for
 // every read (about 0.1 ms for a table of 40 MB), so view does it every
-// indexCheckEvery reads for one table. A damaged index stays damage for
+// IndexCheckEvery reads for one table. A damaged index stays damage for
 // every later read of the table.
-func (st *shadowTable) checkIndex() (d *Damage) {
+func (st *Table) checkIndex() (d *Damage) {
 	if d := st.bad.Load(); d != nil {
 		return d
 	}
@@ -511,7 +543,7 @@ func parseChecksum(b []byte) (pb.Checksum_Algorithm, uint64, bool) {
 // uncompressed blocks: it reads the keys of st that start with prefix
 // (point: the first key at or after prefix) with Badger's table
 // iterator, which stops at a block it cannot read.
-func (st *shadowTable) checkIter(prefix []byte, point bool) (d *Damage) {
+func (st *Table) checkIter(prefix []byte, point bool) (d *Damage) {
 	t := st.t
 	it := t.NewIterator(0)
 	defer it.Close()
@@ -542,7 +574,7 @@ func (st *shadowTable) checkIter(prefix []byte, point bool) (d *Damage) {
 
 // damage names the block that a read from key on could not read: the
 // block holding key or the next one.
-func (st *shadowTable) damage(key []byte) *Damage {
+func (st *Table) damage(key []byte) *Damage {
 	d := &Damage{File: st.name, Block: -1, Err: errors.New("unreadable (a checksum or its structure does not match)")}
 	firsts := st.t.KeySplits(math.MaxInt32, nil) // every block's first key
 	b := 0
@@ -561,10 +593,10 @@ func (st *shadowTable) damage(key []byte) *Damage {
 	return d
 }
 
-// valueDamage remembers the value-log files of the values Badger could
+// ValueLog remembers the value-log files of the values Badger could
 // not read, from its log lines: Badger logs the key and the error and
 // returns an empty value (iterator.go, Item.yieldItemValue).
-type valueDamage struct {
+type ValueLog struct {
 	mu    sync.Mutex
 	files map[string]string // fmt.Sprint(key) → the value log's file name
 }
@@ -573,8 +605,8 @@ type valueDamage struct {
 // read: the key, and the value log's number in the value pointer.
 var unreadableValue = regexp.MustCompile(`^Unable to read: Key: (\[[0-9 ]*\]), .*Fid:([0-9]+)`)
 
-// note records the file of an "Unable to read" log line of Badger's.
-func (vd *valueDamage) note(msg string) {
+// Note records the file of an "Unable to read" log line of Badger's.
+func (vd *ValueLog) Note(msg string) {
 	if vd == nil {
 		return
 	}
@@ -594,39 +626,13 @@ func (vd *valueDamage) note(msg string) {
 	vd.files[m[1]] = fmt.Sprintf("%06d.vlog", fid)
 }
 
-// file returns the value log that Badger last failed to read the value
+// File returns the value log that Badger last failed to read the value
 // of key from, or "value log" when it did not say.
-func (vd *valueDamage) file(key []byte) string {
+func (vd *ValueLog) File(key []byte) string {
 	vd.mu.Lock()
 	defer vd.mu.Unlock()
 	if f := vd.files[fmt.Sprint(key)]; f != "" {
 		return f
 	}
 	return "value log"
-}
-
-// readValue returns a copy of item's value, or an error wrapping
-// index.ErrCorrupt naming the value log when Badger read the value as
-// empty though its size is not (a damaged value-log entry, which Badger
-// logs and reads as empty).
-func (s *Store) readValue(item *badger.Item) ([]byte, error) {
-	v, err := item.ValueCopy(nil)
-	if err != nil {
-		return nil, err
-	}
-	if len(v) == 0 && item.ValueSize() > 0 {
-		return nil, s.valueErr(item)
-	}
-	return v, nil
-}
-
-// valueErr is the error of a value of item's that Badger read as empty.
-func (s *Store) valueErr(item *badger.Item) error {
-	key := item.KeyCopy(nil)
-	id := ""
-	if len(key) > 0 && key[0] == kindDoc {
-		id = string(key[1:])
-	}
-	return &corruptError{dir: s.dir, damage: Damage{File: s.vlogDamage.file(key), Block: -1, ID: id,
-		Err: errors.New("its value cannot be read from the value log (a checksum or its length does not match)")}}
 }
