@@ -88,15 +88,43 @@ func NewCount(text string) (Sketch, int) {
 // shingles, all from one pass over text: each shingle is hashed once,
 // by ShingleHash, and the hash goes to both sketches and the count.
 func NewAll(text string) (Sketch, Long, int) {
-	var l longMins
-	return sketch(text, newShingleSet(text), &l)
+	return NewAllScratch(text, nil)
 }
 
-// newShingleSet returns an empty set with room for the shingles of
-// text: a shingle every two bytes at half load, so that Chinese text
-// (three bytes a rune) grows the set at most once, ASCII text twice.
+// Scratch is the working memory of NewAllScratch: the hash set that
+// counts a text's distinct shingles, kept between calls so that they
+// neither allocate it anew nor grow it (it is sized for the text before
+// the pass). Its zero value is ready to use. A Scratch serves one call
+// at a time; sync.Pool suits it.
+type Scratch struct {
+	set shingleSet
+}
+
+// maxKeptSlots bounds the set a Scratch keeps between calls (4 MiB): a
+// set for a larger text is dropped after its call.
+const maxKeptSlots = 1 << 20
+
+// NewAllScratch is NewAll with its working memory taken from s (nil for
+// fresh memory).
+func NewAllScratch(text string, s *Scratch) (Sketch, Long, int) {
+	if s == nil {
+		s = new(Scratch)
+	}
+	s.set.reset(text)
+	var l longMins
+	sk, lg, n := sketch(text, &s.set, &l)
+	if len(s.set.slots) > maxKeptSlots {
+		s.set.slots = nil
+	}
+	return sk, lg, n
+}
+
+// newShingleSet returns an empty set with room for the shingles of text
+// (see reset).
 func newShingleSet(text string) *shingleSet {
-	return &shingleSet{slots: make([]uint32, max(256, 1<<bits.Len(uint(len(text)/2))))}
+	s := new(shingleSet)
+	s.reset(text)
+	return s
 }
 
 // sketch is New, counting the distinct shingles into set unless it is
@@ -182,6 +210,43 @@ type shingleSet struct {
 	slots []uint32
 	n     int
 	zero  bool
+}
+
+// reset empties the set and sizes it for the shingles of text: a slot
+// for every two of them at most, so that the set is at most half full
+// without growing. A text has at most as many shingles as runes, and
+// as many runes as bytes that are not UTF-8 continuation bytes, but for
+// stray continuation bytes (each a rune of its own), for which add
+// still grows the set.
+func (s *shingleSet) reset(text string) {
+	size := max(256, 1<<bits.Len(uint(2*runeStarts(text))))
+	if cap(s.slots) >= size {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+	} else {
+		s.slots = make([]uint32, size)
+	}
+	s.n, s.zero = 0, false
+}
+
+// runeStarts returns the number of bytes of s that are not UTF-8
+// continuation bytes (10xxxxxx): its number of runes when it is valid
+// UTF-8. Eight bytes at a time: a byte's bit 7 set and bit 6 clear.
+func runeStarts(s string) int {
+	cont := 0
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		t := s[i : i+8]
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		cont += bits.OnesCount64(w &^ (w << 1) & 0x8080808080808080)
+	}
+	for ; i < len(s); i++ {
+		if s[i]&0xc0 == 0x80 {
+			cont++
+		}
+	}
+	return len(s) - cont
 }
 
 func (s *shingleSet) add(h uint64) {
