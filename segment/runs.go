@@ -48,10 +48,7 @@ func nextRun(text string, i int) (start, end int, han bool) {
 		var k, size int
 		switch c := text[i]; {
 		case c < utf8.RuneSelf:
-			k, size = kindSep, 1
-			if 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' {
-				k = kindWord
-			}
+			k, size = int(asciiKind[c]), 1
 		case ideographAt(text, i):
 			k, size = kindHan, 3
 		default:
@@ -75,12 +72,42 @@ func nextRun(text string, i int) (start, end int, han bool) {
 			kind, start = k, i
 		}
 		i += size
+		// The rest of a stretch of ASCII letters and digits, of other
+		// ASCII or of CJK ideographs in a loop of its own: the same
+		// kind, so the same run (or no run).
+		switch kind {
+		case kindWord, kindSep:
+			for i < len(text) && int(asciiKind[text[i]]) == kind {
+				i++
+			}
+		case kindHan:
+			for ideographAt(text, i) {
+				i += 3
+			}
+		}
 	}
 	if kind != kindSep {
 		return start, len(text), kind == kindHan
 	}
 	return -1, len(text), false
 }
+
+// asciiKind is classify's answer for each ASCII byte: kindWord for
+// letters and digits, kindSep for the others; kindNonASCII for the bytes
+// of other characters, which nextRun decodes.
+var asciiKind = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= utf8.RuneSelf:
+			t[c] = kindNonASCII
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			t[c] = kindWord
+		default:
+			t[c] = kindSep
+		}
+	}
+	return t
+}()
 
 // Rune classes for SplitRuns. A run is a maximal sequence of one class
 // other than kindSep; kindMark joins the run before it.
@@ -91,6 +118,7 @@ const (
 	kindHiragana
 	kindKatakana
 	kindMark
+	kindNonASCII // in asciiKind only: not ASCII
 )
 
 // prolongedSoundMark is "ー" (U+30FC), which lengthens the kana before it.
@@ -99,8 +127,11 @@ const prolongedSoundMark = '\u30fc'
 // ideographAt reports whether s[i:] begins with a CJK Unified Ideograph,
 // U+4E00 to U+9FFF: three bytes, E4 B8..BF xx or E5..E9 xx xx.
 func ideographAt(s string, i int) bool {
+	if i+2 >= len(s) {
+		return false
+	}
 	c := s[i]
-	return i+2 < len(s) && (c == 0xe4 && s[i+1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) &&
+	return (c == 0xe4 && s[i+1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) &&
 		s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80
 }
 

@@ -268,3 +268,20 @@ func TestSplitRunsShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitRuns: SplitRuns, with its loops for runs of ASCII and of CJK
+// ideographs, gives the runs of splitRunsReference, which decodes and
+// classifies every character.
+func FuzzSplitRuns(f *testing.F) {
+	for _, s := range []string{
+		"iphone16 发布会在北京举行, apple ceo 说...", "café au lait ñ 北京 2024年", "タワーは ーa\u0301", "\u0301abc\xe4\xb8",
+		"中文\xe4\xb8\xadx", "a  b\t\tc,,d", "", "中", "\xe4",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := splitRuns(text), splitRunsReference(text); !slices.Equal(got, want) {
+			t.Fatalf("SplitRuns(%q) = %v, want %v", text, got, want)
+		}
+	})
+}
