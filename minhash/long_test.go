@@ -94,7 +94,7 @@ func TestNewAllScratch(t *testing.T) {
 	texts = append(texts,
 		string(syntheticText(r, 20000)),
 		"abcdefgh",
-		strings.Repeat("\x80\xbf", 700)+"abc",
+		strayContinuations(r, 5000)+"abc",
 		string(syntheticText(r, 300)),
 		string(syntheticText(r, 1<<19)),
 		"我来到北京清华大学",
@@ -115,6 +115,16 @@ func TestNewAllScratch(t *testing.T) {
 	if len(s.set.slots) > maxKeptSlots {
 		t.Errorf("the Scratch keeps %d slots after a text of 2^19 runes, want at most %d", len(s.set.slots), maxKeptSlots)
 	}
+}
+
+// strayContinuations returns n random UTF-8 continuation bytes: n runes
+// that runeStarts does not count, with about n distinct shingles.
+func strayContinuations(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 0x80 | byte(r.IntN(64))
+	}
+	return string(b)
 }
 
 func TestRuneStarts(t *testing.T) {
@@ -307,4 +317,24 @@ func FuzzNewAll(f *testing.F) {
 			t.Fatalf("NewAll(%q)'s Long differs from the reference", text)
 		}
 	})
+}
+
+// sketch works a block of 512 runes at a time: texts whose ends fall on
+// either side of a block's end, and of the second block's, give the
+// reference's Sketch, Long and count.
+func TestSketchBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 4, 5, 6, 508, 511, 512, 513, 515, 516, 517, 520, 1023, 1024, 1025, 1029, 3000} {
+		text := string(syntheticText(r, n))
+		s, l, c := NewAll(text)
+		if want := sketchReference(text); s != want {
+			t.Errorf("NewAll of %d runes: sketch %s, the reference gives %s", n, sketchHex(s), sketchHex(want))
+		}
+		if want := longReference(text); l != want {
+			t.Errorf("NewAll of %d runes: the Long differs from the reference", n)
+		}
+		if want := len(shingles(text)); c != want {
+			t.Errorf("NewAll of %d runes counts %d shingles, want %d", n, c, want)
+		}
+	}
 }

@@ -130,6 +130,12 @@ func newShingleSet(text string) *shingleSet {
 // sketch is New, counting the distinct shingles into set unless it is
 // nil and making the Long sketch into long unless it is nil (the zero
 // Long otherwise).
+//
+// Its loops are the analysis's hottest after the cut, so the work is
+// done a block of runes at a time, in three loops that each keep their
+// few variables in registers: one hashes the block's runes, one
+// combines them into the shingles' hashes (in place) and takes the two
+// sketches' minima, one adds the shingles to the set.
 func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 	if text == "" {
 		return Sketch{}, Long{}, 0
@@ -138,53 +144,104 @@ func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 	for i := range mins {
 		mins[i] = math.MaxUint64
 	}
-	if long != nil {
-		for i := range long {
-			long[i] = math.MaxUint64
-		}
+	var spare longMins // the Long's minima when no Long is asked for
+	lm := long
+	if lm == nil {
+		lm = &spare
 	}
-	// g holds the hashes of the last ShingleRunes runes, the newest last.
-	var g [ShingleRunes]uint64
-	n := 0
+	for i := range lm {
+		lm[i] = math.MaxUint64
+	}
+	var slots []uint32
+	distinct, zero := 0, false // the set's count, and whether it has the value 0
+	if set != nil {
+		slots = set.slots
+	}
+	// buf holds the hashes of the runes of a block after those of the
+	// ShingleRunes-1 runes before it (0 before the text).
+	const carry = ShingleRunes - 1
+	var buf [carry + 512]uint64
+	n := 0 // runes so far
 	for off := 0; off < len(text); {
-		var h uint64
-		switch c := text[off]; {
-		case c < utf8.RuneSelf:
-			h = asciiHash[c]
-			off++
-		case 0xe1 <= c && c <= 0xec && off+2 < len(text) && text[off+1]&0xc0 == 0x80 && text[off+2]&0xc0 == 0x80:
-			// Three bytes, U+1000 to U+CFFF (all CJK ideographs): after
-			// these lead bytes every continuation byte is valid.
-			h = runeHash(uint32(c&0x0f)<<12 | uint32(text[off+1]&0x3f)<<6 | uint32(text[off+2]&0x3f))
-			off += 3
-		default:
-			rr, w := utf8.DecodeRuneInString(text[off:])
-			r := uint32(rr)
-			if rr == utf8.RuneError && w == 1 {
-				r = invalidByte + uint32(c)
+		k := carry
+		for k < len(buf) && off < len(text) {
+			var h uint64
+			switch c := text[off]; {
+			case c < utf8.RuneSelf:
+				h = asciiHash[c]
+				off++
+			case 0xe1 <= c && c <= 0xec && off+2 < len(text) && text[off+1]&0xc0 == 0x80 && text[off+2]&0xc0 == 0x80:
+				// Three bytes, U+1000 to U+CFFF (all CJK ideographs): after
+				// these lead bytes every continuation byte is valid.
+				h = runeHash(uint32(c&0x0f)<<12 | uint32(text[off+1]&0x3f)<<6 | uint32(text[off+2]&0x3f))
+				off += 3
+			default:
+				rr, w := utf8.DecodeRuneInString(text[off:])
+				r := uint32(rr)
+				if rr == utf8.RuneError && w == 1 {
+					r = invalidByte + uint32(c)
+				}
+				h = runeHash(r)
+				off += w
 			}
-			h = runeHash(r)
-			off += w
+			buf[k] = h
+			k++
 		}
-		g[0], g[1], g[2], g[3], g[4] = g[1], g[2], g[3], g[4], h
-		n++
-		if n >= ShingleRunes {
-			sh := combine(&g)
-			add(&mins, sh)
-			if long != nil {
-				long.add(sh)
+		// The shingles end at the block's runes, but for the first
+		// ShingleRunes-1 runes of the text; their hashes replace the
+		// runes' from buf[0] on.
+		first := carry + max(0, carry-n)
+		n += k - carry
+		hs := buf[first-carry : k]
+		for i := carry; i < len(hs); i++ {
+			sh := combine(hs[i-4], hs[i-3], hs[i-2], hs[i-1], hs[i])
+			hs[i-carry] = sh
+			b, v := sh>>bucketShift, sh&valueMask
+			mins[b] = min(mins[b], v)
+			lb, lv := sh>>longShift, sh&longValueMask
+			lm[lb] = min(lm[lb], lv)
+		}
+		if set != nil && len(hs) > carry {
+			// The set: open addressing, linear probing, at most half full.
+			mask := uint32(len(slots) - 1)
+			for _, sh := range hs[:len(hs)-carry] {
+				sv := uint32(sh >> 32)
+				if sv == 0 {
+					zero = true
+					continue
+				}
+				for i := sv & mask; ; i = (i + 1) & mask {
+					if slots[i] == sv {
+						break
+					}
+					if slots[i] == 0 {
+						slots[i] = sv
+						distinct++
+						if 2*(distinct+1) > len(slots) {
+							slots = grown(slots)
+							mask = uint32(len(slots) - 1)
+						}
+						break
+					}
+				}
 			}
-			if set != nil {
-				set.add(sh)
-			}
+		}
+		// The last runes' hashes go before the next block's.
+		copy(buf[:carry], buf[k-carry:k])
+	}
+	if set != nil {
+		set.slots = slots
+		set.n = distinct
+		if zero {
+			set.n++
 		}
 	}
 	var l Long
 	if n < ShingleRunes {
-		// One shingle, the whole text: its n runes' hashes are at the end
-		// of g, and the zeros before them cannot be told from missing
-		// runes, so the count is mixed in too.
-		sh := combine(&g) ^ mix64(uint64(n))
+		// One shingle, the whole text: its n runes' hashes are the last of
+		// buf[:carry], after zeros that cannot be told from missing runes,
+		// so the count is mixed in too.
+		sh := combine(0, buf[0], buf[1], buf[2], buf[3]) ^ mix64(uint64(n))
 		add(&mins, sh)
 		if long != nil {
 			long.add(sh)
@@ -204,19 +261,19 @@ func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 
 // shingleSet counts distinct shingles by the top 32 bits of their
 // hashes (two of 10^4 shingles share them with probability 10^-2, one
-// shingle too few): open addressing with linear probing, doubled when
-// half full. 0 marks an empty slot, so the value 0 is kept apart.
+// shingle too few): open addressing with linear probing (in sketch's
+// loop), doubled when half full. 0 marks an empty slot, so the value 0
+// is kept apart.
 type shingleSet struct {
 	slots []uint32
 	n     int
-	zero  bool
 }
 
 // reset empties the set and sizes it for the shingles of text: a slot
 // for every two of them at most, so that the set is at most half full
 // without growing. A text has at most as many shingles as runes, and
 // as many runes as bytes that are not UTF-8 continuation bytes, but for
-// stray continuation bytes (each a rune of its own), for which add
+// stray continuation bytes (each a rune of its own), for which sketch
 // still grows the set.
 func (s *shingleSet) reset(text string) {
 	size := max(256, 1<<bits.Len(uint(2*runeStarts(text))))
@@ -226,7 +283,7 @@ func (s *shingleSet) reset(text string) {
 	} else {
 		s.slots = make([]uint32, size)
 	}
-	s.n, s.zero = 0, false
+	s.n = 0
 }
 
 // runeStarts returns the number of bytes of s that are not UTF-8
@@ -249,45 +306,23 @@ func runeStarts(s string) int {
 	return len(s) - cont
 }
 
-func (s *shingleSet) add(h uint64) {
-	v := uint32(h >> 32)
-	if v == 0 {
-		if !s.zero {
-			s.zero = true
-			s.n++
-		}
-		return
-	}
-	if 2*(s.n+1) > len(s.slots) {
-		s.grow()
-	}
-	mask := uint32(len(s.slots) - 1)
-	for i := v & mask; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case v:
-			return
-		case 0:
-			s.slots[i] = v
-			s.n++
-			return
-		}
-	}
-}
-
-func (s *shingleSet) grow() {
-	old := s.slots
-	s.slots = make([]uint32, max(256, 2*len(old)))
-	mask := uint32(len(s.slots) - 1)
+// grown returns the set's slots rehashed into twice as many.
+//
+//go:noinline
+func grown(old []uint32) []uint32 {
+	slots := make([]uint32, 2*len(old))
+	mask := uint32(len(slots) - 1)
 	for _, v := range old {
 		if v == 0 {
 			continue
 		}
 		i := v & mask
-		for s.slots[i] != 0 {
+		for slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		s.slots[i] = v
+		slots[i] = v
 	}
+	return slots
 }
 
 // ShingleHash is the hash New gives the shingle of the runes rs (at
@@ -312,7 +347,7 @@ func ShingleHash(rs []rune) uint64 {
 	for _, r := range rs {
 		g[0], g[1], g[2], g[3], g[4] = g[1], g[2], g[3], g[4], runeHash(uint32(r))
 	}
-	h := combine(&g)
+	h := combine(g[0], g[1], g[2], g[3], g[4])
 	if len(rs) < ShingleRunes {
 		h ^= mix64(uint64(len(rs)))
 	}
@@ -339,9 +374,9 @@ var asciiHash = func() (t [utf8.RuneSelf]uint64) {
 }()
 
 // combine is a shingle's hash from its runes' hashes, oldest first.
-func combine(g *[ShingleRunes]uint64) uint64 {
-	return mix64(g[0] ^ bits.RotateLeft64(g[1], 13) ^ bits.RotateLeft64(g[2], 26) ^
-		bits.RotateLeft64(g[3], 39) ^ bits.RotateLeft64(g[4], 52))
+func combine(g0, g1, g2, g3, g4 uint64) uint64 {
+	return mix64(g0 ^ bits.RotateLeft64(g1, 13) ^ bits.RotateLeft64(g2, 26) ^
+		bits.RotateLeft64(g3, 39) ^ bits.RotateLeft64(g4, 52))
 }
 
 const (
