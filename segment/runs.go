@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -54,7 +55,7 @@ func nextRun(text string, i int) (start, end int, han bool) {
 		default:
 			var r rune
 			r, size = utf8.DecodeRuneInString(text[i:])
-			if k = classify(r, size); k == kindMark {
+			if k = classifyCached(r, size); k == kindMark {
 				if kind != kindSep {
 					i += size
 					continue
@@ -133,6 +134,33 @@ func ideographAt(s string, i int) bool {
 	c := s[i]
 	return (c == 0xe4 && s[i+1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) &&
 		s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80
+}
+
+// bmpKinds is classify's answer for every character of the Basic
+// Multilingual Plane, made the first time a text has a character that
+// is neither ASCII nor a CJK ideograph (64 KiB, about 5 ms): the
+// punctuation of Chinese text (“”、《》—) took classify a search of
+// several Unicode tables each, 7% of the analysis of zh_news by
+// instruction counts.
+var (
+	bmpKindsOnce sync.Once
+	bmpKinds     *[1 << 16]uint8
+)
+
+// classifyCached is classify, looked up for the Basic Multilingual
+// Plane.
+func classifyCached(r rune, size int) int {
+	if r >= 1<<16 || size == 1 { // beyond the BMP, or an invalid byte
+		return classify(r, size)
+	}
+	bmpKindsOnce.Do(func() {
+		var t [1 << 16]uint8
+		for c := range t {
+			t[c] = uint8(classify(rune(c), utf8.RuneLen(rune(c))))
+		}
+		bmpKinds = &t
+	})
+	return int(bmpKinds[r])
 }
 
 // classify sorts one rune for SplitRuns. size is its encoded length (1 for

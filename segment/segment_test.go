@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -284,4 +285,21 @@ func FuzzSplitRuns(f *testing.F) {
 			t.Fatalf("SplitRuns(%q) = %v, want %v", text, got, want)
 		}
 	})
+}
+
+// classifyCached's table gives classify's answer for every character,
+// and an invalid byte is a separator.
+func TestClassifyCached(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if 0xd800 <= r && r <= 0xdfff {
+			continue // not encodable
+		}
+		size := utf8.RuneLen(r)
+		if got, want := classifyCached(r, size), classify(r, size); got != want {
+			t.Fatalf("classifyCached(%U) = %d, classify says %d", r, got, want)
+		}
+	}
+	if got := classifyCached(utf8.RuneError, 1); got != kindSep {
+		t.Errorf("classifyCached of an invalid byte = %d, want kindSep", got)
+	}
 }
