@@ -69,6 +69,11 @@ func Candidate(tok string) bool {
 	if len(tok) < 2 {
 		return false
 	}
+	// Most tokens begin with an ASCII letter or a CJK ideograph: a
+	// letter, and another rune after it.
+	if c := tok[0] | 0x20; 'a' <= c && c <= 'z' || len(tok) > 3 && ideographAt(tok) {
+		return true
+	}
 	n, letter := 0, false
 	for _, r := range tok {
 		n++
@@ -83,6 +88,16 @@ func Candidate(tok string) bool {
 		}
 	}
 	return false
+}
+
+// ideographAt reports whether s begins with a CJK Unified Ideograph,
+// U+4E00 to U+9FFF: three bytes, E4 B8..BF xx or E5..E9 xx xx.
+func ideographAt(s string) bool {
+	if len(s) < 3 {
+		return false
+	}
+	c := s[0]
+	return (c == 0xe4 && s[1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) && s[1]&0xc0 == 0x80 && s[2]&0xc0 == 0x80
 }
 
 // Extract returns the keywords of a segmented text: each candidate word
@@ -211,6 +226,9 @@ tokens:
 			continue
 		}
 		if len(t) <= utf8.UTFMax && t[0] >= utf8.RuneSelf {
+			if len(t) == 3 && ideographAt(t) {
+				continue // one CJK ideograph
+			}
 			if _, size := utf8.DecodeRuneInString(t); size == len(t) {
 				continue
 			}

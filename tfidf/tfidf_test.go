@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 type table map[string]float64
@@ -38,11 +39,43 @@ func TestCandidate(t *testing.T) {
 		{"g2", true},
 		{"2018年", true},
 		{"iphone", true},
+		{"Zx", true},
+		{"@a", true}, // a letter after a symbol
+		{"[", false},
+		{"a\xff", true}, // an invalid byte is a rune
+		{"北", false},
+		{"北\xff", true},
+		{"\xe4\xb8\xad\xff", true},
+		{"\xe4\xb8", false}, // two invalid bytes, no letter
+		{"é1", true},
+		{"①②", false},
 	} {
 		if got := Candidate(tc.tok); got != tc.want {
 			t.Errorf("Candidate(%q) = %v, want %v", tc.tok, got, tc.want)
 		}
 	}
+}
+
+// candidateReference is Candidate without its shortcuts: every rune
+// decoded.
+func candidateReference(tok string) bool {
+	n, letter := 0, false
+	for _, r := range tok {
+		n++
+		letter = letter || unicode.IsLetter(r)
+	}
+	return n >= 2 && letter
+}
+
+func FuzzCandidate(f *testing.F) {
+	for _, s := range []string{"北京", "京", "go", "16", "3.14", "é1", "\xe4\xb8", "北\xff", "@a", "①②", "ǅx"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tok string) {
+		if got, want := Candidate(tok), candidateReference(tok); got != want {
+			t.Fatalf("Candidate(%q) = %v, the reference says %v", tok, got, want)
+		}
+	})
 }
 
 func TestAdaptiveN(t *testing.T) {
