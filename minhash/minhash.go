@@ -132,10 +132,11 @@ func newShingleSet(text string) *shingleSet {
 // Long otherwise).
 //
 // Its loops are the analysis's hottest after the cut, so the work is
-// done a block of runes at a time, in three loops that each keep their
-// few variables in registers: one hashes the block's runes, one
-// combines them into the shingles' hashes (in place) and takes the two
-// sketches' minima, one adds the shingles to the set.
+// done a block of runes at a time, in three functions whose loops keep
+// their few variables in registers: hashRunes hashes the block's runes,
+// shingleMins combines them into the shingles' hashes (in place) and
+// takes the two sketches' minima, addShingles adds the shingles to the
+// set.
 func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 	if text == "" {
 		return Sketch{}, Long{}, 0
@@ -159,72 +160,20 @@ func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 	}
 	// buf holds the hashes of the runes of a block after those of the
 	// ShingleRunes-1 runes before it (0 before the text).
-	const carry = ShingleRunes - 1
 	var buf [carry + 512]uint64
 	n := 0 // runes so far
 	for off := 0; off < len(text); {
-		k := carry
-		for k < len(buf) && off < len(text) {
-			var h uint64
-			switch c := text[off]; {
-			case c < utf8.RuneSelf:
-				h = asciiHash[c]
-				off++
-			case 0xe1 <= c && c <= 0xec && off+2 < len(text) && text[off+1]&0xc0 == 0x80 && text[off+2]&0xc0 == 0x80:
-				// Three bytes, U+1000 to U+CFFF (all CJK ideographs): after
-				// these lead bytes every continuation byte is valid.
-				h = runeHash(uint32(c&0x0f)<<12 | uint32(text[off+1]&0x3f)<<6 | uint32(text[off+2]&0x3f))
-				off += 3
-			default:
-				rr, w := utf8.DecodeRuneInString(text[off:])
-				r := uint32(rr)
-				if rr == utf8.RuneError && w == 1 {
-					r = invalidByte + uint32(c)
-				}
-				h = runeHash(r)
-				off += w
-			}
-			buf[k] = h
-			k++
-		}
+		var k int
+		off, k = hashRunes(text, off, &buf)
 		// The shingles end at the block's runes, but for the first
 		// ShingleRunes-1 runes of the text; their hashes replace the
 		// runes' from buf[0] on.
 		first := carry + max(0, carry-n)
 		n += k - carry
 		hs := buf[first-carry : k]
-		for i := carry; i < len(hs); i++ {
-			sh := combine(hs[i-4], hs[i-3], hs[i-2], hs[i-1], hs[i])
-			hs[i-carry] = sh
-			b, v := sh>>bucketShift, sh&valueMask
-			mins[b] = min(mins[b], v)
-			lb, lv := sh>>longShift, sh&longValueMask
-			lm[lb] = min(lm[lb], lv)
-		}
+		shingleMins(hs, &mins, lm)
 		if set != nil && len(hs) > carry {
-			// The set: open addressing, linear probing, at most half full.
-			mask := uint32(len(slots) - 1)
-			for _, sh := range hs[:len(hs)-carry] {
-				sv := uint32(sh >> 32)
-				if sv == 0 {
-					zero = true
-					continue
-				}
-				for i := sv & mask; ; i = (i + 1) & mask {
-					if slots[i] == sv {
-						break
-					}
-					if slots[i] == 0 {
-						slots[i] = sv
-						distinct++
-						if 2*(distinct+1) > len(slots) {
-							slots = grown(slots)
-							mask = uint32(len(slots) - 1)
-						}
-						break
-					}
-				}
-			}
+			slots, distinct, zero = addShingles(hs[:len(hs)-carry], slots, distinct, zero)
 		}
 		// The last runes' hashes go before the next block's.
 		copy(buf[:carry], buf[k-carry:k])
@@ -257,6 +206,92 @@ func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 		l = long.densify()
 	}
 	return densify(&mins), l, count
+}
+
+// carry is the number of runes before a block whose hashes sketch keeps.
+const carry = ShingleRunes - 1
+
+// hashRunes hashes the runes of text from byte off into buf[carry:],
+// until buf is full or the text ends, and returns the offset after the
+// last rune hashed and the end of the hashes in buf. Each of sketch's
+// loops is a function of its own, so that the compiler keeps each
+// one's few variables in registers (in one function, it spilled them).
+//
+//go:noinline
+func hashRunes(text string, off int, buf *[carry + 512]uint64) (int, int) {
+	k := carry
+	for k < len(buf) && off < len(text) {
+		var h uint64
+		switch c := text[off]; {
+		case c < utf8.RuneSelf:
+			h = asciiHash[c]
+			off++
+		case 0xe1 <= c && c <= 0xec && off+2 < len(text) && text[off+1]&0xc0 == 0x80 && text[off+2]&0xc0 == 0x80:
+			// Three bytes, U+1000 to U+CFFF (all CJK ideographs): after
+			// these lead bytes every continuation byte is valid.
+			h = runeHash(uint32(c&0x0f)<<12 | uint32(text[off+1]&0x3f)<<6 | uint32(text[off+2]&0x3f))
+			off += 3
+		default:
+			rr, w := utf8.DecodeRuneInString(text[off:])
+			r := uint32(rr)
+			if rr == utf8.RuneError && w == 1 {
+				r = invalidByte + uint32(c)
+			}
+			h = runeHash(r)
+			off += w
+		}
+		buf[k] = h
+		k++
+	}
+	return off, k
+}
+
+// shingleMins replaces the rune hashes hs[i] (i >= carry) by the hashes
+// of the shingles ending there, written to hs[i-carry], and takes the
+// minima of the Sketch's and the Long's buckets.
+//
+//go:noinline
+func shingleMins(hs []uint64, mins *[Size]uint64, lm *longMins) {
+	for i := carry; i < len(hs); i++ {
+		sh := combine(hs[i-4], hs[i-3], hs[i-2], hs[i-1], hs[i])
+		hs[i-carry] = sh
+		b, v := sh>>bucketShift, sh&valueMask
+		mins[b] = min(mins[b], v)
+		lb, lv := sh>>longShift, sh&longValueMask
+		lm[lb] = min(lm[lb], lv)
+	}
+}
+
+// addShingles adds the shingle hashes shs to the set slots (open
+// addressing, linear probing, at most half full: grown when more than
+// half full) holding distinct values other than 0, zero saying whether
+// it has the value 0, and returns the set and its counts.
+//
+//go:noinline
+func addShingles(shs []uint64, slots []uint32, distinct int, zero bool) ([]uint32, int, bool) {
+	mask := uint32(len(slots) - 1)
+	for _, sh := range shs {
+		sv := uint32(sh >> 32)
+		if sv == 0 {
+			zero = true
+			continue
+		}
+		for i := sv & mask; ; i = (i + 1) & mask {
+			if slots[i] == sv {
+				break
+			}
+			if slots[i] == 0 {
+				slots[i] = sv
+				distinct++
+				if 2*(distinct+1) > len(slots) {
+					slots = grown(slots)
+					mask = uint32(len(slots) - 1)
+				}
+				break
+			}
+		}
+	}
+	return slots, distinct, zero
 }
 
 // shingleSet counts distinct shingles by the top 32 bits of their
