@@ -45,6 +45,21 @@ func SplitRuns(text string, fn func(run string, han bool)) {
 func nextRun(text string, i int) (start, end int, han bool) {
 	kind := kindSep
 	start = -1
+	// The common case first: ASCII separators, then an ASCII word that
+	// ends at ASCII (or at the end of the text).
+	for i < len(text) && asciiKind[text[i]] == kindSep {
+		i++
+	}
+	if i < len(text) && asciiKind[text[i]] == kindWord {
+		kind, start = kindWord, i
+		for i < len(text) && asciiKind[text[i]] == kindWord {
+			i++
+		}
+		if i == len(text) || text[i] < utf8.RuneSelf {
+			return start, i, false
+		}
+		// A character that is not ASCII may continue the word.
+	}
 	for i < len(text) {
 		var k, size int
 		switch c := text[i]; {
