@@ -221,17 +221,24 @@ const carry = ShingleRunes - 1
 func hashRunes(text string, off int, buf *[carry + 512]uint64) (int, int) {
 	k := carry
 	for k < len(buf) && off < len(text) {
+		c := text[off]
+		if c < utf8.RuneSelf {
+			// ASCII, and the ASCII after it in a loop of its own.
+			buf[k] = asciiHash[c]
+			k, off = k+1, off+1
+			for k < len(buf) && off < len(text) && text[off] < utf8.RuneSelf {
+				buf[k] = asciiHash[text[off]]
+				k, off = k+1, off+1
+			}
+			continue
+		}
 		var h uint64
-		switch c := text[off]; {
-		case c < utf8.RuneSelf:
-			h = asciiHash[c]
-			off++
-		case 0xe1 <= c && c <= 0xec && off+2 < len(text) && text[off+1]&0xc0 == 0x80 && text[off+2]&0xc0 == 0x80:
+		if 0xe1 <= c && c <= 0xec && off+2 < len(text) && (text[off+1]^0x80)|(text[off+2]^0x80) < 0x40 {
 			// Three bytes, U+1000 to U+CFFF (all CJK ideographs): after
 			// these lead bytes every continuation byte is valid.
 			h = runeHash(uint32(c&0x0f)<<12 | uint32(text[off+1]&0x3f)<<6 | uint32(text[off+2]&0x3f))
 			off += 3
-		default:
+		} else {
 			rr, w := utf8.DecodeRuneInString(text[off:])
 			r := uint32(rr)
 			if rr == utf8.RuneError && w == 1 {
