@@ -131,7 +131,9 @@ func BenchmarkCorpusSegment(b *testing.B) {
 
 // BenchmarkInterleaved times, in turn within every iteration, the stages
 // whose ratios the analysis is judged by, each over the same 300 articles:
-// normalising, cutting the normalised text, the whole Analyze, and (with
+// normalising, cutting the normalised text (as Analyze cuts it: with
+// AppendCut into a slice reused, when the segmenter has it), the whole
+// Analyze, and (with
 // cgo) gosimhash-style extraction (gojieba's ExtractWithWeight, top 20,
 // lookup3, SimHash), the sketches alone, and Analyze again with its cuts
 // timed. Alternating them, rather than running one benchmark
