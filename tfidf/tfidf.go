@@ -122,7 +122,6 @@ type Scratch struct {
 	// sortKeywords'
 	keys    []uint64
 	tieKeys []uint64
-	merge   []uint64 // mergeSort's
 	sorted  []Keyword
 }
 
@@ -400,8 +399,7 @@ func sortKeywords(kw []Keyword, s *Scratch) {
 // permute sorts keys, whose lowest b bits are indexes into kw, and puts
 // kw in their order.
 func (s *Scratch) permute(kw []Keyword, keys []uint64, b uint) {
-	s.merge = resized(s.merge, len(keys))
-	mergeSort(keys, s.merge)
+	slices.Sort(keys)
 	orig := append(s.sorted[:0], kw...)
 	mask := uint64(1)<<b - 1
 	for i, key := range keys {
@@ -409,42 +407,6 @@ func (s *Scratch) permute(kw []Keyword, keys []uint64, b uint) {
 	}
 	clear(orig) // s keeps no words alive
 	s.sorted = orig[:0]
-}
-
-// mergeSort sorts keys, with tmp (as long) for working memory: a
-// bottom-up merge sort whose merges choose the smaller key without a
-// branch. The keys sortKeywords sorts are in no order, so that a
-// comparison sort's branches are mispredicted half the time: on the 110
-// keys of an en_reuters article slices.Sort took 5% of the analysis.
-func mergeSort(keys, tmp []uint64) {
-	n := len(keys)
-	src, dst := keys, tmp[:n]
-	for w := 1; w < n; w *= 2 {
-		for lo := 0; lo < n; lo += 2 * w {
-			mid, hi := min(lo+w, n), min(lo+2*w, n)
-			merge(dst[lo:hi], src[lo:mid], src[mid:hi])
-		}
-		src, dst = dst, src
-	}
-	if n > 0 && &src[0] != &keys[0] {
-		copy(keys, src)
-	}
-}
-
-// merge merges the sorted a and b into dst, len(a)+len(b) long.
-func merge(dst, a, b []uint64) {
-	i, j, k := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		x, y := a[i], b[j]
-		c := 0
-		if y < x {
-			c = 1
-		}
-		dst[k] = min(x, y)
-		i, j, k = i+1-c, j+c, k+1
-	}
-	k += copy(dst[k:], a[i:])
-	copy(dst[k:], b[j:])
 }
 
 // runs yields the bounds [i, j) of every run of two or more sorted keys

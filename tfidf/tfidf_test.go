@@ -388,23 +388,3 @@ func TestWordHash(t *testing.T) {
 		t.Errorf("%d tag collisions among %d tokens", collisions, len(tags))
 	}
 }
-
-// mergeSort sorts as slices.Sort does, for every length up to 300 and
-// keys with and without repeats.
-func TestMergeSort(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	for n := 0; n <= 300; n++ {
-		for _, limit := range []uint64{4, 1 << 62} {
-			keys := make([]uint64, n)
-			for i := range keys {
-				keys[i] = r.Uint64N(limit)
-			}
-			want := slices.Clone(keys)
-			slices.Sort(want)
-			mergeSort(keys, make([]uint64, n))
-			if !slices.Equal(keys, want) {
-				t.Fatalf("mergeSort of %d keys below %d = %v, want %v", n, limit, keys, want)
-			}
-		}
-	}
-}
