@@ -200,14 +200,15 @@ func resized[T any](b []T, n int) []T {
 // of indexes into the result (a slot is the upper half of the token's
 // hash, which also places it, and its index + 1), at most three-quarters
 // full: pointer-free, it is 1.5× faster than a map on 600 tokens of 300
-// distinct words. It has a slot for every token and grows by doubling
-// only when more than three-quarters of the tokens are distinct: sized
-// for half the tokens, it grew for most articles of en_reuters, whose
-// 170 tokens hold 110 distinct words. The table and the result are s's,
+// distinct words. It has four slots for every three tokens, so that it
+// never grows: sized for every token, it had to grow (and allocate) on
+// every text whose tokens were more than three-quarters distinct; sized
+// for half of them, it grew for most articles of en_reuters, whose 170
+// tokens hold 110 distinct words. The table and the result are s's,
 // reused.
 func (s *Scratch) count(tokens []string) []Keyword {
 	size := 16
-	for size < len(tokens) {
+	for 3*size < 4*len(tokens) {
 		size <<= 1
 	}
 	slots := resized(s.slots, size)
@@ -240,9 +241,6 @@ tokens:
 			if slot == 0 {
 				slots[i] = tag<<32 | uint64(len(kw)+1)
 				kw = append(kw, Keyword{Word: t, Weight: 1})
-				if 4*len(kw) > 3*len(slots) {
-					slots = doubled(slots)
-				}
 				continue tokens
 			}
 			if slot>>32 == tag {
@@ -300,23 +298,6 @@ func load64(t string) uint64 {
 func load32(t string) uint32 {
 	t = t[:4]
 	return uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24
-}
-
-// doubled returns count's table with twice the slots.
-func doubled(slots []uint64) []uint64 {
-	bigger := make([]uint64, 2*len(slots))
-	mask := uint64(len(bigger) - 1)
-	for _, slot := range slots {
-		if slot == 0 {
-			continue
-		}
-		i := slot >> 32 & mask
-		for bigger[i] != 0 {
-			i = (i + 1) & mask
-		}
-		bigger[i] = slot
-	}
-	return bigger
 }
 
 // SortKeywords sorts by weight descending, then word bytes ascending.
