@@ -114,8 +114,20 @@ type Analyzer struct {
 	topN    int
 	closer  io.Closer
 	closed  atomic.Bool
-	scratch sync.Pool // of *tfidf.Scratch
+	scratch sync.Pool // of *scratch
 }
+
+// scratch is the working memory of one Analyze, kept between calls in
+// Analyzer.scratch so that an analysis allocates only what it returns
+// (and the normalised text).
+type scratch struct {
+	toks []string // the cut's tokens, substrings of the normalised text
+	kw   tfidf.Scratch
+	mh   minhash.Scratch
+}
+
+// maxKeptTokens bounds the token slice a scratch keeps between calls.
+const maxKeptTokens = 1 << 16
 
 // FormatVersion changes whenever the analysis changes in a way that moves
 // fingerprints or sketches (normalisation, candidate rules, AdaptiveN,
@@ -360,7 +372,12 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 		Folded:      folded,
 		ContentHash: xxhash.Sum64String(norm),
 	}
-	r.Sketch, r.Long, r.Shingles = minhash.NewAll(norm)
+	s, _ := a.scratch.Get().(*scratch)
+	if s == nil {
+		s = new(scratch)
+	}
+	defer a.scratch.Put(s)
+	r.Sketch, r.Long, r.Shingles = minhash.NewAllScratch(norm, &s.mh)
 	if a.compat {
 		words, weights := a.jieba.ExtractWithWeight(text, a.topN)
 		if len(words) == 0 {
@@ -375,14 +392,10 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 		r.Fingerprint = simhash.Sum(feats)
 		return r, nil
 	}
-	toks := a.seg.Cut(norm)
+	toks := s.cut(a.seg, norm)
 	r.Words = len(toks)
-	s, _ := a.scratch.Get().(*tfidf.Scratch)
-	if s == nil {
-		s = new(tfidf.Scratch)
-	}
-	r.Keywords = a.ex.ExtractScratch(toks, s)
-	a.scratch.Put(s)
+	r.Keywords = a.ex.ExtractScratch(toks, &s.kw)
+	s.release()
 	if len(r.Keywords) < MinKeywords {
 		noun := "keywords"
 		if len(r.Keywords) == 1 {
@@ -397,6 +410,30 @@ func (a *Analyzer) Analyze(text string) (*Analysis, error) {
 	}
 	r.Fingerprint = simhash.Sum(feats)
 	return r, nil
+}
+
+// appendCutter is a segmenter that can append its tokens to a slice it
+// is given: *segment.Jieba, whose AppendCut allocates nothing.
+type appendCutter interface {
+	AppendCut(dst []string, text string) []string
+}
+
+// cut cuts text with seg, into s.toks when seg is an appendCutter.
+func (s *scratch) cut(seg segment.Segmenter, text string) []string {
+	if c, ok := seg.(appendCutter); ok {
+		s.toks = c.AppendCut(s.toks[:0], text)
+		return s.toks
+	}
+	return seg.Cut(text)
+}
+
+// release lets go of the text the tokens are substrings of, and of a
+// token slice too large to keep.
+func (s *scratch) release() {
+	if cap(s.toks) > maxKeptTokens {
+		s.toks = nil
+	}
+	clear(s.toks)
 }
 
 // Words returns the candidate keywords of text as Analyze sees them,

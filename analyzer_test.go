@@ -412,3 +412,23 @@ func TestAnalyzeTraditional(t *testing.T) {
 		}
 	}
 }
+
+// Analyze allocates what it returns and nothing per token: the
+// normalised text (which the keywords are substrings of), the Analysis
+// and its keywords; the tokens, the keyword counter and the sketch's
+// shingle set come from the analyzer's pool.
+func TestAnalyzeAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop buffers at random")
+	}
+	a := testAnalyzer(t, segment.DefaultBackend)
+	for _, name := range []string{"zh", "en", "mixed"} {
+		text := goldenTexts[name]
+		if _, err := a.Analyze(text); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if n := testing.AllocsPerRun(50, func() { a.Analyze(text) }); n != 3 {
+			t.Errorf("Analyze(%s): %v allocations, want 3", name, n)
+		}
+	}
+}

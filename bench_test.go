@@ -131,7 +131,9 @@ func BenchmarkCorpusSegment(b *testing.B) {
 
 // BenchmarkInterleaved times, in turn within every iteration, the stages
 // whose ratios the analysis is judged by, each over the same 300 articles:
-// normalising, cutting the normalised text, the whole Analyze, and (with
+// normalising, cutting the normalised text (as Analyze cuts it: with
+// AppendCut into a slice reused, when the segmenter has it), the whole
+// Analyze, and (with
 // cgo) gosimhash-style extraction (gojieba's ExtractWithWeight, top 20,
 // lookup3, SimHash), the sketches alone, and Analyze again with its cuts
 // timed. Alternating them, rather than running one benchmark
@@ -186,6 +188,12 @@ func BenchmarkInterleaved(b *testing.B) {
 				var postCut, postSeg, xGosimhash, postCutCPU, xGosimhashCPU, sketch, keywords []float64
 				var postCutInside, cutSlowdown []float64
 				norm := make([]string, len(texts))
+				// The cut as the analysis makes it: into a slice reused.
+				var toks []string
+				cut := func(dst []string, text string) []string { return append(dst, seg.Cut(text)...) }
+				if c, ok := seg.(appendCutter); ok {
+					cut = c.AppendCut
+				}
 				// stage times one pass, after a collection: every pass
 				// starts from the same collected heap, and none runs while
 				// the garbage of the one before it is being collected.
@@ -212,7 +220,7 @@ func BenchmarkInterleaved(b *testing.B) {
 					})
 					dc, cc := stage(func() {
 						for _, text := range norm {
-							seg.Cut(text)
+							toks = cut(toks[:0], text)
 						}
 					})
 					da, ca := stage(analyze(a))
@@ -284,6 +292,19 @@ func (t *timedSegmenter) Cut(text string) []string {
 	words := t.seg.Cut(text)
 	t.d += time.Since(t0)
 	return words
+}
+
+// AppendCut is the segmenter's AppendCut, timed, when it has one (the
+// analysis calls it rather than Cut then).
+func (t *timedSegmenter) AppendCut(dst []string, text string) []string {
+	c, ok := t.seg.(appendCutter)
+	if !ok {
+		return append(dst, t.Cut(text)...)
+	}
+	t0 := time.Now()
+	dst = c.AppendCut(dst, text)
+	t.d += time.Since(t0)
+	return dst
 }
 
 // median returns the median of xs (the mean of the middle two for an

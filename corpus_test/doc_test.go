@@ -28,8 +28,8 @@
 //     original, false for each negative and its original and for
 //     originals of the same group (Brown genre, era of speeches, the two
 //     language versions of a LibreOffice help page);
-//   - golden.txt: what the detector finds (golden.gse.txt when the
-//     default segmenter is gse, as in CGO_ENABLED=0 builds).
+//   - golden.txt: what the detector finds, with the default analyzer
+//     (its jieba backend cuts alike with and without cgo).
 //
 // The scenarios are en_docs_reprints (LibreOffice, GNOME and Debian
 // Reference pages in English), zh_docs_reprints (LibreOffice help and
@@ -62,8 +62,9 @@
 //
 //	go test ./corpus_test -run TestScenarios -scenario-corpora /work/shared/corpora
 //
-// Regenerate both goldens when the analysis changes: once with cgo
-// (golden.txt) and once with CGO_ENABLED=0 (golden.gse.txt).
+// Regenerate the goldens when the analysis changes. A build with or
+// without cgo gives the same ones: the default segmenter, jieba, is
+// pure Go, and with -tags gojieba cppjieba cuts identically.
 //
 // # Reading golden.txt
 //

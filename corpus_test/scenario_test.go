@@ -64,7 +64,7 @@ func TestScenarios(t *testing.T) {
 			dir := filepath.Join("testdata", sc.name)
 			f := scnFixtures(t, &sc, dir, &corpora)
 			res := scnRun(t, a, dir, f)
-			scnCheckFile(t, filepath.Join(dir, scnGoldenName(a.Backend())), res.golden(a))
+			scnCheckFile(t, filepath.Join(dir, "golden.txt"), res.golden(a))
 			res.check(t, sc.name == "libreoffice_twins")
 			tot.copies += len(f.copies)
 			tot.found += res.dedupCopiesFound()
@@ -78,15 +78,6 @@ func TestScenarios(t *testing.T) {
 			t.Errorf("default detector (dedup.Run) recall over all copies: %d/%d = %.3f, want >= 0.95", tot.found, tot.copies, recall)
 		}
 	}
-}
-
-// scnGoldenName is the golden file of a segmenter: golden.txt for
-// gojieba (the default in cgo builds), golden.NAME.txt for another.
-func scnGoldenName(backend string) string {
-	if backend == "jieba" {
-		return "golden.txt"
-	}
-	return "golden." + backend + ".txt"
 }
 
 // scnFiles are a scenario's documents and labels.

@@ -6,8 +6,8 @@
 // they fail.
 //
 // The tables are kept as golden files in testdata/shared, one per corpus
-// (<corpus>.golden for the default cgo build with jieba,
-// <corpus>.gse.golden for pure-Go builds), compared exactly so that any
+// (<corpus>.golden, made with the default analyzer, whose jieba backend
+// cuts alike in every build, cgo or not), compared exactly so that any
 // change of quality shows as a diff; run with -update to rewrite them.
 // The corpora themselves are research-use only in part and are never
 // copied here: the golden files hold counts and rates only.
@@ -270,15 +270,11 @@ func pageID(id string) (string, bool) {
 	return rest, true
 }
 
-// compareGolden compares got with testdata/shared/<name>.golden (or
-// <name>.gse.golden in pure-Go builds), or rewrites it under -update.
+// compareGolden compares got with testdata/shared/<name>.golden, or
+// rewrites it under -update.
 func compareGolden(t *testing.T, name, got string) {
 	t.Helper()
-	file := name + ".golden"
-	if segment.DefaultBackend != segment.BackendJieba {
-		file = name + "." + segment.DefaultBackend + ".golden"
-	}
-	path := filepath.Join("testdata", "shared", file)
+	path := filepath.Join("testdata", "shared", name+".golden")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

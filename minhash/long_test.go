@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Long sketches computed by an independent Python implementation of the
@@ -78,6 +79,74 @@ func TestNewAll(t *testing.T) {
 		}
 		if l.IsZero() != (text == "") {
 			t.Errorf("NewAll(%q)'s Long: IsZero %v", text, l.IsZero())
+		}
+	}
+}
+
+// NewAllScratch gives NewAll's answers with one Scratch reused over
+// texts of every size, in an order where each is sized for the text
+// before it: long after short, short after long, empty, invalid UTF-8
+// (stray continuation bytes are runes the set's sizing does not see, so
+// that the set grows), and a set too large to keep.
+func TestNewAllScratch(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	texts := append([]string{"", "a", "abcdeabcde", "我来到北京清华大学"}, decodeCases...)
+	texts = append(texts,
+		string(syntheticText(r, 20000)),
+		"abcdefgh",
+		strayContinuations(r, 5000)+"abc",
+		string(syntheticText(r, 300)),
+		string(syntheticText(r, 1<<19)),
+		"我来到北京清华大学",
+	)
+	var s Scratch
+	for _, text := range texts {
+		ws, wl, wn := NewAll(text)
+		gs, gl, gn := NewAllScratch(text, &s)
+		if gs != ws || gl != wl || gn != wn {
+			t.Errorf("NewAllScratch of %d bytes (%.20q) = count %d, sketch %s; NewAll gives %d, %s", len(text), text, gn, sketchHex(gs), wn, sketchHex(ws))
+		}
+		// Shingles whose hashes share their top 32 bits count once: on
+		// 2^19 runes, some 30 of them.
+		if want := len(shingles(text)); len(text) < 1e5 && gn != want {
+			t.Errorf("NewAllScratch of %d bytes (%.20q) counts %d shingles, want %d", len(text), text, gn, want)
+		}
+	}
+	if len(s.set.slots) > maxKeptSlots {
+		t.Errorf("the Scratch keeps %d slots after a text of 2^19 runes, want at most %d", len(s.set.slots), maxKeptSlots)
+	}
+}
+
+// strayContinuations returns n random UTF-8 continuation bytes: n runes
+// that runeStarts does not count, with about n distinct shingles.
+func strayContinuations(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 0x80 | byte(r.IntN(64))
+	}
+	return string(b)
+}
+
+func TestRuneStarts(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"abc", 3},
+		{"我来到北京清华大学", 9},
+		{"café au lait, 北京 and 𝄞!", 23},
+		{"\x80\x80\xbf", 0}, // continuation bytes only
+		{"\xe4\xb8", 1},     // a truncated character
+		{"a\xffb\xfec", 5},  // invalid lead bytes count
+		{"abcdefgh北京", 10},  // a word of ASCII, then the rest
+		{"ééééé", 5},
+	} {
+		if got := runeStarts(tc.text); got != tc.want {
+			t.Errorf("runeStarts(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+		if utf8.ValidString(tc.text) && runeStarts(tc.text) != utf8.RuneCountInString(tc.text) {
+			t.Errorf("runeStarts(%q) = %d, not its rune count %d", tc.text, runeStarts(tc.text), utf8.RuneCountInString(tc.text))
 		}
 	}
 }
@@ -248,4 +317,24 @@ func FuzzNewAll(f *testing.F) {
 			t.Fatalf("NewAll(%q)'s Long differs from the reference", text)
 		}
 	})
+}
+
+// sketch works a block of 512 runes at a time: texts whose ends fall on
+// either side of a block's end, and of the second block's, give the
+// reference's Sketch, Long and count.
+func TestSketchBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 4, 5, 6, 508, 511, 512, 513, 515, 516, 517, 520, 1023, 1024, 1025, 1029, 3000} {
+		text := string(syntheticText(r, n))
+		s, l, c := NewAll(text)
+		if want := sketchReference(text); s != want {
+			t.Errorf("NewAll of %d runes: sketch %s, the reference gives %s", n, sketchHex(s), sketchHex(want))
+		}
+		if want := longReference(text); l != want {
+			t.Errorf("NewAll of %d runes: the Long differs from the reference", n)
+		}
+		if want := len(shingles(text)); c != want {
+			t.Errorf("NewAll of %d runes counts %d shingles, want %d", n, c, want)
+		}
+	}
 }

@@ -88,20 +88,55 @@ func NewCount(text string) (Sketch, int) {
 // shingles, all from one pass over text: each shingle is hashed once,
 // by ShingleHash, and the hash goes to both sketches and the count.
 func NewAll(text string) (Sketch, Long, int) {
-	var l longMins
-	return sketch(text, newShingleSet(text), &l)
+	return NewAllScratch(text, nil)
 }
 
-// newShingleSet returns an empty set with room for the shingles of
-// text: a shingle every two bytes at half load, so that Chinese text
-// (three bytes a rune) grows the set at most once, ASCII text twice.
+// Scratch is the working memory of NewAllScratch: the hash set that
+// counts a text's distinct shingles, kept between calls so that they
+// neither allocate it anew nor grow it (it is sized for the text before
+// the pass). Its zero value is ready to use. A Scratch serves one call
+// at a time; sync.Pool suits it.
+type Scratch struct {
+	set shingleSet
+}
+
+// maxKeptSlots bounds the set a Scratch keeps between calls (4 MiB): a
+// set for a larger text is dropped after its call.
+const maxKeptSlots = 1 << 20
+
+// NewAllScratch is NewAll with its working memory taken from s (nil for
+// fresh memory).
+func NewAllScratch(text string, s *Scratch) (Sketch, Long, int) {
+	if s == nil {
+		s = new(Scratch)
+	}
+	s.set.reset(text)
+	var l longMins
+	sk, lg, n := sketch(text, &s.set, &l)
+	if len(s.set.slots) > maxKeptSlots {
+		s.set.slots = nil
+	}
+	return sk, lg, n
+}
+
+// newShingleSet returns an empty set with room for the shingles of text
+// (see reset).
 func newShingleSet(text string) *shingleSet {
-	return &shingleSet{slots: make([]uint32, max(256, 1<<bits.Len(uint(len(text)/2))))}
+	s := new(shingleSet)
+	s.reset(text)
+	return s
 }
 
 // sketch is New, counting the distinct shingles into set unless it is
 // nil and making the Long sketch into long unless it is nil (the zero
 // Long otherwise).
+//
+// Its loops are the analysis's hottest after the cut, so the work is
+// done a block of runes at a time, in three functions whose loops keep
+// their few variables in registers: hashRunes hashes the block's runes,
+// shingleMins combines them into the shingles' hashes (in place) and
+// takes the two sketches' minima, addShingles adds the shingles to the
+// set.
 func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 	if text == "" {
 		return Sketch{}, Long{}, 0
@@ -110,53 +145,52 @@ func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 	for i := range mins {
 		mins[i] = math.MaxUint64
 	}
-	if long != nil {
-		for i := range long {
-			long[i] = math.MaxUint64
-		}
+	var spare longMins // the Long's minima when no Long is asked for
+	lm := long
+	if lm == nil {
+		lm = &spare
 	}
-	// g holds the hashes of the last ShingleRunes runes, the newest last.
-	var g [ShingleRunes]uint64
-	n := 0
+	for i := range lm {
+		lm[i] = math.MaxUint64
+	}
+	var slots []uint32
+	distinct, zero := 0, false // the set's count, and whether it has the value 0
+	if set != nil {
+		slots = set.slots
+	}
+	// buf holds the hashes of the runes of a block after those of the
+	// ShingleRunes-1 runes before it (0 before the text).
+	var buf [carry + 512]uint64
+	n := 0 // runes so far
 	for off := 0; off < len(text); {
-		var h uint64
-		switch c := text[off]; {
-		case c < utf8.RuneSelf:
-			h = asciiHash[c]
-			off++
-		case 0xe1 <= c && c <= 0xec && off+2 < len(text) && text[off+1]&0xc0 == 0x80 && text[off+2]&0xc0 == 0x80:
-			// Three bytes, U+1000 to U+CFFF (all CJK ideographs): after
-			// these lead bytes every continuation byte is valid.
-			h = runeHash(uint32(c&0x0f)<<12 | uint32(text[off+1]&0x3f)<<6 | uint32(text[off+2]&0x3f))
-			off += 3
-		default:
-			rr, w := utf8.DecodeRuneInString(text[off:])
-			r := uint32(rr)
-			if rr == utf8.RuneError && w == 1 {
-				r = invalidByte + uint32(c)
-			}
-			h = runeHash(r)
-			off += w
+		var k int
+		off, k = hashRunes(text, off, &buf)
+		// The shingles end at the block's runes, but for the first
+		// ShingleRunes-1 runes of the text; their hashes replace the
+		// runes' from buf[0] on.
+		first := carry + max(0, carry-n)
+		n += k - carry
+		hs := buf[first-carry : k]
+		shingleMins(hs, &mins, lm)
+		if set != nil && len(hs) > carry {
+			slots, distinct, zero = addShingles(hs[:len(hs)-carry], slots, distinct, zero)
 		}
-		g[0], g[1], g[2], g[3], g[4] = g[1], g[2], g[3], g[4], h
-		n++
-		if n >= ShingleRunes {
-			sh := combine(&g)
-			add(&mins, sh)
-			if long != nil {
-				long.add(sh)
-			}
-			if set != nil {
-				set.add(sh)
-			}
+		// The last runes' hashes go before the next block's.
+		copy(buf[:carry], buf[k-carry:k])
+	}
+	if set != nil {
+		set.slots = slots
+		set.n = distinct
+		if zero {
+			set.n++
 		}
 	}
 	var l Long
 	if n < ShingleRunes {
-		// One shingle, the whole text: its n runes' hashes are at the end
-		// of g, and the zeros before them cannot be told from missing
-		// runes, so the count is mixed in too.
-		sh := combine(&g) ^ mix64(uint64(n))
+		// One shingle, the whole text: its n runes' hashes are the last of
+		// buf[:carry], after zeros that cannot be told from missing runes,
+		// so the count is mixed in too.
+		sh := combine(0, buf[0], buf[1], buf[2], buf[3]) ^ mix64(uint64(n))
 		add(&mins, sh)
 		if long != nil {
 			long.add(sh)
@@ -174,55 +208,163 @@ func sketch(text string, set *shingleSet, long *longMins) (Sketch, Long, int) {
 	return densify(&mins), l, count
 }
 
+// carry is the number of runes before a block whose hashes sketch keeps.
+const carry = ShingleRunes - 1
+
+// hashRunes hashes the runes of text from byte off into buf[carry:],
+// until buf is full or the text ends, and returns the offset after the
+// last rune hashed and the end of the hashes in buf. Each of sketch's
+// loops is a function of its own, so that the compiler keeps each
+// one's few variables in registers (in one function, it spilled them).
+//
+//go:noinline
+func hashRunes(text string, off int, buf *[carry + 512]uint64) (int, int) {
+	k := carry
+	for k < len(buf) && off < len(text) {
+		c := text[off]
+		if c < utf8.RuneSelf {
+			// ASCII, and the ASCII after it in a loop of its own.
+			buf[k] = asciiHash[c]
+			k, off = k+1, off+1
+			for k < len(buf) && off < len(text) && text[off] < utf8.RuneSelf {
+				buf[k] = asciiHash[text[off]]
+				k, off = k+1, off+1
+			}
+			continue
+		}
+		var h uint64
+		if 0xe1 <= c && c <= 0xec && off+2 < len(text) && (text[off+1]^0x80)|(text[off+2]^0x80) < 0x40 {
+			// Three bytes, U+1000 to U+CFFF (all CJK ideographs): after
+			// these lead bytes every continuation byte is valid.
+			h = runeHash(uint32(c&0x0f)<<12 | uint32(text[off+1]&0x3f)<<6 | uint32(text[off+2]&0x3f))
+			off += 3
+		} else {
+			rr, w := utf8.DecodeRuneInString(text[off:])
+			r := uint32(rr)
+			if rr == utf8.RuneError && w == 1 {
+				r = invalidByte + uint32(c)
+			}
+			h = runeHash(r)
+			off += w
+		}
+		buf[k] = h
+		k++
+	}
+	return off, k
+}
+
+// shingleMins replaces the rune hashes hs[i] (i >= carry) by the hashes
+// of the shingles ending there, written to hs[i-carry], and takes the
+// minima of the Sketch's and the Long's buckets.
+//
+//go:noinline
+func shingleMins(hs []uint64, mins *[Size]uint64, lm *longMins) {
+	for i := carry; i < len(hs); i++ {
+		sh := combine(hs[i-4], hs[i-3], hs[i-2], hs[i-1], hs[i])
+		hs[i-carry] = sh
+		b, v := sh>>bucketShift, sh&valueMask
+		mins[b] = min(mins[b], v)
+		lb, lv := sh>>longShift, sh&longValueMask
+		lm[lb] = min(lm[lb], lv)
+	}
+}
+
+// addShingles adds the shingle hashes shs to the set slots (open
+// addressing, linear probing, at most half full: grown when more than
+// half full) holding distinct values other than 0, zero saying whether
+// it has the value 0, and returns the set and its counts.
+//
+//go:noinline
+func addShingles(shs []uint64, slots []uint32, distinct int, zero bool) ([]uint32, int, bool) {
+	mask := uint32(len(slots) - 1)
+	for _, sh := range shs {
+		sv := uint32(sh >> 32)
+		if sv == 0 {
+			zero = true
+			continue
+		}
+		for i := sv & mask; ; i = (i + 1) & mask {
+			if slots[i] == sv {
+				break
+			}
+			if slots[i] == 0 {
+				slots[i] = sv
+				distinct++
+				if 2*(distinct+1) > len(slots) {
+					slots = grown(slots)
+					mask = uint32(len(slots) - 1)
+				}
+				break
+			}
+		}
+	}
+	return slots, distinct, zero
+}
+
 // shingleSet counts distinct shingles by the top 32 bits of their
 // hashes (two of 10^4 shingles share them with probability 10^-2, one
-// shingle too few): open addressing with linear probing, doubled when
-// half full. 0 marks an empty slot, so the value 0 is kept apart.
+// shingle too few): open addressing with linear probing (in sketch's
+// loop), doubled when half full. 0 marks an empty slot, so the value 0
+// is kept apart.
 type shingleSet struct {
 	slots []uint32
 	n     int
-	zero  bool
 }
 
-func (s *shingleSet) add(h uint64) {
-	v := uint32(h >> 32)
-	if v == 0 {
-		if !s.zero {
-			s.zero = true
-			s.n++
-		}
-		return
+// reset empties the set and sizes it for the shingles of text: a slot
+// for every two of them at most, so that the set is at most half full
+// without growing. A text has at most as many shingles as runes, and
+// as many runes as bytes that are not UTF-8 continuation bytes, but for
+// stray continuation bytes (each a rune of its own), for which sketch
+// still grows the set.
+func (s *shingleSet) reset(text string) {
+	size := max(256, 1<<bits.Len(uint(2*runeStarts(text))))
+	if cap(s.slots) >= size {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+	} else {
+		s.slots = make([]uint32, size)
 	}
-	if 2*(s.n+1) > len(s.slots) {
-		s.grow()
-	}
-	mask := uint32(len(s.slots) - 1)
-	for i := v & mask; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case v:
-			return
-		case 0:
-			s.slots[i] = v
-			s.n++
-			return
-		}
-	}
+	s.n = 0
 }
 
-func (s *shingleSet) grow() {
-	old := s.slots
-	s.slots = make([]uint32, max(256, 2*len(old)))
-	mask := uint32(len(s.slots) - 1)
+// runeStarts returns the number of bytes of s that are not UTF-8
+// continuation bytes (10xxxxxx): its number of runes when it is valid
+// UTF-8. Eight bytes at a time: a byte's bit 7 set and bit 6 clear.
+func runeStarts(s string) int {
+	cont := 0
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		t := s[i : i+8]
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		cont += bits.OnesCount64(w &^ (w << 1) & 0x8080808080808080)
+	}
+	for ; i < len(s); i++ {
+		if s[i]&0xc0 == 0x80 {
+			cont++
+		}
+	}
+	return len(s) - cont
+}
+
+// grown returns the set's slots rehashed into twice as many.
+//
+//go:noinline
+func grown(old []uint32) []uint32 {
+	slots := make([]uint32, 2*len(old))
+	mask := uint32(len(slots) - 1)
 	for _, v := range old {
 		if v == 0 {
 			continue
 		}
 		i := v & mask
-		for s.slots[i] != 0 {
+		for slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		s.slots[i] = v
+		slots[i] = v
 	}
+	return slots
 }
 
 // ShingleHash is the hash New gives the shingle of the runes rs (at
@@ -247,7 +389,7 @@ func ShingleHash(rs []rune) uint64 {
 	for _, r := range rs {
 		g[0], g[1], g[2], g[3], g[4] = g[1], g[2], g[3], g[4], runeHash(uint32(r))
 	}
-	h := combine(&g)
+	h := combine(g[0], g[1], g[2], g[3], g[4])
 	if len(rs) < ShingleRunes {
 		h ^= mix64(uint64(len(rs)))
 	}
@@ -274,9 +416,9 @@ var asciiHash = func() (t [utf8.RuneSelf]uint64) {
 }()
 
 // combine is a shingle's hash from its runes' hashes, oldest first.
-func combine(g *[ShingleRunes]uint64) uint64 {
-	return mix64(g[0] ^ bits.RotateLeft64(g[1], 13) ^ bits.RotateLeft64(g[2], 26) ^
-		bits.RotateLeft64(g[3], 39) ^ bits.RotateLeft64(g[4], 52))
+func combine(g0, g1, g2, g3, g4 uint64) uint64 {
+	return mix64(g0 ^ bits.RotateLeft64(g1, 13) ^ bits.RotateLeft64(g2, 26) ^
+		bits.RotateLeft64(g3, 39) ^ bits.RotateLeft64(g4, 52))
 }
 
 const (

@@ -590,25 +590,33 @@ var (
 )
 
 // BenchmarkNew times New, NewCount (the sketch and the set size that
-// containment needs) and NewAll (those and the Long, what Analyze
-// makes) on the first zh_news article of at least 3,000 bytes, in id
-// order, and on repeated English.
+// containment needs), NewAll (those and the Long, what Analyze makes)
+// and NewAllScratch (NewAll with a Scratch reused, as Analyze calls it)
+// on the first zh_news article of at least 3,000 bytes and the first
+// en_reuters article of at least 1,500, in id order, and on repeated
+// English.
 func BenchmarkNew(b *testing.B) {
-	docs := readCorpus(b, "zh_news")
-	ids := make([]string, 0, len(docs))
-	for id := range docs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	var text string
-	for _, id := range ids {
-		if len(docs[id]) >= 3000 {
-			text = normalizeLikeReference(docs[id])
-			break
+	first := func(corpus string, size int) string {
+		docs := readCorpus(b, corpus)
+		ids := make([]string, 0, len(docs))
+		for id := range docs {
+			ids = append(ids, id)
 		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			if len(docs[id]) >= size {
+				return normalizeLikeReference(docs[id])
+			}
+		}
+		b.Fatalf("%s has no article of %d bytes", corpus, size)
+		return ""
 	}
 	en := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 70)
-	for _, in := range []struct{ name, text string }{{"zh_news", text}, {"en", en}} {
+	for _, in := range []struct{ name, text string }{
+		{"zh_news", first("zh_news", 3000)},
+		{"en_reuters", first("en_reuters", 1500)},
+		{"en", en},
+	} {
 		b.Run(fmt.Sprintf("%s/%dB", in.name, len(in.text)), func(b *testing.B) {
 			b.SetBytes(int64(len(in.text)))
 			for b.Loop() {
@@ -625,6 +633,13 @@ func BenchmarkNew(b *testing.B) {
 			b.SetBytes(int64(len(in.text)))
 			for b.Loop() {
 				sinkSketch, sinkLong, _ = NewAll(in.text)
+			}
+		})
+		b.Run(fmt.Sprintf("%s/%dB/scratch", in.name, len(in.text)), func(b *testing.B) {
+			b.SetBytes(int64(len(in.text)))
+			var s Scratch
+			for b.Loop() {
+				sinkSketch, sinkLong, _ = NewAllScratch(in.text, &s)
 			}
 		})
 	}

@@ -90,25 +90,25 @@ func normalizeFast(s string) (string, bool) {
 		// inside the run excepted), and CJK Unified Ideographs.
 		j := i
 		for j < len(s) {
-			c := s[j]
-			if c < utf8.RuneSelf {
-				if c == ' ' && j > i && j+1 < len(s) {
-					// One space between two bytes of the run stays.
-					if d := s[j+1]; ' ' < d && d < 0x7f && !('A' <= d && d <= 'Z') {
-						j += 2
-						continue
-					}
-				}
-				if c <= ' ' || c == 0x7f || 'A' <= c && c <= 'Z' {
-					break
-				}
+			if plainASCII[s[j]] {
 				j++
+				for j < len(s) && plainASCII[s[j]] {
+					j++
+				}
+				continue
+			}
+			if s[j] == ' ' && j > i && j+1 < len(s) && plainASCII[s[j+1]] {
+				// One space between two bytes of the run stays.
+				j += 2
 				continue
 			}
 			if !ideographAt(s, j) {
 				break
 			}
 			j += 3
+			for ideographAt(s, j) {
+				j += 3
+			}
 		}
 		if j > i {
 			if space {
@@ -166,6 +166,15 @@ func normalizeFast(s string) (string, bool) {
 	}
 	return b.String(), true
 }
+
+// plainASCII reports for each byte whether it is ASCII that Normalize
+// leaves as it is: not white space, a control or a capital.
+var plainASCII = func() (t [256]bool) {
+	for c := '!'; c < 0x7f; c++ {
+		t[c] = !('A' <= c && c <= 'Z')
+	}
+	return t
+}()
 
 // fastRune's answers for a character that stays as it is and for one
 // that is dropped.

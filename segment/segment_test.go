@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -266,5 +267,39 @@ func TestSplitRunsShortcuts(t *testing.T) {
 				t.Fatalf("SplitRuns(%q) = %v, want %v", text, got, want)
 			}
 		}
+	}
+}
+
+// FuzzSplitRuns: SplitRuns, with its loops for runs of ASCII and of CJK
+// ideographs, gives the runs of splitRunsReference, which decodes and
+// classifies every character.
+func FuzzSplitRuns(f *testing.F) {
+	for _, s := range []string{
+		"iphone16 发布会在北京举行, apple ceo 说...", "café au lait ñ 北京 2024年", "タワーは ーa\u0301", "\u0301abc\xe4\xb8",
+		"中文\xe4\xb8\xadx", "a  b\t\tc,,d", "", "中", "\xe4",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := splitRuns(text), splitRunsReference(text); !slices.Equal(got, want) {
+			t.Fatalf("SplitRuns(%q) = %v, want %v", text, got, want)
+		}
+	})
+}
+
+// classifyCached's table gives classify's answer for every character,
+// and an invalid byte is a separator.
+func TestClassifyCached(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if 0xd800 <= r && r <= 0xdfff {
+			continue // not encodable
+		}
+		size := utf8.RuneLen(r)
+		if got, want := classifyCached(r, size), classify(r, size); got != want {
+			t.Fatalf("classifyCached(%U) = %d, classify says %d", r, got, want)
+		}
+	}
+	if got := classifyCached(utf8.RuneError, 1); got != kindSep {
+		t.Errorf("classifyCached of an invalid byte = %d, want kindSep", got)
 	}
 }

@@ -107,8 +107,9 @@ func run(t *testing.T, s http.Handler, steps []step) {
 }
 
 // golden compares got with testdata/golden/BACKEND/NAME.txt, BACKEND
-// being the build's default segmenter (jieba with cgo, gse without: the
-// keywords and fingerprints differ); -update writes it.
+// being the default segmenter (jieba, in every build: with or without
+// cgo, and with -tags gojieba, whose cppjieba cuts identically); -update
+// writes it.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", segment.DefaultBackend, name+".txt")

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"unicode"
@@ -68,6 +69,11 @@ func Candidate(tok string) bool {
 	if len(tok) < 2 {
 		return false
 	}
+	// Most tokens begin with an ASCII letter or a CJK ideograph: a
+	// letter, and another rune after it.
+	if c := tok[0] | 0x20; 'a' <= c && c <= 'z' || len(tok) > 3 && ideographAt(tok) {
+		return true
+	}
 	n, letter := 0, false
 	for _, r := range tok {
 		n++
@@ -84,6 +90,16 @@ func Candidate(tok string) bool {
 	return false
 }
 
+// ideographAt reports whether s begins with a CJK Unified Ideograph,
+// U+4E00 to U+9FFF: three bytes, E4 B8..BF xx or E5..E9 xx xx.
+func ideographAt(s string) bool {
+	if len(s) < 3 {
+		return false
+	}
+	c := s[0]
+	return (c == 0xe4 && s[1] >= 0xb8 || 0xe5 <= c && c <= 0xe9) && s[1]&0xc0 == 0x80 && s[2]&0xc0 == 0x80
+}
+
 // Extract returns the keywords of a segmented text: each candidate word
 // that is not a stop word, weighted by (1 + ln count) × IDF, heaviest
 // first; ties go to the word whose bytes sort first. It returns at most
@@ -98,6 +114,7 @@ func (e *Extractor) Extract(tokens []string) []Keyword {
 // sync.Pool suits it.
 type Scratch struct {
 	slots []uint64
+	seed  wordSeed
 	kw    []Keyword
 	words []string
 	idf   []float64
@@ -183,14 +200,15 @@ func resized[T any](b []T, n int) []T {
 // of indexes into the result (a slot is the upper half of the token's
 // hash, which also places it, and its index + 1), at most three-quarters
 // full: pointer-free, it is 1.5× faster than a map on 600 tokens of 300
-// distinct words. It has a slot for every token and grows by doubling
-// only when more than three-quarters of the tokens are distinct: sized
-// for half the tokens, it grew for most articles of en_reuters, whose
-// 170 tokens hold 110 distinct words. The table and the result are s's,
+// distinct words. It has four slots for every three tokens, so that it
+// never grows: sized for every token, it had to grow (and allocate) on
+// every text whose tokens were more than three-quarters distinct; sized
+// for half of them, it grew for most articles of en_reuters, whose 170
+// tokens hold 110 distinct words. The table and the result are s's,
 // reused.
 func (s *Scratch) count(tokens []string) []Keyword {
 	size := 16
-	for size < len(tokens) {
+	for 3*size < 4*len(tokens) {
 		size <<= 1
 	}
 	slots := resized(s.slots, size)
@@ -199,27 +217,30 @@ func (s *Scratch) count(tokens []string) []Keyword {
 	if cap(kw) < len(tokens)/2 {
 		kw = make([]Keyword, 0, len(tokens)/2)
 	}
-	seed := maphash.MakeSeed() // the order of kw does not depend on it
+	if !s.seed.set {
+		s.seed = newWordSeed() // the order of kw does not depend on it
+	}
+	seed := &s.seed
 tokens:
 	for _, t := range tokens {
 		if len(t) < 2 {
 			continue
 		}
 		if len(t) <= utf8.UTFMax && t[0] >= utf8.RuneSelf {
+			if len(t) == 3 && ideographAt(t) {
+				continue // one CJK ideograph
+			}
 			if _, size := utf8.DecodeRuneInString(t); size == len(t) {
 				continue
 			}
 		}
-		tag := maphash.String(seed, t) >> 32
+		tag := seed.hash(t) >> 32
 		mask := uint64(len(slots) - 1)
 		for i := tag & mask; ; i = (i + 1) & mask {
 			slot := slots[i]
 			if slot == 0 {
 				slots[i] = tag<<32 | uint64(len(kw)+1)
 				kw = append(kw, Keyword{Word: t, Weight: 1})
-				if 4*len(kw) > 3*len(slots) {
-					slots = doubled(slots)
-				}
 				continue tokens
 			}
 			if slot>>32 == tag {
@@ -234,21 +255,49 @@ tokens:
 	return kw
 }
 
-// doubled returns count's table with twice the slots.
-func doubled(slots []uint64) []uint64 {
-	bigger := make([]uint64, 2*len(slots))
-	mask := uint64(len(bigger) - 1)
-	for _, slot := range slots {
-		if slot == 0 {
-			continue
-		}
-		i := slot >> 32 & mask
-		for bigger[i] != 0 {
-			i = (i + 1) & mask
-		}
-		bigger[i] = slot
+// wordSeed keys count's hash of a token, chosen at random for each
+// Scratch so that no text can be made whose tokens all share a slot.
+type wordSeed struct {
+	set    bool
+	k0, k1 uint64
+	long   maphash.Seed // for tokens of more than 16 bytes
+}
+
+func newWordSeed() wordSeed {
+	return wordSeed{set: true, k0: rand.Uint64(), k1: rand.Uint64(), long: maphash.MakeSeed()}
+}
+
+// hash hashes a token: a token of 2 to 16 bytes (almost all of them) as
+// its first and last 4 or 8 bytes, which cover it, keyed and multiplied
+// into 128 bits whose halves are folded (wyhash's construction for short
+// keys), rather than through maphash.String, which took half of count's
+// time on en_reuters; a longer one by maphash.
+func (k *wordSeed) hash(t string) uint64 {
+	n := len(t)
+	var a, b uint64
+	switch {
+	case n > 16:
+		return maphash.String(k.long, t)
+	case n >= 8:
+		a, b = load64(t), load64(t[n-8:])
+	case n >= 4:
+		a, b = uint64(load32(t)), uint64(load32(t[n-4:]))
+	case n > 0:
+		a = uint64(t[0])<<16 | uint64(t[n>>1])<<8 | uint64(t[n-1])
 	}
-	return bigger
+	hi, lo := bits.Mul64(a^k.k0, b^k.k1^uint64(n))
+	return hi ^ lo
+}
+
+func load64(t string) uint64 {
+	t = t[:8]
+	return uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+		uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+}
+
+func load32(t string) uint32 {
+	t = t[:4]
+	return uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24
 }
 
 // SortKeywords sorts by weight descending, then word bytes ascending.

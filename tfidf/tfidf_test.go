@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 type table map[string]float64
@@ -38,11 +39,43 @@ func TestCandidate(t *testing.T) {
 		{"g2", true},
 		{"2018年", true},
 		{"iphone", true},
+		{"Zx", true},
+		{"@a", true}, // a letter after a symbol
+		{"[", false},
+		{"a\xff", true}, // an invalid byte is a rune
+		{"北", false},
+		{"北\xff", true},
+		{"\xe4\xb8\xad\xff", true},
+		{"\xe4\xb8", false}, // two invalid bytes, no letter
+		{"é1", true},
+		{"①②", false},
 	} {
 		if got := Candidate(tc.tok); got != tc.want {
 			t.Errorf("Candidate(%q) = %v, want %v", tc.tok, got, tc.want)
 		}
 	}
+}
+
+// candidateReference is Candidate without its shortcuts: every rune
+// decoded.
+func candidateReference(tok string) bool {
+	n, letter := 0, false
+	for _, r := range tok {
+		n++
+		letter = letter || unicode.IsLetter(r)
+	}
+	return n >= 2 && letter
+}
+
+func FuzzCandidate(f *testing.F) {
+	for _, s := range []string{"北京", "京", "go", "16", "3.14", "é1", "\xe4\xb8", "北\xff", "@a", "①②", "ǅx"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tok string) {
+		if got, want := Candidate(tok), candidateReference(tok); got != want {
+			t.Fatalf("Candidate(%q) = %v, the reference says %v", tok, got, want)
+		}
+	})
 }
 
 func TestAdaptiveN(t *testing.T) {
@@ -308,4 +341,50 @@ func FuzzSortKeywords(f *testing.F) {
 			t.Fatalf("sortKeywords = %v, want %v", kw, want)
 		}
 	})
+}
+
+// count's token hash: every byte of a token of 1 to 40 bytes changes
+// it, and the top 32 bits (the table's tag and slot) of 53,404 distinct
+// short tokens collide at most a few times (0.33 pairs expected of a
+// random hash).
+func TestWordHash(t *testing.T) {
+	k := newWordSeed()
+	base := []byte("abcdefghijklmnopqrstuvwxyz0123456789ABCD")
+	for n := 1; n <= len(base); n++ {
+		w := string(base[:n])
+		h := k.hash(w)
+		if k.hash(strings.Clone(w)) != h {
+			t.Fatalf("hash(%q) differs between two copies", w)
+		}
+		for i := range n {
+			b := []byte(w)
+			b[i] ^= 0x20
+			if k.hash(string(b)) == h {
+				t.Errorf("hash(%q) == hash(%q)", b, w)
+			}
+		}
+	}
+	tags := make(map[uint64]string)
+	collisions := 0
+	letters := "abcdefghijklmnopqrstuvwxyz"
+	add := func(w string) {
+		tag := k.hash(w) >> 32
+		if o, ok := tags[tag]; ok && o != w {
+			collisions++
+		}
+		tags[tag] = w
+	}
+	for _, a := range letters {
+		for _, b := range letters {
+			add(string(a) + string(b))
+			for _, c := range letters {
+				add(string(a) + string(b) + string(c))
+				add("发" + string(a) + string(b) + string(c))
+				add(string(a) + string(b) + string(c) + "ing")
+			}
+		}
+	}
+	if collisions > 5 {
+		t.Errorf("%d tag collisions among %d tokens", collisions, len(tags))
+	}
 }

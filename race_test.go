@@ -1,0 +1,5 @@
+//go:build race
+
+package neardup
+
+const raceEnabled = true
