@@ -127,16 +127,18 @@
 // go-redis itself sends a failed pipeline again; so every write the
 // store sends is safe to repeat:
 //
-//   - INCRBY of the document numbers (N): a repeat hands out a new range
-//     and the first is never used, a gap; numbers need only be unique.
-//   - HSET of a number's ID (n) or of a state to pending (s): the same
-//     value again; nothing else writes them before the document's
-//     postings are appended, so no later state is overwritten.
-//   - SET ... GET [NX] of a record: a repeat answers with the record
-//     it wrote, whose number is the write's own; apply takes that as
-//     its write (not as a taken ID or a stray).
-//   - APPEND of a posting: not idempotent, so exec sends it with
-//     go-redis's retries off and, before trying one again, reads the
+//   - INCRBY of the document numbers (N, numberApply): a repeat hands
+//     out a new range and the first is never used, a gap; numbers need
+//     only be unique.
+//   - HSET of a number's ID (n) or of a state to pending (s)
+//     (writeRecords): the same value again; nothing else writes them
+//     before the document's postings are appended, so no later state is
+//     overwritten.
+//   - SET ... GET [NX] of a record (writeRecords): a repeat answers with
+//     the record it wrote, whose number is the write's own; apply takes
+//     that as its write (applyBatch.mine), not as a taken ID or a stray.
+//   - APPEND of a posting (appendPostings): not idempotent, so exec
+//     sends it with go-redis's retries off and, before trying one again, reads the
 //     bucket and appends only if the posting (whose number is unique)
 //     is not there; its answer is then where the posting ends (and with
 //     WaitReplicas an empty APPEND to the bucket is WAITed for). Only the
@@ -148,9 +150,9 @@
 //     return the same state when repeated; the Claim script and the
 //     markers are HSETNX, SET XX (Decide's records) and HDEL, GETDEL,
 //     ZADD GT the same when repeated.
-//   - INCRBY of the document count (D), and GETDEL of a deleted record:
-//     a repeat after a lost reply makes the count (Stats.Docs) off by the
-//     batch's documents. The count is a statistic; no decision reads it.
+//   - INCRBY of the document count (D, finishApply), and GETDEL of a
+//     deleted record (unlinkApply): a repeat after a lost reply makes the
+//     count (Stats.Docs) off by the batch's documents. The count is a statistic; no decision reads it.
 //
 // With Options.WaitReplicas, a failover leaves the promoted master
 // without a replica until one is attached again (the old master,
