@@ -189,6 +189,13 @@ func (s *Store) Apply(ctx context.Context, b *index.Batch) error {
 // shared (AppendRead), it writes each record only if its ID has none
 // (SET NX: a write whose ID is taken gets number 0 and no postings) and
 // sets each new number's state to pending, before any posting.
+//
+// It checks everything first (planApply), then writes in four phases,
+// each a pipeline (the third a few at once) that waits for the one
+// before: numberApply, unlinkApply, writeNew, finishApply. Every write
+// of every phase is safe to repeat (exec may send it again; see each
+// phase's doc and the package doc), and a batch applied again after a
+// failure completes what the first wrote.
 func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, shared bool) ([]uint64, error) {
 	if s.opts.ReadOnly {
 		return nil, s.errorf("%w", index.ErrReadOnly)
@@ -196,19 +203,65 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 	if len(ws) == 0 {
 		return nil, nil
 	}
-	// Everything is checked before anything is written.
-	type plan struct {
-		keys, old []bucket
-		num, prev uint64 // the new number; the old one (0: none)
+	b, err := s.planApply(ws, lens, shared)
+	if err != nil {
+		return nil, err
 	}
-	ps := make([]plan, len(ws))
-	nNew := 0
+	if err := s.numberApply(ctx, b); err != nil {
+		return nil, err
+	}
+	if err := s.unlinkApply(ctx, b); err != nil {
+		return nil, err
+	}
+	s.writeNew(ctx, b)
+	err = s.finishApply(ctx, b)
+	if b.firstErr != nil {
+		return nil, s.errorf("apply: %w", b.firstErr)
+	}
+	if err != nil {
+		return nil, s.errorf("apply: %w", err)
+	}
+	nums := make([]uint64, len(ws))
+	for i := range b.ps {
+		nums[i] = b.ps[i].num
+	}
+	return nums, nil
+}
+
+// applyPlan is what apply knows of one write.
+type applyPlan struct {
+	keys, old []bucket
+	num, prev uint64 // the new number; the old one (0: none)
+}
+
+// applyBatch is one call of apply: its writes and their plans, and what
+// the phases found. writeNew's chunks run at once and add to docs, big,
+// strays and firstErr under mu; each chunk changes only its own writes'
+// plans.
+type applyBatch struct {
+	ws     []index.Write
+	ps     []applyPlan
+	lens   [][]int64
+	shared bool
+	nNew   int // the writes with a record
+
+	mu       sync.Mutex
+	docs     int64 // the change in the number of documents
+	big      []redis.Z
+	strays   []uint64 // numbers of records that were there unexpectedly
+	firstErr error    // writeNew's first error
+}
+
+// planApply checks every write's ID and keys and finds their buckets,
+// so that a batch with a bad write writes nothing. It sends nothing.
+func (s *Store) planApply(ws []index.Write, lens [][]int64, shared bool) (*applyBatch, error) {
+	b := &applyBatch{ws: ws, ps: make([]applyPlan, len(ws)), lens: lens, shared: shared}
 	for i := range ws {
 		w := &ws[i]
 		if err := index.CheckID(w.ID); err != nil {
 			return nil, s.errorf("apply: write %d: %w", i, err)
 		}
-		p := &ps[i]
+		p := &b.ps[i]
 		for _, k := range w.Keys {
 			bk, err := s.bucketOf(k)
 			if err != nil {
@@ -224,16 +277,23 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 			p.old = append(p.old, bk)
 		}
 		if w.Record != nil {
-			nNew++
+			b.nNew++
 		}
 	}
+	return b, nil
+}
 
-	// 1. Numbers, the old numbers of replaced and deleted documents, and
-	// the markers.
+// numberApply is phase 1: it hands out the new numbers (INCRBY of N),
+// reads the old numbers of replaced and deleted documents (GETRANGE of
+// their records) and reads the markers, checking them before anything is
+// written. Its one write, the INCRBY, is safe to repeat: a repeat hands
+// out a new range and leaves the first unused, a gap.
+func (s *Store) numberApply(ctx context.Context, b *applyBatch) error {
+	ws, ps := b.ws, b.ps
 	var cmds []redis.Cmder
 	var incr *redis.IntCmd
-	if nNew > 0 {
-		incr = redis.NewIntCmd(ctx, "incrby", s.prefix+string(kindNext), nNew)
+	if b.nNew > 0 {
+		incr = redis.NewIntCmd(ctx, "incrby", s.prefix+string(kindNext), b.nNew)
 		cmds = append(cmds, incr)
 	}
 	olds := make([]*redis.StringCmd, len(ws))
@@ -246,17 +306,17 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 	checks := s.checkCmds(ctx)
 	cmds = append(cmds, checks...)
 	if err := s.exec(ctx, cmds, false); err != nil {
-		return nil, s.errorf("apply: %w", err)
+		return s.errorf("apply: %w", err)
 	}
 	if err := s.verify(checks); err != nil {
-		return nil, err
+		return err
 	}
 	if incr != nil {
 		last := uint64(incr.Val())
 		if last > maxNum {
-			return nil, s.errorf("apply: document numbers exhausted (%d)", last)
+			return s.errorf("apply: document numbers exhausted (%d)", last)
 		}
-		next := last - uint64(nNew) + 1
+		next := last - uint64(b.nNew) + 1
 		for i := range ws {
 			if ws[i].Record != nil {
 				ps[i].num = next
@@ -269,13 +329,20 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 			ps[i].prev = parseNum(c.Val())
 		}
 	}
+	return nil
+}
 
-	// 2. Unlink the old numbers and remove their postings (and deleted
-	// records), before anything new is visible.
-	cmds = cmds[:0]
+// unlinkApply is phase 2: before anything new is visible, it deletes the
+// records of deleted documents (GETDEL), unlinks the old numbers (HDEL
+// from the n hash) and removes them from their old postings
+// (neardup_v1_rmnum), counting the deleted documents in b.docs. All are
+// safe to repeat: HDEL and rmnum remove what is there, and a repeated
+// GETDEL only leaves the count (a statistic) off.
+func (s *Store) unlinkApply(ctx context.Context, b *applyBatch) error {
+	var cmds []redis.Cmder
 	var dels []*redis.StringCmd
-	for i := range ws {
-		w, p := &ws[i], &ps[i]
+	for i := range b.ws {
+		w, p := &b.ws[i], &b.ps[i]
 		if w.Record == nil {
 			c := redis.NewStringCmd(ctx, "getdel", s.recordKey(w.ID))
 			cmds = append(cmds, c)
@@ -292,186 +359,227 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 		}
 	}
 	if err := s.exec(ctx, cmds, true); err != nil {
-		return nil, s.errorf("apply: %w", err)
+		return s.errorf("apply: %w", err)
 	}
-	var docs int64 // the change in the number of documents
 	for _, c := range dels {
 		if c.Err() == nil {
-			docs--
+			b.docs--
 		}
 	}
+	return nil
+}
 
-	// 3. The new postings, numbers and records, a chunk of documents per
-	// pipeline, a few pipelines at once.
+// writeNew is phase 3: the new numbers, records and postings, a chunk of
+// applyChunk documents per writeChunk, applyParallel chunks at once. It
+// returns when every chunk is done; the first chunk error is in
+// b.firstErr. Its writes are those of writeRecords and appendPostings,
+// whose docs say why each is safe to repeat.
+func (s *Store) writeNew(ctx context.Context, b *applyBatch) {
 	var (
-		mu       sync.Mutex
-		firstErr error
-		big      []redis.Z
-		strays   []uint64 // numbers of records that were there unexpectedly
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, applyParallel)
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, applyParallel)
 	)
-	for lo := 0; lo < len(ws); lo += applyChunk {
-		hi := min(lo+applyChunk, len(ws))
+	for lo := 0; lo < len(b.ws); lo += applyChunk {
+		hi := min(lo+applyChunk, len(b.ws))
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			var cmds []redis.Cmder
-			type app struct {
-				c    *redis.IntCmd
-				bk   *bucket
-				w, k int
-			}
-			var apps []app
-			var sets []*redis.StringCmd
-			var setIdx []int
-			var rec []byte
-			// The numbers of a batch are consecutive: one HSET per
-			// number hash.
-			var hset, sset []any
-			flush := func() {
-				if len(hset) > 0 {
-					cmds = append(cmds, redis.NewIntCmd(ctx, hset...))
-					hset = nil
-				}
-				if len(sset) > 0 {
-					cmds = append(cmds, redis.NewIntCmd(ctx, sset...))
-					sset = nil
-				}
-			}
-			// Numbers and records first, then the postings: a posting
-			// that a reader sees resolves, and its record is there.
-			for i := lo; i < hi; i++ {
-				w, p := &ws[i], &ps[i]
-				if w.Record == nil {
-					continue
-				}
-				hk, f := s.numHash(p.num)
-				if len(hset) == 0 || hset[1] != hk {
-					flush()
-					hset = []any{"hset", hk}
-				}
-				hset = append(hset, f, w.ID)
-				if shared {
-					sk, _ := s.stateHash(p.num)
-					if len(sset) == 0 {
-						sset = []any{"hset", sk}
-					}
-					sset = append(sset, f, string(index.StatusPending))
-				}
-				v := make([]byte, 0, numBytes+len(w.Record))
-				v = append(appendNum(v, p.num), w.Record...)
-				args := []any{"set", s.recordKey(w.ID), string(v), "get"}
-				if shared {
-					args = append(args, "nx")
-				}
-				c := redis.NewStringCmd(ctx, args...)
-				cmds = append(cmds, c)
-				sets = append(sets, c)
-				setIdx = append(setIdx, i)
-			}
-			flush()
-			err := s.exec(ctx, cmds, true)
-			var appCmds []redis.Cmder
-			taken := map[int]bool{}
-			// A SET that answers with the record of the number it
-			// writes was executed before, its reply lost (a retry).
-			mine := func(j int, c *redis.StringCmd) bool {
-				return c.Err() == nil && len(c.Val()) >= numBytes && parseNum(c.Val()) == ps[setIdx[j]].num
-			}
-			if shared {
-				for j, c := range sets {
-					if c.Err() == nil && !mine(j, c) {
-						taken[setIdx[j]] = true
-					}
-				}
-			}
-			if err == nil {
-				for i := lo; i < hi; i++ {
-					w, p := &ws[i], &ps[i]
-					if w.Record == nil || taken[i] {
-						continue
-					}
-					for j := range p.keys {
-						bk := &p.keys[j]
-						rec = bk.appendRecord(rec[:0], w.Fingerprint, p.num)
-						c := redis.NewIntCmd(ctx, "append", bk.key, string(rec))
-						appCmds = append(appCmds, c)
-						apps = append(apps, app{c, bk, i, j})
-					}
-				}
-				err = s.exec(ctx, appCmds, true)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			// Count what was written even when some commands failed.
-			for j, c := range sets {
-				switch {
-				case c.Err() == redis.Nil, mine(j, c) && (shared || ps[setIdx[j]].prev == 0):
-					docs++
-				case c.Err() == nil && len(c.Val()) >= numBytes && !shared:
-					if n := parseNum(c.Val()); n != ps[setIdx[j]].prev && n != ps[setIdx[j]].num {
-						strays = append(strays, n)
-					}
-				}
-			}
-			for i := range taken {
-				ps[i].num = 0
-			}
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				return
-			}
-			for _, a := range apps {
-				if lens != nil {
-					lens[a.w][a.k] = a.c.Val()
-				}
-				n := a.c.Val() / int64(a.bk.recLen())
-				if n >= bigMin && n&(n-1) == 0 {
-					// The member says the record length, which a table
-					// key's name does not.
-					big = append(big, redis.Z{Score: float64(n), Member: string(rune(a.bk.recLen())) + a.bk.key})
-				}
-			}
+			s.writeChunk(ctx, b, lo, hi)
 		}()
 	}
 	wg.Wait()
+}
 
-	// 4. The document count; rarely, unlinking the numbers of records
-	// that were replaced without the caller knowing (another writer, or a
-	// batch applied again), and noting the buckets that doubled past
-	// bigMin records.
-	cmds = cmds[:0]
-	if docs != 0 {
-		cmds = append(cmds, redis.NewIntCmd(ctx, "incrby", s.prefix+string(kindDocs), docs))
+// newRecord is the SET of the record of write i.
+type newRecord struct {
+	c *redis.StringCmd
+	i int
+}
+
+// newPosting is the APPEND of the posting of write w under its key k.
+type newPosting struct {
+	c    *redis.IntCmd
+	bk   *bucket
+	w, k int
+}
+
+// writeChunk writes ws[lo:hi]: numbers and records first (writeRecords),
+// then the postings (appendPostings), so that a posting a reader sees
+// resolves and its record is there; then it adds what was written to b
+// (tallyChunk), even when some commands failed.
+func (s *Store) writeChunk(ctx context.Context, b *applyBatch, lo, hi int) {
+	sets, err := s.writeRecords(ctx, b, lo, hi)
+	taken := map[int]bool{}
+	if b.shared {
+		for _, r := range sets {
+			if r.c.Err() == nil && !b.mine(r) {
+				taken[r.i] = true
+			}
+		}
 	}
-	for _, n := range strays {
+	var apps []newPosting
+	if err == nil {
+		apps, err = s.appendPostings(ctx, b, lo, hi, taken)
+	}
+	b.tallyChunk(sets, taken, apps, err)
+}
+
+// mine reports whether the SET r answered with the record of the number
+// it writes: it was executed before, its reply lost (a retry).
+func (b *applyBatch) mine(r newRecord) bool {
+	c := r.c
+	return c.Err() == nil && len(c.Val()) >= numBytes && parseNum(c.Val()) == b.ps[r.i].num
+}
+
+// writeRecords writes the numbers of ws[lo:hi]'s new documents (one HSET
+// per n hash: a batch's numbers are consecutive), when shared their
+// states set to pending (HSET of the s hash), and their records (SET ...
+// GET, with NX when shared), in one pipeline. A repeat is safe: the
+// HSETs write the same values, which nothing else writes before the
+// postings, and a repeated SET answers with the record it wrote, which
+// mine recognises as the write's own.
+func (s *Store) writeRecords(ctx context.Context, b *applyBatch, lo, hi int) ([]newRecord, error) {
+	var cmds []redis.Cmder
+	var sets []newRecord
+	var hset, sset []any
+	flush := func() {
+		if len(hset) > 0 {
+			cmds = append(cmds, redis.NewIntCmd(ctx, hset...))
+			hset = nil
+		}
+		if len(sset) > 0 {
+			cmds = append(cmds, redis.NewIntCmd(ctx, sset...))
+			sset = nil
+		}
+	}
+	for i := lo; i < hi; i++ {
+		w, p := &b.ws[i], &b.ps[i]
+		if w.Record == nil {
+			continue
+		}
+		hk, f := s.numHash(p.num)
+		if len(hset) == 0 || hset[1] != hk {
+			flush()
+			hset = []any{"hset", hk}
+		}
+		hset = append(hset, f, w.ID)
+		if b.shared {
+			sk, _ := s.stateHash(p.num)
+			if len(sset) == 0 {
+				sset = []any{"hset", sk}
+			}
+			sset = append(sset, f, string(index.StatusPending))
+		}
+		v := make([]byte, 0, numBytes+len(w.Record))
+		v = append(appendNum(v, p.num), w.Record...)
+		args := []any{"set", s.recordKey(w.ID), string(v), "get"}
+		if b.shared {
+			args = append(args, "nx")
+		}
+		c := redis.NewStringCmd(ctx, args...)
+		cmds = append(cmds, c)
+		sets = append(sets, newRecord{c, i})
+	}
+	flush()
+	return sets, s.exec(ctx, cmds, true)
+}
+
+// appendPostings appends the postings of ws[lo:hi]'s new documents whose
+// ID was not taken (APPEND), in one pipeline. APPEND is not idempotent:
+// exec makes its retries safe by appending only a posting the bucket
+// lacks (see retry.go and the package doc).
+func (s *Store) appendPostings(ctx context.Context, b *applyBatch, lo, hi int, taken map[int]bool) ([]newPosting, error) {
+	var cmds []redis.Cmder
+	var apps []newPosting
+	var rec []byte
+	for i := lo; i < hi; i++ {
+		w, p := &b.ws[i], &b.ps[i]
+		if w.Record == nil || taken[i] {
+			continue
+		}
+		for j := range p.keys {
+			bk := &p.keys[j]
+			rec = bk.appendRecord(rec[:0], w.Fingerprint, p.num)
+			c := redis.NewIntCmd(ctx, "append", bk.key, string(rec))
+			cmds = append(cmds, c)
+			apps = append(apps, newPosting{c, bk, i, j})
+		}
+	}
+	return apps, s.exec(ctx, cmds, true)
+}
+
+// tallyChunk adds a chunk's new documents to b.docs and the numbers of
+// records it replaced unexpectedly to b.strays, gives taken writes
+// number 0, and, unless err (kept in b.firstErr), notes the postings
+// (notePostings). It sends nothing.
+func (b *applyBatch) tallyChunk(sets []newRecord, taken map[int]bool, apps []newPosting, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range sets {
+		c, p := r.c, &b.ps[r.i]
+		switch {
+		case c.Err() == redis.Nil, b.mine(r) && (b.shared || p.prev == 0):
+			b.docs++
+		case c.Err() == nil && len(c.Val()) >= numBytes && !b.shared:
+			if n := parseNum(c.Val()); n != p.prev && n != p.num {
+				b.strays = append(b.strays, n)
+			}
+		}
+	}
+	for i := range taken {
+		b.ps[i].num = 0
+	}
+	if err != nil {
+		if b.firstErr == nil {
+			b.firstErr = err
+		}
+		return
+	}
+	b.notePostings(apps)
+}
+
+// notePostings sets lens to the APPENDs' answers and notes in b.big the
+// buckets that doubled past bigMin records. b.mu must be held.
+func (b *applyBatch) notePostings(apps []newPosting) {
+	for _, a := range apps {
+		if b.lens != nil {
+			b.lens[a.w][a.k] = a.c.Val()
+		}
+		n := a.c.Val() / int64(a.bk.recLen())
+		if n >= bigMin && n&(n-1) == 0 {
+			// The member says the record length, which a table
+			// key's name does not.
+			b.big = append(b.big, redis.Z{Score: float64(n), Member: string(rune(a.bk.recLen())) + a.bk.key})
+		}
+	}
+}
+
+// finishApply is phase 4, run even when writeNew failed: the document
+// count (INCRBY of D by b.docs); rarely, unlinking the numbers of records
+// that were replaced without the caller knowing (HDEL of b.strays:
+// another writer, or a batch applied again); and noting the buckets that
+// doubled past bigMin records (ZADD GT, then trimming to topBig). HDEL,
+// ZADD GT and the trim are the same when repeated; a repeated INCRBY
+// leaves the count (a statistic) off.
+func (s *Store) finishApply(ctx context.Context, b *applyBatch) error {
+	var cmds []redis.Cmder
+	if b.docs != 0 {
+		cmds = append(cmds, redis.NewIntCmd(ctx, "incrby", s.prefix+string(kindDocs), b.docs))
+	}
+	for _, n := range b.strays {
 		hk, f := s.numHash(n)
 		cmds = append(cmds, redis.NewIntCmd(ctx, "hdel", hk, f))
 	}
-	if len(big) > 0 {
+	if len(b.big) > 0 {
 		zk := s.prefix + string(kindBig)
 		args := []any{"zadd", zk, "gt"}
-		for _, z := range big {
+		for _, z := range b.big {
 			args = append(args, z.Score, z.Member)
 		}
 		cmds = append(cmds, redis.NewIntCmd(ctx, args...), redis.NewIntCmd(ctx, "zremrangebyrank", zk, 0, -topBig-1))
 	}
-	err := s.exec(ctx, cmds, true)
-	if firstErr != nil {
-		return nil, s.errorf("apply: %w", firstErr)
-	}
-	if err != nil {
-		return nil, s.errorf("apply: %w", err)
-	}
-	nums := make([]uint64, len(ws))
-	for i := range ps {
-		nums[i] = ps[i].num
-	}
-	return nums, nil
+	return s.exec(ctx, cmds, true)
 }
 
 // claimScript sets every field of the claims hash (KEYS[1]) that is

@@ -127,16 +127,18 @@
 // go-redis itself sends a failed pipeline again; so every write the
 // store sends is safe to repeat:
 //
-//   - INCRBY of the document numbers (N): a repeat hands out a new range
-//     and the first is never used, a gap; numbers need only be unique.
-//   - HSET of a number's ID (n) or of a state to pending (s): the same
-//     value again; nothing else writes them before the document's
-//     postings are appended, so no later state is overwritten.
-//   - SET ... GET [NX] of a record: a repeat answers with the record
-//     it wrote, whose number is the write's own; apply takes that as
-//     its write (not as a taken ID or a stray).
-//   - APPEND of a posting: not idempotent, so exec sends it with
-//     go-redis's retries off and, before trying one again, reads the
+//   - INCRBY of the document numbers (N, numberApply): a repeat hands
+//     out a new range and the first is never used, a gap; numbers need
+//     only be unique.
+//   - HSET of a number's ID (n) or of a state to pending (s)
+//     (writeRecords): the same value again; nothing else writes them
+//     before the document's postings are appended, so no later state is
+//     overwritten.
+//   - SET ... GET [NX] of a record (writeRecords): a repeat answers with
+//     the record it wrote, whose number is the write's own; apply takes
+//     that as its write (applyBatch.mine), not as a taken ID or a stray.
+//   - APPEND of a posting (appendPostings): not idempotent, so exec
+//     sends it with go-redis's retries off and, before trying one again, reads the
 //     bucket and appends only if the posting (whose number is unique)
 //     is not there; its answer is then where the posting ends (and with
 //     WaitReplicas an empty APPEND to the bucket is WAITed for). Only the
@@ -148,9 +150,9 @@
 //     return the same state when repeated; the Claim script and the
 //     markers are HSETNX, SET XX (Decide's records) and HDEL, GETDEL,
 //     ZADD GT the same when repeated.
-//   - INCRBY of the document count (D), and GETDEL of a deleted record:
-//     a repeat after a lost reply makes the count (Stats.Docs) off by the
-//     batch's documents. The count is a statistic; no decision reads it.
+//   - INCRBY of the document count (D, finishApply), and GETDEL of a
+//     deleted record (unlinkApply): a repeat after a lost reply makes the
+//     count (Stats.Docs) off by the batch's documents. The count is a statistic; no decision reads it.
 //
 // With Options.WaitReplicas, a failover leaves the promoted master
 // without a replica until one is attached again (the old master,
@@ -445,43 +447,15 @@ const (
 )
 
 // openEpoch finds the archive's epoch, creating the archive if there is
-// none, and checks every slot's marker.
+// none (findEpoch), and checks every slot's marker. While the epoch
+// says the archive is being created, it writes the markers first
+// (HSETNX, safe to repeat, so it completes a creation another process
+// left half way) and marks the epoch ready once every marker is there.
 func (s *Store) openEpoch(ctx context.Context) error {
 	key := s.storeKey("epoch")
-	ev, err := s.c.Get(ctx, key).Result()
-	if err != nil && err != redis.Nil {
-		return s.errorf("%w", err)
-	}
-	if err == redis.Nil {
-		present, err := s.markerSlots(ctx)
-		if err != nil {
-			return err
-		}
-		if len(present) > 0 {
-			// Another writer may have created the archive since.
-			if ev, err = s.c.Get(ctx, key).Result(); err == redis.Nil {
-				return s.errorf("%w: the archive's epoch key is gone but %d of the %d slots hold its markers: %s restarted empty?",
-					index.ErrCorrupt, len(present), numSlots, s.describeSlots(missing(present)))
-			} else if err != nil {
-				return s.errorf("%w", err)
-			}
-		} else {
-			if s.opts.ReadOnly {
-				return s.errorf("%w: no archive of that name", index.ErrNotFound)
-			}
-			var b [8]byte
-			rand.Read(b[:])
-			mine := epochCreating + hex.EncodeToString(b[:])
-			old, err := s.c.SetArgs(ctx, key, mine, redis.SetArgs{Mode: "NX", Get: true}).Result()
-			switch {
-			case err == redis.Nil:
-				ev = mine
-			case err != nil:
-				return s.errorf("%w", err)
-			default:
-				ev = old
-			}
-		}
+	ev, err := s.findEpoch(ctx, key)
+	if err != nil {
+		return err
 	}
 	state, e := ev[:min(2, len(ev))], ev[min(2, len(ev)):]
 	if len(e) != 16 || (state != epochCreating && state != epochReady) {
@@ -516,6 +490,51 @@ func (s *Store) openEpoch(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// findEpoch returns the value of the epoch key. When there is none, it
+// tells an archive that lost its epoch key (markers in some slots:
+// index.ErrCorrupt) from one that does not exist, which it creates
+// (unless read-only) by setting a random epoch marked creating with
+// SET NX GET: of writers racing to create it, all take the first one's
+// epoch.
+func (s *Store) findEpoch(ctx context.Context, key string) (string, error) {
+	ev, err := s.c.Get(ctx, key).Result()
+	if err != nil && err != redis.Nil {
+		return "", s.errorf("%w", err)
+	}
+	if err != redis.Nil {
+		return ev, nil
+	}
+	present, err := s.markerSlots(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(present) > 0 {
+		// Another writer may have created the archive since.
+		if ev, err = s.c.Get(ctx, key).Result(); err == redis.Nil {
+			return "", s.errorf("%w: the archive's epoch key is gone but %d of the %d slots hold its markers: %s restarted empty?",
+				index.ErrCorrupt, len(present), numSlots, s.describeSlots(missing(present)))
+		} else if err != nil {
+			return "", s.errorf("%w", err)
+		}
+		return ev, nil
+	}
+	if s.opts.ReadOnly {
+		return "", s.errorf("%w: no archive of that name", index.ErrNotFound)
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	mine := epochCreating + hex.EncodeToString(b[:])
+	old, err := s.c.SetArgs(ctx, key, mine, redis.SetArgs{Mode: "NX", Get: true}).Result()
+	switch {
+	case err == redis.Nil:
+		return mine, nil
+	case err != nil:
+		return "", s.errorf("%w", err)
+	default:
+		return old, nil
+	}
 }
 
 // markerSlots returns the slots whose marker exists.
