@@ -54,6 +54,9 @@ func runAdd(c *cli.Context) error {
 	opts := &dedup.AddOptions{Workers: nw, Keywords: storedKeywords, KeepText: c.Bool("keep-text")}
 	if ri := s.openReuse(dir, x, a, c.Bool("reuse")); ri != nil {
 		opts.Prepare = func(d *index.Doc, text string) error { return ri.Prepare(c.Context, d, text) }
+		if fpFile != "" {
+			s.fail("index %s has a reuse index, which bare fingerprints cannot fill (they carry no text): add the articles instead of --fingerprints", dir)
+		}
 	}
 	if s.err != nil {
 		return s.err

@@ -128,3 +128,31 @@ func TestReuseWriters(t *testing.T) {
 		t.Errorf("dedup --index on a reuse archive: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// add --fingerprints into an archive with a reuse index is refused:
+// bare fingerprints carry no text, so their documents would have no
+// passages and the reuse index would silently miss them.
+func TestReuseRefusesFingerprints(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	long := filepath.Join(tmp, "long.txt")
+	if err := os.WriteFile(long, []byte(reuseLong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fps := filepath.Join(tmp, "fps.txt")
+	if err := os.WriteFile(fps, []byte("other 0123456789abcdef\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(tmp, "idx")
+	if r := runCLI(t, "add", "--reuse", "--keep-text", "--index", idx, long); r.code != 0 {
+		t.Fatalf("add --reuse: exit %d: %s", r.code, r.stderr)
+	}
+	r := runCLI(t, "add", "--index", idx, "--fingerprints", fps)
+	want := "index " + idx + " has a reuse index, which bare fingerprints cannot fill (they carry no text): add the articles instead of --fingerprints"
+	if r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("add --fingerprints into a reuse archive: exit %d, stderr %q; want exit 2 saying %q", r.code, r.stderr, want)
+	}
+	if r := runCLI(t, "stats", "--json", "--index", idx); r.code != 0 || !strings.Contains(r.stdout, `"docs":1,`) {
+		t.Errorf("stats after the refused add: exit %d: %s%s; want 1 document", r.code, r.stdout, r.stderr)
+	}
+}
