@@ -111,6 +111,12 @@ type Options struct {
 	Job string
 	// Now stamps added documents; nil means time.Now.
 	Now func() time.Time
+	// Prepare, when not nil, is called in input order with each
+	// document to be decided, and its text, before the engine sees it:
+	// package reuse sets its passage fingerprints
+	// (reuse.Index.Prepare), so that an archive with a reuse index
+	// files the passages of what dedup adds. An error stops Run.
+	Prepare func(d *index.Doc, text string) error
 	// MaxMembers is how many duplicates of one cluster a run files as
 	// candidates for later records (in the SimHash tables and sketch
 	// bands), the first ones under NewMemberContent of the record they

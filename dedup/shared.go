@@ -28,6 +28,11 @@ func (d *deduper) queue(out *Outcome) error {
 		} else {
 			doc := DocOf(out.Analysis, rec.ID, rec.Title, d.o.Keywords)
 			doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
+			if d.o.Prepare != nil {
+				if err := d.o.Prepare(&doc, rec.Text); err != nil {
+					return fmt.Errorf("%s: %w", rec.Location(), err)
+				}
+			}
 			d.batchAt = append(d.batchAt, len(d.batch))
 			d.docs = append(d.docs, doc)
 		}

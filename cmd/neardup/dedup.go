@@ -8,9 +8,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 	prog "github.com/neardup/neardup/internal/progress"
+	"github.com/neardup/neardup/reuse"
 )
 
 func dedupCommand() *cli.Command {
@@ -49,13 +51,18 @@ func runDedup(c *cli.Context) (err error) {
 	k, minJ, nw, inOpts, a := s.indexDistance(), s.minContent(), s.atLeast1("workers"), s.input(), s.analyzer()
 	dir := c.String("index")
 	x := s.open(dir, a, k, minJ, false) // "": in memory
-	if dir != "" && s.openReuse(dir, x, a, false) != nil {
-		s.fail("index %s has a reuse index, which dedup does not fill yet: add to it with add --reuse, check --add or serve", dir)
+	// The archive's reuse index, if it has one: dedup files passages too.
+	var ri *reuse.Index
+	if dir != "" {
+		ri = s.openReuse(dir, x, a, false)
 	}
 	if s.err != nil {
 		return s.err
 	}
 	opts := &dedup.Options{MaxDistance: queryDistance(k), Workers: nw, Strict: c.Bool("strict")}
+	if ri != nil {
+		opts.Prepare = func(d *index.Doc, text string) error { return ri.Prepare(c.Context, d, text) }
+	}
 	if dir != "" {
 		opts.Job = dedup.JobID(a.ID(), c.Args().Slice(), inOpts, k, minJ)
 	}

@@ -102,8 +102,7 @@ func TestReuseCommands(t *testing.T) {
 }
 
 // Writers that do not ask for --reuse file their articles in an
-// archive's reuse index all the same; dedup --index refuses an archive
-// with one, which it would leave incomplete.
+// archive's reuse index all the same, and so does dedup --index.
 func TestReuseWriters(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -124,8 +123,21 @@ func TestReuseWriters(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "partial reuse: 2 archived articles share passages with it") {
 		t.Errorf("check --reuse after a plain add: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := runCLI(t, "dedup", "--index", idx, "--segmenter", "gse", long); r.code != 2 || !strings.Contains(r.stderr, "has a reuse index, which dedup does not fill yet") {
-		t.Errorf("dedup --index on a reuse archive: exit %d\n%s", r.code, r.stderr)
+	// An article that shares piece's first sentence and nothing else with
+	// the archive, deduplicated into it: an original whose passages are
+	// filed, so that check --reuse finds it.
+	mixed := filepath.Join(tmp, "mixed.txt")
+	if err := os.WriteFile(mixed, []byte("Heavy rain is expected across the region this weekend, and officials urged residents near the river to prepare sandbags early. "+
+		"Farmers in the valley reported a strong harvest of apples and pears, and the cooperative plans to build a second cold store before winter. "+
+		"The orchestra announced its autumn season, with three premieres and a free concert in the park for families."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, "dedup", "--index", idx, "--segmenter", "gse", mixed); r.code != 0 || !strings.Contains(r.stderr, "1 unique") {
+		t.Fatalf("dedup --index on a reuse archive: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, "check", "--reuse", "--index", idx, "--segmenter", "gse", "--id", "new", piece)
+	if r.code != 1 || !strings.Contains(r.stdout, "partial reuse: 3 archived articles share passages with it") || !strings.Contains(r.stdout, mixed) {
+		t.Errorf("check --reuse after dedup --index: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
 
