@@ -60,7 +60,7 @@ func pristine(t testing.TB) (string, string) {
 	if pristineErr != nil {
 		t.Fatal(pristineErr)
 	}
-	names, err := tableFiles(pristineDir)
+	names, err := tablecheck.TableFiles(pristineDir)
 	if err != nil || len(names) == 0 {
 		t.Fatalf("pristine store: tables %v, %v", names, err)
 	}
@@ -71,21 +71,6 @@ func pristine(t testing.TB) (string, string) {
 		}
 	}
 	return pristineDir, best
-}
-
-// tableFiles returns the names of the table files in dir, sorted.
-func tableFiles(dir string) ([]string, error) {
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range es {
-		if strings.HasSuffix(e.Name(), ".sst") && e.Type().IsRegular() {
-			names = append(names, e.Name())
-		}
-	}
-	return names, nil
 }
 
 // tableRecords returns the number of document records in the table
@@ -359,7 +344,7 @@ func TestVerifyPristine(t *testing.T) {
 	// Per document: 4 table keys, a content key and a record; every
 	// fourth has 16 band keys. Then 3 metadata values.
 	want := int64(damageDocs*6 + damageDocs/4*16 + 3)
-	if names, _ := tableFiles(dir); r.Tables != len(names) || r.Entries != want || r.Records != damageDocs || len(r.Damage) != 0 {
+	if names, _ := tablecheck.TableFiles(dir); r.Tables != len(names) || r.Entries != want || r.Records != damageDocs || len(r.Damage) != 0 {
 		t.Errorf("Verify: %+v; want every table, %d entries, %d records, no damage", r, want, damageDocs)
 	}
 }
@@ -509,7 +494,7 @@ func TestDamageAfterOpen(t *testing.T) {
 			// Every table: Load writes the records, the content keys,
 			// the band keys and each SimHash table's keys to tables of
 			// their own.
-			names, err := tableFiles(dir)
+			names, err := tablecheck.TableFiles(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -656,7 +641,7 @@ func TestDamagedTableIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	tables, err := tableFiles(dir)
+	tables, err := tablecheck.TableFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

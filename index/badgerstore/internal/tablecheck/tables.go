@@ -66,8 +66,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return index.ErrCorrupt }
 
-// tableFiles returns the names of the table files in dir, sorted.
-func tableFiles(dir string) ([]string, error) {
+// TableFiles returns the names of the table files in dir, sorted: every
+// one there, the MANIFEST's and leftovers alike (Files reads only the
+// MANIFEST's).
+func TableFiles(dir string) ([]string, error) {
 	es, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -129,7 +131,7 @@ func dirTables(dir string) (map[string]options.CompressionType, error) {
 	if m, err := manifestTables(dir); err == nil {
 		return m, nil
 	}
-	names, err := tableFiles(dir)
+	names, err := TableFiles(dir)
 	if err != nil {
 		return nil, err
 	}
