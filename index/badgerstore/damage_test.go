@@ -341,9 +341,11 @@ func TestVerifyPristine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Per document: 4 table keys, a content key and a record; every
-	// fourth has 16 band keys. Then 3 metadata values.
-	want := int64(damageDocs*6 + damageDocs/4*16 + 3)
+	// Per document: 4 table keys, a content key, a record and its
+	// number's ID; every fourth has 16 band keys. Then 3 metadata
+	// values and the store's two settings (numbered postings, the next
+	// number).
+	want := int64(damageDocs*7 + damageDocs/4*16 + 3 + 2)
 	if names, _ := tablecheck.TableFiles(dir); r.Tables != len(names) || r.Entries != want || r.Records != damageDocs || len(r.Damage) != 0 {
 		t.Errorf("Verify: %+v; want every table, %d entries, %d records, no damage", r, want, damageDocs)
 	}

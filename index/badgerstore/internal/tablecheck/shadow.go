@@ -110,8 +110,21 @@ type Shadows struct {
 func (sh *Shadows) View(db *badger.DB) ([]*Table, func(), error) {
 	sh.mu.RLock()
 	if !sh.listed.Load() {
-		// Badger's list of tables, about 100 ns a table.
-		infos := db.Tables()
+		// Badger's list of tables, about 100 ns a table. It reads each
+		// table's index, and panics on a damaged one: the read lock is
+		// released, and the damage is named by the handles' copy of
+		// the indexes when they show it.
+		infos, perr := tableList(db)
+		if perr != nil {
+			for _, st := range sh.tabs {
+				if d := st.checkIndex(); d != nil {
+					sh.mu.RUnlock()
+					return nil, nil, &Error{Dir: sh.dir, Damage: *d}
+				}
+			}
+			sh.mu.RUnlock()
+			return nil, nil, &Error{Dir: sh.dir, Damage: Damage{File: "(Badger's table list)", Block: -1, Err: perr}}
+		}
 		if !sh.same(infos) {
 			sh.mu.RUnlock()
 			sh.mu.Lock()
@@ -635,4 +648,15 @@ func (vd *ValueLog) File(key []byte) string {
 		return f
 	}
 	return "value log"
+}
+
+// tableList returns Badger's list of tables, or the panic of a damaged
+// table's index as an error.
+func tableList(db *badger.DB) (infos []badger.TableInfo, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = PanicError(r)
+		}
+	}()
+	return db.Tables(), nil
 }
