@@ -33,9 +33,11 @@ type Options struct {
 	// MustExist opens an existing archive only (delete has nothing to
 	// delete from a new one): none is index.ErrNotFound.
 	MustExist bool
-	// Lean (Memory only) keeps the records without titles, keywords and
-	// texts (memstore.NewLean): for a batch run, which explains no
-	// match, at about half the memory a document.
+	// Lean keeps the records without titles, keywords and texts: for a
+	// batch run, which explains no match, at about half the memory a
+	// document in memory (memstore.NewLean) and 40% of the disk in a
+	// new Badger directory (badgerstore.Options.Lean; an existing one
+	// keeps what it was created with). Redis archives ignore it.
 	Lean bool
 	// Logf, if not nil, receives the store's warnings.
 	Logf func(format string, args ...any)
@@ -130,7 +132,7 @@ func open(ctx context.Context, name string, o Options) (*index.Index, error) {
 	if redisstore.IsURL(name) {
 		s, err = redisstore.Open(ctx, name, &redisstore.Options{ReadOnly: o.ReadOnly})
 	} else {
-		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf})
+		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Lean: o.Lean})
 	}
 	if err != nil {
 		return nil, err

@@ -190,6 +190,15 @@ type Options struct {
 	// Logf, if not nil, receives Badger's warnings and errors. Badger's
 	// informational messages are dropped.
 	Logf func(format string, args ...any)
+
+	// Lean makes a new store keep its records lean (index.LeanRecord):
+	// without the title, keywords and kept text, which only explain a
+	// match to a person, at about 40% of the bytes a document on disk.
+	// For an archive of batch runs, which explain no match: Get, check
+	// and serve show its documents and matches without them. The store
+	// records the choice when it is created ('M' "records"); a store
+	// opened later keeps what it was created with, whatever Lean says.
+	Lean bool
 }
 
 func (o *Options) resolve() (Options, error) {
@@ -226,8 +235,10 @@ type Store struct {
 	// next is the number the next new document gets (guarded by wmu).
 	numbered, mark bool
 	next           uint64
-	maxStuck       int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
-	loadChunk      int   // documents Load sorts at a time; 0 means LoadChunk
+	// lean says that the store keeps lean records (Options.Lean).
+	lean      bool
+	maxStuck  int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
+	loadChunk int   // documents Load sorts at a time; 0 means LoadChunk
 
 	bmu   sync.RWMutex // guards bloom
 	bloom *countingBloom
@@ -294,7 +305,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		sh.Close()
 		return nil, err
 	}
-	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd}
+	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd, lean: o.Lean}
 	fail := func(err error) (*Store, error) {
 		db.Close()
 		sh.Close()

@@ -142,6 +142,8 @@ const (
 	metaPostings = "postings"
 	postingsNum  = "numbered"
 	metaNext     = "next"
+	metaRecords  = "records" // "lean" in a lean store (Options.Lean), absent otherwise
+	recordsLean  = "lean"
 )
 
 // splitDocValue splits the value of a 'd' key of a numbered store into

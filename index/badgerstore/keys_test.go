@@ -529,3 +529,56 @@ func TestSalvageKeepsReuse(t *testing.T) {
 		t.Errorf("salvaged passage postings %v, %v", ps, err)
 	}
 }
+
+// A store created lean keeps records without title, keywords and text,
+// written by Apply and by Load, and stays lean when opened without the
+// option; a store created whole stays whole when opened with it.
+func TestLean(t *testing.T) {
+	ctx := t.Context()
+	d := index.Doc{ID: "a", Fingerprint: 5, ContentHash: 6, Title: "Title", Keywords: []tfidf.Keyword{{Word: "w", Weight: 1.5}},
+		Text: "the text", Shingles: 7, Sketch: minhash.New("some text to sketch here"), Added: time.Unix(9, 0).UTC(), Job: "j", Seq: 3}
+	lean := d
+	lean.Title, lean.Keywords, lean.Text = "", nil, ""
+	get := func(dir string, o *Options) (index.Doc, *Store) {
+		t.Helper()
+		x, s := openDir(t, dir, o, nil)
+		got, err := x.Get(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return got, s
+	}
+	for _, load := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "lean")
+		x, _ := openDir(t, dir, &Options{Lean: true}, nil)
+		var err error
+		if load {
+			_, err = x.Load(ctx, slices.Values([]index.Doc{d}))
+		} else {
+			err = x.Add(ctx, d)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, s := get(dir, nil); !reflect.DeepEqual(got, lean) || !s.lean {
+			t.Errorf("load %v: lean store: Get = %+v, lean %v; want %+v", load, got, s.lean, lean)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "whole")
+	x, _ := openDir(t, dir, nil, nil)
+	if err := x.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, s := get(dir, &Options{Lean: true}); !reflect.DeepEqual(got, d) || s.lean {
+		t.Errorf("whole store opened with Lean: Get = %+v, lean %v; want %+v", got, s.lean, d)
+	}
+}

@@ -100,7 +100,9 @@ func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64,
 		if err := index.CheckID(w.ID); err != nil {
 			return 0, fmt.Errorf("index: %s: load %q: %w", s.dir, w.ID, err)
 		}
-		l.add(w)
+		if err := l.add(w); err != nil {
+			return 0, err
+		}
 		if len(l.docs) == s.loadChunkSize() {
 			if err := l.sortChunk(); err != nil {
 				return 0, err
@@ -179,9 +181,16 @@ type sortKey struct {
 	num  uint64 // 0 in a store whose postings end in IDs
 }
 
-func (l *loader) add(w *index.Write) {
+func (l *loader) add(w *index.Write) error {
 	from, k0 := len(l.recs), len(l.keys)
-	l.recs = append(l.recs, w.Record...)
+	if l.s.lean {
+		var err error
+		if l.recs, err = index.LeanRecord(l.recs, w.Record, w.ID); err != nil {
+			return fmt.Errorf("index: %s: load %q: %w", l.s.dir, w.ID, err)
+		}
+	} else {
+		l.recs = append(l.recs, w.Record...)
+	}
 	l.keys = append(l.keys, w.Keys...)
 	for _, k := range w.Keys {
 		if k.Kind == index.KindTable {
@@ -197,6 +206,7 @@ func (l *loader) add(w *index.Write) {
 		num = l.s.next - 1 + l.num
 	}
 	l.docs = append(l.docs, loadDoc{id: w.ID, num: num, fp: uint64(w.Fingerprint), rec: [2]int{from, len(l.recs)}, keys: [2]int{k0, len(l.keys)}})
+	return nil
 }
 
 // runPath is the run file of a stream of a chunk.
@@ -434,6 +444,11 @@ func (l *loader) write() error {
 		if err := w.put(streamStoreMeta, storeMetaKey(metaPostings), []byte(postingsNum)); err != nil {
 			return err
 		}
+		if s.lean {
+			if err := w.put(streamStoreMeta, storeMetaKey(metaRecords), []byte(recordsLean)); err != nil {
+				return err
+			}
+		}
 		if err := w.done(streamStoreMeta); err != nil {
 			return err
 		}
@@ -659,12 +674,14 @@ type streamBuf struct {
 	sw      *badger.StreamWriter
 	buf     *z.Buffer
 	version uint64
+	kv      pb.KV // reused: KVToBuffer copies it into buf
 }
 
 // put adds a key-value pair to stream id, writing the buffer out when it
 // is large.
 func (w *streamBuf) put(id uint32, key, value []byte) error {
-	badger.KVToBuffer(&pb.KV{Key: key, Value: value, Version: w.version, StreamId: id}, w.buf)
+	w.kv.Key, w.kv.Value, w.kv.Version, w.kv.StreamId = key, value, w.version, id
+	badger.KVToBuffer(&w.kv, w.buf)
 	if w.buf.LenNoPadding() >= 8<<20 {
 		return w.write()
 	}

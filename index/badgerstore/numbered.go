@@ -22,7 +22,7 @@ import (
 // 'n' key's.
 func (s *Store) readLayout() (err error) {
 	defer s.recoverTo("reading metadata", &err)
-	var setting []byte
+	var setting, records []byte
 	var empty bool
 	var last uint64
 	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
@@ -30,6 +30,12 @@ func (s *Store) readLayout() (err error) {
 		switch {
 		case err == nil:
 			setting = v
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
+		switch v, err := s.get(txn, tabs, storeMetaKey(metaRecords)); {
+		case err == nil:
+			records = v
 		case !errors.Is(err, badger.ErrKeyNotFound):
 			return err
 		}
@@ -69,6 +75,14 @@ func (s *Store) readLayout() (err error) {
 	case empty:
 		s.numbered, s.mark = true, !s.readOnly
 	}
+	switch {
+	case string(records) == recordsLean:
+		s.lean = true
+	case records != nil:
+		return fmt.Errorf("index: %s: %w: records setting %q: want %q", s.dir, ErrCorrupt, records, recordsLean)
+	case !empty || s.readOnly:
+		s.lean = false // an existing store keeps its records whole
+	}
 	s.next = last + 1
 	return nil
 }
@@ -78,6 +92,11 @@ func (s *Store) readLayout() (err error) {
 func (s *Store) setMark(txn *badger.Txn) error {
 	if !s.mark {
 		return nil
+	}
+	if s.lean {
+		if err := txn.Set(storeMetaKey(metaRecords), []byte(recordsLean)); err != nil {
+			return err
+		}
 	}
 	return txn.Set(storeMetaKey(metaPostings), []byte(postingsNum))
 }
@@ -231,8 +250,16 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 			return nil, 0, s.writeErr("add", w.ID, err)
 		}
 	}
-	v := make([]byte, 0, numLen+len(w.Record))
-	if err := txn.Set(docKey(w.ID), append(appendNum(v, num), w.Record...)); err != nil {
+	v := appendNum(make([]byte, 0, numLen+len(w.Record)), num)
+	if s.lean {
+		var err error
+		if v, err = index.LeanRecord(v, w.Record, w.ID); err != nil {
+			return nil, 0, fmt.Errorf("index: %s: add %q: %w", s.dir, w.ID, err)
+		}
+	} else {
+		v = append(v, w.Record...)
+	}
+	if err := txn.Set(docKey(w.ID), v); err != nil {
 		return nil, 0, s.writeErr("add", w.ID, err)
 	}
 	return removed, added, nil
