@@ -35,9 +35,10 @@ type Options struct {
 	MustExist bool
 	// Lean keeps the records without titles, keywords and texts: for a
 	// batch run, which explains no match, at about half the memory a
-	// document in memory (memstore.NewLean) and 40% of the disk in a
-	// new Badger directory (badgerstore.Options.Lean; an existing one
-	// keeps what it was created with). Redis archives ignore it.
+	// document in memory (memstore.NewLean), and 40% of a new Badger
+	// directory's disk or of a new Redis archive's memory
+	// (badgerstore.Options.Lean, redisstore.Options.Lean; an existing
+	// archive keeps what it was created with).
 	Lean bool
 	// Logf, if not nil, receives the store's warnings.
 	Logf func(format string, args ...any)
@@ -130,7 +131,7 @@ func open(ctx context.Context, name string, o Options) (*index.Index, error) {
 		x.Close()
 	}
 	if redisstore.IsURL(name) {
-		s, err = redisstore.Open(ctx, name, &redisstore.Options{ReadOnly: o.ReadOnly})
+		s, err = redisstore.Open(ctx, name, &redisstore.Options{ReadOnly: o.ReadOnly, Lean: o.Lean})
 	} else {
 		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Lean: o.Lean})
 	}

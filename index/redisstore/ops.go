@@ -471,8 +471,10 @@ func (s *Store) writeRecords(ctx context.Context, b *applyBatch, lo, hi int) ([]
 			}
 			sset = append(sset, f, string(index.StatusPending))
 		}
-		v := make([]byte, 0, numBytes+len(w.Record))
-		v = append(appendNum(v, p.num), w.Record...)
+		v, err := s.appendRecord(appendNum(make([]byte, 0, numBytes+len(w.Record)), p.num), w.Record, w.ID)
+		if err != nil {
+			return nil, s.errorf("write %q: %w", w.ID, err)
+		}
 		args := []any{"set", s.recordKey(w.ID), string(v), "get"}
 		if b.shared {
 			args = append(args, "nx")
