@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/index"
@@ -71,5 +72,33 @@ func TestLean(t *testing.T) {
 	want.Added = want.Added.UTC()
 	if got, l := get(url, &Options{Lean: true}, "a"); !reflect.DeepEqual(got, want) || l {
 		t.Errorf("whole archive opened with Lean: Get = %+v, lean %v; want %+v", got, l, want)
+	}
+}
+
+// PostingsNear leaves out the table postings too far from the query,
+// which Postings keeps.
+func TestPostingsNear(t *testing.T) {
+	x, s := openIndex(t, nil, nil)
+	near := doc("near", 0x0123456789abcdef, 1)
+	far := doc("far", 0x0123456789abcdef^0xff, 2) // 8 bits away, the same table 0 key
+	if err := x.Add(ctx, near, far); err != nil {
+		t.Fatal(err)
+	}
+	key := index.Key{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x0123}
+	ids := func(ps [][]index.Posting) []string {
+		var out []string
+		for _, p := range ps[0] {
+			out = append(out, p.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	ps, err := s.Postings(ctx, []index.Key{key})
+	if err != nil || !slices.Equal(ids(ps), []string{"far", "near"}) {
+		t.Errorf("Postings = %v, %v; want far and near", ps, err)
+	}
+	ps, err = s.PostingsNear(ctx, []index.Key{key}, []simhash.Fingerprint{near.Fingerprint}, 3)
+	if err != nil || !slices.Equal(ids(ps), []string{"near"}) {
+		t.Errorf("PostingsNear = %v, %v; want near alone", ps, err)
 	}
 }
