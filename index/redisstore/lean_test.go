@@ -73,6 +73,32 @@ func TestLean(t *testing.T) {
 	if got, l := get(url, &Options{Lean: true}, "a"); !reflect.DeepEqual(got, want) || l {
 		t.Errorf("whole archive opened with Lean: Get = %+v, lean %v; want %+v", got, l, want)
 	}
+	// An archive created before the setting existed has none: whole.
+	s, err := Open(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.c.Del(ctx, s.storeKey("records")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if got, l := get(url, &Options{Lean: true}, "a"); !reflect.DeepEqual(got, want) || l {
+		t.Errorf("archive without the records setting opened with Lean: Get = %+v, lean %v; want %+v", got, l, want)
+	}
+	y, err := OpenIndex(ctx, url, &Options{Lean: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	dc := full("c", 3)
+	if err := y.Add(ctx, dc); err != nil {
+		t.Fatal(err)
+	}
+	want = dc
+	want.Added = want.Added.UTC()
+	if got, err := y.Get(ctx, "c"); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("added to an archive without the records setting: Get = %+v, %v; want %+v", got, err, want)
+	}
 }
 
 // PostingsNear leaves out the table postings too far from the query,
