@@ -50,6 +50,18 @@ func TestConformance(t *testing.T) {
 	indextest.Run(t, openStore)
 }
 
+// A store whose tables are compressed (Options.Compress) passes the
+// suite too.
+func TestConformanceCompressed(t *testing.T) {
+	indextest.Run(t, func(t *testing.T) index.Store {
+		s, err := Open(filepath.Join(t.TempDir(), "idx"), &Options{Compress: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
 func openStore(t *testing.T) index.Store {
 	s, err := Open(filepath.Join(t.TempDir(), "idx"), nil)
 	if err != nil {

@@ -440,11 +440,13 @@ func TestDamageAfterOpen(t *testing.T) {
 		loaded   bool // the tables are written after Open, by Load
 		readOnly bool
 		iterate  bool // check with Badger's table iterator, as for compressed tables
+		compress bool // the tables written after open compressed (Options.Compress)
 	}{
-		{"opened read-write", false, false, false},
-		{"opened read-only", false, true, false},
-		{"tables written after open", true, false, false},
-		{"opened read-only, compressed tables' check", false, true, true},
+		{"opened read-write", false, false, false, false},
+		{"opened read-only", false, true, false, false},
+		{"tables written after open", true, false, false, false},
+		{"opened read-only, compressed tables' check", false, true, true, false},
+		{"compressed tables written after open", true, false, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var x *index.Index
@@ -452,7 +454,7 @@ func TestDamageAfterOpen(t *testing.T) {
 			var err error
 			if tc.loaded {
 				dir = filepath.Join(t.TempDir(), "idx")
-				x, err = OpenIndex(t.Context(), dir, nil, &index.Options{AnalyzerID: "damage-test"})
+				x, err = OpenIndex(t.Context(), dir, &Options{Compress: tc.compress}, &index.Options{AnalyzerID: "damage-test"})
 				if err != nil {
 					t.Fatal(err)
 				}

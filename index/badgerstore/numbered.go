@@ -121,8 +121,8 @@ type numPosting struct {
 // numPostings appends to ps the postings under prefix of a numbered
 // store, with at, leaving out table postings more than k bits from fp
 // when k >= 0.
-func (s *Store) numPostings(txn *badger.Txn, prefix []byte, table bool, fp simhash.Fingerprint, k, at int, ps []numPosting) (_ []numPosting, err error) {
-	defer s.recoverTo("reading postings", &err)
+func (s *Store) numPostings(txn *badger.Txn, tabs []*tablecheck.Table, prefix []byte, table bool, fp simhash.Fingerprint, k, at int, ps []numPosting) (_ []numPosting, err error) {
+	defer s.named(tabs, prefix, false, &err)
 	n := len(prefix)
 	want := n + numLen
 	if table {
@@ -159,7 +159,7 @@ func (s *Store) resolve(txn *badger.Txn, tabs []*tablecheck.Table, ps []numPosti
 	var id string
 	for i, p := range ps {
 		if i == 0 || p.num != ps[i-1].num {
-			v, err := s.get(txn, tabs, numKey(p.num))
+			v, err := s.getNamed(txn, tabs, numKey(p.num))
 			switch {
 			case errors.Is(err, badger.ErrKeyNotFound):
 				id = ""
@@ -263,4 +263,28 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 		return nil, 0, s.writeErr("add", w.ID, err)
 	}
 	return removed, added, nil
+}
+
+// named is deferred by reads that Badger may panic in, on a damaged
+// table (reading its index or a block it did not verify): the panic
+// becomes the damage the store's checks find where the read was (key,
+// a prefix unless point), naming the table and block, or else an error
+// wrapping index.ErrCorrupt with the panic.
+func (s *Store) named(tabs []*tablecheck.Table, key []byte, point bool, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if cerr := s.shadow.CheckRead(tabs, key, point); cerr != nil {
+		*err = cerr
+		return
+	}
+	*err = fmt.Errorf("index: %s: %w: %v", s.dir, index.ErrCorrupt, tablecheck.PanicError(r))
+}
+
+// getNamed is get, with a panic of Badger's turned into an error by
+// named.
+func (s *Store) getNamed(txn *badger.Txn, tabs []*tablecheck.Table, key []byte) (_ []byte, err error) {
+	defer s.named(tabs, key, true, &err)
+	return s.get(txn, tabs, key)
 }
