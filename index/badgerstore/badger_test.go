@@ -167,7 +167,7 @@ func dumpResolved(t testing.TB, s *Store) []string {
 			num := k[len(k)-2*numLen:]
 			id, ok := ids[num]
 			if !ok {
-				t.Fatalf("posting key %s: number %s has no ID", k, num)
+				id = "#" + num // no ID: differs from every store's that has one
 			}
 			k = k[:len(k)-2*numLen] + "/" + id
 		}

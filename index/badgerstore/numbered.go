@@ -239,9 +239,12 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 		}
 		num, added = s.next, 1
 		s.next++
-		if err := txn.Set(numKey(num), []byte(w.ID)); err != nil {
-			return nil, 0, s.writeErr("add", w.ID, err)
-		}
+	}
+	// Set again when the number is kept: a Load cut short may have
+	// written a record and not its number's ID, which adding the
+	// document again then repairs.
+	if err := txn.Set(numKey(num), []byte(w.ID)); err != nil {
+		return nil, 0, s.writeErr("add", w.ID, err)
 	}
 	nums[0][w.ID] = num
 	for _, k := range w.Keys {
