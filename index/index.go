@@ -658,7 +658,7 @@ func (x *Index) Near(ctx context.Context, fp simhash.Fingerprint, k int) ([]Matc
 		return nil, err
 	}
 	keys := x.tableKeys(nil, fp, k)
-	ps, err := x.store.Postings(ctx, keys)
+	ps, err := postingsNear(ctx, x.store, keys, sameFingerprint(fp, len(keys)), k)
 	if err != nil {
 		return nil, err
 	}
@@ -758,7 +758,7 @@ func (x *Index) Similar(ctx context.Context, d *Doc, k int) ([]Match, error) {
 			keys = append(keys, Key{Kind: KindBand, Table: uint8(b), Value: bandValue(&d.Sketch, b)})
 		}
 	}
-	ps, err := x.store.Postings(ctx, keys)
+	ps, err := postingsNear(ctx, x.store, keys, sameFingerprint(d.Fingerprint, len(keys)), k)
 	if err != nil {
 		return nil, err
 	}

@@ -221,6 +221,18 @@ func (l *local) abandon(nums []uint64) {
 // yet).
 func (l *local) Postings(ctx context.Context, keys []Key) ([][]Posting, error) {
 	ps, err := l.st.Postings(ctx, keys)
+	return l.overlay(keys, ps, err)
+}
+
+// PostingsNear implements NearPostings: the store's postings near fps
+// (see NearPostings) and the overlay's.
+func (l *local) PostingsNear(ctx context.Context, keys []Key, fps []simhash.Fingerprint, k int) ([][]Posting, error) {
+	ps, err := postingsNear(ctx, l.st, keys, fps, k)
+	return l.overlay(keys, ps, err)
+}
+
+// overlay adds to the store's postings ps under keys the overlay's.
+func (l *local) overlay(keys []Key, ps [][]Posting, err error) ([][]Posting, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -316,16 +328,27 @@ func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
 		ws := ws[c*readChunk : min(len(ws), (c+1)*readChunk)]
 		ids := make([]string, len(ws))
 		var keys []Key
+		var fps []simhash.Fingerprint
 		for i := range ws {
 			ids[i] = ws[i].ID
 			keys = append(keys, ws[i].Keys...)
+			for range ws[i].Keys {
+				fps = append(fps, ws[i].Fingerprint)
+			}
 		}
 		recs, err := l.st.Records(ctx, ids)
 		if err != nil {
 			errs[c] = err
 			return
 		}
-		all, err := l.st.Postings(ctx, keys)
+		// Ingest keeps table postings within its distance, at most
+		// the layout's.
+		var all [][]Posting
+		if l.x.layout != nil {
+			all, err = postingsNear(ctx, l.st, keys, fps, l.x.layout.maxDist)
+		} else {
+			all, err = l.st.Postings(ctx, keys)
+		}
 		if err != nil {
 			errs[c] = err
 			return

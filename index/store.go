@@ -181,3 +181,35 @@ type RecordScanner interface {
 	// valid only during the call.
 	ScanRecords(ctx context.Context, fn func(id string, rec []byte) error) error
 }
+
+// NearPostings is a Store that can leave out, of the postings under
+// table keys, those too far from the query to matter (badgerstore, whose
+// postings carry document numbers that it resolves to IDs one read
+// each, so that the far postings, most of a table key's at scale, cost
+// no read). The Index asks it through postingsNear.
+type NearPostings interface {
+	// PostingsNear is Postings, except that under a table key keys[i]
+	// it may leave out the postings whose Fingerprint is more than k
+	// bits from fps[i]. fps has one fingerprint per key (those of other
+	// kinds are ignored).
+	PostingsNear(ctx context.Context, keys []Key, fps []simhash.Fingerprint, k int) ([][]Posting, error)
+}
+
+// postingsNear reads the postings of keys from st, through PostingsNear
+// when st has it: fps[i] is the fingerprint of the query of keys[i],
+// and k the largest distance the caller keeps.
+func postingsNear(ctx context.Context, st Store, keys []Key, fps []simhash.Fingerprint, k int) ([][]Posting, error) {
+	if n, ok := st.(NearPostings); ok {
+		return n.PostingsNear(ctx, keys, fps, k)
+	}
+	return st.Postings(ctx, keys)
+}
+
+// sameFingerprint returns n copies of fp, for postingsNear.
+func sameFingerprint(fp simhash.Fingerprint, n int) []simhash.Fingerprint {
+	fps := make([]simhash.Fingerprint, n)
+	for i := range fps {
+		fps[i] = fp
+	}
+	return fps
+}

@@ -13,6 +13,7 @@
 //	go run ./bench/redisarchive -n 1000000 -sketch=false
 //	go run ./bench/redisarchive -n 1000000 -bare
 //	go run ./bench/redisarchive -n 1000000 -compact
+//	go run ./bench/redisarchive -n 1000000 -real -lean
 //	go run ./bench/redisarchive -n 200000 -ingest
 //	go run ./bench/redisarchive -n 200000 -url redis://127.0.0.1:7000/bench
 package main
@@ -54,6 +55,7 @@ var (
 	blocks  = flag.Int("blocks", 0, "layout blocks (0: default 4)")
 	compact = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
 	ingest  = flag.Bool("ingest", false, "write through Index.Ingest (the race-free shared ingest dedup uses, with its states) instead of Index.Add")
+	lean    = flag.Bool("lean", false, "a lean archive (redisstore.Options.Lean): records without title, keywords and text")
 	real    = flag.Bool("real", false, "real-looking documents: 47-byte IDs (news.example.com/zh/2026/MM/DD/a000000001.html), titles of 18 Chinese characters and 32 keywords of 2 or 3, as dedup stores for bench/gencorpus's articles")
 )
 
@@ -130,7 +132,7 @@ func main() {
 		stopCluster = startCluster()
 		defer stopCluster()
 	}
-	s, err := redisstore.Open(ctx, *url, &redisstore.Options{BucketBits: *bits})
+	s, err := redisstore.Open(ctx, *url, &redisstore.Options{BucketBits: *bits, Lean: *lean})
 	if err != nil {
 		fatal(err)
 	}

@@ -33,9 +33,12 @@ type Options struct {
 	// MustExist opens an existing archive only (delete has nothing to
 	// delete from a new one): none is index.ErrNotFound.
 	MustExist bool
-	// Lean (Memory only) keeps the records without titles, keywords and
-	// texts (memstore.NewLean): for a batch run, which explains no
-	// match, at about half the memory a document.
+	// Lean keeps the records without titles, keywords and texts: for a
+	// batch run, which explains no match, at about half the memory a
+	// document in memory (memstore.NewLean), and 40% of a new Badger
+	// directory's disk or of a new Redis archive's memory
+	// (badgerstore.Options.Lean, redisstore.Options.Lean; an existing
+	// archive keeps what it was created with).
 	Lean bool
 	// Logf, if not nil, receives the store's warnings.
 	Logf func(format string, args ...any)
@@ -128,9 +131,9 @@ func open(ctx context.Context, name string, o Options) (*index.Index, error) {
 		x.Close()
 	}
 	if redisstore.IsURL(name) {
-		s, err = redisstore.Open(ctx, name, &redisstore.Options{ReadOnly: o.ReadOnly})
+		s, err = redisstore.Open(ctx, name, &redisstore.Options{ReadOnly: o.ReadOnly, Lean: o.Lean})
 	} else {
-		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf})
+		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Lean: o.Lean})
 	}
 	if err != nil {
 		return nil, err

@@ -8,7 +8,24 @@
 // # Key layout
 //
 // Every key starts with one kind byte. Integers are big-endian, so keys
-// sort by value.
+// sort by value. A store created since issue #27 numbers its documents
+// (1, 2, … in the order they are first written; a number is never
+// handed out twice): every posting key ends in the document's number,
+// 5 bytes, instead of its ID, and
+//
+//	'n' number → id
+//	'd' id → number (5 bytes), record
+//	'M' "postings" → "numbered"; 'M' "next" → the next number (5 bytes);
+//	    'M' "records" → "lean" in a store that keeps lean records
+//	    (Options.Lean)
+//
+// so that a document's ID is kept twice, not in each of its 20 or so
+// postings (1,852 bytes a document on disk against 2,559 for the scale
+// corpus at 10^5: bench/README.md). Postings resolves the numbers it
+// finds with one read each; PostingsNear (index.NearPostings), which the
+// Index uses, resolves only the table postings within the query's
+// distance. A store written before keeps its layout, described below
+// with IDs, and is read and written as before.
 //
 //	't' table fingerprint-key fingerprint id → empty
 //	     table: 1 byte, the table number (0 … C(b,k)−1)
@@ -169,8 +186,10 @@ const (
 
 // Key kinds besides index's: the first byte of every key.
 const (
-	kindDoc  = 'd' // 'd' + id → record
-	kindMeta = 'm' // 'm' + name → value
+	kindDoc       = 'd' // 'd' + id → record (numbered: number, record)
+	kindMeta      = 'm' // 'm' + name → value
+	kindNum       = 'n' // 'n' number → id (numbered postings only)
+	kindStoreMeta = 'M' // 'M' name → the store's own settings
 )
 
 // Options configure Open. The zero value (or nil) means the defaults.
@@ -188,6 +207,23 @@ type Options struct {
 	// Logf, if not nil, receives Badger's warnings and errors. Badger's
 	// informational messages are dropped.
 	Logf func(format string, args ...any)
+
+	// Compress has Badger compress the tables it writes (ZSTD at its
+	// fastest level, 4 KB blocks, with a cache of 64 MiB of
+	// decompressed blocks): about 30% fewer bytes on disk (see
+	// bench/README.md), for slower reads, since the store's checks of
+	// a compressed table read its keys again through Badger's table
+	// iterator. Tables written before keep their compression.
+	Compress bool
+
+	// Lean makes a new store keep its records lean (index.LeanRecord):
+	// without the title, keywords and kept text, which only explain a
+	// match to a person, at about 40% of the bytes a document on disk.
+	// For an archive of batch runs, which explain no match: Get, check
+	// and serve show its documents and matches without them. The store
+	// records the choice when it is created ('M' "records"); a store
+	// opened later keeps what it was created with, whatever Lean says.
+	Lean bool
 }
 
 func (o *Options) resolve() (Options, error) {
@@ -214,8 +250,18 @@ type Store struct {
 	life   sync.RWMutex // shared by every operation, exclusive in Close and Load
 	closed bool
 
-	wmu       sync.Mutex // serialises Apply and Claim
-	docs      atomic.Int64
+	wmu  sync.Mutex // serialises Apply and Claim
+	docs atomic.Int64
+
+	// numbered says that postings end in document numbers (see the
+	// package doc), the layout of every store created since issue #27;
+	// false for an older store, whose postings end in IDs. mark says
+	// that the store is new and its first write records the setting.
+	// next is the number the next new document gets (guarded by wmu).
+	numbered, mark bool
+	next           uint64
+	// lean says that the store keeps lean records (Options.Lean).
+	lean      bool
 	maxStuck  int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
 	loadChunk int   // documents Load sorts at a time; 0 means LoadChunk
 
@@ -284,13 +330,19 @@ func Open(dir string, opts *Options) (*Store, error) {
 		sh.Close()
 		return nil, err
 	}
-	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd}
+	if o.Compress {
+		sh.SetCompression(options.ZSTD)
+	}
+	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd, lean: o.Lean}
 	fail := func(err error) (*Store, error) {
 		db.Close()
 		sh.Close()
 		return nil, err
 	}
 	if err := s.checkMeta(); err != nil {
+		return fail(err)
+	}
+	if err := s.readLayout(); err != nil {
 		return fail(err)
 	}
 	// The filters saved by the last Close, if nothing was written since;
@@ -505,6 +557,21 @@ func checkWritable(dir string) error {
 //   - Metrics off; logging routed to Options.Logf, warnings and errors
 //     only, and to vd, which keeps the files of unreadable values.
 func badgerOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Options {
+	if o.Compress {
+		return plainOptions(dir, o, vd).
+			WithCompression(options.ZSTD).
+			WithZSTDCompressionLevel(1).
+			WithBlockCacheSize(blockCache)
+	}
+	return plainOptions(dir, o, vd)
+}
+
+// blockCache is the size of Badger's cache of decompressed blocks of a
+// store with Options.Compress.
+const blockCache = 64 << 20
+
+// plainOptions are badgerOptions without compression.
+func plainOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Options {
 	return badger.DefaultOptions(dir).
 		WithLogger(badgerLogger{o.Logf, vd}).
 		WithReadOnly(o.ReadOnly).
@@ -669,6 +736,9 @@ func (s *Store) Claim(_ context.Context, values map[string][]byte) (_ map[string
 		return nil, fmt.Errorf("index: %s: recording %s: %w", s.dir, strings.Join(missing, ", "), ErrReadOnly)
 	}
 	err = s.db.Update(func(txn *badger.Txn) error {
+		if err := s.setMark(txn); err != nil {
+			return err
+		}
 		for _, name := range missing {
 			if err := txn.Set(metaKey(name), append([]byte{}, values[name]...)); err != nil {
 				return err
@@ -680,6 +750,7 @@ func (s *Store) Claim(_ context.Context, values map[string][]byte) (_ map[string
 	if err != nil {
 		return nil, fmt.Errorf("index: %s: writing metadata: %w", s.dir, err)
 	}
+	s.mark = false
 	return out, nil
 }
 
@@ -704,7 +775,21 @@ func (s *Store) rebuildBloom(capacity int64) (err error) {
 				return err
 			}
 			hashes = append(hashes, h)
-			ids = append(ids, xxhash.Sum64(key[contentPrefixLen:])) // the ID, without a copy
+			if !s.numbered {
+				ids = append(ids, xxhash.Sum64(key[contentPrefixLen:])) // the ID, without a copy
+			}
+		}
+		if s.numbered {
+			// The IDs from the records' keys, their values unread.
+			prefix := []byte{kindDoc}
+			if err := s.shadow.CheckRead(tabs, prefix, false); err != nil {
+				return err
+			}
+			dt := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+			defer dt.Close()
+			for dt.Rewind(); dt.Valid(); dt.Next() {
+				ids = append(ids, xxhash.Sum64(dt.Item().Key()[1:]))
+			}
 		}
 		prefix = []byte{byte(index.KindBand)}
 		if err := s.shadow.CheckRead(tabs, prefix, false); err != nil {
@@ -744,8 +829,17 @@ func (s *Store) rebuildBloom(capacity int64) (err error) {
 
 // Postings implements index.Store, reading every key's postings in one
 // read transaction. Content keys go through the content filter first.
-func (s *Store) Postings(_ context.Context, keys []index.Key) (_ [][]index.Posting, err error) {
+func (s *Store) Postings(ctx context.Context, keys []index.Key) ([][]index.Posting, error) {
+	return s.postingsOf(ctx, keys, nil, -1)
+}
+
+// postingsOf is Postings and PostingsNear: with fps, a numbered store
+// leaves out the table postings more than k bits from fps[i].
+func (s *Store) postingsOf(_ context.Context, keys []index.Key, fps []simhash.Fingerprint, k int) (_ [][]index.Posting, err error) {
 	defer s.recoverTo("reading postings", &err)
+	if fps == nil {
+		k = -1
+	}
 	for _, k := range keys {
 		if err := checkKind(k); err != nil {
 			return nil, fmt.Errorf("index: %s: postings: %w", s.dir, err)
@@ -758,27 +852,37 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) (_ [][]index.Posti
 	out := make([][]index.Posting, len(keys))
 	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		var prefix []byte
-		for i, k := range keys {
-			if k.Kind == index.KindContent && !s.mayContain(k.Value) {
+		var nums []numPosting
+		for i, key := range keys {
+			if key.Kind == index.KindContent && !s.mayContain(key.Value) {
 				continue
 			}
-			prefix = appendPrefix(prefix[:0], k)
-			if k.Kind == index.KindBand && !s.bandMayContain(prefix) {
+			prefix = appendPrefix(prefix[:0], key)
+			if key.Kind == index.KindBand && !s.bandMayContain(prefix) {
 				continue
 			}
-			ps, err := s.postings(txn, prefix, k.Kind == index.KindTable, out[i])
+			var err error
+			before := len(nums)
+			if s.numbered {
+				var fp simhash.Fingerprint
+				if fps != nil {
+					fp = fps[i]
+				}
+				nums, err = s.numPostings(txn, tabs, prefix, key.Kind == index.KindTable, fp, k, i, nums)
+			} else {
+				out[i], err = s.postings(txn, prefix, key.Kind == index.KindTable, out[i])
+			}
 			if err != nil {
 				return err
 			}
 			if err := s.shadow.CheckRead(tabs, prefix, false); err != nil {
 				return err
 			}
-			out[i] = ps
-			if k.Kind == index.KindContent && len(out[i]) == 0 {
+			if key.Kind == index.KindContent && len(out[i]) == 0 && len(nums) == before {
 				s.falseHits.Add(1)
 			}
 		}
-		return nil
+		return s.resolve(txn, tabs, nums, out)
 	})
 	if err != nil {
 		return nil, err
@@ -874,6 +978,12 @@ func (s *Store) Records(_ context.Context, ids []string) (_ [][]byte, err error)
 				return ce
 			case err != nil:
 				return fmt.Errorf("index: %s: reading document %q: %w", s.dir, id, err)
+			case s.numbered:
+				_, rec, err := splitDocValue(v)
+				if err != nil {
+					return fmt.Errorf("index: %s: reading document %q: %w", s.dir, id, err)
+				}
+				out[i] = rec
 			default:
 				out[i] = v
 			}
@@ -922,13 +1032,19 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 	var failed error
 	txn := s.db.NewTransaction(true)
 	limit := txnDocs
+	// The numbers of the documents this call writes or deletes (0),
+	// which the transactions not yet committed do not show.
+	nums, pending := map[string]uint64{}, map[string]uint64{}
+	next := s.next
 	for len(writes) > 0 {
-		n, added, removed, err := s.fillTxn(txn, writes, limit)
+		n, added, removed, err := s.fillTxn(txn, writes, limit, [2]map[string]uint64{pending, nums})
 		switch {
 		case errors.Is(err, badger.ErrTxnTooBig) && limit > 1:
 			// The budget should prevent this; split further.
 			txn.Discard()
 			txn = s.db.NewTransaction(true)
+			clear(pending) // its numbers are handed out again
+			s.next = next
 			limit = max(1, min(limit, len(writes))/2)
 			continue
 		case errors.Is(err, badger.ErrTxnTooBig):
@@ -941,15 +1057,20 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		// The next transaction is begun before this one is committed:
 		// Badger starts a transaction only once every commit before it
 		// is written, so beginning it later would wait for this one.
-		next := s.db.NewTransaction(true)
+		nextTxn := s.db.NewTransaction(true)
 		c := &commit{done: make(chan error, 1), id: writes[0].ID, removed: removed}
 		// Counted before the commit is written, so that a rebuild of
 		// the filters (which waits for the commit) counts it too.
 		s.docs.Add(added)
 		txn.CommitWith(func(err error) { c.done <- err })
 		inflight = append(inflight, c)
-		txn = next
+		txn = nextTxn
 		writes = writes[n:]
+		next = s.next
+		for id, num := range pending {
+			nums[id] = num
+		}
+		clear(pending)
 	}
 	txn.Discard()
 	recount := false
@@ -964,6 +1085,9 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		if !recount {
 			s.forget(c.removed)
 		}
+	}
+	if failed == nil {
+		s.mark = false
 	}
 	if recount {
 		// A commit failed: its documents were counted and are in the
@@ -1010,18 +1134,25 @@ func (b *txnBudget) take(n, size int64) bool {
 
 // keysSize returns the number and estimated size of the keys w sets
 // and deletes.
-func keysSize(w *index.Write) (int64, int64) {
-	id := len(w.ID)
+func keysSize(w *index.Write, numbered bool) (int64, int64) {
+	id, tail := len(w.ID), len(w.ID)
+	if numbered {
+		tail = numLen
+	}
 	var n, size int64
 	for _, ks := range [][]index.Key{w.Keys, w.OldKeys} {
 		for _, k := range ks {
-			size += entrySize(prefixLen(k)+fpLen(k)+id, 0)
+			size += entrySize(prefixLen(k)+fpLen(k)+tail, 0)
 			n++
 		}
 	}
 	if w.Record != nil || w.Replaces {
-		size += entrySize(1+id, len(w.Record))
+		size += entrySize(1+id, len(w.Record)+numLen)
 		n++
+		if numbered {
+			size += entrySize(1+numLen, id) // 'n' number → ID
+			n++
+		}
 	}
 	return n, size
 }
@@ -1032,13 +1163,24 @@ func keysSize(w *index.Write) (int64, int64) {
 // content hashes and IDs go into the filters before the commit, so that
 // a reader that sees a document also finds it there; if the commit
 // fails, the filters only hold too much.
-func (s *Store) fillTxn(txn *badger.Txn, writes []index.Write, limit int) (n int, added int64, removed []uint64, err error) {
+func (s *Store) fillTxn(txn *badger.Txn, writes []index.Write, limit int, nums [2]map[string]uint64) (n int, added int64, removed []uint64, err error) {
 	budget := newTxnBudget()
 	var key []byte
+	if err := s.setMark(txn); err != nil {
+		return 0, 0, nil, s.writeErr("add", writes[0].ID, err)
+	}
 	for ; n < len(writes) && n < limit; n++ {
 		w := &writes[n]
-		if !budget.take(keysSize(w)) {
+		if !budget.take(keysSize(w, s.numbered)) {
 			break
+		}
+		if s.numbered {
+			var d int64
+			if removed, d, err = s.fillNum(txn, w, nums, removed); err != nil {
+				return 0, 0, nil, err
+			}
+			added += d
+			continue
 		}
 		for _, k := range w.OldKeys {
 			key = appendPostingKey(key[:0], k, w.OldFingerprint, w.ID)
@@ -1068,6 +1210,11 @@ func (s *Store) fillTxn(txn *badger.Txn, writes []index.Write, limit int) (n int
 				return 0, 0, nil, s.writeErr("delete", w.ID, err)
 			}
 			added--
+		}
+	}
+	if s.numbered && added > 0 {
+		if err := txn.Set(storeMetaKey(metaNext), appendNum(nil, s.next)); err != nil {
+			return 0, 0, nil, s.writeErr("add", writes[0].ID, err)
 		}
 	}
 	if need := s.docs.Load() + added; need > s.bloomCapacity() {
@@ -1190,7 +1337,12 @@ func (s *Store) Close() error {
 	if !s.readOnly {
 		// The filters, for the next Open. If they cannot be saved, the
 		// next Open rebuilds them.
-		_ = s.saveFilters(s.db.MaxVersion())
+		// (Badger's MaxVersion reads every table's index, and panics
+		// on a damaged one: the filters are not saved then.)
+		var stamp uint64
+		if tablecheck.Protect(func() error { stamp = s.db.MaxVersion(); return nil }) == nil {
+			_ = s.saveFilters(stamp)
+		}
 	}
 	err := s.db.Close()
 	s.shadow.Close()
@@ -1219,6 +1371,13 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 			err := item.Value(func(v []byte) error {
 				if len(v) == 0 && item.ValueSize() > 0 {
 					return s.valueErr(item)
+				}
+				if s.numbered {
+					_, rec, err := splitDocValue(v)
+					if err != nil {
+						return fmt.Errorf("index: %s: document %q: %w", s.dir, item.Key()[1:], err)
+					}
+					v = rec
 				}
 				return fn(string(item.Key()[1:]), v)
 			})

@@ -341,9 +341,11 @@ func TestVerifyPristine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Per document: 4 table keys, a content key and a record; every
-	// fourth has 16 band keys. Then 3 metadata values.
-	want := int64(damageDocs*6 + damageDocs/4*16 + 3)
+	// Per document: 4 table keys, a content key, a record and its
+	// number's ID; every fourth has 16 band keys. Then 3 metadata
+	// values and the store's two settings (numbered postings, the next
+	// number).
+	want := int64(damageDocs*7 + damageDocs/4*16 + 3 + 2)
 	if names, _ := tablecheck.TableFiles(dir); r.Tables != len(names) || r.Entries != want || r.Records != damageDocs || len(r.Damage) != 0 {
 		t.Errorf("Verify: %+v; want every table, %d entries, %d records, no damage", r, want, damageDocs)
 	}
@@ -438,11 +440,13 @@ func TestDamageAfterOpen(t *testing.T) {
 		loaded   bool // the tables are written after Open, by Load
 		readOnly bool
 		iterate  bool // check with Badger's table iterator, as for compressed tables
+		compress bool // the tables written after open compressed (Options.Compress)
 	}{
-		{"opened read-write", false, false, false},
-		{"opened read-only", false, true, false},
-		{"tables written after open", true, false, false},
-		{"opened read-only, compressed tables' check", false, true, true},
+		{"opened read-write", false, false, false, false},
+		{"opened read-only", false, true, false, false},
+		{"tables written after open", true, false, false, false},
+		{"opened read-only, compressed tables' check", false, true, true, false},
+		{"compressed tables written after open", true, false, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var x *index.Index
@@ -450,7 +454,7 @@ func TestDamageAfterOpen(t *testing.T) {
 			var err error
 			if tc.loaded {
 				dir = filepath.Join(t.TempDir(), "idx")
-				x, err = OpenIndex(t.Context(), dir, nil, &index.Options{AnalyzerID: "damage-test"})
+				x, err = OpenIndex(t.Context(), dir, &Options{Compress: tc.compress}, &index.Options{AnalyzerID: "damage-test"})
 				if err != nil {
 					t.Fatal(err)
 				}

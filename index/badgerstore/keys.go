@@ -91,3 +91,66 @@ func parseContentKey(key []byte) (uint64, string, error) {
 func metaKey(name string) []byte {
 	return append([]byte{kindMeta}, name...)
 }
+
+// Numbered postings (the layout of stores created since issue #27; see
+// the package doc): a posting key ends in the document's number, numLen
+// bytes big-endian, instead of its ID; 'n' number → ID resolves it, and
+// the record's value starts with the number.
+const (
+	numLen = 5 // up to 2^40 − 1 documents a store
+	maxNum = 1<<(8*numLen) - 1
+)
+
+// appendNum appends n as numLen bytes, big-endian.
+func appendNum(dst []byte, n uint64) []byte {
+	return append(dst, byte(n>>32), byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+}
+
+// readNum reads a number written by appendNum from the first numLen
+// bytes of b.
+func readNum(b []byte) uint64 {
+	_ = b[numLen-1]
+	return uint64(b[0])<<32 | uint64(b[1])<<24 | uint64(b[2])<<16 | uint64(b[3])<<8 | uint64(b[4])
+}
+
+// appendNumPostingKey appends the Badger key of the posting of document
+// number num, with fingerprint fp, under k.
+func appendNumPostingKey(dst []byte, k index.Key, fp simhash.Fingerprint, num uint64) []byte {
+	dst = appendPrefix(dst, k)
+	if k.Kind == index.KindTable {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(fp))
+	}
+	return appendNum(dst, num)
+}
+
+// numKey returns 'n' + num: the key of num's ID.
+func numKey(num uint64) []byte {
+	return appendNum([]byte{kindNum}, num)
+}
+
+// storeMetaKey returns 'M' + name: the store's own settings (not the
+// index's values, which Claim keeps under 'm').
+func storeMetaKey(name string) []byte {
+	return append([]byte{kindStoreMeta}, name...)
+}
+
+// The store setting that says the postings are numbered, and its
+// value; and the setting that keeps the next document number (numLen
+// bytes), so that a number is never handed out twice, even after the
+// document with the highest one is deleted.
+const (
+	metaPostings = "postings"
+	postingsNum  = "numbered"
+	metaNext     = "next"
+	metaRecords  = "records" // "lean" in a lean store (Options.Lean), absent otherwise
+	recordsLean  = "lean"
+)
+
+// splitDocValue splits the value of a 'd' key of a numbered store into
+// the document's number and its record.
+func splitDocValue(v []byte) (uint64, []byte, error) {
+	if len(v) < numLen {
+		return 0, nil, fmt.Errorf("%w: record value of %d bytes: want a %d-byte number first", ErrCorrupt, len(v), numLen)
+	}
+	return readNum(v), v[numLen:], nil
+}

@@ -263,11 +263,53 @@ func TestOldArchive(t *testing.T) {
 	}
 }
 
-// The Store writes, for the documents of the old archive, exactly its
-// keys and values.
+// oldStore writes the keys and values of testdata/old-archive.txt into
+// a new Badger directory, as the index package wrote them before the
+// Store seam, and returns the directory.
+func oldStore(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "old")
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(txn *badger.Txn) error {
+		for _, line := range oldArchive(t) {
+			k, v, _ := strings.Cut(line, " ")
+			if err := txn.Set(mustHex(t, k), mustHex(t, v)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A store written before numbered postings keeps its layout: what is
+// written into it afterwards, by Apply or by Load into it once it is
+// empty again, is keyed by ID as before, exactly the old archive's keys
+// and values.
 func TestWritesOldArchive(t *testing.T) {
-	x, s := openTemp(t, &index.Options{Blocks: 5, MaxDistance: 3, AnalyzerID: "old/v1"})
-	if err := x.Add(t.Context(), oldArchiveDocs()...); err != nil {
+	ctx := t.Context()
+	docs := oldArchiveDocs()
+	var ids []string
+	for _, d := range docs {
+		ids = append(ids, d.ID)
+	}
+	x, s := openDir(t, oldStore(t), nil, &index.Options{Blocks: 5, MaxDistance: 3, AnalyzerID: "old/v1"})
+	if s.numbered {
+		t.Fatal("an archive of postings by ID opened as numbered")
+	}
+	if err := x.Delete(ctx, ids...); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(ctx, docs...); err != nil {
 		t.Fatal(err)
 	}
 	got, want := dumpKeys(t, s), oldArchive(t)
@@ -276,13 +318,150 @@ func TestWritesOldArchive(t *testing.T) {
 		t.Errorf("%d keys, the old archive %d; first difference at %d:\n%s\nwant\n%s", len(got), len(want), i, at(got, i), at(want, i))
 	}
 	// Load writes them too.
-	y, ys := openTemp(t, &index.Options{Blocks: 5, MaxDistance: 3, AnalyzerID: "old/v1"})
-	if _, err := y.Load(t.Context(), slices.Values(oldArchiveDocs())); err != nil {
+	if err := x.Delete(ctx, ids...); err != nil {
 		t.Fatal(err)
 	}
-	if got := dumpKeys(t, ys); !slices.Equal(got, want) {
+	if _, err := x.Load(ctx, slices.Values(docs)); err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpKeys(t, s); !slices.Equal(got, want) {
 		i := firstDiff(got, want)
 		t.Errorf("Load: %d keys, the old archive %d; first difference at %d:\n%s\nwant\n%s", len(got), len(want), i, at(got, i), at(want, i))
+	}
+}
+
+// A new store numbers its documents: every posting key ends in the
+// document's 5-byte number instead of its ID, 'n' number → ID resolves
+// it, the record's value starts with it, 'M' "postings" says so and
+// 'M' "next" keeps the next number.
+// Apply and Load write the same keys.
+func TestNumberedKeys(t *testing.T) {
+	ctx := t.Context()
+	d := index.Doc{ID: "doc/a", Fingerprint: 0x0123456789abcdef, ContentHash: 0x1111, Added: time.Unix(5, 0)}
+	e := index.Doc{ID: "doc/b", Fingerprint: 0xfedcba9876543210, ContentHash: 0x2222, Added: time.Unix(6, 0)}
+	rec := func(x *index.Index, d index.Doc) string {
+		t.Helper()
+		b, err := x.Store().Records(ctx, []string{d.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%x", b[0])
+	}
+	for _, load := range []bool{false, true} {
+		x, s := openTemp(t, &index.Options{AnalyzerID: "num/v1"})
+		if !s.numbered {
+			t.Fatal("a new store is not numbered")
+		}
+		var err error
+		if load {
+			_, err = x.Load(ctx, slices.Values([]index.Doc{d, e}))
+		} else {
+			err = x.Add(ctx, d, e)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra, rb := rec(x, d), rec(x, e)
+		want := []string{
+			"4d6e657874 0000000003",               // 'M' "next" → the next number, 3
+			"4d706f7374696e6773 6e756d6265726564", // 'M' "postings" → "numbered"
+			"6300000000000011110000000001 ",       // 'c' content hash, number 1
+			"6300000000000022220000000002 ",
+			"64646f632f61 0000000001" + ra, // 'd' "doc/a" → number 1, record
+			"64646f632f62 0000000002" + rb,
+			"6d616e616c797a6572 6e756d2f7631", // 'm' analyzer, format, layout
+			"6d666f726d6174 01",
+			"6d6c61796f7574 0403",
+			"6e0000000001 646f632f61", // 'n' 1 → "doc/a"
+			"6e0000000002 646f632f62",
+			// 't' table, its 16 bits, the fingerprint, the number
+			"74000123" + "0123456789abcdef" + "0000000001 ",
+			"7400fedc" + "fedcba9876543210" + "0000000002 ",
+			"74014567" + "0123456789abcdef" + "0000000001 ",
+			"7401ba98" + "fedcba9876543210" + "0000000002 ",
+			"74027654" + "fedcba9876543210" + "0000000002 ",
+			"740289ab" + "0123456789abcdef" + "0000000001 ",
+			"740332" + "10" + "fedcba9876543210" + "0000000002 ",
+			"7403cdef" + "0123456789abcdef" + "0000000001 ",
+		}
+		if got := dumpKeys(t, s); !slices.Equal(got, want) {
+			t.Errorf("load %v: keys\n%s\nwant\n%s", load, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// A posting of a number with no ID (left by a write that a failure cut
+// short) is left out, and PostingsNear leaves out the table postings
+// too far from the query, which Postings keeps.
+func TestNumberedPostings(t *testing.T) {
+	ctx := t.Context()
+	x, s := openTemp(t, nil)
+	near := index.Doc{ID: "near", Fingerprint: 0x0123456789abcdef, Added: time.Unix(5, 0)}
+	far := index.Doc{ID: "far", Fingerprint: 0x0123456789abcdef ^ 0xff, Added: time.Unix(5, 0)} // 8 bits away, same table 0 key
+	if err := x.Add(ctx, near, far); err != nil {
+		t.Fatal(err)
+	}
+	key := index.Key{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x0123}
+	idsOf := func(ps [][]index.Posting) []string {
+		var out []string
+		for _, p := range ps[0] {
+			out = append(out, p.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	ps, err := s.Postings(ctx, []index.Key{key})
+	if err != nil || !slices.Equal(idsOf(ps), []string{"far", "near"}) {
+		t.Errorf("Postings = %v, %v; want far and near", ps, err)
+	}
+	ps, err = s.PostingsNear(ctx, []index.Key{key}, []simhash.Fingerprint{near.Fingerprint}, 3)
+	if err != nil || !slices.Equal(idsOf(ps), []string{"near"}) {
+		t.Errorf("PostingsNear = %v, %v; want near alone", ps, err)
+	}
+	// A posting of number 9, which no document has.
+	err = s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(appendNumPostingKey(nil, key, near.Fingerprint, 9), nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, err = s.Postings(ctx, []index.Key{key}); err != nil || !slices.Equal(idsOf(ps), []string{"far", "near"}) {
+		t.Errorf("Postings with an unnumbered posting = %v, %v; want far and near", ps, err)
+	}
+	// Replacing a document keeps its number; deleting it removes it.
+	moved := near
+	moved.Fingerprint ^= 1 << 63
+	if err := x.Add(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	if got := countKeys(t, s, kindNum); got != 2 {
+		t.Errorf("%d numbers after a replace, want 2", got)
+	}
+	if err := x.Delete(ctx, "far"); err != nil {
+		t.Fatal(err)
+	}
+	dump := strings.Join(dumpKeys(t, s), "\n")
+	for _, gone := range []string{"6e0000000002 ", "0000000002 \n", fmt.Sprintf("%x", "far")} {
+		if strings.Contains(dump, gone) {
+			t.Errorf("after deleting far (number 2) the store holds %q:\n%s", gone, dump)
+		}
+	}
+	if got, err := x.Near(ctx, moved.Fingerprint, 0); err != nil || len(got) != 1 || got[0].ID != "near" {
+		t.Errorf("Near(moved) = %v, %v", got, err)
+	}
+	// Numbers go on from the highest after a reopen.
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	y, s2 := openDir(t, s.dir, nil, nil)
+	if s2.next != 3 || !s2.numbered {
+		t.Errorf("reopened: next number %d, numbered %v; want 3, true", s2.next, s2.numbered)
+	}
+	if err := y.Add(ctx, index.Doc{ID: "new", Fingerprint: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if got := countKeys(t, s2, kindNum); got != 2 {
+		t.Errorf("%d numbers, want 2 (near's 1, new's 3)", got)
 	}
 }
 
@@ -348,5 +527,58 @@ func TestSalvageKeepsReuse(t *testing.T) {
 	ps, err := y.Store().Postings(ctx, []index.Key{{Kind: index.KindPassage, Value: 0xabc}})
 	if err != nil || len(ps[0]) != 1 || ps[0][0].ID != "a" {
 		t.Errorf("salvaged passage postings %v, %v", ps, err)
+	}
+}
+
+// A store created lean keeps records without title, keywords and text,
+// written by Apply and by Load, and stays lean when opened without the
+// option; a store created whole stays whole when opened with it.
+func TestLean(t *testing.T) {
+	ctx := t.Context()
+	d := index.Doc{ID: "a", Fingerprint: 5, ContentHash: 6, Title: "Title", Keywords: []tfidf.Keyword{{Word: "w", Weight: 1.5}},
+		Text: "the text", Shingles: 7, Sketch: minhash.New("some text to sketch here"), Added: time.Unix(9, 0).UTC(), Job: "j", Seq: 3}
+	lean := d
+	lean.Title, lean.Keywords, lean.Text = "", nil, ""
+	get := func(dir string, o *Options) (index.Doc, *Store) {
+		t.Helper()
+		x, s := openDir(t, dir, o, nil)
+		got, err := x.Get(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return got, s
+	}
+	for _, load := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "lean")
+		x, _ := openDir(t, dir, &Options{Lean: true}, nil)
+		var err error
+		if load {
+			_, err = x.Load(ctx, slices.Values([]index.Doc{d}))
+		} else {
+			err = x.Add(ctx, d)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, s := get(dir, nil); !reflect.DeepEqual(got, lean) || !s.lean {
+			t.Errorf("load %v: lean store: Get = %+v, lean %v; want %+v", load, got, s.lean, lean)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "whole")
+	x, _ := openDir(t, dir, nil, nil)
+	if err := x.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, s := get(dir, &Options{Lean: true}); !reflect.DeepEqual(got, d) || s.lean {
+		t.Errorf("whole store opened with Lean: Get = %+v, lean %v; want %+v", got, s.lean, d)
 	}
 }

@@ -100,7 +100,9 @@ func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64,
 		if err := index.CheckID(w.ID); err != nil {
 			return 0, fmt.Errorf("index: %s: load %q: %w", s.dir, w.ID, err)
 		}
-		l.add(w)
+		if err := l.add(w); err != nil {
+			return 0, err
+		}
 		if len(l.docs) == s.loadChunkSize() {
 			if err := l.sortChunk(); err != nil {
 				return 0, err
@@ -143,8 +145,10 @@ const (
 	streamContent
 	streamDoc
 	streamPassage
+	streamNum // 'n' number → ID, numbered stores only
 	streamTable0
-	streamMeta = 1 << 16 // a stream ID of its own, written first
+	streamMeta      = 1 << 16        // a stream ID of its own, written first
+	streamStoreMeta = streamMeta + 1 // 'M', numbered stores only
 )
 
 // loader is the state of one Load.
@@ -154,6 +158,7 @@ type loader struct {
 	tables int     // tables seen: the streams are streamTable0+tables
 	bits   []uint8 // bits[t]: the key bits of table t
 	chunks int
+	num    uint64      // the number of the last document read (numbered stores)
 	docs   []loadDoc   // the current chunk
 	recs   []byte      // its records, back to back
 	keys   []index.Key // its keys, back to back
@@ -162,6 +167,7 @@ type loader struct {
 // loadDoc is what Load keeps of a document of the current chunk.
 type loadDoc struct {
 	id   string
+	num  uint64 // its number, in a numbered store
 	fp   uint64
 	rec  [2]int // the record is loader.recs[rec[0]:rec[1]]
 	keys [2]int // its keys are loader.keys[keys[0]:keys[1]]
@@ -171,12 +177,20 @@ type loadDoc struct {
 // sort the same way as the key's bytes.
 type sortKey struct {
 	a, b uint64
-	id   string
+	id   string // "" in a numbered store
+	num  uint64 // 0 in a store whose postings end in IDs
 }
 
-func (l *loader) add(w *index.Write) {
+func (l *loader) add(w *index.Write) error {
 	from, k0 := len(l.recs), len(l.keys)
-	l.recs = append(l.recs, w.Record...)
+	if l.s.lean {
+		var err error
+		if l.recs, err = index.LeanRecord(l.recs, w.Record, w.ID); err != nil {
+			return fmt.Errorf("index: %s: load %q: %w", l.s.dir, w.ID, err)
+		}
+	} else {
+		l.recs = append(l.recs, w.Record...)
+	}
 	l.keys = append(l.keys, w.Keys...)
 	for _, k := range w.Keys {
 		if k.Kind == index.KindTable {
@@ -186,7 +200,13 @@ func (l *loader) add(w *index.Write) {
 			l.tables, l.bits[k.Table] = len(l.bits), k.Bits
 		}
 	}
-	l.docs = append(l.docs, loadDoc{id: w.ID, fp: uint64(w.Fingerprint), rec: [2]int{from, len(l.recs)}, keys: [2]int{k0, len(l.keys)}})
+	var num uint64
+	if l.s.numbered {
+		l.num++
+		num = l.s.next - 1 + l.num
+	}
+	l.docs = append(l.docs, loadDoc{id: w.ID, num: num, fp: uint64(w.Fingerprint), rec: [2]int{from, len(l.recs)}, keys: [2]int{k0, len(l.keys)}})
+	return nil
 }
 
 // runPath is the run file of a stream of a chunk.
@@ -218,41 +238,53 @@ func (l *loader) sortChunk() error {
 		appendKey func(dst []byte, k *sortKey) []byte
 	}
 	// Every key of the chunk, by stream.
+	numbered := l.s.numbered
 	keysOf := func(stream int, dst []sortKey) []sortKey {
 		for i := range docs {
 			d := &docs[i]
+			id := d.id
+			if numbered {
+				id = ""
+			}
 			for _, k := range l.keys[d.keys[0]:d.keys[1]] {
 				switch {
 				case stream == streamBand && k.Kind == index.KindBand:
-					dst = append(dst, sortKey{uint64(k.Table), k.Value, d.id})
+					dst = append(dst, sortKey{uint64(k.Table), k.Value, id, d.num})
 				case stream == streamContent && k.Kind == index.KindContent,
 					stream == streamPassage && k.Kind == index.KindPassage:
-					dst = append(dst, sortKey{k.Value, 0, d.id})
+					dst = append(dst, sortKey{k.Value, 0, id, d.num})
 				case stream >= streamTable0 && k.Kind == index.KindTable && int(k.Table) == stream-streamTable0:
-					dst = append(dst, sortKey{k.Value << (64 - uint(k.Bits)), d.fp, d.id})
+					dst = append(dst, sortKey{k.Value << (64 - uint(k.Bits)), d.fp, id, d.num})
 				}
 			}
 		}
 		return dst
+	}
+	// posting appends the key of a posting: ending in its ID or number.
+	posting := func(dst []byte, key index.Key, fp simhash.Fingerprint, k *sortKey) []byte {
+		if numbered {
+			return appendNumPostingKey(dst, key, fp, k.num)
+		}
+		return appendPostingKey(dst, key, fp, k.id)
 	}
 	bits := l.bits
 	tasks := []task{{
 		stream: streamBand,
 		keys:   func(dst []sortKey) []sortKey { return keysOf(streamBand, dst) },
 		appendKey: func(dst []byte, k *sortKey) []byte {
-			return appendPostingKey(dst, index.Key{Kind: index.KindBand, Table: uint8(k.a), Value: k.b}, 0, k.id)
+			return posting(dst, index.Key{Kind: index.KindBand, Table: uint8(k.a), Value: k.b}, 0, k)
 		},
 	}, {
 		stream: streamContent,
 		keys:   func(dst []sortKey) []sortKey { return keysOf(streamContent, dst) },
 		appendKey: func(dst []byte, k *sortKey) []byte {
-			return appendPostingKey(dst, index.Key{Kind: index.KindContent, Value: k.a}, 0, k.id)
+			return posting(dst, index.Key{Kind: index.KindContent, Value: k.a}, 0, k)
 		},
 	}, {
 		stream: streamPassage,
 		keys:   func(dst []sortKey) []sortKey { return keysOf(streamPassage, dst) },
 		appendKey: func(dst []byte, k *sortKey) []byte {
-			return appendPostingKey(dst, index.Key{Kind: index.KindPassage, Value: k.a}, 0, k.id)
+			return posting(dst, index.Key{Kind: index.KindPassage, Value: k.a}, 0, k)
 		},
 	}}
 	for t := range l.tables {
@@ -261,7 +293,7 @@ func (l *loader) sortChunk() error {
 			keys:   func(dst []sortKey) []sortKey { return keysOf(streamTable0+t, dst) },
 			appendKey: func(dst []byte, k *sortKey) []byte {
 				key := index.Key{Kind: index.KindTable, Table: uint8(t), Bits: bits[t], Value: k.a >> (64 - uint(bits[t]))}
-				return appendPostingKey(dst, key, simhash.Fingerprint(k.b), k.id)
+				return posting(dst, key, simhash.Fingerprint(k.b), k)
 			},
 		})
 	}
@@ -274,8 +306,10 @@ func (l *loader) sortChunk() error {
 				return cmp.Compare(p.a, q.a)
 			case p.b != q.b:
 				return cmp.Compare(p.b, q.b)
+			case p.id != q.id:
+				return strings.Compare(p.id, q.id)
 			}
-			return strings.Compare(p.id, q.id)
+			return cmp.Compare(p.num, q.num)
 		})
 		var kb []byte
 		return keys, l.writeRun(tk.stream, chunk, len(keys), func(i int, dst []byte) ([]byte, []byte) {
@@ -287,12 +321,28 @@ func (l *loader) sortChunk() error {
 		return err
 	}
 	// The records, sorted by ID already.
+	var val []byte
 	err = l.writeRun(streamDoc, chunk, len(docs), func(i int, dst []byte) ([]byte, []byte) {
 		d := &docs[i]
-		return append(append(dst, kindDoc), d.id...), l.recs[d.rec[0]:d.rec[1]]
+		rec := l.recs[d.rec[0]:d.rec[1]]
+		if numbered {
+			val = append(appendNum(val[:0], d.num), rec...)
+			rec = val
+		}
+		return append(append(dst, kindDoc), d.id...), rec
 	})
 	if err != nil {
 		return err
+	}
+	if numbered {
+		// The numbers' IDs, in the order of the numbers.
+		slices.SortFunc(docs, func(a, b loadDoc) int { return cmp.Compare(a.num, b.num) })
+		err = l.writeRun(streamNum, chunk, len(docs), func(i int, dst []byte) ([]byte, []byte) {
+			return appendNum(append(dst, kindNum), docs[i].num), []byte(docs[i].id)
+		})
+		if err != nil {
+			return err
+		}
 	}
 	l.chunks++
 	l.docs, l.recs, l.keys = l.docs[:0], l.recs[:0], l.keys[:0]
@@ -387,18 +437,43 @@ func (l *loader) write() error {
 	if err := w.done(streamMeta); err != nil {
 		return err
 	}
+	if l.s.numbered {
+		if err := w.put(streamStoreMeta, storeMetaKey(metaNext), appendNum(nil, s.next+l.num)); err != nil {
+			return err
+		}
+		if err := w.put(streamStoreMeta, storeMetaKey(metaPostings), []byte(postingsNum)); err != nil {
+			return err
+		}
+		if s.lean {
+			if err := w.put(streamStoreMeta, storeMetaKey(metaRecords), []byte(recordsLean)); err != nil {
+				return err
+			}
+		}
+		if err := w.done(streamStoreMeta); err != nil {
+			return err
+		}
+	}
 
 	// The records first: where an ID has records from several chunks the
 	// last chunk's wins, and the others' keys are skipped in every
 	// stream.
 	losers := map[loser]bool{}
+	lost := map[uint64]bool{} // the losers' numbers, in a numbered store
 	var docs int64
+	var idHashes []uint64 // in a numbered store
 	err = l.merge(streamDoc, func(key, value []byte, chunk int, next *mergeItem) error {
 		if next != nil && bytes.Equal(next.key, key) {
-			losers[loser{chunk, string(key[1:])}] = true
+			if s.numbered {
+				lost[readNum(value)] = true
+			} else {
+				losers[loser{chunk, string(key[1:])}] = true
+			}
 			return nil
 		}
 		docs++
+		if s.numbered {
+			idHashes = append(idHashes, xxhash.Sum64(key[1:]))
+		}
 		return w.put(streamDoc+1, key, value)
 	})
 	if err != nil {
@@ -410,11 +485,14 @@ func (l *loader) write() error {
 	bloom := newCountingBloom(docs+docs/2, s.fpRate)
 	ids := newIDFilter(bloom.capacity, idFalsePositive)
 	bands := newBandFilter(bloom.capacity)
+	for _, h := range idHashes {
+		ids.add(h)
+	}
 	// The other streams, in parallel (StreamWriter.Write is safe for
 	// concurrent use), each with a buffer of its own.
 	var others []int
 	for st := 0; st < streamTable0+l.tables; st++ {
-		if st != streamDoc {
+		if st != streamDoc && (st != streamNum || s.numbered) {
 			others = append(others, st)
 		}
 	}
@@ -426,23 +504,30 @@ func (l *loader) write() error {
 			idAt = bandPrefixLen
 		case streamContent, streamPassage:
 			idAt = contentPrefixLen
+		case streamNum:
+			idAt = 1
 		default:
 			idAt = 2 + (int(l.bits[st-streamTable0])+7)/8 + 8
 		}
 		w := &streamBuf{sw: sw, buf: z.NewBuffer(16<<20, "neardup.Load"), version: w.version}
 		defer w.buf.Release()
-		err := l.merge(st, func(key, _ []byte, chunk int, _ *mergeItem) error {
-			if len(losers) > 0 && losers[loser{chunk, string(key[idAt:])}] {
+		err := l.merge(st, func(key, value []byte, chunk int, _ *mergeItem) error {
+			switch {
+			case s.numbered && len(lost) > 0 && lost[readNum(key[idAt:])]:
+				return nil
+			case !s.numbered && len(losers) > 0 && losers[loser{chunk, string(key[idAt:])}]:
 				return nil
 			}
 			switch st { // each filter is written by one stream only
 			case streamContent:
 				bloom.add(binary.BigEndian.Uint64(key[1:contentPrefixLen]))
-				ids.add(xxhash.Sum64(key[idAt:]))
+				if !s.numbered {
+					ids.add(xxhash.Sum64(key[idAt:]))
+				}
 			case streamBand:
 				bands.add(bandHash(key))
 			}
-			return w.put(uint32(st+1), key, nil)
+			return w.put(uint32(st+1), key, value)
 		})
 		if err != nil {
 			return struct{}{}, err
@@ -456,6 +541,8 @@ func (l *loader) write() error {
 		return fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
 	s.setFilters(bloom, ids, bands, docs)
+	s.next += l.num
+	s.mark = false
 	return nil
 }
 
@@ -587,12 +674,14 @@ type streamBuf struct {
 	sw      *badger.StreamWriter
 	buf     *z.Buffer
 	version uint64
+	kv      pb.KV // reused: KVToBuffer copies it into buf
 }
 
 // put adds a key-value pair to stream id, writing the buffer out when it
 // is large.
 func (w *streamBuf) put(id uint32, key, value []byte) error {
-	badger.KVToBuffer(&pb.KV{Key: key, Value: value, Version: w.version, StreamId: id}, w.buf)
+	w.kv.Key, w.kv.Value, w.kv.Version, w.kv.StreamId = key, value, w.version, id
+	badger.KVToBuffer(&w.kv, w.buf)
 	if w.buf.LenNoPadding() >= 8<<20 {
 		return w.write()
 	}

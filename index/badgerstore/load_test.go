@@ -31,8 +31,8 @@ func TestLoadEqualsAdd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := dumpKeys(t, addedStore)
-		if got := dumpKeys(t, s); !slices.Equal(got, want) {
+		want := dumpResolved(t, addedStore)
+		if got := dumpResolved(t, s); !slices.Equal(got, want) {
 			t.Errorf("%+v: Load wrote %d keys, Add %d; first difference at %d", opts, len(got), len(want), firstDiff(got, want))
 		}
 		distinct := map[string]bool{}
@@ -67,7 +67,7 @@ func TestLoadEqualsAdd(t *testing.T) {
 		if err := added.Add(ctx, docs[:100]...); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := dumpKeys(t, s), dumpKeys(t, addedStore); !slices.Equal(got, want) {
+		if got, want := dumpResolved(t, s), dumpResolved(t, addedStore); !slices.Equal(got, want) {
 			t.Errorf("after re-adding: %d keys, want %d", len(got), len(want))
 		}
 		// And after reopening.

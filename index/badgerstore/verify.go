@@ -116,6 +116,12 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 					r.Damage = append(r.Damage, Damage{File: "value log", Block: -1, ID: id, Err: err})
 					continue
 				}
+				if s.numbered {
+					if _, rec, err = splitDocValue(rec); err != nil {
+						r.Damage = append(r.Damage, Damage{File: "(through Badger)", Block: -1, ID: id, Err: err})
+						continue
+					}
+				}
 				if _, err := index.DecodeRecord(id, rec); err != nil {
 					r.Damage = append(r.Damage, Damage{File: "(through Badger)", Block: -1, ID: id, Err: err})
 					continue
@@ -165,7 +171,7 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 		}
 		r.Tables++
 		r.Entries += tablecheck.Walk(dir, f, func(e *tablecheck.Entry) {
-			if len(e.Key) == 0 || (e.Key[0] != kindDoc && e.Key[0] != kindMeta) {
+			if len(e.Key) == 0 || (e.Key[0] != kindDoc && e.Key[0] != kindMeta && e.Key[0] != kindStoreMeta) {
 				return
 			}
 			if n := keep[string(e.Key)]; n != nil && n.version >= e.Version {
@@ -187,6 +193,11 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	if len(format) != 1 || format[0] != index.FormatVersion || len(lay) != 2 {
 		return r, 0, fmt.Errorf("index: salvage %s: %w: its format and layout metadata cannot be read (format %v, layout %v)", dir, ErrCorrupt, format, lay)
 	}
+	// A store with numbered postings starts its records with the number.
+	numbered := false
+	if n := keep[string(storeMetaKey(metaPostings))]; n != nil && !n.deleted && string(n.value) == postingsNum {
+		numbered = true
+	}
 	var ids []string
 	for k, n := range keep {
 		if k[0] == kindDoc && !n.deleted {
@@ -201,7 +212,15 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 			r.Damage = append(r.Damage, Damage{File: "value log", Block: -1, ID: id, Err: errors.New("record kept in the value log: not salvaged")})
 			continue
 		}
-		d, err := index.DecodeRecord(id, n.value)
+		rec := n.value
+		if numbered {
+			var err error
+			if _, rec, err = splitDocValue(rec); err != nil {
+				r.Damage = append(r.Damage, Damage{File: "(table entry)", Block: -1, ID: id, Err: err})
+				continue
+			}
+		}
+		d, err := index.DecodeRecord(id, rec)
 		if err != nil {
 			r.Damage = append(r.Damage, Damage{File: "(table entry)", Block: -1, ID: id, Err: err})
 			continue

@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"StoreClaim", testStoreClaim},
 		{"StoreClaimRace", testStoreClaimRace},
 		{"Passages", testPassages},
+		{"PostingsNear", testPostingsNear},
 	}
 	// Every store decides with Ingest's protocol: a Shared store its
 	// own way, any other through index.InProcess.

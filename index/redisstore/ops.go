@@ -21,6 +21,21 @@ import (
 // no longer resolves (deleted or replaced documents) are left out, and so
 // are repeats of an ID within one key's list.
 func (s *Store) Postings(ctx context.Context, keys []index.Key) ([][]index.Posting, error) {
+	return s.postings(ctx, keys, nil, -1)
+}
+
+// PostingsNear implements index.NearPostings: Postings that resolves
+// the numbers of the table postings within k bits of fps[i] only (the
+// others, most of a table bucket's at scale, cost no lookup).
+func (s *Store) PostingsNear(ctx context.Context, keys []index.Key, fps []simhash.Fingerprint, k int) ([][]index.Posting, error) {
+	if len(fps) != len(keys) {
+		return nil, s.errorf("postings: %d keys and %d fingerprints", len(keys), len(fps))
+	}
+	return s.postings(ctx, keys, fps, k)
+}
+
+// postings is Postings, and PostingsNear when fps is not nil.
+func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fingerprint, k int) ([][]index.Posting, error) {
 	if err := s.use(); err != nil {
 		return nil, err
 	}
@@ -55,7 +70,11 @@ func (s *Store) Postings(ctx context.Context, keys []index.Key) ([][]index.Posti
 	ids := map[uint64]string{}
 	for i := range keys {
 		val := cmds[at[bs[i].key]].(*redis.StringCmd).Val()
+		far := fps != nil && bs[i].table
 		err := bs[i].scan(val, func(fp simhash.Fingerprint, num uint64) {
+			if far && fps[i].Distance(fp) > k {
+				return
+			}
 			hits[i] = append(hits[i], hit{fp, num})
 			ids[num] = ""
 		})
@@ -471,8 +490,10 @@ func (s *Store) writeRecords(ctx context.Context, b *applyBatch, lo, hi int) ([]
 			}
 			sset = append(sset, f, string(index.StatusPending))
 		}
-		v := make([]byte, 0, numBytes+len(w.Record))
-		v = append(appendNum(v, p.num), w.Record...)
+		v, err := s.appendRecord(appendNum(make([]byte, 0, numBytes+len(w.Record)), p.num), w.Record, w.ID)
+		if err != nil {
+			return nil, s.errorf("write %q: %w", w.ID, err)
+		}
 		args := []any{"set", s.recordKey(w.ID), string(v), "get"}
 		if b.shared {
 			args = append(args, "nx")

@@ -237,6 +237,15 @@ type Options struct {
 	// Cluster, if not nil, may change go-redis's options before the
 	// client is made (timeouts, pool sizes, TLS).
 	Cluster func(*redis.ClusterOptions)
+
+	// Lean makes a new archive keep its records lean (index.LeanRecord):
+	// without the title, keywords and kept text, which only explain a
+	// match to a person. For an archive of batch runs, which explain no
+	// match: Get, check and serve show its documents and matches
+	// without them. The choice is recorded when the archive is created
+	// ('M' "records"); an archive opened later keeps what it was created
+	// with, whatever Lean says.
+	Lean bool
 }
 
 // Store is an index.Store in a Redis Cluster.
@@ -245,6 +254,7 @@ type Store struct {
 	url        string // redacted
 	prefix     string // NAME ":"
 	bucketBits int
+	lean       bool // the archive keeps lean records (Options.Lean)
 	epoch      string
 	markers    []string // the marker key of every slot
 	opts       Options
@@ -296,7 +306,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		if opts.RetryWindow != 0 {
 			o.RetryWindow = opts.RetryWindow
 		}
-		o.ReadOnly, o.Cluster = opts.ReadOnly, opts.Cluster
+		o.ReadOnly, o.Cluster, o.Lean = opts.ReadOnly, opts.Cluster, opts.Lean
 	}
 	s := &Store{url: Redact(url), prefix: name + ":", opts: o}
 	if o.BucketBits != 0 && (o.BucketBits < MinBucketBits || o.BucketBits > MaxBucketBits) {
@@ -381,10 +391,60 @@ func (s *Store) open(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := s.openEpoch(ctx); err != nil {
+	creating, err := s.openEpoch(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.openRecords(ctx, creating); err != nil {
 		return err
 	}
 	return s.openBucketBits(ctx)
+}
+
+// openRecords reads, or records when the archive is being created,
+// whether it keeps lean records (Options.Lean): 'M' "records" is "lean"
+// or "whole"; an archive without it (created before it existed) keeps
+// whole records.
+func (s *Store) openRecords(ctx context.Context, creating bool) error {
+	key := s.storeKey("records")
+	var v string
+	var err error
+	if creating && !s.opts.ReadOnly {
+		want := "whole"
+		if s.opts.Lean {
+			want = "lean"
+		}
+		v, err = s.c.SetArgs(ctx, key, want, redis.SetArgs{Mode: "NX", Get: true}).Result()
+		if err == redis.Nil {
+			v, err = want, nil
+		}
+	} else {
+		v, err = s.c.Get(ctx, key).Result()
+		if err == redis.Nil {
+			v, err = "whole", nil
+		}
+	}
+	if err != nil {
+		return s.errorf("records setting: %w", err)
+	}
+	switch v {
+	case "lean":
+		s.lean = true
+	case "whole":
+		s.lean = false
+	default:
+		return s.errorf("%w: records setting %q: want lean or whole", index.ErrCorrupt, v)
+	}
+	return nil
+}
+
+// appendRecord appends to dst the record rec of document id as the
+// archive keeps it: lean (index.LeanRecord) in a lean archive.
+func (s *Store) appendRecord(dst, rec []byte, id string) ([]byte, error) {
+	if !s.lean {
+		return append(dst, rec...), nil
+	}
+	return index.LeanRecord(dst, rec, id)
 }
 
 // infoField returns the value of field in the text of INFO.
@@ -451,20 +511,20 @@ const (
 // says the archive is being created, it writes the markers first
 // (HSETNX, safe to repeat, so it completes a creation another process
 // left half way) and marks the epoch ready once every marker is there.
-func (s *Store) openEpoch(ctx context.Context) error {
+func (s *Store) openEpoch(ctx context.Context) (creating bool, err error) {
 	key := s.storeKey("epoch")
 	ev, err := s.findEpoch(ctx, key)
 	if err != nil {
-		return err
+		return false, err
 	}
 	state, e := ev[:min(2, len(ev))], ev[min(2, len(ev)):]
 	if len(e) != 16 || (state != epochCreating && state != epochReady) {
-		return s.errorf("%w: epoch %q", index.ErrCorrupt, ev)
+		return false, s.errorf("%w: epoch %q", index.ErrCorrupt, ev)
 	}
 	s.epoch = e
 	if state == epochCreating {
 		if s.opts.ReadOnly {
-			return s.errorf("%w: the archive is being created", index.ErrNotFound)
+			return false, s.errorf("%w: the archive is being created", index.ErrNotFound)
 		}
 		// Creating, by this process or one that stopped half way:
 		// marking is idempotent.
@@ -473,23 +533,23 @@ func (s *Store) openEpoch(ctx context.Context) error {
 			cmds[i] = redis.NewBoolCmd(ctx, "hsetnx", m, "e", s.epoch)
 		}
 		if err := s.exec(ctx, cmds, true); err != nil {
-			return s.errorf("writing the slot markers: %w", err)
+			return false, s.errorf("writing the slot markers: %w", err)
 		}
 	}
 	bad, err := s.checkAllMarkers(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if len(bad) > 0 {
-		return s.errorf("%w: %d of the %d slots lost the archive's marker: %s restarted empty?",
+		return false, s.errorf("%w: %d of the %d slots lost the archive's marker: %s restarted empty?",
 			index.ErrCorrupt, len(bad), numSlots, s.describeSlots(bad))
 	}
 	if state == epochCreating {
 		if err := s.c.Set(ctx, key, epochReady+s.epoch, 0).Err(); err != nil {
-			return s.errorf("%w", err)
+			return false, s.errorf("%w", err)
 		}
 	}
-	return nil
+	return state == epochCreating, nil
 }
 
 // findEpoch returns the value of the epoch key. When there is none, it

@@ -306,8 +306,10 @@ func (s *Store) Decide(ctx context.Context, ds []index.Decision) ([]index.State,
 		if err := index.CheckID(d.ID); err != nil {
 			return nil, s.errorf("decide %d: %w", d.Num, err)
 		}
-		v := make([]byte, 0, numBytes+len(d.Record))
-		v = append(appendNum(v, d.Num), d.Record...)
+		v, err := s.appendRecord(appendNum(make([]byte, 0, numBytes+len(d.Record)), d.Num), d.Record, d.ID)
+		if err != nil {
+			return nil, s.errorf("decide %d: %w", d.Num, err)
+		}
 		sets = append(sets, redis.NewStatusCmd(ctx, "set", s.recordKey(d.ID), string(v), "xx"))
 	}
 	if err := s.exec(ctx, sets, true); err != nil {

@@ -100,7 +100,18 @@ type Shadows struct {
 	tabs     []*Table      // by ID
 	listed   atomic.Bool   // tabs are Badger's list for good (a read-only store's)
 	reads    atomic.Uint64 // views taken, for checkIndex
+	// compression is that of the tables Badger writes after Open
+	// (its options'): none unless SetCompression says otherwise.
+	compression options.CompressionType
+}
 
+// SetCompression says that the tables Badger writes from now on are
+// compressed with c (the store's Badger options). Call it before the
+// first View.
+func (sh *Shadows) SetCompression(c options.CompressionType) {
+	sh.mu.Lock()
+	sh.compression = c
+	sh.mu.Unlock()
 }
 
 // View returns the handles on the tables of db, opening new ones and
@@ -110,8 +121,21 @@ type Shadows struct {
 func (sh *Shadows) View(db *badger.DB) ([]*Table, func(), error) {
 	sh.mu.RLock()
 	if !sh.listed.Load() {
-		// Badger's list of tables, about 100 ns a table.
-		infos := db.Tables()
+		// Badger's list of tables, about 100 ns a table. It reads each
+		// table's index, and panics on a damaged one: the read lock is
+		// released, and the damage is named by the handles' copy of
+		// the indexes when they show it.
+		infos, perr := tableList(db)
+		if perr != nil {
+			for _, st := range sh.tabs {
+				if d := st.checkIndex(); d != nil {
+					sh.mu.RUnlock()
+					return nil, nil, &Error{Dir: sh.dir, Damage: *d}
+				}
+			}
+			sh.mu.RUnlock()
+			return nil, nil, &Error{Dir: sh.dir, Damage: Damage{File: "(Badger's table list)", Block: -1, Err: perr}}
+		}
 		if !sh.same(infos) {
 			sh.mu.RUnlock()
 			sh.mu.Lock()
@@ -165,9 +189,9 @@ func (sh *Shadows) refresh(infos []badger.TableInfo) {
 			delete(held, ti.ID)
 			continue
 		}
-		// Tables badgerstore has Badger write are uncompressed
-		// (its badgerOptions).
-		st := openShadow(sh.dir, ti.ID, options.None)
+		// Tables written since Open are compressed as the store's
+		// Badger options say (SetCompression).
+		st := openShadow(sh.dir, ti.ID, sh.compression)
 		if errors.Is(st.err, fs.ErrNotExist) || errors.Is(st.err, errEmptyTable) {
 			// Deleted by a compaction since Badger listed it.
 			continue
@@ -306,7 +330,7 @@ func (st *Table) checkMapped(prefix []byte, point bool) (d *Damage) {
 				d = nil
 				return
 			}
-			d = &Damage{File: st.name, Block: -1, Err: PanicError(r)}
+			d = st.panicDamage(prefix, r)
 		}
 	}()
 	if point && len(prefix) > 0 && st.t.DoesNotHave(y.Hash(prefix)) {
@@ -635,4 +659,59 @@ func (vd *ValueLog) File(key []byte) string {
 		return f
 	}
 	return "value log"
+}
+
+// tableList returns Badger's list of tables, or the panic of a damaged
+// table's index as an error.
+func tableList(db *badger.DB) (infos []badger.TableInfo, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = PanicError(r)
+		}
+	}()
+	return db.Tables(), nil
+}
+
+// panicDamage names the block of st that a check of prefix panicked in
+// (r, a panic of Badger's table code on a damaged block): the block
+// that may hold the prefix, or the next one, whichever cannot be read;
+// else the panic, the table named.
+func (st *Table) panicDamage(prefix []byte, r any) *Damage {
+	key := y.KeyWithTs(prefix, math.MaxUint64)
+	d := func() (d *Damage) {
+		defer func() {
+			if recover() != nil {
+				d = nil
+			}
+		}()
+		firsts := st.t.KeySplits(math.MaxInt32, nil) // every block's first key
+		b := 0
+		for b+1 < len(firsts) && y.CompareKeys([]byte(firsts[b+1]), key) <= 0 {
+			b++
+		}
+		for end := min(b+2, len(firsts)); b < end; b++ {
+			if !st.blockReads([]byte(firsts[b])) {
+				return &Damage{File: st.name, Block: b, Err: errBlock}
+			}
+		}
+		return nil
+	}()
+	if d == nil {
+		d = &Damage{File: st.name, Block: -1, Err: PanicError(r)}
+	}
+	return d
+}
+
+// blockReads reports whether Badger's table iterator reads the block
+// whose first key is first, without failing or panicking.
+func (st *Table) blockReads(first []byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	it := st.t.NewIterator(0)
+	defer it.Close()
+	it.Seek(first)
+	return it.Valid()
 }
