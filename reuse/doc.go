@@ -22,7 +22,7 @@
 // share at least one fingerprint. A text has about 2/(Window+1) of its
 // characters as fingerprints (5%: 125 for 2,500 characters).
 //
-// A fingerprint is filed under a key (Params.Key): by default the top 32
+// A fingerprint is filed under a key (Params.Key): by default the low 32
 // bits of its hash (Params.Bits 32), which halves the key's bytes in
 // records and postings; an archive may ask for whole 64-bit hashes.
 // Keys only select candidates. Two passages with one key (at 10^6

@@ -20,7 +20,7 @@ const MetaReuse = "reuse"
 // The versions of MetaReuse's value for an archive with a reuse index:
 // the fingerprints' format (GramHash over NewText's characters, robust
 // winnowing) and their keys, whole hashes (Params.Bits 64) in version 1,
-// their top 32 bits (Params.Bits 32) in version 2.
+// their low 32 bits (Params.Bits 32) in version 2.
 const (
 	metaVersion64 = 1
 	metaVersion32 = 2
