@@ -56,6 +56,7 @@ import (
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/index/redisstore"
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/segment"
@@ -70,6 +71,7 @@ var (
 	profile    = flag.String("cpuprofile", "", "write a CPU profile of the queries to `FILE`")
 	lockFile   = flag.String("lock", "", "take an exclusive flock on `FILE` while timing the queries only (fill unlocked)")
 	baseline   = flag.Bool("baseline", true, "also fill each store without the reuse index, for the bytes it adds")
+	progress   = flag.Int("progress", 0, "say every `N` documents filed how long it took")
 	collisions = flag.Bool("collisions", true, "count the queries' fingerprints whose 32-bit key only unrelated archived fingerprints have (needs 8 bytes a fingerprint)")
 	bits       = flag.String("bits", "32", "passage hash `BITS` of the reuse indexes measured, comma-separated (reuse.Params.Bits: 32 or 64)")
 )
@@ -262,6 +264,9 @@ func main() {
 				if err := x.Add(ctx, b...); err != nil {
 					log.Fatal(err)
 				}
+				if *progress > 0 && (from+len(b))%*progress == 0 {
+					log.Printf("%s: %d documents filed in %v", name, from+len(b), time.Since(start).Round(time.Second))
+				}
 			}
 			fill := time.Since(start) - gen
 			if all != nil {
@@ -269,9 +274,9 @@ func main() {
 				all = nil
 				*collisions = false
 			}
-			var similar, find, check []time.Duration
+			var similar, find, check, findCPU, checkCPU []time.Duration
 			found, candidates, matches := 0, 0, 0
-			if withReuse {
+			if withReuse && len(qs) > 0 {
 				if *profile != "" {
 					f, err := os.Create(*profile)
 					if err != nil {
@@ -286,12 +291,12 @@ func main() {
 							log.Fatal(err)
 						}
 						similar = append(similar, time.Since(t))
-						t = time.Now()
+						t, c := time.Now(), cputime.Self()
 						a, err := ri.Find(ctx, qs[i].text, "")
 						if err != nil {
 							log.Fatal(err)
 						}
-						find = append(find, time.Since(t))
+						find, findCPU = append(find, time.Since(t)), append(findCPU, cputime.Self()-c)
 						candidates += a.Candidates
 						matches += len(a.Matches)
 						if slices.ContainsFunc(a.Matches, func(m reuse.Match) bool { return m.ID == qs[i].want }) {
@@ -300,7 +305,7 @@ func main() {
 						// A whole check, as check --reuse makes it:
 						// the analysis, Find, then the near-duplicate
 						// check (dedup.Check).
-						t = time.Now()
+						t, c = time.Now(), cputime.Self()
 						res, err := an.Analyze(qs[i].text)
 						if err != nil {
 							log.Fatal(err)
@@ -313,7 +318,7 @@ func main() {
 						if _, err := dedup.Check(ctx, x, &d, 3, false); err != nil {
 							log.Fatal(err)
 						}
-						check = append(check, time.Since(t))
+						check, checkCPU = append(check, time.Since(t)), append(checkCPU, cputime.Self()-c)
 					}
 				})
 				pprof.StopCPUProfile()
@@ -338,9 +343,13 @@ func main() {
 				base = per
 				continue
 			}
-			fmt.Printf("%s reuse=%s check: Similar p50 %v p95 %v; Find p50 %v p95 %v (Find/Similar at p50 %.2f); whole check p50 %v p95 %v; the source found %d/%d; %.2f candidates and %.2f matches a Find\n", name, label,
-				pct(similar, 50), pct(similar, 95), pct(find, 50), pct(find, 95), float64(pct(find, 50))/float64(pct(similar, 50)), pct(check, 50), pct(check, 95), found, len(qs),
-				float64(candidates)/float64(len(qs)), float64(matches)/float64(len(qs)))
+			if len(qs) > 0 {
+				fmt.Printf("%s reuse=%s check: Similar p50 %v p95 %v; Find p50 %v p95 %v (Find/Similar at p50 %.2f); whole check p50 %v p95 %v; the source found %d/%d; %.2f candidates and %.2f matches a Find\n", name, label,
+					pct(similar, 50), pct(similar, 95), pct(find, 50), pct(find, 95), float64(pct(find, 50))/float64(pct(similar, 50)), pct(check, 50), pct(check, 95), found, len(qs),
+					float64(candidates)/float64(len(qs)), float64(matches)/float64(len(qs)))
+				fmt.Printf("%s reuse=%s CPU time of this process: Find p50 %v p95 %v; whole check p50 %v p95 %v\n", name, label,
+					pct(findCPU, 50), pct(findCPU, 95), pct(checkCPU, 50), pct(checkCPU, 95))
+			}
 			if *baseline {
 				fmt.Printf("%s reuse=%s: the reuse index adds %.0f bytes a document (%.0f without it, texts kept; %.1f a posting)\n", name, label, per-base, base, (per-base)/(float64(prints)/float64(*n)))
 			}
