@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,11 +73,12 @@ type Doc struct {
 // Tags of the optional record fields (see encodeDoc), and the flags of
 // the cluster field.
 const (
-	fieldText     = 1
-	fieldShingles = 2
-	fieldCluster  = 3
-	fieldLong     = 4
-	fieldPassages = 5
+	fieldText       = 1
+	fieldShingles   = 2
+	fieldCluster    = 3
+	fieldLong       = 4
+	fieldPassages   = 5
+	fieldPassages32 = 6
 
 	flagRecordOnly = 1
 )
@@ -150,7 +152,11 @@ const recordVersion = 1
 //	  4          confirmation sketch (Doc.Long): minhash.LongEncodedSize
 //	             bytes, its values in order; only when it is not zero
 //	  5          passage fingerprints (Doc.Passages): 8 bytes each,
-//	             big-endian, in order; only when there are some
+//	             big-endian, in order; only when there are some and one
+//	             is at least 2^32
+//	  6          passage fingerprints (Doc.Passages) all below 2^32 (the
+//	             32-bit keys of package reuse): 4 bytes each, big-endian,
+//	             in order; only when there are some
 func encodeDoc(dst []byte, d *Doc) []byte {
 	dst = append(dst, recordVersion)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Fingerprint))
@@ -203,11 +209,19 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 		dst = appendField(dst, fieldLong, d.Long[:])
 	}
 	if len(d.Passages) > 0 {
-		f := make([]byte, 0, 8*len(d.Passages))
-		for _, p := range d.Passages {
-			f = binary.BigEndian.AppendUint64(f, p)
+		if slices.ContainsFunc(d.Passages, func(p uint64) bool { return p > math.MaxUint32 }) {
+			f := make([]byte, 0, 8*len(d.Passages))
+			for _, p := range d.Passages {
+				f = binary.BigEndian.AppendUint64(f, p)
+			}
+			dst = appendField(dst, fieldPassages, f)
+		} else {
+			f := make([]byte, 0, 4*len(d.Passages))
+			for _, p := range d.Passages {
+				f = binary.BigEndian.AppendUint32(f, uint32(p))
+			}
+			dst = appendField(dst, fieldPassages32, f)
 		}
-		dst = appendField(dst, fieldPassages, f)
 	}
 	return dst
 }
@@ -400,6 +414,21 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 			doc.Passages = make([]uint64, len(p)/8)
 			for i := range doc.Passages {
 				doc.Passages[i] = binary.BigEndian.Uint64(p[8*i:])
+			}
+		case tag == fieldPassages32:
+			if doc.Passages != nil {
+				d.off = start
+				d.fail("32-bit passage field after the 64-bit one: want one of them")
+				break
+			}
+			if len(p)%4 != 0 {
+				d.off = start
+				d.fail("32-bit passage field: %d bytes, want a multiple of 4", len(p))
+				break
+			}
+			doc.Passages = make([]uint64, len(p)/4)
+			for i := range doc.Passages {
+				doc.Passages[i] = uint64(binary.BigEndian.Uint32(p[4*i:]))
 			}
 		}
 		if d.err == nil && tag == fieldText && withText {

@@ -78,8 +78,11 @@ const (
 //   - KindBand: Table is the band number (0 to Bands−1), Value the
 //     band's four 16-bit sketch values, packed big-endian.
 //   - KindContent: Value is the content hash.
-//   - KindPassage: Value is one passage fingerprint of the document
-//     (Doc.Passages; package reuse computes them).
+//   - KindPassage: Value is the key of one passage fingerprint of the
+//     document (Doc.Passages; package reuse computes them): by default
+//     32 bits, which the stores keep in less room (memstore's 8-byte
+//     slots, Redis's 32-bit buckets, the record's field 6); a wider one
+//     is kept as before.
 type Key struct {
 	Kind  Kind
 	Table uint8

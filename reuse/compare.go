@@ -39,10 +39,10 @@ type run struct{ i, j int }
 // most k-grams with, and left out when there is none (its k-grams are
 // scattered over b).
 //
-// stop, when not nil, holds fingerprints too common to count
-// (boilerplate; see Options.MaxDocs): a passage of a is kept only when
-// one of a's fingerprints (p.Prints) that b has too and stop does not
-// hold starts in it, and a passage of b only when it shares a k-gram
+// stop, when not nil, holds the keys (p.Key) of fingerprints too common
+// to count (boilerplate; see Options.MaxDocs): a passage of a is kept
+// only when one of a's fingerprints (p.Prints) that b has too and whose
+// key stop does not hold starts in it, and a passage of b only when it shares a k-gram
 // with a kept passage of a.
 func Compare(a, b *Text, p Params, minChars int, stop map[uint64]bool) Overlap {
 	return newSide(a, p).compare(b, p, minChars, stop)
@@ -74,7 +74,7 @@ func (sa *side) compare(b *Text, p Params, minChars int, stop map[uint64]bool) O
 	if stop != nil {
 		var starts []int // a's shared fingerprints that count
 		for _, pr := range sa.prints {
-			if _, ok := posB[pr.Hash]; ok && !stop[pr.Hash] {
+			if _, ok := posB[pr.Hash]; ok && !stop[p.Key(pr.Hash)] {
 				starts = append(starts, pr.Pos)
 			}
 		}

@@ -41,7 +41,7 @@ func TestCompare(t *testing.T) {
 	// A stop list holding every shared fingerprint leaves nothing.
 	stop := map[uint64]bool{}
 	for _, p := range DefaultParams.Prints(mustText(t, a)) {
-		stop[p.Hash] = true
+		stop[DefaultParams.Key(p.Hash)] = true
 	}
 	if o := Compare(mustText(t, a), mustText(t, b), DefaultParams, 50, stop); len(o.Passages) != 0 || o.There != 0 {
 		t.Errorf("all boilerplate: %+v, want nothing", o)

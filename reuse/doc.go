@@ -22,16 +22,28 @@
 // share at least one fingerprint. A text has about 2/(Window+1) of its
 // characters as fingerprints (5%: 125 for 2,500 characters).
 //
-// The hash, NewText's characters and the winnowing are part of a stored
-// format: an archive records its Params and version (MetaReuse), and a
-// change to any of them needs a new version.
+// A fingerprint is filed under a key (Params.Key): by default the low 32
+// bits of its hash (Params.Bits 32), which halves the key's bytes in
+// records and postings; an archive may ask for whole 64-bit hashes.
+// Keys only select candidates. Two passages with one key (at 10^6
+// documents of 57 fingerprints, 5.7·10^7 keys in 2^32, about one query
+// fingerprint in 75 meets an unrelated one) bring a candidate whose
+// shares are then measured on the two texts with whole 64-bit k-gram
+// hashes, so a collision adds no passage and no match; only for an
+// archived article whose text is not kept, whose shares are estimated
+// from the keys, does it count as a shared fingerprint.
+//
+// The hash, NewText's characters, the winnowing and the keys are part
+// of a stored format: an archive records its Params and version
+// (MetaReuse: 1 for 64-bit keys, 2 for 32-bit ones), and a change to
+// any of them needs a new version.
 //
 // # The reuse index
 //
 // An archive has a reuse index when it is created with one (Open on an
 // empty archive records MetaReuse with index.Store.Claim; on one with
 // documents and without, Open fails with ErrNoIndex and records that it
-// has none). A document is filed under its fingerprints with
+// has none). A document is filed under its fingerprints' keys with
 // index.KindPassage keys in the same write as its record
 // (index.Doc.Passages, which the record keeps, so replacing or deleting
 // it removes them); Prepare sets them. An archive without one, and every

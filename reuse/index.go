@@ -12,15 +12,19 @@ import (
 )
 
 // MetaReuse is the name of the value an archive records with
-// index.Store.Claim to say whether it has a reuse index: 3 bytes,
-// version 1 then Params.Gram and Params.Window, when it has one; one
-// byte 0 when it has none.
+// index.Store.Claim to say whether it has a reuse index: 3 bytes, the
+// version then Params.Gram and Params.Window, when it has one; one byte
+// 0 when it has none.
 const MetaReuse = "reuse"
 
-// metaVersion is the first byte of MetaReuse's value for an archive
-// with a reuse index: the fingerprints' format (GramHash over NewText's
-// characters, robust winnowing).
-const metaVersion = 1
+// The versions of MetaReuse's value for an archive with a reuse index:
+// the fingerprints' format (GramHash over NewText's characters, robust
+// winnowing) and their keys, whole hashes (Params.Bits 64) in version 1,
+// their low 32 bits (Params.Bits 32) in version 2.
+const (
+	metaVersion64 = 1
+	metaVersion32 = 2
+)
 
 // ErrNoIndex is wrapped by Open's error for an archive that has no
 // reuse index.
@@ -91,9 +95,7 @@ type Index struct {
 // compares text. p is used for a new reuse index (zero: DefaultParams);
 // an existing one keeps its own.
 func Open(ctx context.Context, x *index.Index, fold segment.Folder, p Params, o *Options) (*Index, error) {
-	if p == (Params{}) {
-		p = DefaultParams
-	}
+	p = p.resolve()
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -103,7 +105,10 @@ func Open(ctx context.Context, x *index.Index, fold segment.Folder, p Params, o 
 	}
 	want := []byte{0}
 	if st.Docs == 0 {
-		want = []byte{metaVersion, byte(p.Gram), byte(p.Window)}
+		want = []byte{metaVersion32, byte(p.Gram), byte(p.Window)}
+		if p.Bits == 64 {
+			want[0] = metaVersion64
+		}
 	}
 	got, err := x.Store().Claim(ctx, map[string][]byte{MetaReuse: want})
 	if err != nil {
@@ -113,10 +118,13 @@ func Open(ctx context.Context, x *index.Index, fold segment.Folder, p Params, o 
 	switch {
 	case len(v) == 1 && v[0] == 0:
 		return nil, fmt.Errorf("reuse: %w: it was created without one, and a reuse index is made only when an archive is created (it has %d documents)", ErrNoIndex, st.Docs)
-	case len(v) != 3 || v[0] != metaVersion:
-		return nil, fmt.Errorf("reuse: %w: reuse index metadata %x: want version %d", index.ErrMismatch, v, metaVersion)
+	case len(v) != 3 || v[0] != metaVersion64 && v[0] != metaVersion32:
+		return nil, fmt.Errorf("reuse: %w: reuse index metadata %x: want version %d or %d", index.ErrMismatch, v, metaVersion64, metaVersion32)
 	}
-	r := &Index{x: x, p: Params{Gram: int(v[1]), Window: int(v[2])}, fold: fold, o: o.resolve()}
+	r := &Index{x: x, p: Params{Gram: int(v[1]), Window: int(v[2]), Bits: 32}, fold: fold, o: o.resolve()}
+	if v[0] == metaVersion64 {
+		r.p.Bits = 64
+	}
 	if err := r.p.check(); err != nil {
 		return nil, fmt.Errorf("reuse: %w: reuse index metadata %x: %w", index.ErrCorrupt, v, err)
 	}
@@ -181,11 +189,11 @@ type Answer struct {
 // query is what the postings of a text say.
 type query struct {
 	t      *Text
-	side   *side // t's k-grams and fingerprints, for Compare; made on first use
-	hashes []uint64
+	side   *side    // t's k-grams and fingerprints, for Compare; made on first use
+	hashes []uint64 // the distinct keys of t's fingerprints (Params.Key)
 	lists  [][]index.Posting
-	stop   map[uint64]bool
-	file   []uint64
+	stop   map[uint64]bool // keys
+	file   []uint64        // keys
 }
 
 func (r *Index) query(ctx context.Context, text string) (*query, error) {
@@ -193,7 +201,12 @@ func (r *Index) query(ctx context.Context, text string) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &query{t: t, hashes: Hashes(r.p.Prints(t)), stop: map[uint64]bool{}}
+	ps := r.p.Prints(t)
+	hs := make([]uint64, len(ps))
+	for i, p := range ps {
+		hs[i] = p.Hash
+	}
+	q := &query{t: t, hashes: r.p.Keys(hs), stop: map[uint64]bool{}}
 	if len(q.hashes) == 0 {
 		return q, nil
 	}
@@ -214,8 +227,8 @@ func (r *Index) query(ctx context.Context, text string) (*query, error) {
 	return q, nil
 }
 
-// Prepare sets d.Passages to the fingerprints of text that d is to be
-// filed under (its kept text, when d keeps one, should be text): all
+// Prepare sets d.Passages to the keys (Params.Key) of the fingerprints
+// of text that d is to be filed under (its kept text, when d keeps one, should be text): all
 // but those that MaxDocs archived documents have already (the stop
 // rule). d is then added with the archive's Add or Ingest.
 func (r *Index) Prepare(ctx context.Context, d *index.Doc, text string) error {

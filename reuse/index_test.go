@@ -106,7 +106,7 @@ func TestStopRule(t *testing.T) {
 	for i := range 5 {
 		add(t, r, x, fmt.Sprint("d", i), fmt.Sprintf("Story %d is about something else entirely, number %d. ", i, i*7919)+credit, true)
 	}
-	ps, err := x.Store().Postings(t.Context(), []index.Key{{Kind: index.KindPassage, Value: r.p.Prints(mustText(t, credit))[0].Hash}})
+	ps, err := x.Store().Postings(t.Context(), []index.Key{{Kind: index.KindPassage, Value: r.p.Key(r.p.Prints(mustText(t, credit))[0].Hash)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,15 +154,15 @@ func TestOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer y.Close()
-	if _, err := Open(ctx, y, nil, Params{Gram: 8, Window: 43}, nil); err != nil {
+	if _, err := Open(ctx, y, nil, Params{Gram: 8, Window: 43, Bits: 64}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := y.Add(ctx, index.Doc{ID: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Open(ctx, y, nil, Params{}, nil)
-	if err != nil || r.Params() != (Params{Gram: 8, Window: 43}) {
-		t.Errorf("reopened: %v, %v; want the recorded params 8, 43", r, err)
+	if err != nil || r.Params() != (Params{Gram: 8, Window: 43, Bits: 64}) {
+		t.Errorf("reopened: %v, %v; want the recorded params 8, 43, 64", r, err)
 	}
 	if _, err := Open(ctx, y, nil, Params{Gram: 0, Window: 300}, nil); err == nil {
 		t.Errorf("Open with window 300: no error")
@@ -216,7 +216,7 @@ func TestOpenExisting(t *testing.T) {
 	if _, err := Open(ctx, y, nil, Params{Gram: 9, Window: 20}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := OpenExisting(ctx, y, nil, nil); err != nil || r == nil || r.Params() != (Params{Gram: 9, Window: 20}) {
+	if r, err := OpenExisting(ctx, y, nil, nil); err != nil || r == nil || r.Params() != (Params{Gram: 9, Window: 20, Bits: 32}) {
 		t.Errorf("OpenExisting on a reuse archive: %v, %v", r, err)
 	}
 }
@@ -262,5 +262,62 @@ func TestBatch(t *testing.T) {
 	var w strings.Builder
 	if err := WritePairs(&w, []Pair{{A: "a", B: "b", AShare: 0.25, BShare: 1}}); err != nil || w.String() != `{"a":"a","b":"b","a_share":0.25,"b_share":1}`+"\n" {
 		t.Errorf("WritePairs: %q, %v", w.String(), err)
+	}
+}
+
+// Two k-grams whose hashes differ but whose 32-bit keys are equal (found
+// by a birthday search over "passage%05d"): with 32-bit keys the one
+// archived is a candidate for the other, and the measure on the two
+// texts drops it; with 64-bit keys it is not a candidate at all. Where
+// the archived text is not kept, the estimate from the fingerprints
+// cannot tell: it is the one case 32-bit keys answer differently.
+func TestKeyCollision(t *testing.T) {
+	const a, b = "passage23001", "passage82424"
+	ha, hb := GramHash([]rune(a)), GramHash([]rune(b))
+	if ha != 0x495be410a92b0211 || hb != 0x819ab658a92b0211 {
+		t.Fatalf("hashes %x, %x; want 495be410a92b0211, 819ab658a92b0211", ha, hb)
+	}
+	p32, p64 := Params{Bits: 32}.resolve(), Params{Bits: 64}.resolve()
+	if p32.Key(ha) != 0xa92b0211 || p32.Key(hb) != 0xa92b0211 || p64.Key(ha) != ha {
+		t.Fatalf("keys %x, %x, %x; want a92b0211 twice, then the hash", p32.Key(ha), p32.Key(hb), p64.Key(ha))
+	}
+	for _, tt := range []struct {
+		bits       int
+		keep       bool
+		candidates int
+		matches    int
+	}{
+		{32, true, 1, 0},
+		{32, false, 1, 1},
+		{64, true, 0, 0},
+		{64, false, 0, 0},
+	} {
+		x, err := memstore.Open(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		r, err := Open(t.Context(), x, nil, Params{Bits: tt.bits}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add(t, r, x, "a", a, tt.keep)
+		ans, err := r.Find(t.Context(), b, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.Candidates != tt.candidates || len(ans.Matches) != tt.matches {
+			t.Errorf("%d bits, text kept %v: %d candidates, matches %+v; want %d and %d", tt.bits, tt.keep, ans.Candidates, ans.Matches, tt.candidates, tt.matches)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	hs := []uint64{0x0000000112345678, 0x9, 0x0000000212345678, 0xffffffff00000009, 0xffffffff}
+	if got, want := (Params{Bits: 32}).Keys(hs), []uint64{0x12345678, 0x9, 0xffffffff}; !slices.Equal(got, want) {
+		t.Errorf("32-bit keys %x, want %x", got, want)
+	}
+	if got := (Params{Bits: 64}).Keys(append(hs, 0x9)); !slices.Equal(got, hs) {
+		t.Errorf("64-bit keys %x, want %x", got, hs)
 	}
 }

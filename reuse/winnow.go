@@ -8,10 +8,11 @@ import (
 )
 
 // Defaults of Params: 12-character k-grams, windows of 39, so that every
-// shared passage of 50 characters is found.
+// shared passage of 50 characters is found, filed under 32-bit keys.
 const (
 	DefaultGram   = 12
 	DefaultWindow = 39
+	DefaultBits   = 32
 )
 
 // Params are the winnowing parameters of a reuse index, recorded with
@@ -20,10 +21,55 @@ const (
 type Params struct {
 	Gram   int // k: characters in a hashed k-gram, 1 to 64
 	Window int // w: k-gram hashes in a window, 1 to 255
+	// Bits is the width of the keys a fingerprint is filed under (Key):
+	// 32, the low half of its hash, or 64, the whole hash. 0 means
+	// DefaultBits.
+	Bits int
 }
 
-// DefaultParams are DefaultGram and DefaultWindow.
-var DefaultParams = Params{Gram: DefaultGram, Window: DefaultWindow}
+// DefaultParams are DefaultGram, DefaultWindow and DefaultBits.
+var DefaultParams = Params{Gram: DefaultGram, Window: DefaultWindow, Bits: DefaultBits}
+
+// resolve fills in the defaults: DefaultGram and DefaultWindow when
+// both are 0, DefaultBits when Bits is.
+func (p Params) resolve() Params {
+	if p.Gram == 0 && p.Window == 0 {
+		p.Gram, p.Window = DefaultGram, DefaultWindow
+	}
+	if p.Bits == 0 {
+		p.Bits = DefaultBits
+	}
+	return p
+}
+
+// Key is the value a fingerprint with hash h is filed under
+// (index.KindPassage): the low 32 bits of h when Bits is 32, h itself
+// when it is 64. Not the top bits: a fingerprint is the smallest hash
+// of its window, so its top bits are mostly zeros (the smallest of 39
+// is below 2^64/17 nine times in ten), and keys made of them collide
+// ten to twenty times as often (eleven times in bench/reusecost). Keys only select candidates (see
+// the package doc on what two passages with one key do).
+func (p Params) Key(h uint64) uint64 {
+	if p.Bits == 32 {
+		return h & 0xffffffff
+	}
+	return h
+}
+
+// Keys returns the distinct keys (Key) of the hashes hs, in order of
+// first appearance.
+func (p Params) Keys(hs []uint64) []uint64 {
+	seen := make(map[uint64]struct{}, len(hs))
+	out := make([]uint64, 0, len(hs))
+	for _, h := range hs {
+		k := p.Key(h)
+		if _, ok := seen[k]; !ok {
+			seen[k] = struct{}{}
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
 // Guarantee is L = Window + Gram − 1: any passage of at least L
 // characters two texts share yields at least one fingerprint they share.
@@ -32,6 +78,9 @@ func (p Params) Guarantee() int { return p.Window + p.Gram - 1 }
 func (p Params) check() error {
 	if p.Gram < 1 || p.Gram > 64 || p.Window < 1 || p.Window > 255 {
 		return fmt.Errorf("reuse: k-gram %d and window %d: want 1 to 64 and 1 to 255", p.Gram, p.Window)
+	}
+	if p.Bits != 32 && p.Bits != 64 {
+		return fmt.Errorf("reuse: keys of %d bits: want 32 or 64", p.Bits)
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func TestPrints(t *testing.T) {
 		in   string
 		want []Print
 	}{
-		{Params{3, 4}, "The cat sat on the mat, the cat sat.", []Print{
+		{Params{3, 4, 32}, "The cat sat on the mat, the cat sat.", []Print{
 			{0x3b6879497611c058, 1},
 			{0x04f9d5747689c2d5, 5},
 			{0x433e93ca8b59ad11, 8},
@@ -57,14 +57,14 @@ func TestPrints(t *testing.T) {
 			{0x04f9d5747689c2d5, 23},
 		}},
 		// Equal hashes: the earlier pick stays while it is in the window.
-		{Params{1, 3}, "abababab", []Print{
+		{Params{1, 3, 32}, "abababab", []Print{
 			{0x78452aa11af39f9b, 1},
 			{0x78452aa11af39f9b, 3},
 			{0x78452aa11af39f9b, 5},
 		}},
 		// Fewer k-grams than a window: one fingerprint; fewer characters
 		// than a k-gram: none.
-		{Params{5, 10}, "Short text.", []Print{{0x3f70ce5367771817, 1}}},
+		{Params{5, 10, 32}, "Short text.", []Print{{0x3f70ce5367771817, 1}}},
 		{DefaultParams, "Short text.", nil},
 		{DefaultParams, "", nil},
 	}
@@ -91,7 +91,7 @@ func TestGuarantee(t *testing.T) {
 		return b.String()
 	}
 	var prints, chars int
-	for _, p := range []Params{DefaultParams, {5, 10}, {1, 1}, {8, 93}} {
+	for _, p := range []Params{DefaultParams, {5, 10, 32}, {1, 1, 64}, {8, 93, 32}} {
 		for range 200 {
 			shared := word(p.Guarantee())
 			a := mustText(t, word(r.IntN(300))+shared+word(r.IntN(300)))

@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"sync"
 	"unsafe"
@@ -49,10 +50,17 @@ type listKey struct {
 }
 
 // list is the posting lists of one listKey: buckets when its keys are
-// table keys of at most bucketBits bits, a postTable otherwise.
+// table keys of at most bucketBits bits, a postTable otherwise, and a
+// postTable32 for passage keys below 2^32.
 type list struct {
 	buckets buckets
 	table   postTable
+	small   postTable32
+}
+
+// small reports whether k's postings are in its list's postTable32.
+func small(k index.Key) bool {
+	return k.Kind == index.KindPassage && k.Value <= math.MaxUint32
 }
 
 // New returns an empty store.
@@ -183,6 +191,8 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) ([][]index.Posting
 					add(n)
 				}
 			}
+		} else if small(k) {
+			l.small.each(uint32(k.Value), add)
 		} else {
 			l.table.each(k.Value, add)
 		}
@@ -280,9 +290,14 @@ func (s *Store) add(k index.Key, n uint32) {
 		}
 		s.lists[lk] = l
 	}
-	if l.buckets != nil && k.Value < uint64(len(l.buckets)) {
-		l.buckets[k.Value] = append(l.buckets[k.Value], n)
-	} else if l.buckets == nil {
+	switch {
+	case l.buckets != nil:
+		if k.Value < uint64(len(l.buckets)) {
+			l.buckets[k.Value] = append(l.buckets[k.Value], n)
+		}
+	case small(k):
+		l.small.add(uint32(k.Value), n)
+	default:
 		l.table.add(k.Value, n)
 	}
 }
@@ -296,6 +311,8 @@ func (s *Store) remove(k index.Key, n uint32) {
 		if k.Value < uint64(len(l.buckets)) {
 			l.buckets.remove(k.Value, n)
 		}
+	case small(k):
+		l.small.remove(uint32(k.Value), n)
 	default:
 		l.table.remove(k.Value, n)
 	}

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/neardup/neardup/index"
@@ -77,14 +78,33 @@ func mix64(x uint64) uint64 {
 	return x
 }
 
+// mix32 is MurmurHash3's 32-bit finalizer, a bijection, for passage
+// keys below 2^32.
+func mix32(x uint32) uint32 {
+	x ^= x >> 16
+	x *= 0x85ebca6b
+	x ^= x >> 13
+	x *= 0xc2b2ae35
+	x ^= x >> 16
+	return x
+}
+
+// passage32 is the table byte of the buckets of passage keys below 2^32
+// (package reuse's 32-bit keys): their values are mixed as 32 bits, so
+// that their records carry 32 − s.bucketBits bits of match rather than
+// 64 − s.bucketBits; the other passage keys' buckets have table byte 0.
+const passage32 = 32
+
 // bucketOf returns the bucket of k: the Redis key carries the kind, the
-// table or band number and the top bits of the value (all of a table
-// key's bits up to s.bucketBits; the top s.bucketBits bits of a mixed
-// band value or content hash), big-endian in whole bytes; the records
-// carry the rest of the value as their match.
+// table or band number (passage32 for a passage key below 2^32) and the
+// top bits of the value (all of a table key's bits up to s.bucketBits;
+// the top s.bucketBits bits of a mixed band value, content hash or
+// passage key), big-endian in whole bytes; the records carry the rest
+// of the value as their match.
 func (s *Store) bucketOf(k index.Key) (bucket, error) {
 	var v uint64
 	var bits int
+	table := k.Table
 	switch k.Kind {
 	case index.KindTable:
 		if k.Bits < 1 || k.Bits > 64 {
@@ -94,7 +114,13 @@ func (s *Store) bucketOf(k index.Key) (bucket, error) {
 			return bucket{}, fmt.Errorf("key %v: value has more than %d bits", k, k.Bits)
 		}
 		v, bits = k.Value, int(k.Bits)
-	case index.KindBand, index.KindContent, index.KindPassage:
+	case index.KindPassage:
+		if k.Value <= math.MaxUint32 {
+			v, bits, table = uint64(mix32(uint32(k.Value))), 32, passage32
+		} else {
+			v, bits = mix64(k.Value), 64
+		}
+	case index.KindBand, index.KindContent:
 		v, bits = mix64(k.Value), 64
 	default:
 		return bucket{}, fmt.Errorf("key %v: unknown kind", k)
@@ -109,7 +135,7 @@ func (s *Store) bucketOf(k index.Key) (bucket, error) {
 	nb := (bb + 7) / 8
 	key := make([]byte, 0, len(s.prefix)+2+nb)
 	key = append(key, s.prefix...)
-	key = append(key, byte(k.Kind), k.Table)
+	key = append(key, byte(k.Kind), table)
 	for i := nb - 1; i >= 0; i-- {
 		key = append(key, byte(top>>(8*i)))
 	}
@@ -204,7 +230,7 @@ func (s *Store) describe(key string) string {
 	case index.KindTable, index.KindBand, index.KindContent, index.KindPassage:
 		if len(rest) >= 2 {
 			name := string(rest[0])
-			if k := index.Kind(rest[0]); k != index.KindContent && k != index.KindPassage {
+			if k := index.Kind(rest[0]); k != index.KindContent && (k != index.KindPassage || rest[1] == passage32) {
 				name += strconv.Itoa(int(rest[1]))
 			}
 			return fmt.Sprintf("%s bucket %x", name, rest[2:])

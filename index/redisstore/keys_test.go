@@ -123,6 +123,8 @@ func TestBucketOf(t *testing.T) {
 	s := &Store{prefix: "a:", bucketBits: 16}
 	s20 := &Store{prefix: "a:", bucketBits: 20}
 	mixed := mix64(0x0001000200030004)
+	m32 := mix32(0xdeadbeef)
+	mp := mix64(0x100000000)
 	for _, tt := range []struct {
 		s     *Store
 		k     index.Key
@@ -140,6 +142,15 @@ func TestBucketOf(t *testing.T) {
 			"a:b\x0f" + string([]byte{byte(mixed >> 56), byte(mixed >> 48)}), mixed & (1<<48 - 1), 6, 11},
 		{s20, index.Key{Kind: index.KindContent, Value: 0x0001000200030004},
 			"a:c\x00" + string([]byte{byte(mixed >> 60), byte(mixed >> 52), byte(mixed >> 44)}), mixed & (1<<44 - 1), 6, 11},
+		// Passage keys below 2^32: 32 bits mixed, table byte 32, the
+		// rest of the 32 bits the match (16 bits; 12 at 20 bucket bits).
+		{s, index.Key{Kind: index.KindPassage, Value: 0xdeadbeef},
+			"a:p\x20" + string([]byte{byte(m32 >> 24), byte(m32 >> 16)}), uint64(m32 & 0xffff), 2, 7},
+		{s20, index.Key{Kind: index.KindPassage, Value: 0xdeadbeef},
+			"a:p\x20" + string([]byte{byte(m32 >> 28), byte(m32 >> 20), byte(m32 >> 12)}), uint64(m32 & 0xfff), 2, 7},
+		// Wider ones as before: 64 bits mixed, table byte 0.
+		{s, index.Key{Kind: index.KindPassage, Value: 0x100000000},
+			"a:p\x00" + string([]byte{byte(mp >> 56), byte(mp >> 48)}), mp & (1<<48 - 1), 6, 11},
 	} {
 		b, err := tt.s.bucketOf(tt.k)
 		if err != nil {
@@ -170,7 +181,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		s := &Store{prefix: "p:", bucketBits: bits}
 		for i := 0; i < 2000; i++ {
 			var k index.Key
-			switch i % 3 {
+			switch i % 4 {
+			case 3:
+				k = index.Key{Kind: index.KindPassage, Value: r.Uint64() >> (32 * r.IntN(2))}
 			case 0:
 				b := uint8(8 + r.IntN(57))
 				k = index.Key{Kind: index.KindTable, Table: uint8(r.IntN(64)), Bits: b, Value: r.Uint64() >> (64 - b)}
@@ -209,6 +222,19 @@ func TestRecordRoundTrip(t *testing.T) {
 			if len(got) != 1 || got[0] != num {
 				t.Fatalf("bits %d, %v: scan found %v, want [%d]", bits, k, got, num)
 			}
+		}
+	}
+}
+
+func TestMix32IsABijectionOnSamples(t *testing.T) {
+	seen := map[uint32]uint32{}
+	for i := uint32(0); i < 1<<16; i++ {
+		for _, v := range []uint32{i, i << 16, i<<16 | i} {
+			m := mix32(v)
+			if w, ok := seen[m]; ok && w != v {
+				t.Fatalf("mix32(%x) = mix32(%x)", v, w)
+			}
+			seen[m] = v
 		}
 	}
 }
