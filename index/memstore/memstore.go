@@ -7,14 +7,18 @@
 // the posting lists are flat tables of document numbers, so that ten
 // million documents are a few hundred thousand objects to the garbage
 // collector (one per SimHash table key value in use, 4 × 65,536 at
-// most in the default layout, and a few hundred chunks and tables),
-// and about 350 bytes each beyond their IDs and records. A replaced or
+// most in the default layout, and a few thousand chunks and tables).
+// Beyond its ID and record, a document of the default layout takes
+// about 200 bytes: a 16-byte slot, 4 to 8 in the ID table, 4 in each
+// of 4 SimHash tables' lists and 10 for each of its 17 sketch band and
+// content postings, in sorted runs. A replaced or
 // deleted document's ID and record stay in their chunk until the store
 // is closed: it is made for runs that add.
 package memstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -31,7 +35,7 @@ type Store struct {
 	closed bool
 	seed   maphash.Seed
 	data   arena
-	docs   []doc // document n is docs[n-1]
+	docs   slots
 	ids    idTable
 	live   int64
 	lists  map[listKey]*list
@@ -86,10 +90,11 @@ var errClosed = fmt.Errorf("index: memory: %w", index.ErrClosed)
 // slices of the arena, which never changes them: the ID can be made a
 // string without a copy.
 func (s *Store) entry(n uint32) (id string, rec []byte) {
-	d := &s.docs[n-1]
-	c := s.data.chunks[d.chunk]
-	b := c[d.off : d.off+d.idLen+d.recLen : d.off+d.idLen+d.recLen]
-	return unsafe.String(unsafe.SliceData(b), int(d.idLen)), b[d.idLen:]
+	chunk, off, idLen := unpack(s.docs.at(n).at)
+	c := s.data.chunks[chunk][off:]
+	recLen, k := binary.Uvarint(c[idLen:])
+	end := int(idLen) + k + int(recLen)
+	return unsafe.String(unsafe.SliceData(c), int(idLen)), c[int(idLen)+k : end : end]
 }
 
 // lookup returns the number of the document id, or 0.
@@ -108,9 +113,12 @@ func (s *Store) lookup(id string) uint32 {
 }
 
 func (s *Store) idOf(n uint32) string {
-	id, _ := s.entry(n)
-	return id
+	chunk, off, idLen := unpack(s.docs.at(n).at)
+	return unsafe.String(&s.data.chunks[chunk][off], int(idLen))
 }
+
+// deleted reports whether document n is deleted.
+func (s *Store) deleted(n uint32) bool { return s.docs.at(n).at == gone }
 
 // insertID files document n under its ID, which is not filed.
 func (s *Store) insertID(n uint32) {
@@ -168,12 +176,14 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) ([][]index.Posting
 		}
 		var ps []index.Posting
 		add := func(n uint32) {
-			if s.docs[n-1].chunk == deleted {
+			sl := s.docs.at(n)
+			if sl.at == gone {
 				return // a posting the writes left behind
 			}
-			p := index.Posting{ID: s.idOf(n)}
+			chunk, off, idLen := unpack(sl.at)
+			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen))}
 			if k.Kind == index.KindTable {
-				p.Fingerprint = simhash.Fingerprint(s.docs[n-1].fp)
+				p.Fingerprint = simhash.Fingerprint(sl.fp)
 			}
 			ps = append(ps, p)
 		}
@@ -240,14 +250,14 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 				s.remove(k, n)
 			}
 			s.removeID(n)
-			s.docs[n-1].chunk = deleted
+			s.docs.at(n).at = gone
 			s.live--
 		}
 		if w.Record == nil {
 			continue
 		}
-		if len(s.docs) >= int(deleted-1) {
-			return fmt.Errorf("index: memory: write %d (id %q): the store holds its most documents, %d", i, w.ID, len(s.docs))
+		if s.docs.n >= 1<<32-1 || len(s.data.chunks) >= maxChunks {
+			return fmt.Errorf("index: memory: write %d (id %q): the store holds its most documents, %d", i, w.ID, s.docs.n)
 		}
 		rec := w.Record
 		if s.lean {
@@ -258,12 +268,16 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 			rec = s.buf
 		}
 		c, off := s.data.add(w.ID, rec)
-		s.docs = append(s.docs, doc{chunk: c, off: off, idLen: uint32(len(w.ID)), recLen: uint32(len(rec)), fp: uint64(w.Fingerprint)})
-		n = uint32(len(s.docs))
+		n = s.docs.add(slot{fp: uint64(w.Fingerprint), at: pack(c, off, len(w.ID))})
 		s.insertID(n)
 		s.live++
 		for _, k := range w.Keys {
 			s.add(k, n)
+		}
+	}
+	for _, l := range s.lists {
+		if l.buckets == nil && l.table.full() {
+			l.table.merge(s.deleted)
 		}
 	}
 	return nil
@@ -333,7 +347,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
-	s.data, s.docs, s.ids, s.lists, s.meta = arena{}, nil, idTable{}, nil, nil
+	s.data, s.docs, s.ids, s.lists, s.meta = arena{}, slots{}, idTable{}, nil, nil
 	return nil
 }
 
@@ -345,14 +359,14 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 	if s.closed {
 		return errClosed
 	}
-	for i := range s.docs {
-		if s.docs[i].chunk == deleted {
+	for n := uint32(1); int(n) <= s.docs.n; n++ {
+		if s.deleted(n) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(s.entry(uint32(i + 1))); err != nil {
+		if err := fn(s.entry(n)); err != nil {
 			return err
 		}
 	}
