@@ -10,8 +10,8 @@ import (
 // The store's tables hold numbers, not pointers: documents are numbered
 // from 1 (0 marks an empty slot), their slots in fixed chunks, their
 // IDs and records in large byte chunks, and posting lists are sorted
-// runs of (key value, document number) with an open-addressing table
-// of the newest, or buckets of document numbers. The garbage
+// runs of (key value, document number), or of document numbers by key
+// value, each with an open-addressing table of the newest. The garbage
 // collector sees a few hundred large objects whatever the number of
 // documents, and scans none of their contents.
 
@@ -199,22 +199,79 @@ func (t *hashTable) remove(v uint64, d uint32) {
 	t.keys[i], t.docs[i] = 0, 0
 }
 
-// bucketBits is the widest table key kept in buckets: one list of
-// document numbers per value of the key, 2^bucketBits lists at most.
-// A wider table key goes into a postTable.
-const bucketBits = 18
+// runBits is the widest table key kept in a keyRun, whose index has
+// 2^runBits+1 entries at most. A wider table key goes into a postTable.
+const runBits = 18
 
-// buckets holds the postings of one SimHash table whose keys have at
-// most bucketBits bits: the documents of each key value. Its postings
-// carry the documents' fingerprints from their slots.
-type buckets [][]uint32
+// keyRun holds the postings of one SimHash table whose keys have at
+// most runBits bits: a run of document numbers grouped by key value
+// (start[v] is where value v's begin, 4 bytes a posting), and the
+// newest postings in a hashTable, merged into the run like a
+// postTable's. Its postings carry the documents' fingerprints from
+// their slots.
+type keyRun struct {
+	start  []uint32 // 1<<bits+1 offsets into docs
+	docs   []uint32
+	recent hashTable
+}
 
-func (b buckets) remove(v uint64, d uint32) {
-	l := b[v]
-	if i := slices.Index(l, d); i >= 0 {
-		l[i] = l[len(l)-1]
-		b[v] = l[:len(l)-1]
+func newKeyRun(bits uint8) *keyRun { return &keyRun{start: make([]uint32, 1<<bits+1)} }
+
+func (r *keyRun) add(v uint64, d uint32) { r.recent.add(v, d) }
+
+// each calls fn with each document under v, which is below 2^bits.
+func (r *keyRun) each(v uint64, fn func(uint32)) {
+	for _, d := range r.docs[r.start[v]:r.start[v+1]] {
+		fn(d)
 	}
+	r.recent.each(v, fn)
+}
+
+// remove is postTable.remove: the caller deletes d.
+func (r *keyRun) remove(v uint64, d uint32) { r.recent.remove(v, d) }
+
+func (r *keyRun) full() bool { return r.recent.n >= max(minMerge, len(r.docs)/mergeShare) }
+
+// merge folds the recent postings into a new run, leaving out those of
+// the documents gone reports deleted.
+func (r *keyRun) merge(gone func(uint32) bool) {
+	type posting struct {
+		v uint64
+		d uint32
+	}
+	add := make([]posting, 0, r.recent.n)
+	for i, d := range r.recent.docs {
+		if d != 0 && !gone(d) {
+			add = append(add, posting{r.recent.keys[i], d})
+		}
+	}
+	slices.SortFunc(add, func(a, b posting) int {
+		if c := cmp.Compare(a.v, b.v); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.d, b.d)
+	})
+	n := len(add)
+	for _, d := range r.docs {
+		if !gone(d) {
+			n++
+		}
+	}
+	start, docs := make([]uint32, len(r.start)), make([]uint32, 0, n)
+	j := 0
+	for v := range uint64(len(start) - 1) {
+		start[v] = uint32(len(docs))
+		for _, d := range r.docs[r.start[v]:r.start[v+1]] {
+			if !gone(d) {
+				docs = append(docs, d)
+			}
+		}
+		for ; j < len(add) && add[j].v == v; j++ {
+			docs = append(docs, add[j].d)
+		}
+	}
+	start[len(start)-1] = uint32(len(docs))
+	r.start, r.docs, r.recent = start, docs, hashTable{}
 }
 
 // hashID hashes an ID for the idTable.

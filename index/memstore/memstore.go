@@ -4,14 +4,12 @@
 //
 // It holds no pointer per document (see flat.go): the documents are
 // numbered, their IDs and records are kept in large byte chunks, and
-// the posting lists are flat tables of document numbers, so that ten
-// million documents are a few hundred thousand objects to the garbage
-// collector (one per SimHash table key value in use, 4 × 65,536 at
-// most in the default layout, and a few thousand chunks and tables).
-// Beyond its ID and record, a document of the default layout takes
-// about 200 bytes: a 16-byte slot, 4 to 8 in the ID table, 4 in each
-// of 4 SimHash tables' lists and 10 for each of its 17 sketch band and
-// content postings, in sorted runs. A replaced or
+// the posting lists are sorted runs of document numbers, so that ten
+// million documents are a few thousand objects to the garbage
+// collector, none of which it scans. Beyond its ID and record, a
+// document of the default layout takes about 200 bytes: a 16-byte
+// slot, 4 to 8 in the ID table, 4 in each of the 4 SimHash tables and
+// 10 for each of its 17 sketch band and content postings. A replaced or
 // deleted document's ID and record stay in their chunk until the store
 // is closed: it is made for runs that add.
 package memstore
@@ -52,11 +50,11 @@ type listKey struct {
 	bits  uint8
 }
 
-// list is the posting lists of one listKey: buckets when its keys are
-// table keys of at most bucketBits bits, a postTable otherwise.
+// list is the posting lists of one listKey: a keyRun when its keys are
+// table keys of at most runBits bits, a postTable otherwise.
 type list struct {
-	buckets buckets
-	table   postTable
+	run   *keyRun
+	table postTable
 }
 
 // New returns an empty store.
@@ -187,11 +185,9 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) ([][]index.Posting
 			}
 			ps = append(ps, p)
 		}
-		if l.buckets != nil {
-			if k.Value < uint64(len(l.buckets)) {
-				for _, n := range l.buckets[k.Value] {
-					add(n)
-				}
+		if l.run != nil {
+			if k.Value < uint64(len(l.run.start)-1) {
+				l.run.each(k.Value, add)
 			}
 		} else {
 			l.table.each(k.Value, add)
@@ -276,7 +272,9 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 		}
 	}
 	for _, l := range s.lists {
-		if l.buckets == nil && l.table.full() {
+		if l.run != nil && l.run.full() {
+			l.run.merge(s.deleted)
+		} else if l.run == nil && l.table.full() {
 			l.table.merge(s.deleted)
 		}
 	}
@@ -289,14 +287,14 @@ func (s *Store) add(k index.Key, n uint32) {
 	l := s.lists[lk]
 	if l == nil {
 		l = &list{}
-		if k.Kind == index.KindTable && k.Bits <= bucketBits {
-			l.buckets = make(buckets, 1<<k.Bits)
+		if k.Kind == index.KindTable && k.Bits <= runBits {
+			l.run = newKeyRun(k.Bits)
 		}
 		s.lists[lk] = l
 	}
-	if l.buckets != nil && k.Value < uint64(len(l.buckets)) {
-		l.buckets[k.Value] = append(l.buckets[k.Value], n)
-	} else if l.buckets == nil {
+	if l.run != nil {
+		l.run.add(k.Value, n) // Apply checked that it has at most runBits bits
+	} else {
 		l.table.add(k.Value, n)
 	}
 }
@@ -306,10 +304,8 @@ func (s *Store) remove(k index.Key, n uint32) {
 	l := s.lists[listKey{k.Kind, k.Table, k.Bits}]
 	switch {
 	case l == nil:
-	case l.buckets != nil:
-		if k.Value < uint64(len(l.buckets)) {
-			l.buckets.remove(k.Value, n)
-		}
+	case l.run != nil:
+		l.run.remove(k.Value, n)
 	default:
 		l.table.remove(k.Value, n)
 	}
