@@ -413,11 +413,11 @@ func TestApplyWideTableKey(t *testing.T) {
 // added after a merge.
 func TestPostTableModel(t *testing.T) {
 	var pt postTable
-	testRunModel(t, &pt, func() []uint32 { return pt.docs }, func() int { return pt.recent.n })
+	testRunModel(t, &pt, pt.runDocs, func() int { return pt.recent.n })
 	// The run is ordered by h, then document, and start indexes h's top bits.
 	for top := range 1 << dirBits {
 		for i := int(pt.start[top]); i < int(pt.start[top+1]); i++ {
-			if i > int(pt.start[top]) && (pt.rem(i-1) > pt.rem(i) || pt.rem(i-1) == pt.rem(i) && pt.docs[i-1] >= pt.docs[i]) {
+			if i > int(pt.start[top]) && (pt.rem(i-1) > pt.rem(i) || pt.rem(i-1) == pt.rem(i) && pt.doc(i-1) >= pt.doc(i)) {
 				t.Fatalf("run out of order at %d", i)
 			}
 		}
@@ -436,6 +436,15 @@ func TestKeyRunModel(t *testing.T) {
 			t.Fatalf("run of value %d: %v", v, r.docs[r.start[v]:r.start[v+1]])
 		}
 	}
+}
+
+// runDocs returns the documents of pt's run, in order.
+func (pt *postTable) runDocs() []uint32 {
+	var ds []uint32
+	for i := range pt.len() {
+		ds = append(ds, pt.doc(i))
+	}
+	return ds
 }
 
 // runTable is what postTable and keyRun have in common.
@@ -527,7 +536,8 @@ func testRunModel(t *testing.T, pt runTable, docs func() []uint32, recent func()
 }
 
 // Values whose h = mix(v) agree in their top 16 bits, or in their low
-// 48 bits, stay apart in the run.
+// 48 bits, stay apart in the run, and a lookup finds a value wherever
+// it lies among those of its top bits.
 func TestPostTableNeighbours(t *testing.T) {
 	unmix := func(h uint64) uint64 { // the inverse of mix
 		h ^= h >> 33
@@ -563,6 +573,35 @@ func TestPostTableNeighbours(t *testing.T) {
 		if !slices.Equal(got, []uint32{uint32(i + 1)}) {
 			t.Errorf("after a merge: documents of h %#x: %v, want [%d]", h, got, i+1)
 		}
+	}
+	// Values far from evenly spread among those of their top bits (the
+	// place a lookup guesses first): 3,000 at the bottom of top bits
+	// 0x4242, 20 at its top, each under 2 documents, and values between
+	// them that are not there.
+	var crowd postTable
+	var in, out []uint64
+	for i := range uint64(3000) {
+		in = append(in, 0x4242<<48|i*3)
+		out = append(out, 0x4242<<48|i*3+1)
+	}
+	for i := range uint64(20) {
+		in = append(in, 0x4242<<48|(1<<48-1-i*2))
+		out = append(out, 0x4242<<48|(1<<48-2-i*2))
+	}
+	for i, h := range in {
+		crowd.add(unmix(h), uint32(2*i+1))
+		crowd.add(unmix(h), uint32(2*i+2))
+	}
+	crowd.merge(func(uint32) bool { return false })
+	for i, h := range in {
+		var got []uint32
+		crowd.each(unmix(h), func(d uint32) { got = append(got, d) })
+		if !slices.Equal(got, []uint32{uint32(2*i + 1), uint32(2*i + 2)}) {
+			t.Fatalf("documents of h %#x: %v, want [%d %d]", h, got, 2*i+1, 2*i+2)
+		}
+	}
+	for _, h := range out {
+		crowd.each(unmix(h), func(d uint32) { t.Fatalf("h %#x, not added, has document %d", h, d) })
 	}
 }
 
@@ -645,22 +684,22 @@ func TestPostingsMerged(t *testing.T) {
 		if l.run != nil || pt.start == nil {
 			t.Fatalf("list %v: no run", lk)
 		}
-		if limit := max(minMerge, len(pt.docs)/mergeShare); pt.recent.n >= limit {
+		if limit := max(minMerge, pt.len()/mergeShare); pt.recent.n >= limit {
 			t.Errorf("list %v: %d recent postings, want fewer than %d", lk, pt.recent.n, limit)
 		}
 		// Merge what is left: the deleted documents' postings go, and
 		// the run has no room unused.
 		pt.merge(s.deleted)
-		for _, d := range pt.docs {
+		for _, d := range pt.runDocs() {
 			if s.deleted(d) {
 				t.Fatalf("list %v: deleted document %d in the merged run", lk, d)
 			}
 		}
-		if want := 80000 + 10000; len(pt.docs) != want {
-			t.Errorf("list %v: %d postings in the run, want %d", lk, len(pt.docs), want)
+		if want := 80000 + 10000; pt.len() != want {
+			t.Errorf("list %v: %d postings in the run, want %d", lk, pt.len(), want)
 		}
-		if got := 2*cap(pt.hi) + 4*cap(pt.lo) + 4*cap(pt.docs); got != 10*len(pt.docs) {
-			t.Errorf("list %v: %d bytes for %d postings, want 10 each", lk, got, len(pt.docs))
+		if got := cap(pt.ents); got != 10*pt.len() {
+			t.Errorf("list %v: %d bytes for %d postings, want 10 each", lk, got, pt.len())
 		}
 	}
 	for i := 0; i < docs; i += 7 {
