@@ -606,15 +606,15 @@ func TestPostTableNeighbours(t *testing.T) {
 }
 
 // Through Apply, past the size at which the sketch band and content
-// postings are merged into sorted runs: 100,000 documents in batches of
-// 1,000, every third of the first 60,000 replaced (with new keys) or
+// postings are merged into sorted runs: 20,000 documents in batches of
+// 1,000, every third of the first 12,000 replaced (with new keys) or
 // deleted later. Postings find each live document under its keys and no
 // other, the replaced ones under their new keys only; the runs hold
 // no posting of a deleted document once merged again, and take 10
 // bytes a posting; the recent tables stay below their share of the
 // runs.
 func TestPostingsMerged(t *testing.T) {
-	const docs = 100000
+	const docs = 20000
 	s := New()
 	ctx := t.Context()
 	keys := func(i, gen int) []index.Key {
@@ -639,7 +639,7 @@ func TestPostingsMerged(t *testing.T) {
 			flush()
 		}
 	}
-	for i := 0; i < 60000; i += 3 {
+	for i := 0; i < 12000; i += 3 {
 		w := index.Write{ID: id(i), Replaces: true, OldKeys: keys(i, 0)}
 		if i%2 == 0 {
 			w.Record, w.Keys = []byte{2}, keys(i, 1)
@@ -660,7 +660,7 @@ func TestPostingsMerged(t *testing.T) {
 			}
 			var want []index.Posting
 			switch {
-			case i >= 60000 || i%3 != 0:
+			case i >= 12000 || i%3 != 0:
 				if gen == 0 {
 					want = []index.Posting{{ID: id(i)}}
 				}
@@ -695,7 +695,7 @@ func TestPostingsMerged(t *testing.T) {
 				t.Fatalf("list %v: deleted document %d in the merged run", lk, d)
 			}
 		}
-		if want := 80000 + 10000; pt.len() != want {
+		if want := 16000 + 2000; pt.len() != want {
 			t.Errorf("list %v: %d postings in the run, want %d", lk, pt.len(), want)
 		}
 		if got := cap(pt.ents); got != 10*pt.len() {
