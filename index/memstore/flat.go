@@ -234,8 +234,7 @@ func (r *keyRun) remove(v uint64, d uint32) { r.recent.remove(v, d) }
 
 func (r *keyRun) full() bool { return r.recent.n >= max(minMerge, len(r.docs)/mergeShare) }
 
-// merge folds the recent postings into a new run, leaving out those of
-// the documents gone reports deleted.
+// merge is postTable.merge.
 func (r *keyRun) merge(gone func(uint32) bool) {
 	type posting struct {
 		v uint64
@@ -243,7 +242,7 @@ func (r *keyRun) merge(gone func(uint32) bool) {
 	}
 	add := make([]posting, 0, r.recent.n)
 	for i, d := range r.recent.docs {
-		if d != 0 && !gone(d) {
+		if d != 0 && (gone == nil || !gone(d)) {
 			add = append(add, posting{r.recent.keys[i], d})
 		}
 	}
@@ -253,10 +252,12 @@ func (r *keyRun) merge(gone func(uint32) bool) {
 		}
 		return cmp.Compare(a.d, b.d)
 	})
-	n := len(add)
-	for _, d := range r.docs {
-		if !gone(d) {
-			n++
+	n := len(add) + len(r.docs)
+	if gone != nil {
+		for _, d := range r.docs {
+			if gone(d) {
+				n--
+			}
 		}
 	}
 	start, docs := make([]uint32, len(r.start)), make([]uint32, 0, n)
@@ -264,7 +265,7 @@ func (r *keyRun) merge(gone func(uint32) bool) {
 	for v := range uint64(len(start) - 1) {
 		start[v] = uint32(len(docs))
 		for _, d := range r.docs[r.start[v]:r.start[v+1]] {
-			if !gone(d) {
+			if gone == nil || !gone(d) {
 				docs = append(docs, d)
 			}
 		}
@@ -365,7 +366,9 @@ func (t *postTable) remove(v uint64, d uint32) { t.recent.remove(v, d) }
 func (t *postTable) full() bool { return t.recent.n >= max(minMerge, t.len()/mergeShare) }
 
 // merge folds the recent postings into a new run, leaving out those of
-// the documents gone reports deleted.
+// the documents gone reports deleted; with gone nil, it keeps them all
+// (the caller knows of too few deleted documents for a purge to pay:
+// it reads every posting's slot).
 func (t *postTable) merge(gone func(uint32) bool) {
 	type posting struct {
 		h uint64
@@ -373,7 +376,7 @@ func (t *postTable) merge(gone func(uint32) bool) {
 	}
 	add := make([]posting, 0, t.recent.n)
 	for i, d := range t.recent.docs {
-		if d != 0 && !gone(d) {
+		if d != 0 && (gone == nil || !gone(d)) {
 			add = append(add, posting{mix(t.recent.keys[i]), d})
 		}
 	}
@@ -383,10 +386,12 @@ func (t *postTable) merge(gone func(uint32) bool) {
 		}
 		return cmp.Compare(a.d, b.d)
 	})
-	n := len(add)
-	for i := range t.len() {
-		if !gone(t.doc(i)) {
-			n++
+	n := len(add) + t.len()
+	if gone != nil {
+		for i := range t.len() {
+			if gone(t.doc(i)) {
+				n--
+			}
 		}
 	}
 	ents := make([]byte, 0, n*postingSize)
@@ -402,7 +407,7 @@ func (t *postTable) merge(gone func(uint32) bool) {
 		if t.start != nil {
 			for i := int(t.start[top]); i < int(t.start[top+1]); i++ {
 				d := t.doc(i)
-				if gone(d) {
+				if gone != nil && gone(d) {
 					continue
 				}
 				h := top<<48 | t.rem(i)

@@ -36,6 +36,7 @@ type Store struct {
 	docs   slots
 	ids    idTable
 	live   int64
+	dels   int64 // documents deleted or replaced
 	lists  map[listKey]*list
 	meta   map[string][]byte
 	lean   bool   // keep records without what explains a match
@@ -53,8 +54,9 @@ type listKey struct {
 // list is the posting lists of one listKey: a keyRun when its keys are
 // table keys of at most runBits bits, a postTable otherwise.
 type list struct {
-	run   *keyRun
-	table postTable
+	run    *keyRun
+	table  postTable
+	purged int64 // Store.dels when the run last left out deleted documents' postings
 }
 
 // New returns an empty store.
@@ -248,6 +250,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 			s.removeID(n)
 			s.docs.at(n).at = gone
 			s.live--
+			s.dels++
 		}
 		if w.Record == nil {
 			continue
@@ -272,10 +275,26 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 		}
 	}
 	for _, l := range s.lists {
-		if l.run != nil && l.run.full() {
-			l.run.merge(s.deleted)
-		} else if l.run == nil && l.table.full() {
-			l.table.merge(s.deleted)
+		var full bool
+		var runLen int
+		if l.run != nil {
+			full, runLen = l.run.full(), len(l.run.docs)
+		} else {
+			full, runLen = l.table.full(), l.table.len()
+		}
+		if !full {
+			continue
+		}
+		// The run holds at most s.dels-l.purged postings of deleted
+		// documents: purged when they may be an eighth of it.
+		var gone func(uint32) bool
+		if d := s.dels - l.purged; d > 0 && 8*d >= int64(runLen) {
+			gone, l.purged = s.deleted, s.dels
+		}
+		if l.run != nil {
+			l.run.merge(gone)
+		} else {
+			l.table.merge(gone)
 		}
 	}
 	return nil

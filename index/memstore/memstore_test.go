@@ -706,3 +706,51 @@ func TestPostingsMerged(t *testing.T) {
 		probe(i)
 	}
 }
+
+// A merge reads the documents' slots only to purge: with few deleted
+// documents (fewer than an eighth of a run's postings since its last
+// purge) Apply's merges keep their postings in the run, which Postings
+// skips; with more, the next merge leaves them out.
+func TestMergePurge(t *testing.T) {
+	s := New()
+	ctx := t.Context()
+	key := func(i int) []index.Key { return []index.Key{{Kind: index.KindContent, Value: uint64(i)}} }
+	add := func(from, to int) {
+		t.Helper()
+		var b index.Batch
+		for i := from; i < to; i++ {
+			b.Writes = append(b.Writes, index.Write{ID: fmt.Sprint(i), Record: []byte{1}, Keys: key(i)})
+		}
+		if err := s.Apply(ctx, &b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del := func(from, to int) {
+		t.Helper()
+		var b index.Batch
+		for i := from; i < to; i++ {
+			b.Writes = append(b.Writes, index.Write{ID: fmt.Sprint(i), Replaces: true, OldKeys: key(i)})
+		}
+		if err := s.Apply(ctx, &b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pt := func() *postTable { return &s.lists[listKey{kind: index.KindContent}].table }
+	add(0, 8000) // merged once, at 4,096 or more
+	del(0, 500)  // in the run
+	add(8000, 12096)
+	if got := pt().len(); got != 12096 {
+		t.Fatalf("%d postings in the run after 500 deletions, want 12096 (no purge)", got)
+	}
+	if ps, err := s.Postings(ctx, key(7)); err != nil || len(ps[0]) != 0 {
+		t.Fatalf("postings of a deleted document: %v, %v", ps, err)
+	}
+	del(500, 2000) // 2,000 deleted since the last purge: more than 12,096/8
+	add(12096, 16192)
+	if got, want := pt().len(), 16192-2000; got != want {
+		t.Fatalf("%d postings in the run after 2,000 deletions, want %d (purged)", got, want)
+	}
+	if ps, err := s.Postings(ctx, key(2500)); err != nil || len(ps[0]) != 1 {
+		t.Fatalf("postings of a live document: %v, %v", ps, err)
+	}
+}
