@@ -16,24 +16,29 @@
 #   badger        neardup dedup --index DIR --pairs P  (a new archive)
 #
 # and prints a row per run: articles/s, MB/s of input, speed against
-# fingerprint's, peak RSS, the largest live heap after a collection
-# (gctrace) per article and, for badger, the archive's bytes on disk
-# per article; the share of CPU the collector took (gctrace's figure,
-# of GOMAXPROCS × wall time, at the last collection) and the precision
-# and recall of the planted copies (gencorpus -score). The live heap of
-# memory less fingerprint's, per article, is what the in-memory archive
-# costs. RUNS (default memory,badger) picks the dedup runs; NEARDUP a
-# built binary (default: go build ./cmd/neardup into $WORK); BEFORE
-# another (an older build), whose dedup runs follow, as memory-before
-# and badger-before, against the same fingerprint run.
+# fingerprint's, the process's CPU time (user + system) per article
+# and its speed against fingerprint's by that measure, peak RSS, the
+# largest live heap after a collection (gctrace) per article and, for
+# badger, the archive's bytes on disk per article; the share of CPU the
+# collector took (gctrace's figure, of GOMAXPROCS × wall time, at the
+# last collection) and the precision and recall of the planted copies
+# (gencorpus -score). The live heap of memory less fingerprint's, per
+# article, is what the in-memory archive costs. RUNS (default
+# fingerprint,memory,badger) picks the runs; NEARDUP a built binary
+# (default: go build ./cmd/neardup into $WORK); BEFORE another (an
+# older build), whose dedup runs follow, as memory-before and
+# badger-before, against the same fingerprint run. LOCK=none runs
+# without the lock (a long run, measured by its CPU time). The runs
+# inherit the environment: GOMEMLIMIT bounds the heap (see
+# bench/README.md for the 10^7 run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpora=${NEARDUP_CORPORA:-$(cd .. && pwd)/shared/corpora}
 work=${WORK:-/tmp/neardup-scale}
 size=${SIZE:-2700}
 seed=${SEED:-1}
-runs=${RUNS:-memory,badger}
-lock=/tmp/neardup-bench.lock
+runs=${RUNS:-fingerprint,memory,badger}
+lock=${LOCK:-/tmp/neardup-bench.lock}
 mkdir -p "$work"
 [[ -x /usr/bin/time ]] || { echo "scale.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 bin=${NEARDUP:-}
@@ -49,20 +54,25 @@ go build -o "$work/gencorpus" ./bench/gencorpus
 measure() {
 	local log=$1
 	shift
-	GODEBUG=gctrace=1 flock "$lock" /usr/bin/time -v "$@" 2>"$log"
+	if [[ $lock == none ]]; then
+		GODEBUG=gctrace=1 /usr/bin/time -v "$@" 2>"$log"
+	else
+		GODEBUG=gctrace=1 flock "$lock" /usr/bin/time -v "$@" 2>"$log"
+	fi
 }
 
-# field LOG: wall seconds, peak RSS (kB), GC % and the largest live heap
-# (MB) of a run's log.
+# field LOG: wall seconds, peak RSS (kB), GC %, the largest live heap
+# (MB) and CPU seconds (user + system) of a run's log.
 field() {
 	awk '
 	/Elapsed \(wall clock\)/ { n = split($NF, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; wall = s }
+	/User time \(seconds\)/ || /System time \(seconds\)/ { cpu += $NF }
 	/Maximum resident set size/ { rss = $NF }
 	/^gc [0-9]+ @/ { pct = $4; sub(/%:?/, "", pct); if (match($0, /[0-9]+->[0-9]+->[0-9]+ MB/)) { split(substr($0, RSTART, RLENGTH), h, "->"); live = h[3] + 0; if (live > maxlive) maxlive = live } }
-	END { printf "%s %s %s %s\n", wall, rss, pct, maxlive }' "$1"
+	END { printf "%s %s %s %s %s\n", wall, rss, pct, maxlive, cpu }' "$1"
 }
 
-printf '%-14s %9s %9s %7s %7s %9s %10s %10s %5s %9s %8s %8s\n' run articles art/s MB/s vs_fp peakRSS heapB/art archB/art GC% precision recall rec_j08
+printf '%-14s %9s %9s %7s %7s %9s %7s %9s %10s %10s %5s %9s %8s %8s\n' run articles art/s MB/s vs_fp cpu_us/art cpu_vs peakRSS heapB/art archB/art GC% precision recall rec_j08
 for n in "$@"; do
 	corpus=$work/corpus-$n-$size-$seed.jsonl
 	truth=$work/truth-$n-$size-$seed.jsonl
@@ -72,20 +82,30 @@ for n in "$@"; do
 		mv "$truth.tmp" "$truth"
 	fi
 	bytes=$(stat -c %s "$corpus")
-	measure "$work/fp-$n.log" "$bin" fingerprint --keywords 1 "$corpus" >/dev/null
-	read -r fwall frss fgc flive < <(field "$work/fp-$n.log")
-	row() { # NAME WALL RSS GC LIVE ARCHBYTES SCORE
-		local name=$1 wall=$2 rss=$3 gc=$4 live=$5 arch=$6 score=$7
+	fwall="" frss="" fgc="" flive=0 fcpu=""
+	if [[ $runs == *fingerprint* ]]; then
+		measure "$work/fp-$n.log" "$bin" fingerprint --keywords 1 "$corpus" >/dev/null
+		read -r fwall frss fgc flive fcpu < <(field "$work/fp-$n.log")
+	fi
+	# row NAME WALL RSS GC LIVE CPU ARCHBYTES SCORE: without a
+	# fingerprint run, no speed against it, and the heap column is the
+	# whole live heap per article.
+	row() {
+		local name=$1 wall=$2 rss=$3 gc=$4 live=$5 cpu=$6 arch=$7 score=$8
 		awk -v name="$name" -v n="$n" -v bytes="$bytes" -v wall="$wall" -v fwall="$fwall" -v rss="$rss" -v gc="$gc" \
-			-v live="$live" -v flive="$flive" -v arch="$arch" -v score="$score" 'BEGIN {
+			-v live="$live" -v flive="$flive" -v cpu="$cpu" -v fcpu="$fcpu" -v arch="$arch" -v score="$score" 'BEGIN {
 			p = "-"; r = "-"; r8 = "-"
 			if (score != "") { split(score, s, " "); p = s[1]; r = s[2]; r8 = s[3] }
 			heap = (name == "fingerprint") ? "-" : sprintf("%.0f", (live - flive) * 1048576 / n)
 			a = (arch == "") ? "-" : sprintf("%.0f", arch / n)
-			printf "%-14s %9d %9.0f %7.2f %6.2fx %7.2fGB %10s %10s %5s %9s %8s %8s\n", name, n, n / wall, bytes / wall / 1e6,
-				fwall / wall, rss / 1048576, heap, a, gc, p, r, r8 }'
+			vs = (fwall == "") ? "-" : sprintf("%.2fx", fwall / wall)
+			cvs = (fcpu == "") ? "-" : sprintf("%.2fx", fcpu / cpu)
+			printf "%-14s %9d %9.0f %7.2f %7s %9.0f %7s %7.2fGB %10s %10s %5s %9s %8s %8s\n", name, n, n / wall, bytes / wall / 1e6,
+				vs, cpu * 1e6 / n, cvs, rss / 1048576, heap, a, gc, p, r, r8 }'
 	}
-	row fingerprint "$fwall" "$frss" "$fgc" "$flive" "" ""
+	if [[ $runs == *fingerprint* ]]; then
+		row fingerprint "$fwall" "$frss" "$fgc" "$flive" "$fcpu" "" ""
+	fi
 	score() {
 		"$work/gencorpus" -score -truth "$truth" "$1" |
 			sed -E 's/.*"precision":([0-9.e-]+),"recall":([0-9.e-]+),"recall_j08":([0-9.e-]+).*/\1 \2 \3/' |
@@ -95,14 +115,14 @@ for n in "$@"; do
 		local sfx=$1 b=$2
 		if [[ $runs == *memory* ]]; then
 			measure "$work/mem$sfx-$n.log" "$b" dedup --pairs "$work/pairs-mem$sfx-$n.jsonl" "$corpus"
-			read -r wall rss gc live < <(field "$work/mem$sfx-$n.log")
-			row "memory$sfx" "$wall" "$rss" "$gc" "$live" "" "$(score "$work/pairs-mem$sfx-$n.jsonl")"
+			read -r wall rss gc live cpu < <(field "$work/mem$sfx-$n.log")
+			row "memory$sfx" "$wall" "$rss" "$gc" "$live" "$cpu" "" "$(score "$work/pairs-mem$sfx-$n.jsonl")"
 		fi
 		if [[ $runs == *badger* ]]; then
 			rm -rf "$work/archive-$n"
 			measure "$work/badger$sfx-$n.log" "$b" dedup --index "$work/archive-$n" --pairs "$work/pairs-badger$sfx-$n.jsonl" "$corpus"
-			read -r wall rss gc live < <(field "$work/badger$sfx-$n.log")
-			row "badger$sfx" "$wall" "$rss" "$gc" "$live" "$(du -sb "$work/archive-$n" | cut -f1)" "$(score "$work/pairs-badger$sfx-$n.jsonl")"
+			read -r wall rss gc live cpu < <(field "$work/badger$sfx-$n.log")
+			row "badger$sfx" "$wall" "$rss" "$gc" "$live" "$cpu" "$(du -sb "$work/archive-$n" | cut -f1)" "$(score "$work/pairs-badger$sfx-$n.jsonl")"
 			rm -rf "$work/archive-$n"
 		fi
 	}

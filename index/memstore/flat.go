@@ -1,14 +1,17 @@
 package memstore
 
 import (
+	"cmp"
+	"encoding/binary"
 	"hash/maphash"
 	"slices"
 )
 
 // The store's tables hold numbers, not pointers: documents are numbered
-// from 1 (0 marks an empty slot), their IDs and records live in large
-// byte chunks, and posting lists are open-addressing tables of (key
-// value, document number) or buckets of document numbers. The garbage
+// from 1 (0 marks an empty slot), their slots in fixed chunks, their
+// IDs and records in large byte chunks, and posting lists are sorted
+// runs of (key value, document number), or of document numbers by key
+// value, each with an open-addressing table of the newest. The garbage
 // collector sees a few hundred large objects whatever the number of
 // documents, and scans none of their contents.
 
@@ -24,10 +27,10 @@ type arena struct {
 	bytes  int64 // bytes of the chunks in use
 }
 
-// add appends id and rec, one after the other, and returns where they
-// are: their chunk and offset.
+// add appends id, the length of rec and rec, one after the other, and
+// returns where they are: their chunk and offset.
 func (a *arena) add(id string, rec []byte) (chunk, off uint32) {
-	n := len(id) + len(rec)
+	n := len(id) + binary.MaxVarintLen64 + len(rec)
 	last := len(a.chunks) - 1
 	if last < 0 || len(a.chunks[last])+n > cap(a.chunks[last]) {
 		a.chunks = append(a.chunks, make([]byte, 0, max(n, chunkSize)))
@@ -35,22 +38,65 @@ func (a *arena) add(id string, rec []byte) (chunk, off uint32) {
 	}
 	c := a.chunks[last]
 	off = uint32(len(c))
-	a.chunks[last] = append(append(c, id...), rec...)
-	a.bytes += int64(n)
+	c = append(c, id...)
+	c = binary.AppendUvarint(c, uint64(len(rec)))
+	a.chunks[last] = append(c, rec...)
+	a.bytes += int64(len(a.chunks[last])) - int64(off)
 	return uint32(last), off
 }
 
-// doc is one document's slot: where its ID and record are (the ID,
-// then the record, in one arena entry), and its fingerprint, which its
-// table postings carry.
-type doc struct {
-	chunk, off    uint32
-	idLen, recLen uint32
-	fp            uint64
+// slot is one document's: its fingerprint, which its table postings
+// carry, and where its entry is in the arena (at, see pack): its ID,
+// the length of its record as a uvarint, and its record.
+type slot struct {
+	fp, at uint64
 }
 
-// deleted marks the slot of a deleted document.
-const deleted = ^uint32(0)
+// A slot's at packs the entry's chunk (26 bits), its offset in the
+// chunk (22 bits: chunks of chunkSize are filled, a larger entry gets
+// a chunk of its own at offset 0) and the length of the ID (16 bits).
+const (
+	offBits   = 22
+	idLenBits = 16
+	maxChunks = 1<<(64-offBits-idLenBits) - 1
+)
+
+func pack(chunk, off uint32, idLen int) uint64 {
+	return uint64(chunk)<<(offBits+idLenBits) | uint64(off)<<idLenBits | uint64(idLen)
+}
+
+func unpack(at uint64) (chunk, off, idLen uint32) {
+	return uint32(at >> (offBits + idLenBits)), uint32(at>>idLenBits) & (1<<offBits - 1), uint32(at) & (1<<idLenBits - 1)
+}
+
+// gone is the at of a deleted document's slot.
+const gone = ^uint64(0)
+
+// slotBits is the log2 of the number of slots in a chunk of slots: the
+// slots are kept in fixed chunks, so that their table never grows by
+// copying and has no room unused but in its last chunk.
+const slotBits = 16
+
+// slots holds the documents' slots; document n is slot n-1.
+type slots struct {
+	chunks [][]slot
+	n      int
+}
+
+func (t *slots) at(n uint32) *slot {
+	i := n - 1
+	return &t.chunks[i>>slotBits][i&(1<<slotBits-1)]
+}
+
+// add appends a slot and returns its document number.
+func (t *slots) add(sl slot) uint32 {
+	if t.n&(1<<slotBits-1) == 0 {
+		t.chunks = append(t.chunks, make([]slot, 1<<slotBits))
+	}
+	t.chunks[t.n>>slotBits][t.n&(1<<slotBits-1)] = sl
+	t.n++
+	return uint32(t.n)
+}
 
 // idTable maps IDs to document numbers: an open-addressing table with
 // linear probing of document numbers, which are compared by the IDs in
@@ -60,11 +106,10 @@ type idTable struct {
 	n     int
 }
 
-// postTable is a multimap of 64-bit key values to document numbers:
+// hashTable is a multimap of 64-bit key values to document numbers:
 // open addressing with linear probing, a key value once per document
-// that has it. It holds the postings of one kind of key (a sketch
-// band, or the content hash), whose values are nearly unique.
-type postTable struct {
+// that has it. It holds a postTable's newest postings.
+type hashTable struct {
 	keys []uint64
 	docs []uint32 // 0 is empty
 	n    int
@@ -80,12 +125,14 @@ func mix(v uint64) uint64 {
 	return v
 }
 
-// maxLoad is the fraction of a table's slots in use above which it
-// grows: by half its size, to keep the empty slots few.
-const maxLoad = 0.8
+// maxLoad is the fraction of a hashTable's slots in use above which it
+// doubles: a half, so that a lookup of a value that is not there (most
+// of a band's) ends after a probe or two. A hashTable holds only the
+// postings not yet merged, a 32nd of a run's at most.
+const maxLoad = 0.5
 
-func (t *postTable) grow() {
-	size := max(1024, len(t.keys)*3/2)
+func (t *hashTable) grow() {
+	size := max(1024, 2*len(t.keys))
 	old, oldDocs := t.keys, t.docs
 	t.keys, t.docs, t.n = make([]uint64, size), make([]uint32, size), 0
 	for i, d := range oldDocs {
@@ -95,12 +142,12 @@ func (t *postTable) grow() {
 	}
 }
 
-func (t *postTable) add(v uint64, d uint32) {
+func (t *hashTable) add(v uint64, d uint32) {
 	if float64(t.n+1) > maxLoad*float64(len(t.keys)) {
 		t.grow()
 	}
-	size := uint64(len(t.keys))
-	for i := mix(v) % size; ; i = (i + 1) % size {
+	mask := uint64(len(t.keys) - 1)
+	for i := mix(v) & mask; ; i = (i + 1) & mask {
 		if t.docs[i] == 0 {
 			t.keys[i], t.docs[i] = v, d
 			t.n++
@@ -113,12 +160,12 @@ func (t *postTable) add(v uint64, d uint32) {
 }
 
 // each calls fn with each document under v.
-func (t *postTable) each(v uint64, fn func(uint32)) {
+func (t *hashTable) each(v uint64, fn func(uint32)) {
 	if t.n == 0 {
 		return
 	}
-	size := uint64(len(t.keys))
-	for i := mix(v) % size; t.docs[i] != 0; i = (i + 1) % size {
+	mask := uint64(len(t.keys) - 1)
+	for i := mix(v) & mask; t.docs[i] != 0; i = (i + 1) & mask {
 		if t.keys[i] == v {
 			fn(t.docs[i])
 		}
@@ -127,13 +174,13 @@ func (t *postTable) each(v uint64, fn func(uint32)) {
 
 // remove deletes the posting of d under v, shifting the entries after
 // it back so that no probe sequence is broken.
-func (t *postTable) remove(v uint64, d uint32) {
+func (t *hashTable) remove(v uint64, d uint32) {
 	if t.n == 0 {
 		return
 	}
-	size := uint64(len(t.keys))
-	i := mix(v) % size
-	for ; t.docs[i] != 0; i = (i + 1) % size {
+	mask := uint64(len(t.keys) - 1)
+	i := mix(v) & mask
+	for ; t.docs[i] != 0; i = (i + 1) & mask {
 		if t.keys[i] == v && t.docs[i] == d {
 			break
 		}
@@ -142,10 +189,10 @@ func (t *postTable) remove(v uint64, d uint32) {
 		return
 	}
 	t.n--
-	for j := (i + 1) % size; t.docs[j] != 0; j = (j + 1) % size {
+	for j := (i + 1) & mask; t.docs[j] != 0; j = (j + 1) & mask {
 		// The entry at j may move to the hole at i unless its home lies
 		// cyclically in (i, j].
-		h := mix(t.keys[j]) % size
+		h := mix(t.keys[j]) & mask
 		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
 			t.keys[i], t.docs[i] = t.keys[j], t.docs[j]
 			i = j
@@ -154,25 +201,230 @@ func (t *postTable) remove(v uint64, d uint32) {
 	t.keys[i], t.docs[i] = 0, 0
 }
 
-// bucketBits is the widest table key kept in buckets: one list of
-// document numbers per value of the key, 2^bucketBits lists at most.
-// A wider table key goes into a postTable.
-const bucketBits = 18
+// runBits is the widest table key kept in a keyRun, whose index has
+// 2^runBits+1 entries at most. A wider table key goes into a postTable.
+const runBits = 18
 
-// buckets holds the postings of one SimHash table whose keys have at
-// most bucketBits bits: the documents of each key value. Its postings
-// carry the documents' fingerprints from their slots.
-type buckets [][]uint32
+// keyRun holds the postings of one SimHash table whose keys have at
+// most runBits bits: a run of document numbers grouped by key value
+// (start[v] is where value v's begin, 4 bytes a posting), and the
+// newest postings in a hashTable, merged into the run like a
+// postTable's. Its postings carry the documents' fingerprints from
+// their slots.
+type keyRun struct {
+	start  []uint32 // 1<<bits+1 offsets into docs
+	docs   []uint32
+	recent hashTable
+}
 
-func (b buckets) remove(v uint64, d uint32) {
-	l := b[v]
-	if i := slices.Index(l, d); i >= 0 {
-		l[i] = l[len(l)-1]
-		b[v] = l[:len(l)-1]
+func newKeyRun(bits uint8) *keyRun { return &keyRun{start: make([]uint32, 1<<bits+1)} }
+
+func (r *keyRun) add(v uint64, d uint32) { r.recent.add(v, d) }
+
+// each calls fn with each document under v, which is below 2^bits.
+func (r *keyRun) each(v uint64, fn func(uint32)) {
+	for _, d := range r.docs[r.start[v]:r.start[v+1]] {
+		fn(d)
 	}
+	r.recent.each(v, fn)
+}
+
+// remove is postTable.remove: the caller deletes d.
+func (r *keyRun) remove(v uint64, d uint32) { r.recent.remove(v, d) }
+
+func (r *keyRun) full() bool { return r.recent.n >= max(minMerge, len(r.docs)/mergeShare) }
+
+// merge is postTable.merge.
+func (r *keyRun) merge(gone func(uint32) bool) {
+	type posting struct {
+		v uint64
+		d uint32
+	}
+	add := make([]posting, 0, r.recent.n)
+	for i, d := range r.recent.docs {
+		if d != 0 && (gone == nil || !gone(d)) {
+			add = append(add, posting{r.recent.keys[i], d})
+		}
+	}
+	slices.SortFunc(add, func(a, b posting) int {
+		if c := cmp.Compare(a.v, b.v); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.d, b.d)
+	})
+	n := len(add) + len(r.docs)
+	if gone != nil {
+		for _, d := range r.docs {
+			if gone(d) {
+				n--
+			}
+		}
+	}
+	start, docs := make([]uint32, len(r.start)), make([]uint32, 0, n)
+	j := 0
+	for v := range uint64(len(start) - 1) {
+		start[v] = uint32(len(docs))
+		for _, d := range r.docs[r.start[v]:r.start[v+1]] {
+			if gone == nil || !gone(d) {
+				docs = append(docs, d)
+			}
+		}
+		for ; j < len(add) && add[j].v == v; j++ {
+			docs = append(docs, add[j].d)
+		}
+	}
+	start[len(start)-1] = uint32(len(docs))
+	r.start, r.docs, r.recent = start, docs, hashTable{}
 }
 
 // hashID hashes an ID for the idTable.
 func hashID(seed maphash.Seed, id []byte) uint64 {
 	return maphash.Bytes(seed, id)
+}
+
+// postTable holds the postings of one kind of key whose values are
+// nearly unique (a sketch band, or the content hash): most of them in
+// a sorted run without empty slots, the newest in a hashTable, which
+// merge folds into the run when it holds a 32nd as many.
+//
+// The run is ordered by h = mix(v), a bijection of the key value, and
+// then by document. start[t] is where the postings whose h has t in its
+// top dirBits bits begin, so that a posting keeps only h's other 48
+// bits and its document: postingSize bytes, where a hashTable's 12
+// bytes at a load of 0.53 to 0.8 took 15 to 23. As h is uniform, a
+// lookup guesses the place of its value among those of its top bits
+// from the value and looks on from there, in the cache line or two
+// about it.
+type postTable struct {
+	start  []uint32 // nil while the run is empty, else 1<<dirBits+1 offsets into it
+	ents   []byte   // the run: postingSize bytes a posting, h's low 48 bits then its document, little-endian
+	recent hashTable
+}
+
+// postingSize is the size of a posting in a postTable's run.
+const postingSize = 10
+
+// dirBits is the number of top bits of h that postTable.start indexes.
+const dirBits = 16
+
+// minMerge is the fewest postings a recent table holds before it is
+// merged into its run, and mergeShare the share of the run's length it
+// may hold (1/mergeShare).
+const (
+	minMerge   = 1 << 12
+	mergeShare = 32
+)
+
+// len returns the number of postings in the run.
+func (t *postTable) len() int { return len(t.ents) / postingSize }
+
+// rem returns the low 48 bits of the h of the run's posting i.
+func (t *postTable) rem(i int) uint64 {
+	e := t.ents[i*postingSize : i*postingSize+postingSize]
+	return uint64(binary.LittleEndian.Uint32(e)) | uint64(binary.LittleEndian.Uint16(e[4:]))<<32
+}
+
+// doc returns the document of the run's posting i.
+func (t *postTable) doc(i int) uint32 {
+	return binary.LittleEndian.Uint32(t.ents[i*postingSize+6 : i*postingSize+postingSize])
+}
+
+func (t *postTable) add(v uint64, d uint32) { t.recent.add(v, d) }
+
+// each calls fn with each document under v.
+func (t *postTable) each(v uint64, fn func(uint32)) {
+	if t.start != nil {
+		h := mix(v)
+		r := h & (1<<48 - 1)
+		a, b := int(t.start[h>>48]), int(t.start[h>>48+1])
+		if a < b {
+			// r's place if the b-a values were evenly spread.
+			i := a + int(((r>>16)*uint64(b-a))>>32)
+			if t.rem(i) < r {
+				for i++; i < b && t.rem(i) < r; i++ {
+				}
+			} else {
+				for i > a && t.rem(i-1) >= r {
+					i--
+				}
+			}
+			for ; i < b && t.rem(i) == r; i++ {
+				fn(t.doc(i))
+			}
+		}
+	}
+	t.recent.each(v, fn)
+}
+
+// remove deletes the posting of d under v when it is among the recent
+// ones. The caller deletes d: its postings in the run stay until the
+// next merge, and readers skip them as they skip any deleted
+// document's.
+func (t *postTable) remove(v uint64, d uint32) { t.recent.remove(v, d) }
+
+// full reports whether the recent postings are due to be merged.
+func (t *postTable) full() bool { return t.recent.n >= max(minMerge, t.len()/mergeShare) }
+
+// merge folds the recent postings into a new run, leaving out those of
+// the documents gone reports deleted; with gone nil, it keeps them all
+// (the caller knows of too few deleted documents for a purge to pay:
+// it reads every posting's slot).
+func (t *postTable) merge(gone func(uint32) bool) {
+	type posting struct {
+		h uint64
+		d uint32
+	}
+	add := make([]posting, 0, t.recent.n)
+	for i, d := range t.recent.docs {
+		if d != 0 && (gone == nil || !gone(d)) {
+			add = append(add, posting{mix(t.recent.keys[i]), d})
+		}
+	}
+	slices.SortFunc(add, func(a, b posting) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.d, b.d)
+	})
+	n := len(add) + t.len()
+	if gone != nil {
+		for i := range t.len() {
+			if gone(t.doc(i)) {
+				n--
+			}
+		}
+	}
+	ents := make([]byte, 0, n*postingSize)
+	start := make([]uint32, 1<<dirBits+1)
+	out := func(h uint64, d uint32) {
+		ents = binary.LittleEndian.AppendUint32(ents, uint32(h))
+		ents = binary.LittleEndian.AppendUint16(ents, uint16(h>>32))
+		ents = binary.LittleEndian.AppendUint32(ents, d)
+		start[h>>48+1]++
+	}
+	j := 0
+	for top := range uint64(1 << dirBits) {
+		if t.start != nil {
+			for i := int(t.start[top]); i < int(t.start[top+1]); i++ {
+				d := t.doc(i)
+				if gone != nil && gone(d) {
+					continue
+				}
+				h := top<<48 | t.rem(i)
+				for ; j < len(add) && (add[j].h < h || add[j].h == h && add[j].d <= d); j++ {
+					if add[j].h != h || add[j].d != d {
+						out(add[j].h, add[j].d)
+					}
+				}
+				out(h, d)
+			}
+		}
+		for ; j < len(add) && add[j].h>>48 == top; j++ {
+			out(add[j].h, add[j].d)
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	t.start, t.ents, t.recent = start, ents, hashTable{}
 }

@@ -4,20 +4,21 @@
 //
 // It holds no pointer per document (see flat.go): the documents are
 // numbered, their IDs and records are kept in large byte chunks, and
-// the posting lists are flat tables of document numbers, so that ten
-// million documents are a few hundred thousand objects to the garbage
-// collector (one per SimHash table key value in use, 4 × 65,536 at
-// most in the default layout, and a few hundred chunks and tables),
-// and about 350 bytes each beyond their IDs and records. A replaced or
+// the posting lists are sorted runs of document numbers, so that ten
+// million documents are a few thousand objects to the garbage
+// collector, none of which it scans. Beyond its ID and record, a
+// document of the default layout takes about 200 bytes: a 16-byte
+// slot, 4 to 8 in the ID table, 4 in each of the 4 SimHash tables and
+// 10 for each of its 17 sketch band and content postings. A replaced or
 // deleted document's ID and record stay in their chunk until the store
 // is closed: it is made for runs that add.
 package memstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"math"
 	"slices"
 	"sync"
 	"unsafe"
@@ -32,9 +33,10 @@ type Store struct {
 	closed bool
 	seed   maphash.Seed
 	data   arena
-	docs   []doc // document n is docs[n-1]
+	docs   slots
 	ids    idTable
 	live   int64
+	dels   int64 // documents deleted or replaced
 	lists  map[listKey]*list
 	meta   map[string][]byte
 	lean   bool   // keep records without what explains a match
@@ -49,18 +51,12 @@ type listKey struct {
 	bits  uint8
 }
 
-// list is the posting lists of one listKey: buckets when its keys are
-// table keys of at most bucketBits bits, a postTable otherwise, and a
-// postTable32 for passage keys below 2^32.
+// list is the posting lists of one listKey: a keyRun when its keys are
+// table keys of at most runBits bits, a postTable otherwise.
 type list struct {
-	buckets buckets
-	table   postTable
-	small   postTable32
-}
-
-// small reports whether k's postings are in its list's postTable32.
-func small(k index.Key) bool {
-	return k.Kind == index.KindPassage && k.Value <= math.MaxUint32
+	run    *keyRun
+	table  postTable
+	purged int64 // Store.dels when the run last left out deleted documents' postings
 }
 
 // New returns an empty store.
@@ -94,10 +90,11 @@ var errClosed = fmt.Errorf("index: memory: %w", index.ErrClosed)
 // slices of the arena, which never changes them: the ID can be made a
 // string without a copy.
 func (s *Store) entry(n uint32) (id string, rec []byte) {
-	d := &s.docs[n-1]
-	c := s.data.chunks[d.chunk]
-	b := c[d.off : d.off+d.idLen+d.recLen : d.off+d.idLen+d.recLen]
-	return unsafe.String(unsafe.SliceData(b), int(d.idLen)), b[d.idLen:]
+	chunk, off, idLen := unpack(s.docs.at(n).at)
+	c := s.data.chunks[chunk][off:]
+	recLen, k := binary.Uvarint(c[idLen:])
+	end := int(idLen) + k + int(recLen)
+	return unsafe.String(unsafe.SliceData(c), int(idLen)), c[int(idLen)+k : end : end]
 }
 
 // lookup returns the number of the document id, or 0.
@@ -116,9 +113,12 @@ func (s *Store) lookup(id string) uint32 {
 }
 
 func (s *Store) idOf(n uint32) string {
-	id, _ := s.entry(n)
-	return id
+	chunk, off, idLen := unpack(s.docs.at(n).at)
+	return unsafe.String(&s.data.chunks[chunk][off], int(idLen))
 }
+
+// deleted reports whether document n is deleted.
+func (s *Store) deleted(n uint32) bool { return s.docs.at(n).at == gone }
 
 // insertID files document n under its ID, which is not filed.
 func (s *Store) insertID(n uint32) {
@@ -176,23 +176,21 @@ func (s *Store) Postings(_ context.Context, keys []index.Key) ([][]index.Posting
 		}
 		var ps []index.Posting
 		add := func(n uint32) {
-			if s.docs[n-1].chunk == deleted {
+			sl := s.docs.at(n)
+			if sl.at == gone {
 				return // a posting the writes left behind
 			}
-			p := index.Posting{ID: s.idOf(n)}
+			chunk, off, idLen := unpack(sl.at)
+			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen))}
 			if k.Kind == index.KindTable {
-				p.Fingerprint = simhash.Fingerprint(s.docs[n-1].fp)
+				p.Fingerprint = simhash.Fingerprint(sl.fp)
 			}
 			ps = append(ps, p)
 		}
-		if l.buckets != nil {
-			if k.Value < uint64(len(l.buckets)) {
-				for _, n := range l.buckets[k.Value] {
-					add(n)
-				}
+		if l.run != nil {
+			if k.Value < uint64(len(l.run.start)-1) {
+				l.run.each(k.Value, add)
 			}
-		} else if small(k) {
-			l.small.each(uint32(k.Value), add)
 		} else {
 			l.table.each(k.Value, add)
 		}
@@ -250,14 +248,15 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 				s.remove(k, n)
 			}
 			s.removeID(n)
-			s.docs[n-1].chunk = deleted
+			s.docs.at(n).at = gone
 			s.live--
+			s.dels++
 		}
 		if w.Record == nil {
 			continue
 		}
-		if len(s.docs) >= int(deleted-1) {
-			return fmt.Errorf("index: memory: write %d (id %q): the store holds its most documents, %d", i, w.ID, len(s.docs))
+		if s.docs.n >= 1<<32-1 || len(s.data.chunks) >= maxChunks {
+			return fmt.Errorf("index: memory: write %d (id %q): the store holds its most documents, %d", i, w.ID, s.docs.n)
 		}
 		rec := w.Record
 		if s.lean {
@@ -268,12 +267,34 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 			rec = s.buf
 		}
 		c, off := s.data.add(w.ID, rec)
-		s.docs = append(s.docs, doc{chunk: c, off: off, idLen: uint32(len(w.ID)), recLen: uint32(len(rec)), fp: uint64(w.Fingerprint)})
-		n = uint32(len(s.docs))
+		n = s.docs.add(slot{fp: uint64(w.Fingerprint), at: pack(c, off, len(w.ID))})
 		s.insertID(n)
 		s.live++
 		for _, k := range w.Keys {
 			s.add(k, n)
+		}
+	}
+	for _, l := range s.lists {
+		var full bool
+		var runLen int
+		if l.run != nil {
+			full, runLen = l.run.full(), len(l.run.docs)
+		} else {
+			full, runLen = l.table.full(), l.table.len()
+		}
+		if !full {
+			continue
+		}
+		// The run holds at most s.dels-l.purged postings of deleted
+		// documents: purged when they may be an eighth of it.
+		var gone func(uint32) bool
+		if d := s.dels - l.purged; d > 0 && 8*d >= int64(runLen) {
+			gone, l.purged = s.deleted, s.dels
+		}
+		if l.run != nil {
+			l.run.merge(gone)
+		} else {
+			l.table.merge(gone)
 		}
 	}
 	return nil
@@ -285,19 +306,14 @@ func (s *Store) add(k index.Key, n uint32) {
 	l := s.lists[lk]
 	if l == nil {
 		l = &list{}
-		if k.Kind == index.KindTable && k.Bits <= bucketBits {
-			l.buckets = make(buckets, 1<<k.Bits)
+		if k.Kind == index.KindTable && k.Bits <= runBits {
+			l.run = newKeyRun(k.Bits)
 		}
 		s.lists[lk] = l
 	}
-	switch {
-	case l.buckets != nil:
-		if k.Value < uint64(len(l.buckets)) {
-			l.buckets[k.Value] = append(l.buckets[k.Value], n)
-		}
-	case small(k):
-		l.small.add(uint32(k.Value), n)
-	default:
+	if l.run != nil {
+		l.run.add(k.Value, n) // Apply checked that it has at most runBits bits
+	} else {
 		l.table.add(k.Value, n)
 	}
 }
@@ -307,12 +323,8 @@ func (s *Store) remove(k index.Key, n uint32) {
 	l := s.lists[listKey{k.Kind, k.Table, k.Bits}]
 	switch {
 	case l == nil:
-	case l.buckets != nil:
-		if k.Value < uint64(len(l.buckets)) {
-			l.buckets.remove(k.Value, n)
-		}
-	case small(k):
-		l.small.remove(uint32(k.Value), n)
+	case l.run != nil:
+		l.run.remove(k.Value, n)
 	default:
 		l.table.remove(k.Value, n)
 	}
@@ -350,7 +362,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
-	s.data, s.docs, s.ids, s.lists, s.meta = arena{}, nil, idTable{}, nil, nil
+	s.data, s.docs, s.ids, s.lists, s.meta = arena{}, slots{}, idTable{}, nil, nil
 	return nil
 }
 
@@ -362,14 +374,14 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 	if s.closed {
 		return errClosed
 	}
-	for i := range s.docs {
-		if s.docs[i].chunk == deleted {
+	for n := uint32(1); int(n) <= s.docs.n; n++ {
+		if s.deleted(n) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(s.entry(uint32(i + 1))); err != nil {
+		if err := fn(s.entry(n)); err != nil {
 			return err
 		}
 	}
