@@ -163,36 +163,58 @@ func (s *Store) removeID(n uint32) {
 
 // Postings implements index.Store.
 func (s *Store) Postings(_ context.Context, keys []index.Key) ([][]index.Posting, error) {
+	return s.postingsOf(keys, nil, -1)
+}
+
+// PostingsNear implements index.NearPostings: under a table key it
+// leaves out the documents whose fingerprint, kept in their slots, is
+// more than k bits from fps[i], so that the far postings of a key (most
+// of them in a large archive) cost no ID and no comparison in the
+// Index.
+func (s *Store) PostingsNear(_ context.Context, keys []index.Key, fps []simhash.Fingerprint, k int) ([][]index.Posting, error) {
+	if len(fps) != len(keys) {
+		return nil, fmt.Errorf("index: memory: postings near: %d fingerprints for %d keys", len(fps), len(keys))
+	}
+	return s.postingsOf(keys, fps, k)
+}
+
+// postingsOf is Postings and PostingsNear: with fps, it leaves out the
+// table postings more than k bits from fps[i].
+func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) ([][]index.Posting, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
 		return nil, errClosed
 	}
 	out := make([][]index.Posting, len(keys))
-	for i, k := range keys {
-		l := s.lists[listKey{k.Kind, k.Table, k.Bits}]
+	for i, key := range keys {
+		l := s.lists[listKey{key.Kind, key.Table, key.Bits}]
 		if l == nil {
 			continue
 		}
+		near := fps != nil && key.Kind == index.KindTable
 		var ps []index.Posting
 		add := func(n uint32) {
 			sl := s.docs.at(n)
 			if sl.at == gone {
 				return // a posting the writes left behind
 			}
+			if near && simhash.Fingerprint(sl.fp).Distance(fps[i]) > k {
+				return
+			}
 			chunk, off, idLen := unpack(sl.at)
 			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen))}
-			if k.Kind == index.KindTable {
+			if key.Kind == index.KindTable {
 				p.Fingerprint = simhash.Fingerprint(sl.fp)
 			}
 			ps = append(ps, p)
 		}
 		if l.run != nil {
-			if k.Value < uint64(len(l.run.start)-1) {
-				l.run.each(k.Value, add)
+			if key.Value < uint64(len(l.run.start)-1) {
+				l.run.each(key.Value, add)
 			}
 		} else {
-			l.table.each(k.Value, add)
+			l.table.each(key.Value, add)
 		}
 		out[i] = ps
 	}

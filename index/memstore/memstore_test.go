@@ -754,3 +754,61 @@ func TestMergePurge(t *testing.T) {
 		t.Fatalf("postings of a live document: %v, %v", ps, err)
 	}
 }
+
+// PostingsNear leaves out the table postings too far from the query,
+// keeps the near ones, and leaves other kinds of keys alone. Five
+// documents share the query's top block (table 0, value 0x0123) at
+// distances 0, 1, 3, 4 and 20 from it.
+func TestPostingsNearLeavesOutFar(t *testing.T) {
+	ctx := t.Context()
+	x, err := Open(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	const q = simhash.Fingerprint(0x0123_0000_0000_0000)
+	docs := []index.Doc{
+		{ID: "d0", Fingerprint: q, ContentHash: 7},
+		{ID: "d1", Fingerprint: q | 0x1, ContentHash: 7},
+		{ID: "d3", Fingerprint: q | 0x7, ContentHash: 7},
+		{ID: "d4", Fingerprint: q | 0xf, ContentHash: 7},
+		{ID: "d20", Fingerprint: q | 0xfffff, ContentHash: 7},
+	}
+	if err := x.Add(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	keys := []index.Key{
+		{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x0123},
+		{Kind: index.KindContent, Value: 7},
+	}
+	for _, tc := range []struct {
+		k          int
+		table, all []string
+	}{
+		{0, []string{"d0"}, []string{"d0", "d1", "d20", "d3", "d4"}},
+		{3, []string{"d0", "d1", "d3"}, []string{"d0", "d1", "d20", "d3", "d4"}},
+		{9, []string{"d0", "d1", "d3", "d4"}, []string{"d0", "d1", "d20", "d3", "d4"}},
+	} {
+		ps, err := x.Store().(*Store).PostingsNear(ctx, keys, []simhash.Fingerprint{q, q}, tc.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := func(l []index.Posting) []string {
+			var out []string
+			for _, p := range l {
+				out = append(out, p.ID)
+			}
+			slices.Sort(out)
+			return out
+		}
+		if got := ids(ps[0]); !slices.Equal(got, tc.table) {
+			t.Errorf("k=%d: table postings %q, want %q", tc.k, got, tc.table)
+		}
+		if got := ids(ps[1]); !slices.Equal(got, tc.all) {
+			t.Errorf("k=%d: content postings %q, want %q", tc.k, got, tc.all)
+		}
+	}
+	if _, err := x.Store().(*Store).PostingsNear(ctx, keys, []simhash.Fingerprint{q}, 3); err == nil {
+		t.Error("PostingsNear with one fingerprint for two keys: no error")
+	}
+}
