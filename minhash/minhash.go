@@ -218,13 +218,9 @@ func hashRunes(text string, off int, buf *[carry + 512]uint64) (int, int) {
 	for k < len(buf) && off < len(text) {
 		c := text[off]
 		if c < utf8.RuneSelf {
-			// ASCII, and the ASCII after it in a loop of its own.
-			buf[k] = asciiHash[c]
-			k, off = k+1, off+1
-			for k < len(buf) && off < len(text) && text[off] < utf8.RuneSelf {
-				buf[k] = asciiHash[text[off]]
-				k, off = k+1, off+1
-			}
+			// ASCII, and the ASCII after it in a loop of its own, bounded
+			// once by the room in buf and the text left.
+			k, off = hashASCII(text, off, buf, k)
 			continue
 		}
 		var h uint64
@@ -246,6 +242,20 @@ func hashRunes(text string, off int, buf *[carry + 512]uint64) (int, int) {
 		k++
 	}
 	return off, k
+}
+
+// hashASCII hashes the run of ASCII bytes of text from off, at most
+// until buf is full, into buf from k, and returns the next k and off.
+func hashASCII(text string, off int, buf *[carry + 512]uint64, k int) (int, int) {
+	t := text[off:min(len(text), off+len(buf)-k)]
+	dst := buf[k:]
+	dst = dst[:len(t)]
+	j := 0
+	for j < len(t) && t[j] < utf8.RuneSelf {
+		dst[j] = asciiHash[t[j]&(utf8.RuneSelf-1)]
+		j++
+	}
+	return k + j, off + j
 }
 
 // shingleMins replaces the rune hashes hs[i] (i >= carry) by the hashes
@@ -272,107 +282,92 @@ func shingleMins(hs []uint64, lm *longMins) {
 // minima of Long buckets 4b to 4b+3, the Sketch's low 58 bits of it.
 // One minimum a shingle rather than two.
 func (m *longMins) sketch() Sketch {
+	// An empty Long bucket's math.MaxUint64 stays that with its bucket's
+	// bits set, at least every hash; the bucket is empty when all four
+	// are (the hash math.MaxUint64 itself is a value of 2^56-1 in Long
+	// bucket 255).
 	var mins [Size]uint64
 	for b := range mins {
-		v := uint64(math.MaxUint64)
-		for lb := 4 * b; lb < 4*b+4; lb++ {
-			if m[lb] != math.MaxUint64 {
-				v = min(v, (uint64(lb)<<longShift|m[lb])&valueMask)
-			}
+		lb := uint64(4 * b)
+		q := (*[4]uint64)(m[4*b:])
+		v := min(lb<<longShift|q[0], (lb+1)<<longShift|q[1], (lb+2)<<longShift|q[2], (lb+3)<<longShift|q[3])
+		mins[b] = math.MaxUint64
+		if q[0]&q[1]&q[2]&q[3] != math.MaxUint64 {
+			mins[b] = v & valueMask
 		}
-		mins[b] = v
 	}
 	return densify(&mins)
 }
 
 // addShingles adds the shingle hashes shs to the set slots (open
-// addressing, linear probing, at most half full: grown when more than
-// half full) holding distinct values other than 0, zero saying whether
-// it has the value 0, and returns the set and its counts.
+// addressing, at most half full: grown when more than half full)
+// holding distinct values other than 0, zero saying whether it has the
+// value 0, and returns the set and its counts. A value's probe sequence
+// is its home slot i, the other slot of i's pair (i^1), then the slots
+// after the pair in order (linear probing over pairs).
 //
-// A shingle's home slot holds nothing or the shingle itself far more
-// often than another value, so that case takes no branch that depends
-// on the data: the slot is written whatever it held and the count goes
-// up by whether it was empty. A shingle that was new and one seen
-// before then cost the same, where a branch on which it was
-// mispredicted for a large share of them (English repeats its 5-grams):
-// the set took 12% of the analysis of en_reuters. Only a home slot
-// holding another value takes the probing loop, probe.
+// Nearly always one of the first two slots holds nothing or the
+// shingle itself, so that case takes no branch that depends on the
+// data: the first of the two that does is chosen by a conditional move,
+// written whatever it held, and the count goes up by whether it was
+// empty. A shingle that was new and one seen before then cost the same,
+// where a branch on which it was mispredicted for a large share of them
+// (English repeats its 5-grams): the set took 12% of the analysis of
+// en_reuters. Only a pair holding two other values takes a branch to
+// the probing loop.
 //
 //go:noinline
 func addShingles(shs []uint64, slots []uint32, distinct int, zero bool) ([]uint32, int, bool) {
-	for len(shs) > 0 {
-		n, d, z := addHome(shs, slots, distinct)
+	for {
+		n, d, z := addUntilFull(shs, slots, distinct)
 		distinct, zero = d, zero || z
+		if n == len(shs) {
+			return slots, distinct, zero
+		}
+		slots = grown(slots)
 		shs = shs[n:]
-		if 2*(distinct+1) > len(slots) {
-			slots = grown(slots)
-			continue
-		}
-		if len(shs) == 0 {
-			break
-		}
-		// shs[0]'s home slot holds another value.
-		if sv := uint32(shs[0] >> 32); sv == 0 {
-			zero = true
-		} else if slots, distinct = insert(slots, sv, distinct); 2*(distinct+1) > len(slots) {
-			slots = grown(slots)
-		}
-		shs = shs[1:]
 	}
-	return slots, distinct, zero
 }
 
-// addHome adds the shingle hashes shs to the set as addShingles does,
-// as long as each one's home slot holds nothing or the shingle itself,
-// and returns the number it added, the set's count and whether it saw
-// the value 0. It stops before a shingle whose home slot holds another
-// value, which addShingles probes for, and after a shingle that fills
-// the set to more than half, which addShingles grows it for.
-//
-//go:noinline
-func addHome(shs []uint64, slots []uint32, distinct int) (int, int, bool) {
+// addUntilFull adds the shingle hashes shs to the set as addShingles
+// does, until one fills it to more than half, and returns the number it
+// added, the set's count and whether it saw the value 0.
+func addUntilFull(shs []uint64, slots []uint32, distinct int) (int, int, bool) {
 	mask := uint32(len(slots) - 1)
-	zeros := 0
+	full := len(slots)/2 - 1 // more than this many values is more than half full
+	zero := false
 	for k, sh := range shs {
 		sv := uint32(sh >> 32)
-		i := sv & mask
-		s := slots[i]
-		if min(s^sv, s) != 0 { // s != sv && s != 0, in one branch
-			return k, distinct, zeros != 0
+		if sv == 0 { // kept apart (0 marks an empty slot); next to never
+			zero = true
+			continue
 		}
-		// s is 0 or sv. For sv == 0 both are 0: the slot stays empty
-		// and zeros records it.
-		slots[i] = sv
-		fresh, z := 0, 0
+		i := sv & mask
+		s0, s1 := slots[i&mask], slots[(i^1)&mask]
+		j, s := i, s0
+		if min(s0^sv, s0) != 0 { // s0 != sv && s0 != 0: a conditional move
+			j, s = i^1, s1
+		}
+		if min(s^sv, s) != 0 {
+			// Other values in both: probe on.
+			for j = (i&^1 + 2) & mask; ; j = (j + 1) & mask {
+				if s = slots[j&mask]; s == sv || s == 0 {
+					break
+				}
+			}
+		}
+		// s is 0 or sv.
+		slots[j&mask] = sv
+		fresh := 0
 		if s != sv {
 			fresh = 1
 		}
-		if sv == 0 {
-			z = 1
-		}
 		distinct += fresh
-		zeros |= z
-		if 2*(distinct+1) > len(slots) {
-			return k + 1, distinct, zeros != 0
+		if distinct > full {
+			return k + 1, distinct, zero
 		}
 	}
-	return len(shs), distinct, zeros != 0
-}
-
-// insert adds sv (not 0) to the set (linear probing) and returns the
-// set and its count.
-func insert(slots []uint32, sv uint32, distinct int) ([]uint32, int) {
-	mask := uint32(len(slots) - 1)
-	for i := sv & mask; ; i = (i + 1) & mask {
-		if slots[i] == sv {
-			return slots, distinct
-		}
-		if slots[i] == 0 {
-			slots[i] = sv
-			return slots, distinct + 1
-		}
-	}
+	return len(shs), distinct, zero
 }
 
 // shingleSet counts distinct shingles by the top 32 bits of their
@@ -422,7 +417,9 @@ func runeStarts(s string) int {
 	return len(s) - cont
 }
 
-// grown returns the set's slots rehashed into twice as many.
+// grown returns the set's slots rehashed into twice as many, each
+// value in the first empty slot of its probe sequence (see
+// addShingles).
 //
 //go:noinline
 func grown(old []uint32) []uint32 {
@@ -433,8 +430,13 @@ func grown(old []uint32) []uint32 {
 			continue
 		}
 		i := v & mask
-		for slots[i] != 0 {
-			i = (i + 1) & mask
+		switch {
+		case slots[i] == 0:
+		case slots[i^1] == 0:
+			i ^= 1
+		default:
+			for i = (i&^1 + 2) & mask; slots[i] != 0; i = (i + 1) & mask {
+			}
 		}
 		slots[i] = v
 	}
