@@ -482,26 +482,45 @@ func TestLexicon(t *testing.T) {
 }
 
 // Words of a lexicon that share a hash are told apart, stop marks
-// included.
+// included, whether they are in one of its tables (ASCII first bytes)
+// or in both.
 func TestLexiconCollision(t *testing.T) {
 	const h = 42
 	b := newIDFBuilder(8)
-	for i, w := range []string{"x", "y", "z"} {
+	for i, w := range []string{"x", "y", "z", "中", "国"} {
 		b.putHash(w, h, float64(i+1), 0)
 	}
 	b.markStop("y", h)
+	b.markStop("国", h)
 	tab := b.table()
 	tab.median = 2 // as NewLexicon sets it: the median of the table without the marks
-	lex := &Lexicon{tab}
+	lex := newLexicon(tab)
+	if n0, n1 := lex.parts[0].count(), lex.parts[1].count(); n0 != 3 || n1 != 2 {
+		t.Errorf("the tables hold %d and %d words, want 3 (ASCII) and 2", n0, n1)
+	}
 	for _, tt := range []struct {
 		word string
 		idf  float64
 		stop bool
-	}{{"x", 1, false}, {"y", 2, true}, {"z", 3, false}, {"v", 2, false}} {
+	}{
+		{"x", 1, false}, {"y", 2, true}, {"z", 3, false}, {"v", 2, false},
+		{"中", 4, false}, {"国", 5, true}, {"人", 2, false}, {"", 2, false},
+	} {
 		if idf, stop := lex.lookup(tt.word, h); idf != tt.idf || stop != tt.stop {
 			t.Errorf("lookup(%q) = %v, %v; want %v, %v", tt.word, idf, stop, tt.idf, tt.stop)
 		}
 	}
+}
+
+// count returns the number of words in p.
+func (p *lexTable) count() int {
+	n := 0
+	for _, s := range p.slots {
+		if s.hash != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // The default lexicon answers exactly what the default table and stop
@@ -545,5 +564,46 @@ func TestDefaultLexicon(t *testing.T) {
 				t.Fatalf("%s: LookupAll: %q = %v, %v; want %v, %v", name, w, idfs[i], stops[i], want, stop.Has(w))
 			}
 		}
+	}
+}
+
+// slotHash: every byte of a word of 1 to 40 bytes changes it, and the
+// 292,184 words of the default table (and its stop words) have 292,184
+// distinct hashes, none 0, so that no lookup of theirs compares words.
+func TestSlotHash(t *testing.T) {
+	base := []byte("abcdefghijklmnopqrstuvwxyz0123456789ABCD")
+	for n := 1; n <= len(base); n++ {
+		w := string(base[:n])
+		h := slotHash(w)
+		for i := range n {
+			b := []byte(w)
+			b[i] ^= 0x20
+			if slotHash(string(b)) == h {
+				t.Errorf("slotHash(%q) == slotHash(%q)", b, w)
+			}
+		}
+	}
+	idf, err := DefaultIDF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := DefaultStopWords()
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := entries(idf)
+	for w := range stop {
+		words[w] = 0
+	}
+	seen := make(map[uint64]string, len(words))
+	for w := range words {
+		h := slotHash(w)
+		if o, ok := seen[h]; ok {
+			t.Errorf("%q and %q share the hash %#x", o, w, h)
+		}
+		seen[h] = w
+	}
+	if len(seen) < 292184 {
+		t.Errorf("%d distinct hashes, want at least 292,184", len(seen))
 	}
 }

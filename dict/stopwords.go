@@ -18,7 +18,7 @@ func (s StopWords) Has(word string) bool {
 }
 
 // Matcher returns s laid out for a hot loop: an open-addressing table of
-// the words' XXH64 hashes at most half full, with the words alongside to
+// the words' 64-bit hashes at most half full, with the words alongside to
 // confirm a match. The default list's 2,000-odd words take 64 KiB, which
 // stays in a core's cache where a map's lookups miss it once a segmenter
 // has been through: in `neardup dedup` on zh_news that halved the stop

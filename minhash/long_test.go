@@ -338,3 +338,42 @@ func TestSketchBlocks(t *testing.T) {
 		}
 	}
 }
+
+// longMins.sketch derives the Sketch's minima from the Long's exactly as
+// the Sketch's own minima would be taken (add), for random hashes and
+// for those at the edges of the buckets and of the values, the hash
+// math.MaxUint64 (whose Long value looks like an empty bucket's mark
+// with its bucket's bits) included.
+func TestLongMinsSketch(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	edges := []uint64{0, 1, math.MaxUint64, math.MaxUint64 - 1, 1<<58 - 1, 1 << 58, 1<<56 - 1, 1 << 56, 63 << 58, 255 << 56}
+	for n := range 300 {
+		var hs []uint64
+		switch {
+		case n < len(edges):
+			hs = []uint64{edges[n]}
+		case n < 2*len(edges):
+			hs = append(hs, edges...)
+		default:
+			for range r.IntN(2000) + 1 {
+				hs = append(hs, r.Uint64())
+			}
+			hs = append(hs, edges[r.IntN(len(edges))])
+		}
+		var mins [Size]uint64
+		var lm longMins
+		for i := range mins {
+			mins[i] = math.MaxUint64
+		}
+		for i := range lm {
+			lm[i] = math.MaxUint64
+		}
+		for _, h := range hs {
+			add(&mins, h)
+			lm.add(h)
+		}
+		if got, want := lm.sketch(), densify(&mins); got != want {
+			t.Fatalf("hashes %x: sketch from the Long's minima %s, want %s", hs[:min(len(hs), 4)], sketchHex(got), sketchHex(want))
+		}
+	}
+}

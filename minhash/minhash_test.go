@@ -94,6 +94,16 @@ func sketchReference(text string) Sketch {
 	return densify(&mins)
 }
 
+// add takes h into the minima of a Sketch's buckets, as the format
+// defines them: the top 6 bits of h pick the bucket, the low 58 bits
+// compete for its minimum.
+func add(mins *[Size]uint64, h uint64) {
+	b, v := h>>bucketShift, h&valueMask
+	if v < mins[b] {
+		mins[b] = v
+	}
+}
+
 // textRunes returns the runes of text as New reads them: a byte that is
 // not UTF-8 stands for invalidByte + itself.
 func textRunes(text string) []rune {
@@ -731,4 +741,35 @@ func FuzzNewCount(f *testing.F) {
 			t.Fatalf("NewCount(%q) counts %d shingles, want %d", text, n, want)
 		}
 	})
+}
+
+// BenchmarkNewAllCorpus times NewAllScratch, as Analyze calls it, over
+// the first 300 articles (in id order) of en_reuters and of zh_news,
+// normalised as the corpora's reference values are: a whole pass a
+// benchmark iteration, so that the set's and the sketches' per-text work
+// counts as it does in the analysis of many short texts.
+func BenchmarkNewAllCorpus(b *testing.B) {
+	for _, corpus := range []string{"en_reuters", "zh_news"} {
+		docs := readCorpus(b, corpus)
+		ids := make([]string, 0, len(docs))
+		for id := range docs {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		texts := make([]string, 0, 300)
+		size := 0
+		for _, id := range ids[:min(300, len(ids))] {
+			texts = append(texts, normalizeLikeReference(docs[id]))
+			size += len(texts[len(texts)-1])
+		}
+		b.Run(corpus, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			var s Scratch
+			for b.Loop() {
+				for _, t := range texts {
+					sinkSketch, sinkLong, _ = NewAllScratch(t, &s)
+				}
+			}
+		})
+	}
 }

@@ -105,6 +105,19 @@ func HashWord(w string) uint64 { return xxhash.Sum64String(w) }
 // exactly 0) and rounding come out the same as there.
 func Sum(features []Feature) Fingerprint {
 	var v [64]float64
+	addFeatures(features, &v)
+	var fp Fingerprint
+	for i := range v {
+		if v[i] > 0 {
+			fp |= 1 << uint(i)
+		}
+	}
+	return fp
+}
+
+// sumGeneric adds +Weight or -Weight of every feature to the counter of
+// each bit of v, in the order of the features, in Go.
+func sumGeneric(features []Feature, v *[64]float64) {
 	// Four features at a time, so that each counter is loaded and stored
 	// once per four additions; the additions stay in feature order.
 	for len(features) >= 4 {
@@ -137,13 +150,6 @@ func Sum(features []Feature) Fingerprint {
 			}
 		}
 	}
-	var fp Fingerprint
-	for i := range v {
-		if v[i] > 0 {
-			fp |= 1 << uint(i)
-		}
-	}
-	return fp
 }
 
 // nibbleSigns[n][j] is +1 when bit j of the nibble n is set and -1

@@ -3,6 +3,7 @@ package simhash
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -252,6 +253,72 @@ func TestSumMatchesReference(t *testing.T) {
 			if got, want := Sum(fs), sumReference(fs); got != want {
 				t.Fatalf("Sum(%v) = %s, reference %s", fs, got, want)
 			}
+			checkCounters(t, fs)
+		}
+	}
+}
+
+// checkCounters checks that the counters of sumGeneric and (where the
+// processor has AVX2 and FMA) sumAVX2 are those of the reference, bit
+// for bit: the same additions in the same order.
+func checkCounters(t *testing.T, fs []Feature) {
+	t.Helper()
+	var want [64]float64
+	for _, f := range fs {
+		for i := range want {
+			if f.Hash&(1<<uint(i)) != 0 {
+				want[i] += f.Weight
+			} else {
+				want[i] -= f.Weight
+			}
+		}
+	}
+	var gen, avx [64]float64
+	sumGeneric(fs, &gen)
+	for i := range want {
+		if math.Float64bits(gen[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("sumGeneric(%v): counter %d = %v, reference %v", fs, i, gen[i], want[i])
+		}
+	}
+	if !hasAVX2 {
+		return
+	}
+	sumAVX2(fs, &avx)
+	for i := range want {
+		if math.Float64bits(avx[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("sumAVX2(%v): counter %d = %v, reference %v", fs, i, avx[i], want[i])
+		}
+	}
+}
+
+// Counters agree with the reference's bit for bit on weights whose sums
+// round at every step (a wide range of magnitudes and signs), zeros of
+// both signs, and runs of features longer than the 40 above.
+func TestSumCounters(t *testing.T) {
+	if !hasAVX2 {
+		t.Log("no AVX2 and FMA here: only sumGeneric is checked")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 63, 64, 65, 255, 256, 1000} {
+		for range 20 {
+			fs := make([]Feature, n)
+			for i := range fs {
+				fs[i].Hash = r.Uint64()
+				switch r.IntN(4) {
+				case 0:
+					fs[i].Weight = math.Ldexp(r.Float64(), r.IntN(80)-40)
+				case 1:
+					fs[i].Weight = -math.Ldexp(r.Float64(), r.IntN(80)-40)
+				case 2:
+					fs[i].Weight = math.Copysign(0, float64(r.IntN(2))-0.5)
+				default:
+					fs[i].Weight = r.Float64() * 20
+				}
+			}
+			checkCounters(t, fs)
+			if got, want := Sum(fs), sumReference(fs); got != want {
+				t.Fatalf("Sum of %d features = %s, reference %s", n, got, want)
+			}
 		}
 	}
 }
@@ -319,6 +386,13 @@ func BenchmarkSum(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
 				sink = Sum(fs)
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "features/s")
+		})
+		b.Run(fmt.Sprint(n)+"/generic", func(b *testing.B) {
+			var v [64]float64
+			for b.Loop() {
+				sumGeneric(fs, &v)
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "features/s")
 		})
