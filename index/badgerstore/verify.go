@@ -4,21 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore/internal/tablecheck"
-	"github.com/neardup/neardup/internal/progress"
 )
 
 // Report is what Verify and Salvage found in a store's directory. Its
-// JSON is neardup verify --json's.
+// JSON is neardup verify --json's; neardup verify writes its text.
 type Report struct {
 	Dir     string   `json:"index"`   // the directory verified
 	Tables  int      `json:"tables"`  // table files read
@@ -29,28 +26,6 @@ type Report struct {
 	// Into; nil from Verify.
 	Salvaged *int   `json:"salvaged,omitempty"`
 	Into     string `json:"-"`
-}
-
-// WriteText writes the report for people: what was read, each damage,
-// and what was salvaged into where, or "no damage found".
-func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	records := progress.Plural(r.Records, "record", "records")
-	if len(r.Damage) > 0 && r.Salvaged == nil {
-		records = "records not decoded"
-	}
-	fmt.Fprintf(&b, "%s: %s, %s, %s\n", r.Dir, progress.Plural(int64(r.Tables), "table", "tables"), progress.Plural(r.Entries, "entry", "entries"), records)
-	for _, d := range r.Damage {
-		fmt.Fprintf(&b, "  damaged: %s\n", d)
-	}
-	switch {
-	case r.Salvaged != nil:
-		fmt.Fprintf(&b, "salvaged %s into %s\n", progress.Plural(int64(*r.Salvaged), "document", "documents"), r.Into)
-	case len(r.Damage) == 0:
-		b.WriteString("no damage found\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // Verify checks the store in dir without writing to it: it reads every
