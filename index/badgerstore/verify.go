@@ -127,16 +127,69 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	if err != nil {
 		return nil, 0, fmt.Errorf("index: salvage %s: %w", dir, err)
 	}
-	type newest struct {
-		version          uint64
-		deleted, pointer bool
-		value            []byte
-	}
-	keep := map[string]*newest{}
 	r := &Report{Dir: dir, Damage: []Damage{}}
+	keep, err := readNewest(ctx, dir, tables, r)
+	if err != nil {
+		return r, 0, err
+	}
+	for _, name := range memFiles(dir) {
+		r.Damage = append(r.Damage, Damage{File: name, Block: -1, Err: errors.New("memtable log not read: the writes of a writer that did not close")})
+	}
+	format, lay, analyzer := keep.meta(index.MetaFormat), keep.meta(index.MetaLayout), keep.meta(index.MetaAnalyzer)
+	if len(format) != 1 || format[0] != index.FormatVersion || len(lay) != 2 {
+		return r, 0, fmt.Errorf("index: salvage %s: %w: its format and layout metadata cannot be read (format %v, layout %v)", dir, ErrCorrupt, format, lay)
+	}
+	docs := keep.docs(r)
+	r.Records = int64(len(docs))
+	if _, err := os.Stat(out); err == nil {
+		if es, _ := os.ReadDir(out); len(es) > 0 {
+			return r, 0, fmt.Errorf("index: salvage into %s: %w: the directory is not empty", out, ErrNotEmpty)
+		}
+	}
+	x, err := OpenIndex(ctx, out, opts, &index.Options{Blocks: int(lay[0]), MaxDistance: int(lay[1]), AnalyzerID: string(analyzer)})
+	if err != nil {
+		return r, 0, err
+	}
+	// The other named values (such as package reuse's "reuse") too.
+	if others := keep.others(); len(others) > 0 {
+		if _, err := x.Store().Claim(ctx, others); err != nil {
+			x.Close()
+			return r, 0, err
+		}
+	}
+	n, err := x.Load(ctx, func(yield func(index.Doc) bool) {
+		for _, d := range docs {
+			if !yield(d) {
+				return
+			}
+		}
+	})
+	if cerr := x.Close(); err == nil {
+		err = cerr
+	}
+	r.Salvaged, r.Into = &n, out
+	return r, n, err
+}
+
+// newest is the newest version of a key that Salvage read.
+type newest struct {
+	version          uint64
+	deleted, pointer bool
+	value            []byte
+}
+
+// newestKeys are the document and metadata keys Salvage read, each at
+// its newest version.
+type newestKeys map[string]*newest
+
+// readNewest reads the document and metadata entries of the table files
+// of dir, keeping the newest version of each key, and counts the tables
+// and entries read and the damage found in r.
+func readNewest(ctx context.Context, dir string, tables []tablecheck.File, r *Report) (newestKeys, error) {
+	keep := newestKeys{}
 	for _, f := range tables {
 		if err := ctx.Err(); err != nil {
-			return r, 0, err
+			return nil, err
 		}
 		r.Tables++
 		r.Entries += tablecheck.Walk(dir, f, func(e *tablecheck.Entry) {
@@ -149,19 +202,20 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 			keep[string(e.Key)] = &newest{version: e.Version, deleted: e.Deleted(), pointer: e.InValueLog(), value: append([]byte(nil), e.Value...)}
 		}, func(d Damage) { r.Damage = append(r.Damage, d) })
 	}
-	for _, name := range memFiles(dir) {
-		r.Damage = append(r.Damage, Damage{File: name, Block: -1, Err: errors.New("memtable log not read: the writes of a writer that did not close")})
+	return keep, nil
+}
+
+// meta returns the named value name, nil when it is missing or deleted.
+func (keep newestKeys) meta(name string) []byte {
+	if n := keep[string(metaKey(name))]; n != nil && !n.deleted {
+		return n.value
 	}
-	meta := func(name string) []byte {
-		if n := keep[string(metaKey(name))]; n != nil && !n.deleted {
-			return n.value
-		}
-		return nil
-	}
-	format, lay, analyzer := meta(index.MetaFormat), meta(index.MetaLayout), meta(index.MetaAnalyzer)
-	if len(format) != 1 || format[0] != index.FormatVersion || len(lay) != 2 {
-		return r, 0, fmt.Errorf("index: salvage %s: %w: its format and layout metadata cannot be read (format %v, layout %v)", dir, ErrCorrupt, format, lay)
-	}
+	return nil
+}
+
+// docs decodes the documents kept, in ID order, noting in r those it
+// cannot salvage: kept in the value log, or undecodable.
+func (keep newestKeys) docs(r *Report) []index.Doc {
 	var ids []string
 	for k, n := range keep {
 		if k[0] == kindDoc && !n.deleted {
@@ -183,17 +237,12 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 		}
 		docs = append(docs, d)
 	}
-	r.Records = int64(len(docs))
-	if _, err := os.Stat(out); err == nil {
-		if es, _ := os.ReadDir(out); len(es) > 0 {
-			return r, 0, fmt.Errorf("index: salvage into %s: %w: the directory is not empty", out, ErrNotEmpty)
-		}
-	}
-	x, err := OpenIndex(ctx, out, opts, &index.Options{Blocks: int(lay[0]), MaxDistance: int(lay[1]), AnalyzerID: string(analyzer)})
-	if err != nil {
-		return r, 0, err
-	}
-	// The other named values (such as package reuse's "reuse") too.
+	return docs
+}
+
+// others returns the named values kept other than the format, layout
+// and analyzer, which the new index writes itself.
+func (keep newestKeys) others() map[string][]byte {
 	others := map[string][]byte{}
 	for k, n := range keep {
 		name := k[1:]
@@ -201,22 +250,5 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 			others[name] = n.value
 		}
 	}
-	if len(others) > 0 {
-		if _, err := x.Store().Claim(ctx, others); err != nil {
-			x.Close()
-			return r, 0, err
-		}
-	}
-	n, err := x.Load(ctx, func(yield func(index.Doc) bool) {
-		for _, d := range docs {
-			if !yield(d) {
-				return
-			}
-		}
-	})
-	if cerr := x.Close(); err == nil {
-		err = cerr
-	}
-	r.Salvaged, r.Into = &n, out
-	return r, n, err
+	return others
 }
