@@ -94,13 +94,9 @@ func archiveError(err error) *apiError {
 }
 
 func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
-	add := false
-	if v := r.URL.Query().Get("add"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return badRequest("add", "query parameter add=%q: want true or false", v)
-		}
-		add = b
+	add, e := boolParam(r, "add")
+	if e != nil {
+		return e
 	}
 	if add {
 		if e := s.authorized(r); e != nil {
@@ -109,13 +105,9 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	} else if e := checkContentType(r, false); e != nil {
 		return e
 	}
-	withReuse := false
-	if v := r.URL.Query().Get("reuse"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return badRequest("reuse", "query parameter reuse=%q: want true or false", v)
-		}
-		withReuse = b
+	withReuse, e := boolParam(r, "reuse")
+	if e != nil {
+		return e
 	}
 	if withReuse && s.o.Reuse == nil {
 		return &apiError{Status: http.StatusConflict, Field: "reuse", Msg: "the archive has no reuse index (one is made when an archive is created with --reuse)"}
@@ -160,6 +152,20 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	}
 	writeJSON(w, http.StatusOK, j)
 	return nil
+}
+
+// boolParam returns r's query parameter name, true or false (false
+// when it is missing).
+func boolParam(r *http.Request, name string) (bool, *apiError) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, badRequest(name, "query parameter %s=%q: want true or false", name, v)
+	}
+	return b, nil
 }
 
 // checkJSON is check's answer: the report, and with reuse=true the
