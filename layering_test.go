@@ -76,7 +76,8 @@ func deps(imports map[string][]string, pkg string) []string {
 // archive → decisions → reports. Reading articles and analysing them do
 // not depend on the archive, and the decisions, the reports and the
 // evaluation are written against index.Index and index.Store, not a
-// concrete store.
+// concrete store; and the storage packages return data, which the
+// command and package report write for people.
 func TestLayering(t *testing.T) {
 	imports := moduleImports(t)
 	if len(imports) < 20 {
@@ -100,6 +101,19 @@ func TestLayering(t *testing.T) {
 		for _, d := range deps(imports, modulePath+pkg) {
 			if strings.HasPrefix(d, modulePath+"/index/") {
 				t.Errorf("%s depends on the concrete store %s", modulePath+pkg, d)
+			}
+		}
+	}
+	// The archive returns numbers and structs; the command and package
+	// report write them for people: no storage package formats text
+	// through internal/progress.
+	for pkg := range imports {
+		if pkg != modulePath+"/index" && !strings.HasPrefix(pkg, modulePath+"/index/") {
+			continue
+		}
+		for _, d := range deps(imports, pkg) {
+			if d == modulePath+"/internal/progress" {
+				t.Errorf("%s depends on %s: storage packages return data, report formats it", pkg, d)
 			}
 		}
 	}

@@ -275,27 +275,12 @@ func (p *keepPlan) decide() {
 func (w *Outputs) finish(p *keepPlan) error {
 	p.decide()
 	if w.Pairs != nil {
-		type dup struct {
-			cluster string
-			m       Member
-		}
-		var dups []dup
-		for _, cl := range p.clusters.m {
-			for _, m := range cl.Members {
-				dups = append(dups, dup{cl.ID, m})
-			}
-		}
-		sort.Slice(dups, func(i, j int) bool { return dups[i].m.Seq < dups[j].m.Seq })
-		for _, d := range dups {
-			m := &d.m
-			if err := writeJSON(w.Pairs, Pair{A: d.cluster, B: m.ID, Member: m.Via, Distance: m.Distance, Exact: m.Exact,
-				Similarity: m.Similarity, Content: m.Content}, true); err != nil {
-				return err
-			}
-			w.NPairs++
+		if err := w.writeKeptPairs(p); err != nil {
+			return err
 		}
 	}
-	if w.Unique == nil && w.uniqueRows == nil && w.annotate == nil && w.annotateRows == nil {
+	annotating, unique := w.annotate != nil || w.annotateRows != nil, w.Unique != nil || w.uniqueRows != nil
+	if !annotating && !unique {
 		return nil
 	}
 	if w.reread == nil {
@@ -308,39 +293,78 @@ func (w *Outputs) finish(p *keepPlan) error {
 		if err == io.EOF {
 			return nil
 		}
-		st := p.state(seq)
-		if st == nil {
-			return fmt.Errorf("keep policy %s: the inputs read again hold more records than the run read (%d): they changed", p.policy, len(p.states))
+		a, skip, ferr := p.annotation(seq, &rec, err)
+		if ferr != nil {
+			return ferr
 		}
-		if err != nil && st.verdict != Rejected && st.verdict != TooShort && st.verdict != InputFailed {
-			return fmt.Errorf("keep policy %s: reading the inputs again: %w", p.policy, err)
+		if skip {
+			continue
 		}
-		readErr := err
-		a, inCluster := p.final[seq]
-		if !inCluster {
-			a = Annotation{Verdict: st.verdict.String()}
-			switch st.verdict {
-			case Unique:
-				a.Cluster = rec.ID
-			case Duplicate:
-				return fmt.Errorf("keep policy %s: record %d (%s) is a duplicate in no cluster", p.policy, seq+1, rec.Name())
-			case InputFailed:
-				continue
-			case Rejected, TooShort:
-				a.Reason = p.reasons[seq]
-			}
-		}
-		if w.annotate != nil || w.annotateRows != nil {
-			if err := w.writeAnnotation(&rec, readErr, a); err != nil {
+		if annotating {
+			if err := w.writeAnnotation(&rec, err, a); err != nil {
 				return err
 			}
 		}
-		if (w.Unique != nil || w.uniqueRows != nil) && (a.Verdict == "unique" || a.Verdict == "too-short") {
+		if unique && (a.Verdict == "unique" || a.Verdict == "too-short") {
 			if err := w.writeUnique(&rec); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+// writeKeptPairs writes the pairs of the plan's clusters, in the order
+// their duplicates were read.
+func (w *Outputs) writeKeptPairs(p *keepPlan) error {
+	type dup struct {
+		cluster string
+		m       Member
+	}
+	var dups []dup
+	for _, cl := range p.clusters.m {
+		for _, m := range cl.Members {
+			dups = append(dups, dup{cl.ID, m})
+		}
+	}
+	sort.Slice(dups, func(i, j int) bool { return dups[i].m.Seq < dups[j].m.Seq })
+	for _, d := range dups {
+		m := &d.m
+		if err := writeJSON(w.Pairs, Pair{A: d.cluster, B: m.ID, Member: m.Via, Distance: m.Distance, Exact: m.Exact,
+			Similarity: m.Similarity, Content: m.Content}, true); err != nil {
+			return err
+		}
+		w.NPairs++
+	}
+	return nil
+}
+
+// annotation returns the annotation of record seq, read again as rec
+// with readErr, as the plan decided it; skip reports an input that
+// failed, which has none. An error says the inputs changed since the
+// run read them.
+func (p *keepPlan) annotation(seq int64, rec *input.Record, readErr error) (a Annotation, skip bool, err error) {
+	st := p.state(seq)
+	if st == nil {
+		return a, false, fmt.Errorf("keep policy %s: the inputs read again hold more records than the run read (%d): they changed", p.policy, len(p.states))
+	}
+	if readErr != nil && st.verdict != Rejected && st.verdict != TooShort && st.verdict != InputFailed {
+		return a, false, fmt.Errorf("keep policy %s: reading the inputs again: %w", p.policy, readErr)
+	}
+	if a, inCluster := p.final[seq]; inCluster {
+		return a, false, nil
+	}
+	a = Annotation{Verdict: st.verdict.String()}
+	switch st.verdict {
+	case Unique:
+		a.Cluster = rec.ID
+	case Duplicate:
+		return a, false, fmt.Errorf("keep policy %s: record %d (%s) is a duplicate in no cluster", p.policy, seq+1, rec.Name())
+	case InputFailed:
+		return a, true, nil
+	case Rejected, TooShort:
+		a.Reason = p.reasons[seq]
+	}
+	return a, false, nil
 }
 
 // newParquetWriter returns a writer of rows of T to out.

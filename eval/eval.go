@@ -470,9 +470,26 @@ func (s *evalSet) detect(store index.Store, opts index.Options, k, workers int, 
 		k = st.MaxDistance
 	}
 	res := DetectorResult{Blocks: st.Blocks, MaxDistance: k, MinContent: mc}
+	all, err := s.findPairs(ctx, m, k, workers)
+	if err != nil {
+		return res, err
+	}
+	res.Pairs = len(all)
+	hit := s.score(&res, all, details)
+	if details {
+		s.missed(&res, hit)
+	}
+	return res, nil
+}
 
-	type pair struct{ a, b int }
-	found := make([][]pair, workers)
+// docPair is a pair of documents, by their positions in the set, a < b.
+type docPair struct{ a, b int }
+
+// findPairs searches m at distance k for the near-duplicates of every
+// document, on workers goroutines, and returns the pairs found, sorted,
+// each once.
+func (s *evalSet) findPairs(ctx context.Context, m *index.Index, k, workers int) ([]docPair, error) {
+	found := make([][]docPair, workers)
 	errs := make([]error, workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -496,28 +513,32 @@ func (s *evalSet) detect(store index.Store, opts index.Options, k, workers int, 
 						errs[w] = fmt.Errorf("evaluate: %s matches %q, not in the corpus", s.docs[i].ID, x.ID)
 						return
 					}
-					found[w] = append(found[w], pair{min(i, j), max(i, j)})
+					found[w] = append(found[w], docPair{min(i, j), max(i, j)})
 				}
 			}
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return res, err
+		return nil, err
 	}
-	var all []pair
+	var all []docPair
 	for _, f := range found {
 		all = append(all, f...)
 	}
-	slices.SortFunc(all, func(x, y pair) int {
+	slices.SortFunc(all, func(x, y docPair) int {
 		if x.a != y.a {
 			return x.a - y.a
 		}
 		return x.b - y.b
 	})
-	all = slices.Compact(all)
-	res.Pairs = len(all)
+	return slices.Compact(all), nil
+}
 
+// score counts the pairs found against the labels in res.Confusion
+// (and, with details, lists the false ones) and returns the labelled
+// duplicates found.
+func (s *evalSet) score(res *DetectorResult, all []docPair, details bool) map[pairKey]bool {
 	var tp, fp, ign int
 	hit := make(map[pairKey]bool, len(all))
 	for _, p := range all {
@@ -537,33 +558,36 @@ func (s *evalSet) detect(store index.Store, opts index.Options, k, workers int, 
 		}
 	}
 	res.Confusion = newConfusion(tp, fp, ign, len(s.positives))
-	if details {
-		kinds := make(map[string]int) // → index in res.ByKind
-		for _, p := range s.positives {
-			found := hit[keyOf(p.A, p.B)]
-			if !found {
-				res.Missed = append(res.Missed, s.detail(p))
-			}
-			if p.Kind == "" {
-				continue
-			}
-			i, ok := kinds[p.Kind]
-			if !ok {
-				i = len(res.ByKind)
-				kinds[p.Kind] = i
-				res.ByKind = append(res.ByKind, KindRecall{Kind: p.Kind})
-			}
-			k := &res.ByKind[i]
-			k.Pairs++
-			if found {
-				k.Found++
-			}
-			k.Recall = float64(k.Found) / float64(k.Pairs)
+	return hit
+}
+
+// missed lists in res the labelled duplicates not found (not in hit)
+// and the recall of each kind of duplicate, and sorts the details.
+func (s *evalSet) missed(res *DetectorResult, hit map[pairKey]bool) {
+	kinds := make(map[string]int) // → index in res.ByKind
+	for _, p := range s.positives {
+		found := hit[keyOf(p.A, p.B)]
+		if !found {
+			res.Missed = append(res.Missed, s.detail(p))
 		}
-		sortDetails(res.Missed)
-		sortDetails(res.False)
+		if p.Kind == "" {
+			continue
+		}
+		i, ok := kinds[p.Kind]
+		if !ok {
+			i = len(res.ByKind)
+			kinds[p.Kind] = i
+			res.ByKind = append(res.ByKind, KindRecall{Kind: p.Kind})
+		}
+		k := &res.ByKind[i]
+		k.Pairs++
+		if found {
+			k.Found++
+		}
+		k.Recall = float64(k.Found) / float64(k.Pairs)
 	}
-	return res, nil
+	sortDetails(res.Missed)
+	sortDetails(res.False)
 }
 
 // detail describes the labelled pair p, whose IDs are in the corpus.

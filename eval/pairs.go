@@ -146,57 +146,9 @@ func ParsePairs(r io.Reader, source string) (*Labels, error) {
 			return &input.RecordError{Source: source, Line: line, Field: field, Reason: fmt.Sprintf(format, args...),
 				Raw: slices.Clone(raw)}
 		}
-		var pl pairLine
-		if err := json.Unmarshal(raw, &pl); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return nil, fail("", "not a JSON object")
-			}
-			return nil, fail("", "malformed JSON: %v", err)
-		}
-		a, err := pairID(pl.A)
+		p, k, field, err := parsePair(raw, line)
 		if err != nil {
-			return nil, fail("a", "%v", err)
-		}
-		b, err := pairID(pl.B)
-		if err != nil {
-			return nil, fail("b", "%v", err)
-		}
-		if a == b {
-			return nil, fail("b", "the pair names %q twice", a)
-		}
-		p := LabeledPair{A: a, B: b, Jaccard: -1, Line: line}
-		if !isNull(pl.Kind) {
-			if err := json.Unmarshal(pl.Kind, &p.Kind); err != nil {
-				return nil, fail("kind", "not a string (%s)", jsonKindOf(pl.Kind))
-			}
-		}
-		hasLabel, hasJaccard := !isNull(pl.Label), !isNull(pl.Jaccard)
-		switch {
-		case hasLabel && hasJaccard:
-			return nil, fail("", `both "label" and "jaccard_char5": give one`)
-		case hasLabel:
-			if p.Label, err = parseLabel(pl.Label); err != nil {
-				return nil, fail("label", "%v", err)
-			}
-		case hasJaccard:
-			if p.Jaccard, err = parseJaccard(pl.Jaccard); err != nil {
-				return nil, fail("jaccard_char5", "%v", err)
-			}
-			switch {
-			case p.Jaccard >= DuplicateJaccard:
-				p.Label = LabelDuplicate
-			case p.Jaccard >= DistinctJaccard:
-				p.Label = LabelIgnored
-			default:
-				p.Label = LabelDistinct
-			}
-		default:
-			return nil, fail("", `no "label" or "jaccard_char5"`)
-		}
-		k := "label"
-		if hasJaccard {
-			k = "jaccard_char5"
+			return nil, fail(field, "%v", err)
 		}
 		switch {
 		case kind == "":
@@ -205,10 +157,10 @@ func ParsePairs(r io.Reader, source string) (*Labels, error) {
 			return nil, fail(k, "%q in a file of %q lines (line %d): a file is one format or the other",
 				k, kind, ls.Pairs[0].Line)
 		}
-		key := keyOf(a, b)
+		key := keyOf(p.A, p.B)
 		if i, ok := seen[key]; ok {
 			if q := ls.Pairs[i]; q.Label != p.Label {
-				return nil, fail("", "pair (%q, %q) is %s here but %s at line %d", a, b, p.Label, q.Label, q.Line)
+				return nil, fail("", "pair (%q, %q) is %s here but %s at line %d", p.A, p.B, p.Label, q.Label, q.Line)
 			}
 			continue
 		}
@@ -224,6 +176,61 @@ func ParsePairs(r io.Reader, source string) (*Labels, error) {
 	}
 	ls.Reference = kind == "jaccard_char5"
 	return ls, nil
+}
+
+// parsePair parses raw, line number line of a pairs file, and returns
+// its pair and format ("label" or "jaccard_char5"), or what is wrong
+// with it and the field at fault ("" for the line).
+func parsePair(raw []byte, line int) (p LabeledPair, format, field string, err error) {
+	var pl pairLine
+	if err := json.Unmarshal(raw, &pl); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return p, "", "", errors.New("not a JSON object")
+		}
+		return p, "", "", fmt.Errorf("malformed JSON: %v", err)
+	}
+	a, err := pairID(pl.A)
+	if err != nil {
+		return p, "", "a", err
+	}
+	b, err := pairID(pl.B)
+	if err != nil {
+		return p, "", "b", err
+	}
+	if a == b {
+		return p, "", "b", fmt.Errorf("the pair names %q twice", a)
+	}
+	p = LabeledPair{A: a, B: b, Jaccard: -1, Line: line}
+	if !isNull(pl.Kind) {
+		if err := json.Unmarshal(pl.Kind, &p.Kind); err != nil {
+			return p, "", "kind", fmt.Errorf("not a string (%s)", jsonKindOf(pl.Kind))
+		}
+	}
+	hasLabel, hasJaccard := !isNull(pl.Label), !isNull(pl.Jaccard)
+	switch {
+	case hasLabel && hasJaccard:
+		return p, "", "", errors.New(`both "label" and "jaccard_char5": give one`)
+	case hasLabel:
+		if p.Label, err = parseLabel(pl.Label); err != nil {
+			return p, "", "label", err
+		}
+		return p, "label", "", nil
+	case hasJaccard:
+		if p.Jaccard, err = parseJaccard(pl.Jaccard); err != nil {
+			return p, "", "jaccard_char5", err
+		}
+		switch {
+		case p.Jaccard >= DuplicateJaccard:
+			p.Label = LabelDuplicate
+		case p.Jaccard >= DistinctJaccard:
+			p.Label = LabelIgnored
+		default:
+			p.Label = LabelDistinct
+		}
+		return p, "jaccard_char5", "", nil
+	}
+	return p, "", "", errors.New(`no "label" or "jaccard_char5"`)
 }
 
 // pairsReadErr describes an error reading a pairs file as package input

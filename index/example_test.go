@@ -10,6 +10,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -114,8 +115,8 @@ func ExampleIndex_Load() {
 }
 
 // DeleteFound deletes what the index holds and names what it does not,
-// as rm does; the statistics of the index write themselves for people
-// (neardup stats and delete print these).
+// as rm does; package report writes the deletion and the statistics of
+// the index for people (neardup delete and stats print these).
 func ExampleIndex_DeleteFound() {
 	ctx := context.Background()
 	x, err := memstore.Open(ctx, &index.Options{AnalyzerID: "example/v1"})
@@ -131,12 +132,12 @@ func ExampleIndex_DeleteFound() {
 		log.Fatal(err)
 	}
 	fmt.Printf("deleted %q, missing %q\n", d.Deleted, d.Missing)
-	d.WriteText(os.Stdout, "the archive")
+	report.WriteDeletion(os.Stdout, &d, "the archive")
 	s, err := x.Describe(ctx, true)
 	if err != nil {
 		log.Fatal(err)
 	}
-	s.WriteText(os.Stdout, "the archive")
+	report.WriteStats(os.Stdout, &s, "the archive")
 	// Output:
 	// deleted ["a"], missing ["nope"]
 	// deleted 1 document from the archive; the index holds 1 document

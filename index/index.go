@@ -88,14 +88,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/neardup/neardup/docid"
-	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -538,7 +536,8 @@ func (x *Index) Delete(ctx context.Context, ids ...string) error {
 	return missingErr(x.name, d.Missing)
 }
 
-// Deletion is what DeleteFound did. The JSON is neardup delete --json's.
+// Deletion is what DeleteFound did. The JSON is neardup delete --json's;
+// report.WriteDeletion writes its text.
 type Deletion struct {
 	Deleted []string `json:"deleted"` // the IDs deleted, in the order given
 	Missing []string `json:"missing"` // the IDs not found, in the order given
@@ -553,14 +552,6 @@ type Deletion struct {
 // was deleted.
 func (x *Index) DeleteFound(ctx context.Context, ids ...string) (Deletion, error) {
 	return x.deleteIDs(ctx, ids, false)
-}
-
-// WriteText writes "deleted 2 documents from NAME; the index holds 5
-// documents".
-func (d *Deletion) WriteText(w io.Writer, name string) error {
-	_, err := fmt.Fprintf(w, "deleted %s from %s; the index holds %s\n",
-		progress.Plural(int64(len(d.Deleted)), "document", "documents"), name, progress.Plural(d.Docs, "document", "documents"))
-	return err
 }
 
 // deleteIDs deletes the documents of ids the index holds and counts

@@ -810,31 +810,8 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match,
 func (in *ingest) clusters(ctx context.Context, d *Doc, wait []uint64, known map[uint64]State, byNum map[uint64]*Match) ([]Match, error) {
 	join := in.o.JoinMinContent > 0
 	if join {
-		var redo, stale []string
-		for _, num := range wait {
-			m := byNum[num]
-			if m == nil || known[num].Status != StatusDuplicate || m.Original != "" {
-				continue
-			}
-			redo = append(redo, m.ID)
-			if _, ok := in.local[num]; !ok {
-				stale = append(stale, m.ID)
-			}
-		}
-		if len(redo) > 0 {
-			for _, id := range stale {
-				delete(in.docs, id)
-				in.changed[id] = true
-			}
-			if err := in.fetch(ctx, stale); err != nil {
-				return nil, err
-			}
-			for _, id := range redo {
-				delete(byNum, in.nums[id])
-			}
-			for _, m := range in.confirm(d, redo) {
-				byNum[in.nums[m.ID]] = &m
-			}
+		if err := in.reconfirmMembers(ctx, d, wait, known, byNum); err != nil {
+			return nil, err
 		}
 	}
 	var ms []Match
@@ -852,6 +829,48 @@ func (in *ingest) clusters(ctx context.Context, d *Doc, wait []uint64, known map
 		return nil, nil
 	}
 	SortMatches(ms)
+	return in.onePerCluster(ctx, d, ms)
+}
+
+// reconfirmMembers confirms d again against the duplicates among wait
+// matched before their records named their cluster (read again, those
+// not written by this ingest), replacing their matches in byNum.
+func (in *ingest) reconfirmMembers(ctx context.Context, d *Doc, wait []uint64, known map[uint64]State, byNum map[uint64]*Match) error {
+	var redo, stale []string
+	for _, num := range wait {
+		m := byNum[num]
+		if m == nil || known[num].Status != StatusDuplicate || m.Original != "" {
+			continue
+		}
+		redo = append(redo, m.ID)
+		if _, ok := in.local[num]; !ok {
+			stale = append(stale, m.ID)
+		}
+	}
+	if len(redo) == 0 {
+		return nil
+	}
+	for _, id := range stale {
+		delete(in.docs, id)
+		in.changed[id] = true
+	}
+	if err := in.fetch(ctx, stale); err != nil {
+		return err
+	}
+	for _, id := range redo {
+		delete(byNum, in.nums[id])
+	}
+	for _, m := range in.confirm(d, redo) {
+		byNum[in.nums[m.ID]] = &m
+	}
+	return nil
+}
+
+// onePerCluster keeps the first of the sorted matches ms of each
+// cluster: an original stands for itself, a member for its cluster
+// unless the original matched too or d is not confirmed against it at
+// o.JoinMinContent.
+func (in *ingest) onePerCluster(ctx context.Context, d *Doc, ms []Match) ([]Match, error) {
 	direct := map[string]bool{}
 	var origs []string
 	for _, m := range ms {

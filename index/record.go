@@ -322,6 +322,36 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 	if v := d.bytes(1, "version"); v != nil && v[0] != recordVersion {
 		return Doc{}, nil, fmt.Errorf("record version %d: want %d", v[0], recordVersion)
 	}
+	d.head(&doc)
+	for last := uint64(0); d.err == nil && d.off < len(b); {
+		tag := d.uvarint("field tag")
+		n := d.length("field length", 1)
+		start := d.off
+		p := d.bytes(n, "field")
+		switch {
+		case d.err != nil:
+		case tag <= last:
+			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
+		case tag == fieldText:
+			text = p
+			if withText {
+				d.text(&doc, p, start)
+			}
+		default:
+			d.field(&doc, tag, p, start)
+		}
+		last = tag
+	}
+	if d.err != nil {
+		return Doc{}, nil, d.err
+	}
+	return doc, text, nil
+}
+
+// head decodes the fields every record has, after its version: the
+// hashes, when it was added, the title, keywords and sketch, the job
+// and the position in it.
+func (d *decoder) head(doc *Doc) {
 	if p := d.bytes(16, "hashes"); p != nil {
 		doc.Fingerprint = simhash.Fingerprint(binary.BigEndian.Uint64(p))
 		doc.ContentHash = binary.BigEndian.Uint64(p[8:])
@@ -360,95 +390,92 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 	} else {
 		doc.Seq = int64(seq)
 	}
-	for last := uint64(0); d.err == nil && d.off < len(b); {
-		tag := d.uvarint("field tag")
-		n := d.length("field length", 1)
-		start := d.off
-		p := d.bytes(n, "field")
-		switch {
-		case d.err != nil:
-		case tag <= last:
-			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
-		case tag == fieldText:
-			text = p
-		case tag == fieldShingles:
-			v, k := binary.Uvarint(p)
-			if k != len(p) || v == 0 || v > math.MaxInt32 {
-				d.fail("content-set size field %x: want one uvarint from 1 to %d", p, math.MaxInt32)
-			}
-			doc.Shingles = int(v)
-		case tag == fieldCluster:
-			f := decoder{b: p}
-			hops := f.uvarint("hops")
-			flags := f.uvarint("flags")
-			orig := f.bytes(f.length("original length", 1), "original")
-			via := f.bytes(f.length("via length", 1), "via")
-			var more []string
-			for f.err == nil && f.off < len(p) {
-				id := f.bytes(f.length("more length", 1), "more")
-				if f.err == nil && len(id) == 0 {
-					f.fail("empty id in more")
-				}
-				more = append(more, string(id))
-			}
-			switch {
-			case f.err != nil:
-				d.fail("cluster field: %v", f.err)
-			case f.off != len(p) || hops == 0 || hops > math.MaxInt32 || flags&^flagRecordOnly != 0 || len(orig) == 0 || len(via) == 0:
-				d.fail("cluster field %x: want hops from 1, flags 0 or 1, an original and a via", p)
-			default:
-				doc.Hops, doc.RecordOnly = int(hops), flags&flagRecordOnly != 0
-				doc.Original, doc.Via, doc.More = string(orig), string(via), more
-			}
-		case tag == fieldLong:
-			if err := doc.Long.UnmarshalBinary(p); err != nil {
-				d.off = start
-				d.fail("confirmation sketch field: %v", err)
-			}
-		case tag == fieldPassages:
-			if len(p)%8 != 0 {
-				d.off = start
-				d.fail("passage field: %d bytes, want a multiple of 8", len(p))
-				break
-			}
-			doc.Passages = make([]uint64, len(p)/8)
-			for i := range doc.Passages {
-				doc.Passages[i] = binary.BigEndian.Uint64(p[8*i:])
-			}
-		case tag == fieldPassages32:
-			if doc.Passages != nil {
-				d.off = start
-				d.fail("32-bit passage field after the 64-bit one: want one of them")
-				break
-			}
-			if len(p)%4 != 0 {
-				d.off = start
-				d.fail("32-bit passage field: %d bytes, want a multiple of 4", len(p))
-				break
-			}
-			doc.Passages = make([]uint64, len(p)/4)
-			for i := range doc.Passages {
-				doc.Passages[i] = uint64(binary.BigEndian.Uint32(p[4*i:]))
-			}
-		}
-		if d.err == nil && tag == fieldText && withText {
-			c, err := textCodec()
-			var t []byte
-			if err == nil {
-				t, err = c.dec.DecodeAll(p, nil)
-			}
-			if err != nil {
-				d.off = start
-				d.fail("text: %v", err)
-			}
-			doc.Text = string(t)
-		}
-		last = tag
+}
+
+// text decompresses the text field p, which starts at offset start.
+func (d *decoder) text(doc *Doc, p []byte, start int) {
+	c, err := textCodec()
+	var t []byte
+	if err == nil {
+		t, err = c.dec.DecodeAll(p, nil)
 	}
-	if d.err != nil {
-		return Doc{}, nil, d.err
+	if err != nil {
+		d.off = start
+		d.fail("text: %v", err)
 	}
-	return doc, text, nil
+	doc.Text = string(t)
+}
+
+// field decodes the tagged field p (not the text), which starts at
+// offset start; an unknown tag is skipped.
+func (d *decoder) field(doc *Doc, tag uint64, p []byte, start int) {
+	switch tag {
+	case fieldShingles:
+		v, k := binary.Uvarint(p)
+		if k != len(p) || v == 0 || v > math.MaxInt32 {
+			d.fail("content-set size field %x: want one uvarint from 1 to %d", p, math.MaxInt32)
+		}
+		doc.Shingles = int(v)
+	case fieldCluster:
+		d.cluster(doc, p)
+	case fieldLong:
+		if err := doc.Long.UnmarshalBinary(p); err != nil {
+			d.off = start
+			d.fail("confirmation sketch field: %v", err)
+		}
+	case fieldPassages:
+		if len(p)%8 != 0 {
+			d.off = start
+			d.fail("passage field: %d bytes, want a multiple of 8", len(p))
+			return
+		}
+		doc.Passages = make([]uint64, len(p)/8)
+		for i := range doc.Passages {
+			doc.Passages[i] = binary.BigEndian.Uint64(p[8*i:])
+		}
+	case fieldPassages32:
+		if doc.Passages != nil {
+			d.off = start
+			d.fail("32-bit passage field after the 64-bit one: want one of them")
+			return
+		}
+		if len(p)%4 != 0 {
+			d.off = start
+			d.fail("32-bit passage field: %d bytes, want a multiple of 4", len(p))
+			return
+		}
+		doc.Passages = make([]uint64, len(p)/4)
+		for i := range doc.Passages {
+			doc.Passages[i] = uint64(binary.BigEndian.Uint32(p[4*i:]))
+		}
+	}
+}
+
+// cluster decodes the cluster field p: the hops to the original, the
+// flags, the original, the member matched (via) and more members.
+func (d *decoder) cluster(doc *Doc, p []byte) {
+	f := decoder{b: p}
+	hops := f.uvarint("hops")
+	flags := f.uvarint("flags")
+	orig := f.bytes(f.length("original length", 1), "original")
+	via := f.bytes(f.length("via length", 1), "via")
+	var more []string
+	for f.err == nil && f.off < len(p) {
+		id := f.bytes(f.length("more length", 1), "more")
+		if f.err == nil && len(id) == 0 {
+			f.fail("empty id in more")
+		}
+		more = append(more, string(id))
+	}
+	switch {
+	case f.err != nil:
+		d.fail("cluster field: %v", f.err)
+	case f.off != len(p) || hops == 0 || hops > math.MaxInt32 || flags&^flagRecordOnly != 0 || len(orig) == 0 || len(via) == 0:
+		d.fail("cluster field %x: want hops from 1, flags 0 or 1, an original and a via", p)
+	default:
+		doc.Hops, doc.RecordOnly = int(hops), flags&flagRecordOnly != 0
+		doc.Original, doc.Via, doc.More = string(orig), string(via), more
+	}
 }
 
 // textSize returns the length and compressed size of the kept text of a

@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
-
-	"github.com/neardup/neardup/internal/progress"
 )
 
 // Stats describe an index. The JSON is that of neardup stats --json
-// (less the "index" it is given), WriteText its text.
+// (less the "index" it is given); report.WriteStats writes its text.
 type Stats struct {
 	Docs        int64  `json:"docs"`
 	Blocks      int    `json:"blocks"`
@@ -27,7 +23,7 @@ type Stats struct {
 	Bloom         BloomStats   `json:"bloom"`      // zero for stores without a content filter
 	// Cluster is what a store kept on a cluster reports of it (see
 	// ClusterReporter); Describe sets it, nil otherwise.
-	Cluster ClusterReport `json:"cluster,omitempty"`
+	Cluster *ClusterStats `json:"cluster,omitempty"`
 	// Text counts the kept texts (see TextStats); Describe sets it when
 	// asked, nil otherwise.
 	Text *TextStats `json:"text,omitempty"`
@@ -48,14 +44,42 @@ type TextStats struct {
 // (The statistics of a store on a disk, its size and its Bloom filter,
 // are every store's StoreStats.)
 type ClusterReporter interface {
-	ClusterReport(ctx context.Context) (ClusterReport, error)
+	ClusterReport(ctx context.Context) (*ClusterStats, error)
 }
 
-// ClusterReport is what a ClusterReporter reports: a value that is
-// marshalled to JSON and writes itself for people, as lines of Stats'
-// text (a label padded to 13 columns, then the value).
-type ClusterReport interface {
-	WriteText(w io.Writer) error
+// ClusterStats describe an archive kept on a cluster of servers and the
+// cluster it is in (redisstore's): what a ClusterReporter reports. Its
+// JSON has the field names.
+type ClusterStats struct {
+	Docs       int64
+	BucketBits int
+	LastNumber int64 // the last document number handed out
+
+	Masters, Replicas int
+	// UsedMemory is the sum of used_memory (INFO memory) over the
+	// masters: every archive of the cluster, and Redis's own overhead.
+	UsedMemory int64
+	// BytesPerDoc is UsedMemory / Docs: a bound for this archive alone
+	// when the cluster holds others.
+	BytesPerDoc float64
+
+	// StateBytesPerDoc is the memory of the ingest states (index.Shared:
+	// one per document index.Ingest wrote) per state, by MEMORY USAGE of
+	// up to 16 state hashes spread over the document numbers,
+	// StateSamples the states they hold; 0 and 0 when none has any.
+	StateBytesPerDoc float64
+	StateSamples     int64
+
+	// Largest are the largest posting buckets, largest first: those that
+	// reached 64, 128, 256, ... records, with their size now.
+	Largest []BigKey
+}
+
+// BigKey is one posting bucket.
+type BigKey struct {
+	Key      string // "t2 bucket 4d2f": kind, table or band number, bucket in hex
+	Bytes    int64
+	Postings int64 // records, including those of other values sharing the bucket
 }
 
 // Stats describes the index.
@@ -131,49 +155,4 @@ func (x *Index) TextStats(ctx context.Context) (TextStats, error) {
 		return nil
 	})
 	return ts, err
-}
-
-// WriteText writes the statistics for people, one "label  value" line
-// each, the first naming the index name: its documents, layout and
-// analyzer, the store's disk and Bloom filter when it has them, the
-// Cluster report, and the kept texts when counted.
-func (s *Stats) WriteText(w io.Writer, name string) error {
-	var b strings.Builder
-	line := func(label, format string, args ...any) {
-		fmt.Fprintf(&b, "%-13s "+format+"\n", append([]any{label}, args...)...)
-	}
-	analyzer := s.AnalyzerID
-	if analyzer == "" {
-		analyzer = "(not recorded)"
-	}
-	line("index", "%s", name)
-	line("documents", "%s", progress.Count(s.Docs))
-	line("layout", "%d blocks, answers distances up to %d, %s", s.Blocks, s.MaxDistance, progress.Plural(int64(s.Tables), "table", "tables"))
-	line("analyzer", "%s", analyzer)
-	if s.Settings != nil {
-		line("settings", "%s", s.Settings)
-	}
-	line("format", "%d", s.FormatVersion)
-	if s.DiskBytes > 0 {
-		line("disk", "%s (%s bytes)", progress.Bytes(s.DiskBytes), progress.Count(s.DiskBytes))
-	}
-	if f := s.Bloom; f.Counters > 0 {
-		line("bloom filter", "sized for %s documents: %s counters, %d hashes, %s in memory, target false-positive rate %.2f%%, %s saturated",
-			progress.Count(f.Capacity), progress.Count(f.Counters), f.Hashes, progress.Bytes(f.MemoryBytes), f.FalsePositive*100, progress.Count(f.Saturated))
-	}
-	if s.Cluster != nil {
-		if err := s.Cluster.WriteText(&b); err != nil {
-			return err
-		}
-	}
-	if t := s.Text; t != nil {
-		fmt.Fprintf(&b, "%-13s %s of %s keep their text: %s, %s compressed", "text", progress.Count(t.Texts), progress.Plural(t.Docs, "document", "documents"),
-			progress.Bytes(t.Bytes), progress.Bytes(t.Stored))
-		if t.Bytes > 0 {
-			fmt.Fprintf(&b, " (%.0f%%)", 100*float64(t.Stored)/float64(t.Bytes))
-		}
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

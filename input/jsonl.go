@@ -560,9 +560,43 @@ func (p *jsonParser) literal(lit string) error {
 	return nil
 }
 
+// JSONString decodes the JSON string whose opening quote is b[i], the
+// one decoder of JSON strings in neardup (the JSONL reader's fields, the
+// HTTP service's bodies): s is the string as encoding/json decodes it,
+// and next the index after its closing quote. err says where a
+// malformed string goes wrong ("malformed JSON at byte 7: unexpected
+// '\x01' in string": no closing quote, a control character, a bad
+// escape). lone reports an escaped surrogate that is not half of a
+// pair: s has U+FFFD in its place, as encoding/json decodes it, for a
+// caller that accepts what encoding/json accepts (the JSONL reader); a
+// stricter caller refuses the string (the HTTP service). Bytes that are
+// not UTF-8 are kept as they are: a caller checks b's encoding first.
+func JSONString(b []byte, i int) (s string, next int, lone bool, err error) {
+	p := jsonParser{b: b, i: i}
+	if i >= len(b) || b[i] != '"' {
+		return "", i, false, p.unexpected("looking for a string")
+	}
+	esc, err := p.str()
+	if err != nil {
+		return "", p.i, false, err
+	}
+	if !esc {
+		return string(b[i+1 : p.i-1]), p.i, false, nil
+	}
+	s, lone = unescape(b[i+1 : p.i-1])
+	return s, p.i, lone, nil
+}
+
 // unescapeJSON decodes the escapes of a scanned string's contents s, as
 // encoding/json does: a \u escape of a lone surrogate becomes U+FFFD.
 func unescapeJSON(s []byte) string {
+	u, _ := unescape(s)
+	return u
+}
+
+// unescape is unescapeJSON, reporting whether s escapes a lone
+// surrogate.
+func unescape(s []byte) (_ string, lone bool) {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
 		if s[i] != '\\' {
@@ -598,7 +632,7 @@ func unescapeJSON(s []byte) string {
 					r = d
 					i += 6
 				} else {
-					r = unicode.ReplacementChar
+					r, lone = unicode.ReplacementChar, true
 				}
 			}
 			out = utf8.AppendRune(out, r)
@@ -608,7 +642,7 @@ func unescapeJSON(s []byte) string {
 		}
 		i++
 	}
-	return string(out)
+	return string(out), lone
 }
 
 // hex4 decodes four hexadecimal digits (already checked).

@@ -7,7 +7,9 @@
 // compared), Analysis (one article's fingerprint and keywords) and
 // AddSummary (an archive filled). Each has its JSON in its struct tags
 // (or MarshalJSON) and writes its own text (WriteText), so that the
-// command and the service only choose.
+// command and the service only choose. The archive's own results,
+// index.Stats and index.Deletion, carry their JSON, and WriteStats and
+// WriteDeletion write their text: the storage packages return data.
 //
 // A report holds data, not decisions: the packages that decide (dedup,
 // urldedup) fill the reports, and report depends on none of them, so

@@ -94,13 +94,9 @@ func archiveError(err error) *apiError {
 }
 
 func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
-	add := false
-	if v := r.URL.Query().Get("add"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return badRequest("add", "query parameter add=%q: want true or false", v)
-		}
-		add = b
+	add, e := boolParam(r, "add")
+	if e != nil {
+		return e
 	}
 	if add {
 		if e := s.authorized(r); e != nil {
@@ -109,13 +105,9 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	} else if e := checkContentType(r, false); e != nil {
 		return e
 	}
-	withReuse := false
-	if v := r.URL.Query().Get("reuse"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return badRequest("reuse", "query parameter reuse=%q: want true or false", v)
-		}
-		withReuse = b
+	withReuse, e := boolParam(r, "reuse")
+	if e != nil {
+		return e
 	}
 	if withReuse && s.o.Reuse == nil {
 		return &apiError{Status: http.StatusConflict, Field: "reuse", Msg: "the archive has no reuse index (one is made when an archive is created with --reuse)"}
@@ -160,6 +152,20 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	}
 	writeJSON(w, http.StatusOK, j)
 	return nil
+}
+
+// boolParam returns r's query parameter name, true or false (false
+// when it is missing).
+func boolParam(r *http.Request, name string) (bool, *apiError) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, badRequest(name, "query parameter %s=%q: want true or false", name, v)
+	}
+	return b, nil
 }
 
 // checkJSON is check's answer: the report, and with reuse=true the
@@ -312,122 +318,148 @@ func (s *Server) addBatch(w http.ResponseWriter, r *http.Request) *apiError {
 	br := bufio.NewReaderSize(body, 64<<10)
 	w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	enc := json.NewEncoder(w)
-	started := false
-	var pending []batchLineJSON
-	var docs []index.Doc
-	var at []int // docs[i] answers pending[at[i]]
-	flush := func() bool {
-		ok := true
-		if len(docs) > 0 {
-			// The last line of the chunk with an ID is written; the
-			// first is answered as the archive had it before (201, or
-			// 200 when it replaced a document), each later one 200, as
-			// it replaced the one before.
-			last := map[string]int{}
-			for i := range docs {
-				last[docs[i].ID] = i
-			}
-			var uniq []index.Doc
-			for i := range docs {
-				if last[docs[i].ID] == i {
-					uniq = append(uniq, docs[i])
-				}
-			}
-			replaced, err := s.add(r.Context(), uniq)
-			before := map[string]bool{}
-			for i := range uniq {
-				if err == nil {
-					before[uniq[i].ID] = replaced[i]
-				}
-			}
-			seen := map[string]bool{}
-			for i, p := range at {
-				id := docs[i].ID
-				switch {
-				case err != nil:
-					pending[p] = batchLineJSON{Line: pending[p].Line, ID: id, Status: http.StatusInternalServerError, Error: err.Error()}
-				case seen[id] || before[id]:
-					pending[p].Status, pending[p].Replaced = http.StatusOK, true
-				default:
-					pending[p].Status = http.StatusCreated
-				}
-				seen[id] = true
-			}
-			if err != nil {
-				if s.o.Logf != nil {
-					s.o.Logf("POST /v1/documents batch: %v", err)
-				}
-				ok = false
-			}
-		}
-		if !started {
-			w.WriteHeader(http.StatusOK)
-			started = true
-		}
-		for _, p := range pending {
-			enc.Encode(p)
-		}
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
-		pending, docs, at = pending[:0], docs[:0], at[:0]
-		return ok
-	}
+	b := &batch{s: s, w: w, r: r, enc: json.NewEncoder(w)}
 	for n := 1; ; n++ {
-		line, err := br.ReadSlice('\n')
-		for err == bufio.ErrBufferFull {
-			// A long line: read the rest of it (the body limit bounds it).
-			var more []byte
-			more, err = br.ReadSlice('\n')
-			line = append(append([]byte(nil), line...), more...)
-		}
+		line, err := readLine(br)
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			if !started {
+			if !b.started {
 				return s.tooLarge()
 			}
-			pending = append(pending, batchLineJSON{Line: n, Status: http.StatusRequestEntityTooLarge, Error: s.tooLarge().Error()})
-			flush()
+			b.pending = append(b.pending, batchLineJSON{Line: n, Status: http.StatusRequestEntityTooLarge, Error: s.tooLarge().Error()})
+			b.flush()
 			return nil
 		}
 		if err != nil && err != io.EOF {
-			if !started && len(pending) == 0 {
+			if !b.started && len(b.pending) == 0 {
 				return badRequest("", "reading the request body: %v", err)
 			}
-			pending = append(pending, batchLineJSON{Line: n, Status: http.StatusBadRequest, Error: "reading the request body: " + err.Error()})
-			flush()
+			b.pending = append(b.pending, batchLineJSON{Line: n, Status: http.StatusBadRequest, Error: "reading the request body: " + err.Error()})
+			b.flush()
 			return nil
 		}
 		if len(strings.TrimSpace(string(line))) > 0 {
-			var a article
-			p := batchLineJSON{Line: n}
-			e := decodeJSON(line, &a)
-			var an *neardup.Analysis
-			if e == nil {
-				p.ID = a.id()
-				an, _, e = s.analyze(&a, "", true, false)
-			}
-			if e != nil {
-				p.Status, p.Error, p.Field = e.Status, e.Error(), e.Field
-				pending = append(pending, p)
-			} else {
-				p.Fingerprint = an.Fingerprint.String()
-				pending = append(pending, p)
-				docs, at = append(docs, s.doc(&a, an)), append(at, len(pending)-1)
-			}
-			if len(docs) == batchChunk {
-				if !flush() {
-					return nil
-				}
+			b.add(n, line)
+			if len(b.docs) == batchChunk && !b.flush() {
+				return nil
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 	}
-	flush()
+	b.flush()
 	return nil
+}
+
+// readLine reads a line of br, however long (the body limit bounds
+// it); it is valid until the next read.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	for err == bufio.ErrBufferFull {
+		var more []byte
+		more, err = br.ReadSlice('\n')
+		line = append(append([]byte(nil), line...), more...)
+	}
+	return line, err
+}
+
+// batch is the state of a POST /v1/documents batch: the answers of the
+// lines of the chunk being read (pending), and the documents of its
+// articles (docs[i] answers pending[at[i]]).
+type batch struct {
+	s       *Server
+	w       http.ResponseWriter
+	r       *http.Request
+	enc     *json.Encoder
+	started bool // the status is written
+	pending []batchLineJSON
+	docs    []index.Doc
+	at      []int
+}
+
+// add decodes and analyses line n, queueing its answer and, for an
+// article, its document.
+func (b *batch) add(n int, line []byte) {
+	var a article
+	p := batchLineJSON{Line: n}
+	e := decodeJSON(line, &a)
+	var an *neardup.Analysis
+	if e == nil {
+		p.ID = a.id()
+		an, _, e = b.s.analyze(&a, "", true, false)
+	}
+	if e != nil {
+		p.Status, p.Error, p.Field = e.Status, e.Error(), e.Field
+		b.pending = append(b.pending, p)
+		return
+	}
+	p.Fingerprint = an.Fingerprint.String()
+	b.pending = append(b.pending, p)
+	b.docs, b.at = append(b.docs, b.s.doc(&a, an)), append(b.at, len(b.pending)-1)
+}
+
+// flush writes the chunk's documents and answers its lines; it returns
+// false when the write failed.
+func (b *batch) flush() bool {
+	ok := len(b.docs) == 0 || b.file()
+	if !b.started {
+		b.w.WriteHeader(http.StatusOK)
+		b.started = true
+	}
+	for _, p := range b.pending {
+		b.enc.Encode(p)
+	}
+	if f, ok := b.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	b.pending, b.docs, b.at = b.pending[:0], b.docs[:0], b.at[:0]
+	return ok
+}
+
+// file writes the chunk's documents and sets their lines' status. The
+// last line of the chunk with an ID is written; the first is answered
+// as the archive had it before (201, or 200 when it replaced a
+// document), each later one 200, as it replaced the one before. It
+// returns false when the write failed (each line 500).
+func (b *batch) file() bool {
+	last := map[string]int{}
+	for i := range b.docs {
+		last[b.docs[i].ID] = i
+	}
+	var uniq []index.Doc
+	for i := range b.docs {
+		if last[b.docs[i].ID] == i {
+			uniq = append(uniq, b.docs[i])
+		}
+	}
+	replaced, err := b.s.add(b.r.Context(), uniq)
+	before := map[string]bool{}
+	for i := range uniq {
+		if err == nil {
+			before[uniq[i].ID] = replaced[i]
+		}
+	}
+	seen := map[string]bool{}
+	for i, p := range b.at {
+		id := b.docs[i].ID
+		switch {
+		case err != nil:
+			b.pending[p] = batchLineJSON{Line: b.pending[p].Line, ID: id, Status: http.StatusInternalServerError, Error: err.Error()}
+		case seen[id] || before[id]:
+			b.pending[p].Status, b.pending[p].Replaced = http.StatusOK, true
+		default:
+			b.pending[p].Status = http.StatusCreated
+		}
+		seen[id] = true
+	}
+	if err != nil {
+		if b.s.o.Logf != nil {
+			b.s.o.Logf("POST /v1/documents batch: %v", err)
+		}
+		return false
+	}
+	return true
 }
 
 // documentJSON is an archived document.

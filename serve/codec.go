@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/input"
 )
 
 // apiError is an error answer: {"error": Msg with the field named, "field": Field}.
@@ -229,15 +230,19 @@ func readAll(r io.Reader, n int64) ([]byte, error) {
 }
 
 // decodeArticle is decodeJSON's fast path for an article, the body of
-// check and of an added document: b is one object with no other field
-// than "id", "title" and "text", each a string at most once, spelt in
-// lower case, with valid UTF-8 and no escaped surrogate. It reports
+// check and of an added document: b is valid UTF-8, one object with no
+// other field than "id", "title" and "text", each a string at most
+// once, spelt in lower case, with no escaped lone surrogate. It reports
 // whether it decoded b; when it did, a holds what encoding/json would
 // decode, and when it did not, decodeJSON decodes b (or says what is
-// wrong with it). encoding/json scans a body twice, a byte at a time,
-// then decodes its strings rune by rune; BenchmarkDecodeArticle times
-// the two on a 5 KB Chinese article.
+// wrong with it, naming the field). Its strings are decoded by
+// input.JSONString, the JSONL reader's decoder. encoding/json scans a
+// body twice, a byte at a time, then decodes its strings rune by rune;
+// BenchmarkDecodeArticle times the two on a 5 KB Chinese article.
 func decodeArticle(b []byte, a *article) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -250,13 +255,13 @@ func decodeArticle(b []byte, a *article) bool {
 	for {
 		var key, val string
 		var ok bool
-		if key, i, ok = jsonString(b, i); !ok {
+		if key, i, ok = articleString(b, i); !ok {
 			return false
 		}
 		if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
 			return false
 		}
-		if val, i, ok = jsonString(b, skipSpace(b, i+1)); !ok {
+		if val, i, ok = articleString(b, skipSpace(b, i+1)); !ok {
 			return false
 		}
 		f := -1
@@ -295,74 +300,11 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// jsonString decodes the JSON string that starts at b[i] and returns it
-// and the index after it; ok is false for what decodeArticle leaves to
-// encoding/json (anything but a string, invalid UTF-8, an escaped
-// surrogate) and for malformed strings. It finds the closing quote and
-// the backslashes with bytes.IndexByte, and checks the runs between
-// them for control characters and with utf8.Valid.
-func jsonString(b []byte, i int) (s string, next int, ok bool) {
-	if i >= len(b) || b[i] != '"' {
-		return "", 0, false
-	}
-	i++
-	var out []byte // the decoded string, once an escape is met
-	q := -1        // the first '"' at or after i
-	for {
-		if q < i {
-			k := bytes.IndexByte(b[i:], '"')
-			if k < 0 {
-				return "", 0, false
-			}
-			q = i + k
-		}
-		run := b[i:q]
-		k := bytes.IndexByte(run, '\\')
-		if k >= 0 {
-			run = run[:k]
-		}
-		for _, c := range run {
-			if c < 0x20 {
-				return "", 0, false
-			}
-		}
-		if !utf8.Valid(run) {
-			return "", 0, false
-		}
-		if k < 0 {
-			if out != nil {
-				return string(append(out, run...)), q + 1, true
-			}
-			return string(run), q + 1, true
-		}
-		out = append(out, run...)
-		i += k // at the backslash, before q
-		n := 2
-		switch e := b[i+1]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			if i+6 > len(b) {
-				return "", 0, false
-			}
-			r, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
-			if err != nil || utf16.IsSurrogate(rune(r)) {
-				return "", 0, false
-			}
-			out, n = utf8.AppendRune(out, rune(r)), 6
-		default:
-			return "", 0, false
-		}
-		i += n
-	}
+// articleString decodes the JSON string at b[i] and returns it and the
+// index after it; ok is false for what decodeArticle leaves to
+// encoding/json and checkEncoding: anything but a string, a malformed
+// one, an escaped lone surrogate.
+func articleString(b []byte, i int) (s string, next int, ok bool) {
+	s, next, lone, err := input.JSONString(b, i)
+	return s, next, err == nil && !lone
 }

@@ -26,12 +26,15 @@ func TestDecodeArticle(t *testing.T) {
 		{`{"te\u0078t": "x"}`, true, article{Text: str("x")}},
 		{`{}`, true, article{}},
 		{`{"id": ""}`, true, article{ID: str("")}},
+		{`{"text": "\ud83d\ude00"}`, true, article{Text: str("😀")}}, // a surrogate pair
+		{`{"text": "\\ud800"}`, true, article{Text: str(`\ud800`)}}, // an escaped backslash
 		// Left to encoding/json:
 		{`{"Text": "x"}`, false, article{}},              // case-insensitive match
 		{`{"text": "x", "text": "y"}`, false, article{}}, // the last wins
 		{`{"text": null}`, false, article{}},             // null
 		{`{"text": 5}`, false, article{}},                // not a string
-		{`{"text": "\ud83d\ude00"}`, false, article{}},   // a surrogate pair
+		{`{"text": "\ud800"}`, false, article{}},         // a lone surrogate, which checkEncoding refuses
+		{`{"text": "\ud83d\u0041"}`, false, article{}},   // a lone surrogate before another escape
 		{`{"text": "\uzzzz"}`, false, article{}},         // a bad escape
 		{`{"text": "\x"}`, false, article{}},             // a bad escape
 		{"{\"text\": \"a\xffb\"}", false, article{}},     // invalid UTF-8 (U+FFFD)

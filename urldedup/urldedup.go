@@ -256,25 +256,8 @@ func (d *deduper) decide(o *Outcome) error {
 		d.sum.Blank++
 		return nil
 	}
-	u := text
-	if d.o.Field != "" {
-		var err error
-		if u, err = urlField(o.Raw, d.o.Field); err != nil {
-			return d.reject(o, d.o.Field, err.Error())
-		}
-	}
-	o.URL = strings.TrimSpace(u)
-	p, err := urlhash.Normalize(u, d.o.Normalize)
-	if err != nil {
-		reason := strings.TrimPrefix(err.Error(), "urlhash: ")
-		if d.o.Field == "" && strings.HasPrefix(o.URL, "{") {
-			reason += " (for lines of JSON give --url-field NAME)"
-		}
-		return d.reject(o, d.o.Field, reason)
-	}
-	o.Normalized, o.Fingerprint = p.String(), p.Fingerprint()
-	if d.store != nil && len(o.Normalized) > index.MaxIDLen {
-		return d.reject(o, d.o.Field, fmt.Sprintf("normalised URL of %d bytes: an index takes at most %d", len(o.Normalized), index.MaxIDLen))
+	if field, reason := d.normalize(o, text); reason != "" {
+		return d.reject(o, field, reason)
 	}
 	d.sum.URLs++
 	// A URL normalised like an earlier one is a duplicate: it has that
@@ -296,21 +279,62 @@ func (d *deduper) decide(o *Outcome) error {
 		hits = append(hits, more...)
 	}
 	if len(hits) == 0 {
-		o.Verdict, o.Exact = dedup.Unique, false
-		d.sum.Unique++
-		k := &keptURL{url: o.URL, norm: o.Normalized, seq: o.Seq}
-		if err := d.search.add(d.ctx, o.Fingerprint, k); err != nil {
+		if err := d.keep(o); err != nil {
 			return err
 		}
-		if o.Resumed {
-			d.sum.Resumed++
-		} else if d.store != nil {
-			if err := d.store.add(d.ctx, o.Fingerprint, k); err != nil {
-				return err
-			}
-		}
-		return d.emit(o)
+	} else {
+		d.duplicate(o, hits)
 	}
+	return d.emit(o)
+}
+
+// normalize sets o's URL, normalised URL and fingerprint from the line
+// text, or returns the field at fault and why the line is rejected.
+func (d *deduper) normalize(o *Outcome, text string) (field, reason string) {
+	u := text
+	if d.o.Field != "" {
+		var err error
+		if u, err = urlField(o.Raw, d.o.Field); err != nil {
+			return d.o.Field, err.Error()
+		}
+	}
+	o.URL = strings.TrimSpace(u)
+	p, err := urlhash.Normalize(u, d.o.Normalize)
+	if err != nil {
+		reason := strings.TrimPrefix(err.Error(), "urlhash: ")
+		if d.o.Field == "" && strings.HasPrefix(o.URL, "{") {
+			reason += " (for lines of JSON give --url-field NAME)"
+		}
+		return d.o.Field, reason
+	}
+	o.Normalized, o.Fingerprint = p.String(), p.Fingerprint()
+	if d.store != nil && len(o.Normalized) > index.MaxIDLen {
+		return d.o.Field, fmt.Sprintf("normalised URL of %d bytes: an index takes at most %d", len(o.Normalized), index.MaxIDLen)
+	}
+	return "", ""
+}
+
+// keep makes o, near no kept URL, a kept one: in this run's search,
+// and in the store unless an interrupted run of the job stored it.
+func (d *deduper) keep(o *Outcome) error {
+	o.Verdict, o.Exact = dedup.Unique, false
+	d.sum.Unique++
+	k := &keptURL{url: o.URL, norm: o.Normalized, seq: o.Seq}
+	if err := d.search.add(d.ctx, o.Fingerprint, k); err != nil {
+		return err
+	}
+	if o.Resumed {
+		d.sum.Resumed++
+	} else if d.store != nil {
+		return d.store.add(d.ctx, o.Fingerprint, k)
+	}
+	return nil
+}
+
+// duplicate makes o a duplicate of the kept URLs hits: its matches,
+// closest first, then those earlier runs kept, then this run's in input
+// order.
+func (d *deduper) duplicate(o *Outcome, hits []urlHit) {
 	slices.SortFunc(hits, func(a, b urlHit) int {
 		if a.dist != b.dist {
 			return a.dist - b.dist
@@ -343,7 +367,6 @@ func (d *deduper) decide(o *Outcome) error {
 	} else {
 		d.sum.Near++
 	}
-	return d.emit(o)
 }
 
 // urlField returns the string in field name of the JSON object line,

@@ -96,6 +96,13 @@ func runAdd(c *cli.Context) error {
 			return err
 		}
 	}
+	return endAdd(c, x, archive.Redact(dir), before.Docs, added, sk)
+}
+
+// endAdd closes x, the archive named name that held before documents
+// when add began and added added, and writes what add did: on stdout,
+// as text or with --json; the records not added on stderr.
+func endAdd(c *cli.Context, x *index.Index, name string, before, added int64, sk *skips) error {
 	st, err := x.Stats(c.Context)
 	if err != nil {
 		return err
@@ -105,7 +112,7 @@ func runAdd(c *cli.Context) error {
 	}
 	// add is the archive's only writer (it holds it open alone): what
 	// it added beyond the growth replaced documents with the same ids.
-	sum := report.AddSummary{Index: archive.Redact(dir), Added: added, Replaced: added - (st.Docs - before.Docs), Failed: sk.records, Docs: st.Docs}
+	sum := report.AddSummary{Index: name, Added: added, Replaced: added - (st.Docs - before), Failed: sk.records, Docs: st.Docs}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, sum)
 	} else {

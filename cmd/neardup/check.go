@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/report"
@@ -69,67 +70,19 @@ func runCheck(c *cli.Context) error {
 		return s.err
 	}
 
-	asJSON, nkw := c.Bool("json"), c.Int("keywords")
-	w, ew := c.App.Writer, c.App.ErrWriter
-	idFlag := c.String("id")
+	ck := &checker{c: c, x: x, ri: ri, k: k, add: add, id: c.String("id"), asJSON: c.Bool("json"), keywords: c.Int("keywords"),
+		archive: archive.Redact(dir)}
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
 	defer noteSkipped(c, "neardup check: ", r)
-	var sum report.CheckSummary
 	sk := newSkips(c)
-	sk.onSkip = func(rec *input.Record, err error) error {
-		rep := report.Unchecked(rec, err)
-		if asJSON {
-			return writeJSON(w, rep)
-		}
-		return rep.WriteText(w, archive.Redact(dir), nkw)
-	}
-	err := analyzeEach(c, r, a, sk, func(n int64, rec *input.Record, an *neardup.Analysis) error {
-		if idFlag != "" {
-			if n > 0 {
-				return usagef(c, "--id names a single article, but the input holds more than one")
-			}
-			rec.ID = idFlag
-		}
-		doc := dedup.DocOf(an, rec.ID, rec.Title, storedKeywords)
-		doc.Added = time.Now().UTC()
-		var reused *reuse.Answer
-		if ri != nil {
-			ans, err := ri.Find(c.Context, rec.Text, rec.ID)
-			if err != nil {
-				return err
-			}
-			doc.Passages, doc.Text = ans.File, rec.Text
-			if c.Bool("reuse") {
-				reused = &ans
-			}
-		}
-		res, err := dedup.Check(c.Context, x, &doc, k, add && rec.ID != "-")
-		if err != nil {
-			return err
-		}
-		if add && rec.ID == "-" && len(res.Matches) == 0 {
-			res.NotAdded = errors.New("an article from standard input needs an id: give --id ID")
-		}
-		if res.NotAdded != nil {
-			fmt.Fprintf(ew, "neardup: %s: not added: %v\n", rec.Name(), res.NotAdded)
-		}
-		res.Tally(&sum)
-		rep := res.Report(rec.ID, an)
-		rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
-		if asJSON {
-			return writeJSON(w, checkJSON{rep, reused})
-		}
-		if err := rep.WriteText(w, archive.Redact(dir), nkw); err != nil || reused == nil {
-			return err
-		}
-		return reused.WriteText(w, rec.Name())
-	})
-	if err != nil {
+	sk.onSkip = ck.skipped
+	if err := analyzeEach(c, r, a, sk, ck.check); err != nil {
 		return err
 	}
-	if sum.Unchecked = sk.records + sk.inputs; !asJSON {
-		if err := sum.WriteText(w, archive.Redact(dir)); err != nil {
+	sum := &ck.sum
+	if sum.Unchecked = sk.records + sk.inputs; !ck.asJSON {
+		if err := sum.WriteText(c.App.Writer, ck.archive); err != nil {
 			return err
 		}
 	}
@@ -146,6 +99,85 @@ func runCheck(c *cli.Context) error {
 		return &exitStatus{code: exitFound}
 	}
 	return nil
+}
+
+// checker checks the articles of a neardup check run against the
+// archive x, one at a time, and writes their reports.
+type checker struct {
+	c        *cli.Context
+	x        *index.Index
+	ri       *reuse.Index // nil without --reuse or --add on an archive without one
+	k        int
+	add      bool
+	id       string // --id
+	asJSON   bool
+	keywords int    // --keywords
+	archive  string // the archive's name, redacted
+	sum      report.CheckSummary
+}
+
+// skipped writes the report of an article that was not checked.
+func (ck *checker) skipped(rec *input.Record, err error) error {
+	rep := report.Unchecked(rec, err)
+	if ck.asJSON {
+		return writeJSON(ck.c.App.Writer, rep)
+	}
+	return rep.WriteText(ck.c.App.Writer, ck.archive, ck.keywords)
+}
+
+// check checks the nth article read, rec, analysed as an.
+func (ck *checker) check(n int64, rec *input.Record, an *neardup.Analysis) error {
+	if ck.id != "" {
+		if n > 0 {
+			return usagef(ck.c, "--id names a single article, but the input holds more than one")
+		}
+		rec.ID = ck.id
+	}
+	doc := dedup.DocOf(an, rec.ID, rec.Title, storedKeywords)
+	doc.Added = time.Now().UTC()
+	reused, err := ck.passages(&doc, rec)
+	if err != nil {
+		return err
+	}
+	res, err := dedup.Check(ck.c.Context, ck.x, &doc, ck.k, ck.add && rec.ID != "-")
+	if err != nil {
+		return err
+	}
+	if ck.add && rec.ID == "-" && len(res.Matches) == 0 {
+		res.NotAdded = errors.New("an article from standard input needs an id: give --id ID")
+	}
+	if res.NotAdded != nil {
+		fmt.Fprintf(ck.c.App.ErrWriter, "neardup: %s: not added: %v\n", rec.Name(), res.NotAdded)
+	}
+	res.Tally(&ck.sum)
+	rep := res.Report(rec.ID, an)
+	rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
+	w := ck.c.App.Writer
+	if ck.asJSON {
+		return writeJSON(w, checkJSON{rep, reused})
+	}
+	if err := rep.WriteText(w, ck.archive, ck.keywords); err != nil || reused == nil {
+		return err
+	}
+	return reused.WriteText(w, rec.Name())
+}
+
+// passages finds the archived articles that share passages with rec
+// when the archive has a reuse index, filing rec's passages and text
+// in doc; it returns the answer for --reuse, nil otherwise.
+func (ck *checker) passages(doc *index.Doc, rec *input.Record) (*reuse.Answer, error) {
+	if ck.ri == nil {
+		return nil, nil
+	}
+	ans, err := ck.ri.Find(ck.c.Context, rec.Text, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	doc.Passages, doc.Text = ans.File, rec.Text
+	if ck.c.Bool("reuse") {
+		return &ans, nil
+	}
+	return nil, nil
 }
 
 // checkFingerprint looks up a precomputed fingerprint.

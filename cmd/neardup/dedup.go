@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 	prog "github.com/neardup/neardup/internal/progress"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/reuse"
 )
 
@@ -72,27 +73,11 @@ func runDedup(c *cli.Context) (err error) {
 		}
 	}()
 
-	keep, err := dedup.ParseKeepPolicy(c.String("keep"))
-	if err != nil {
-		return usagef(c, "--keep: %v", err)
-	}
-	named := false
-	for _, f := range []string{"pairs", "clusters", "unique", "rejects", "annotate", "reuse-pairs"} {
-		named = named || c.String(f) != ""
-	}
-	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects"),
-		Annotate: c.String("annotate")}
-	if !named && !c.Bool("json") {
-		files.Pairs = "-" // nothing named: the pairs go to standard output rather than nowhere
-	}
-	outs, err := dedup.CreateOutputs(files, c.App.Writer, opts.Job)
+	outs, rejectsNamed, err := createDedupOutputs(c, opts.Job, inOpts)
 	if err != nil {
 		return err
 	}
 	defer outs.Abort()
-	if err := outs.SetKeep(keep, c.Args().Slice(), inOpts); err != nil {
-		return usagef(c, "%v", err)
-	}
 	rp, err := newReusePairs(s, a)
 	if err != nil {
 		return err
@@ -110,13 +95,7 @@ func runDedup(c *cli.Context) (err error) {
 	sum, err := dedup.Run(c.Context, r, a, x, opts, func(o *dedup.Outcome) error {
 		countRecord(bar, &o.Record, o.Err)
 		if o.Verdict == dedup.Rejected || o.Verdict == dedup.InputFailed {
-			kind := "rejected"
-			if o.Verdict == dedup.InputFailed {
-				kind = "input error"
-			}
-			if rejected++; files.Rejects == "" && rejected <= maxShown {
-				fmt.Fprintf(c.App.ErrWriter, "neardup: %s: %v\n", kind, o.Err)
-			}
+			noteRejected(c, o, rejectsNamed, &rejected)
 		} else if err := rp.add(&o.Record); err != nil {
 			return err
 		}
@@ -132,6 +111,53 @@ func runDedup(c *cli.Context) (err error) {
 		}
 		return err
 	}
+	return endDedup(c, outs, rp, &sum, rejected)
+}
+
+// createDedupOutputs creates the output files the flags name, keeping
+// the member of each cluster --keep chooses; rejectsNamed reports a
+// --rejects file. With no file named and no --json, the pairs go to
+// standard output rather than nowhere.
+func createDedupOutputs(c *cli.Context, job string, inOpts *input.Options) (outs *dedup.Outputs, rejectsNamed bool, err error) {
+	keep, err := dedup.ParseKeepPolicy(c.String("keep"))
+	if err != nil {
+		return nil, false, usagef(c, "--keep: %v", err)
+	}
+	named := false
+	for _, f := range []string{"pairs", "clusters", "unique", "rejects", "annotate", "reuse-pairs"} {
+		named = named || c.String(f) != ""
+	}
+	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects"),
+		Annotate: c.String("annotate")}
+	if !named && !c.Bool("json") {
+		files.Pairs = "-"
+	}
+	if outs, err = dedup.CreateOutputs(files, c.App.Writer, job); err != nil {
+		return nil, false, err
+	}
+	if err := outs.SetKeep(keep, c.Args().Slice(), inOpts); err != nil {
+		outs.Abort()
+		return nil, false, usagef(c, "%v", err)
+	}
+	return outs, files.Rejects != "", nil
+}
+
+// noteRejected counts o, a rejected record or failed input, and shows
+// the first maxShown on stderr when no --rejects file takes them.
+func noteRejected(c *cli.Context, o *dedup.Outcome, rejectsNamed bool, rejected *int64) {
+	kind := "rejected"
+	if o.Verdict == dedup.InputFailed {
+		kind = "input error"
+	}
+	if *rejected++; !rejectsNamed && *rejected <= maxShown {
+		fmt.Fprintf(c.App.ErrWriter, "neardup: %s: %v\n", kind, o.Err)
+	}
+}
+
+// endDedup commits the outputs of a finished run and writes its
+// summary: on stderr for people, on stdout with --json. Inputs that
+// could not be read to the end make the exit status an error.
+func endDedup(c *cli.Context, outs *dedup.Outputs, rp *reusePairs, sum *report.Summary, rejected int64) error {
 	if _, err := outs.Commit(); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/report"
 )
 
 func deleteCommand() *cli.Command {
@@ -54,7 +55,7 @@ func runDelete(c *cli.Context) error {
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, d)
 	} else {
-		err = d.WriteText(c.App.Writer, archive.Redact(dir))
+		err = report.WriteDeletion(c.App.Writer, &d, archive.Redact(dir))
 	}
 	if err == nil && len(d.Missing) > 0 {
 		return &exitStatus{code: exitError, err: fmt.Errorf("%s not found", plural(int64(len(d.Missing)), "id", "ids"))}

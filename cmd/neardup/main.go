@@ -283,15 +283,10 @@ func versionString() string {
 	return "(devel)"
 }
 
-// interspersed moves the flags that follow a command's arguments in
-// front of them, so that "neardup dedup in.jsonl --pairs p.jsonl" works as
-// well as "neardup dedup --pairs p.jsonl in.jsonl" (Go's flag package
-// stops at the first argument). Everything after "--" stays an argument.
-func interspersed(cmds []*cli.Command, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	// Find the (sub)command: global flags come first.
+// findCommand returns the (sub)command args name, nil when they name
+// none, and the index of the first of args after its name. Global
+// flags come first.
+func findCommand(cmds []*cli.Command, args []string) (*cli.Command, int) {
 	i := 1
 	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
 		i++
@@ -310,6 +305,18 @@ func interspersed(cmds []*cli.Command, args []string) []string {
 		cmd, cmds = next, next.Subcommands
 		i++
 	}
+	return cmd, i
+}
+
+// interspersed moves the flags that follow a command's arguments in
+// front of them, so that "neardup dedup in.jsonl --pairs p.jsonl" works as
+// well as "neardup dedup --pairs p.jsonl in.jsonl" (Go's flag package
+// stops at the first argument). Everything after "--" stays an argument.
+func interspersed(cmds []*cli.Command, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	cmd, i := findCommand(cmds, args)
 	if cmd == nil || (len(cmd.Subcommands) > 0 && cmd.Action == nil) {
 		return args
 	}

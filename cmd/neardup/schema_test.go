@@ -1,13 +1,13 @@
 package main
 
-import "github.com/neardup/neardup/index/redisstore"
+import "github.com/neardup/neardup/index"
 
 // statsJSON is what the tests read of stats --json (index.Stats with
 // the index's name), decoded as a reader of the output would.
 type statsJSON struct {
-	Index   string                   `json:"index"`
-	Docs    int64                    `json:"docs"`
-	Cluster *redisstore.ClusterStats `json:"cluster"`
+	Index   string              `json:"index"`
+	Docs    int64               `json:"docs"`
+	Cluster *index.ClusterStats `json:"cluster"`
 	Text    *struct {
 		Docs        int64 `json:"docs"`
 		Bytes       int64 `json:"bytes"`

@@ -41,6 +41,36 @@ func serveCommand() *cli.Command {
 	}
 }
 
+// serveAccess reads the token and checks who may write through the
+// address the flags name: a server that anyone, or any site's pages,
+// can reach must have a token, or be --insecure (and say so on stderr).
+func serveAccess(c *cli.Context) (token, addr string, err error) {
+	if f := c.String("token-file"); f != "" {
+		if token, err = serve.ReadToken(f); err != nil {
+			return "", "", fmt.Errorf("--token-file: %w", err)
+		}
+	}
+	addr = c.String("addr")
+	loopback, err := serve.IsLoopback(addr)
+	if err != nil {
+		return "", "", usagef(c, "--addr %s: %v", addr, err)
+	}
+	ew := c.App.ErrWriter
+	if !loopback && token == "" {
+		if !c.Bool("insecure") {
+			return "", "", usagef(c, "--addr %s is not a loopback address: give --token-file FILE so that only holders of the token can write (or --insecure to let anyone who reaches it change the archive)", addr)
+		}
+		fmt.Fprintf(ew, "neardup serve: WARNING: --insecure: listening on %s without a token: anyone who reaches it can add and delete documents\n", addr)
+	}
+	if c.String("cors-origin") == "*" && token == "" {
+		if !c.Bool("insecure") {
+			return "", "", usagef(c, "--cors-origin '*' without --token-file lets the pages of every site change the archive: give --token-file FILE (or --insecure)")
+		}
+		fmt.Fprintf(ew, "neardup serve: WARNING: --insecure: --cors-origin '*' without a token: the pages of every site can add and delete documents\n")
+	}
+	return token, addr, nil
+}
+
 func runServe(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef(c, "unexpected argument %q", c.Args().First())
@@ -54,31 +84,11 @@ func runServe(c *cli.Context) error {
 	if s.err != nil {
 		return s.err
 	}
-	var err error
-	token := ""
-	if f := c.String("token-file"); f != "" {
-		if token, err = serve.ReadToken(f); err != nil {
-			return fmt.Errorf("--token-file: %w", err)
-		}
-	}
-	addr := c.String("addr")
-	loopback, err := serve.IsLoopback(addr)
+	token, addr, err := serveAccess(c)
 	if err != nil {
-		return usagef(c, "--addr %s: %v", addr, err)
+		return err
 	}
 	ew := c.App.ErrWriter
-	if !loopback && token == "" {
-		if !c.Bool("insecure") {
-			return usagef(c, "--addr %s is not a loopback address: give --token-file FILE so that only holders of the token can write (or --insecure to let anyone who reaches it change the archive)", addr)
-		}
-		fmt.Fprintf(ew, "neardup serve: WARNING: --insecure: listening on %s without a token: anyone who reaches it can add and delete documents\n", addr)
-	}
-	if c.String("cors-origin") == "*" && token == "" {
-		if !c.Bool("insecure") {
-			return usagef(c, "--cors-origin '*' without --token-file lets the pages of every site change the archive: give --token-file FILE (or --insecure)")
-		}
-		fmt.Fprintf(ew, "neardup serve: WARNING: --insecure: --cors-origin '*' without a token: the pages of every site can add and delete documents\n")
-	}
 	a := s.analyzer()
 	x := s.open(dir, a, k, minJ, false)
 	ri := s.openReuse(dir, x, a, c.Bool("reuse"))

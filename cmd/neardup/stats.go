@@ -4,6 +4,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
+	"github.com/neardup/neardup/report"
 	"github.com/urfave/cli/v2"
 )
 
@@ -42,5 +43,5 @@ func runStats(c *cli.Context) error {
 			*index.Stats
 		}{archive.Redact(dir), &st})
 	}
-	return st.WriteText(c.App.Writer, archive.Redact(dir))
+	return report.WriteStats(c.App.Writer, &st, archive.Redact(dir))
 }

@@ -161,20 +161,7 @@ func runURLDedup(c *cli.Context) (err error) {
 	ew := c.App.ErrWriter
 	var rejected int
 	sum, err := urldedup.Run(c.Context, inputs, c.App.Reader, store, opts, func(o *urldedup.Outcome) error {
-		var r input.Reject
-		if o.Err != nil {
-			r = input.NewReject(&input.Record{}, o.Err)
-		}
-		switch {
-		case o.Verdict == dedup.Rejected:
-			if rejected++; rejected <= maxShown {
-				fmt.Fprintf(ew, "neardup url dedup: %s:%d: %s\n", r.Source, r.Line, r.Reason)
-			}
-		case o.Verdict == dedup.InputFailed && r.Line > 0:
-			fmt.Fprintf(ew, "neardup url dedup: input error: %s:%d: %s\n", r.Source, r.Line, r.Reason)
-		case o.Verdict == dedup.InputFailed:
-			fmt.Fprintf(ew, "neardup url dedup: input error: %s: %s\n", r.Source, r.Reason)
-		}
+		noteBadLine(ew, o, &rejected)
 		return outs.Write(o)
 	})
 	if err != nil {
@@ -198,6 +185,25 @@ func runURLDedup(c *cli.Context) (err error) {
 			plural(sum.InputErrors, "input", "inputs"))}
 	}
 	return nil
+}
+
+// noteBadLine shows a failed input, and the first maxShown rejected
+// lines, on ew.
+func noteBadLine(ew io.Writer, o *urldedup.Outcome, rejected *int) {
+	var r input.Reject
+	if o.Err != nil {
+		r = input.NewReject(&input.Record{}, o.Err)
+	}
+	switch {
+	case o.Verdict == dedup.Rejected:
+		if *rejected++; *rejected <= maxShown {
+			fmt.Fprintf(ew, "neardup url dedup: %s:%d: %s\n", r.Source, r.Line, r.Reason)
+		}
+	case o.Verdict == dedup.InputFailed && r.Line > 0:
+		fmt.Fprintf(ew, "neardup url dedup: input error: %s:%d: %s\n", r.Source, r.Line, r.Reason)
+	case o.Verdict == dedup.InputFailed:
+		fmt.Fprintf(ew, "neardup url dedup: input error: %s: %s\n", r.Source, r.Reason)
+	}
 }
 
 func countStdin(inputs []string) int {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -49,11 +51,33 @@ func runVerify(c *cli.Context) error {
 	}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, r)
-	} else if err = r.WriteText(c.App.Writer); err == nil && len(r.Damage) > 0 && r.Salvaged == nil {
+	} else if err = writeVerify(c.App.Writer, r); err == nil && len(r.Damage) > 0 && r.Salvaged == nil {
 		_, err = fmt.Fprintf(c.App.Writer, "%s damaged; copy what is readable with: neardup verify --index %s --salvage NEWDIR\n", dir, dir)
 	}
 	if err == nil && len(r.Damage) > 0 {
 		return &exitStatus{code: exitError}
 	}
+	return err
+}
+
+// writeVerify writes r for people: what was read, each damage, and
+// what was salvaged into where, or "no damage found".
+func writeVerify(w io.Writer, r *badgerstore.Report) error {
+	var b strings.Builder
+	records := plural(r.Records, "record", "records")
+	if len(r.Damage) > 0 && r.Salvaged == nil {
+		records = "records not decoded"
+	}
+	fmt.Fprintf(&b, "%s: %s, %s, %s\n", r.Dir, plural(int64(r.Tables), "table", "tables"), plural(r.Entries, "entry", "entries"), records)
+	for _, d := range r.Damage {
+		fmt.Fprintf(&b, "  damaged: %s\n", d)
+	}
+	switch {
+	case r.Salvaged != nil:
+		fmt.Fprintf(&b, "salvaged %s into %s\n", plural(int64(*r.Salvaged), "document", "documents"), r.Into)
+	case len(r.Damage) == 0:
+		b.WriteString("no damage found\n")
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
 }

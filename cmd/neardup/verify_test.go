@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/index/badgerstore"
 )
 
 // TestVerifyDamagedArchive is issue 19's damaged archive: a table cut
@@ -140,5 +143,36 @@ func TestCheckDamagedBlocks(t *testing.T) {
 		`neardup: the index is damaged: 'neardup verify --index DIR' lists what is damaged, 'neardup verify --index DIR --salvage NEWDIR' copies what is readable into a new index\n$`)
 	if r.code != 2 || !want.MatchString(r.stderr) || strings.Contains(r.stderr, "panic") {
 		t.Errorf("check of a damaged archive: exit %d\nstderr: %s\nwant exit 2 and the damaged block named", r.code, r.stderr)
+	}
+}
+
+// TestWriteVerify: what neardup verify prints of a report (less its
+// salvage hint).
+func TestWriteVerify(t *testing.T) {
+	two := 2
+	none := 0
+	damage := []badgerstore.Damage{
+		{File: "000001.sst", Block: 3, Err: errors.New("unreadable (a checksum or its structure does not match)")},
+		{File: "value log", Block: -1, ID: "a/b", Err: errors.New("record kept in the value log: not salvaged")},
+	}
+	for _, tt := range []struct {
+		name string
+		r    badgerstore.Report
+		text string
+	}{
+		{"whole", badgerstore.Report{Dir: "/x/idx", Tables: 1, Entries: 1234, Records: 1, Damage: []badgerstore.Damage{}},
+			"/x/idx: 1 table, 1,234 entries, 1 record\nno damage found\n"},
+		{"damaged", badgerstore.Report{Dir: "/x/idx", Tables: 2, Entries: 1, Records: 5, Damage: damage[:1]},
+			"/x/idx: 2 tables, 1 entry, records not decoded\n  damaged: 000001.sst block 3: unreadable (a checksum or its structure does not match)\n"},
+		{"salvaged", badgerstore.Report{Dir: "/x/idx", Tables: 0, Entries: 0, Records: 2, Damage: damage, Salvaged: &two, Into: "/x/new"},
+			"/x/idx: 0 tables, 0 entries, 2 records\n  damaged: 000001.sst block 3: unreadable (a checksum or its structure does not match)\n" +
+				"  damaged: value log record \"a/b\": record kept in the value log: not salvaged\nsalvaged 2 documents into /x/new\n"},
+		{"salvaged nothing", badgerstore.Report{Dir: "d", Damage: []badgerstore.Damage{}, Salvaged: &none, Into: "n"},
+			"d: 0 tables, 0 entries, 0 records\nsalvaged 0 documents into n\n"},
+	} {
+		var b strings.Builder
+		if err := writeVerify(&b, &tt.r); err != nil || b.String() != tt.text {
+			t.Errorf("%s: writeVerify = %v\n%s\nwant\n%s", tt.name, err, b.String(), tt.text)
+		}
 	}
 }

@@ -4,21 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/badgerstore/internal/tablecheck"
-	"github.com/neardup/neardup/internal/progress"
 )
 
 // Report is what Verify and Salvage found in a store's directory. Its
-// JSON is neardup verify --json's.
+// JSON is neardup verify --json's; neardup verify writes its text.
 type Report struct {
 	Dir     string   `json:"index"`   // the directory verified
 	Tables  int      `json:"tables"`  // table files read
@@ -29,28 +26,6 @@ type Report struct {
 	// Into; nil from Verify.
 	Salvaged *int   `json:"salvaged,omitempty"`
 	Into     string `json:"-"`
-}
-
-// WriteText writes the report for people: what was read, each damage,
-// and what was salvaged into where, or "no damage found".
-func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	records := progress.Plural(r.Records, "record", "records")
-	if len(r.Damage) > 0 && r.Salvaged == nil {
-		records = "records not decoded"
-	}
-	fmt.Fprintf(&b, "%s: %s, %s, %s\n", r.Dir, progress.Plural(int64(r.Tables), "table", "tables"), progress.Plural(r.Entries, "entry", "entries"), records)
-	for _, d := range r.Damage {
-		fmt.Fprintf(&b, "  damaged: %s\n", d)
-	}
-	switch {
-	case r.Salvaged != nil:
-		fmt.Fprintf(&b, "salvaged %s into %s\n", progress.Plural(int64(*r.Salvaged), "document", "documents"), r.Into)
-	case len(r.Damage) == 0:
-		b.WriteString("no damage found\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // Verify checks the store in dir without writing to it: it reads every
@@ -158,16 +133,69 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 	if err != nil {
 		return nil, 0, fmt.Errorf("index: salvage %s: %w", dir, err)
 	}
-	type newest struct {
-		version          uint64
-		deleted, pointer bool
-		value            []byte
-	}
-	keep := map[string]*newest{}
 	r := &Report{Dir: dir, Damage: []Damage{}}
+	keep, err := readNewest(ctx, dir, tables, r)
+	if err != nil {
+		return r, 0, err
+	}
+	for _, name := range memFiles(dir) {
+		r.Damage = append(r.Damage, Damage{File: name, Block: -1, Err: errors.New("memtable log not read: the writes of a writer that did not close")})
+	}
+	format, lay, analyzer := keep.meta(index.MetaFormat), keep.meta(index.MetaLayout), keep.meta(index.MetaAnalyzer)
+	if len(format) != 1 || format[0] != index.FormatVersion || len(lay) != 2 {
+		return r, 0, fmt.Errorf("index: salvage %s: %w: its format and layout metadata cannot be read (format %v, layout %v)", dir, ErrCorrupt, format, lay)
+	}
+	docs := keep.docs(r)
+	r.Records = int64(len(docs))
+	if _, err := os.Stat(out); err == nil {
+		if es, _ := os.ReadDir(out); len(es) > 0 {
+			return r, 0, fmt.Errorf("index: salvage into %s: %w: the directory is not empty", out, ErrNotEmpty)
+		}
+	}
+	x, err := OpenIndex(ctx, out, opts, &index.Options{Blocks: int(lay[0]), MaxDistance: int(lay[1]), AnalyzerID: string(analyzer)})
+	if err != nil {
+		return r, 0, err
+	}
+	// The other named values (such as package reuse's "reuse") too.
+	if others := keep.others(); len(others) > 0 {
+		if _, err := x.Store().Claim(ctx, others); err != nil {
+			x.Close()
+			return r, 0, err
+		}
+	}
+	n, err := x.Load(ctx, func(yield func(index.Doc) bool) {
+		for _, d := range docs {
+			if !yield(d) {
+				return
+			}
+		}
+	})
+	if cerr := x.Close(); err == nil {
+		err = cerr
+	}
+	r.Salvaged, r.Into = &n, out
+	return r, n, err
+}
+
+// newest is the newest version of a key that Salvage read.
+type newest struct {
+	version          uint64
+	deleted, pointer bool
+	value            []byte
+}
+
+// newestKeys are the document and metadata keys Salvage read, each at
+// its newest version.
+type newestKeys map[string]*newest
+
+// readNewest reads the document and metadata entries of the table files
+// of dir, keeping the newest version of each key, and counts the tables
+// and entries read and the damage found in r.
+func readNewest(ctx context.Context, dir string, tables []tablecheck.File, r *Report) (newestKeys, error) {
+	keep := newestKeys{}
 	for _, f := range tables {
 		if err := ctx.Err(); err != nil {
-			return r, 0, err
+			return nil, err
 		}
 		r.Tables++
 		r.Entries += tablecheck.Walk(dir, f, func(e *tablecheck.Entry) {
@@ -180,20 +208,21 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 			keep[string(e.Key)] = &newest{version: e.Version, deleted: e.Deleted(), pointer: e.InValueLog(), value: append([]byte(nil), e.Value...)}
 		}, func(d Damage) { r.Damage = append(r.Damage, d) })
 	}
-	for _, name := range memFiles(dir) {
-		r.Damage = append(r.Damage, Damage{File: name, Block: -1, Err: errors.New("memtable log not read: the writes of a writer that did not close")})
+	return keep, nil
+}
+
+// meta returns the named value name, nil when it is missing or deleted.
+func (keep newestKeys) meta(name string) []byte {
+	if n := keep[string(metaKey(name))]; n != nil && !n.deleted {
+		return n.value
 	}
-	meta := func(name string) []byte {
-		if n := keep[string(metaKey(name))]; n != nil && !n.deleted {
-			return n.value
-		}
-		return nil
-	}
-	format, lay, analyzer := meta(index.MetaFormat), meta(index.MetaLayout), meta(index.MetaAnalyzer)
-	if len(format) != 1 || format[0] != index.FormatVersion || len(lay) != 2 {
-		return r, 0, fmt.Errorf("index: salvage %s: %w: its format and layout metadata cannot be read (format %v, layout %v)", dir, ErrCorrupt, format, lay)
-	}
-	// A store with numbered postings starts its records with the number.
+	return nil
+}
+
+// docs decodes the documents kept, in ID order, noting in r those it
+// cannot salvage: kept in the value log, or undecodable. A store with
+// numbered postings starts its records with the number.
+func (keep newestKeys) docs(r *Report) []index.Doc {
 	numbered := false
 	if n := keep[string(storeMetaKey(metaPostings))]; n != nil && !n.deleted && string(n.value) == postingsNum {
 		numbered = true
@@ -227,17 +256,12 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 		}
 		docs = append(docs, d)
 	}
-	r.Records = int64(len(docs))
-	if _, err := os.Stat(out); err == nil {
-		if es, _ := os.ReadDir(out); len(es) > 0 {
-			return r, 0, fmt.Errorf("index: salvage into %s: %w: the directory is not empty", out, ErrNotEmpty)
-		}
-	}
-	x, err := OpenIndex(ctx, out, opts, &index.Options{Blocks: int(lay[0]), MaxDistance: int(lay[1]), AnalyzerID: string(analyzer)})
-	if err != nil {
-		return r, 0, err
-	}
-	// The other named values (such as package reuse's "reuse") too.
+	return docs
+}
+
+// others returns the named values kept other than the format, layout
+// and analyzer, which the new index writes itself.
+func (keep newestKeys) others() map[string][]byte {
 	others := map[string][]byte{}
 	for k, n := range keep {
 		name := k[1:]
@@ -245,22 +269,5 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 			others[name] = n.value
 		}
 	}
-	if len(others) > 0 {
-		if _, err := x.Store().Claim(ctx, others); err != nil {
-			x.Close()
-			return r, 0, err
-		}
-	}
-	n, err := x.Load(ctx, func(yield func(index.Doc) bool) {
-		for _, d := range docs {
-			if !yield(d) {
-				return
-			}
-		}
-	})
-	if cerr := x.Close(); err == nil {
-		err = cerr
-	}
-	r.Salvaged, r.Into = &n, out
-	return r, n, err
+	return others
 }

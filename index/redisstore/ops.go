@@ -3,16 +3,13 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/internal/progress"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -694,32 +691,6 @@ func (s *Store) docs(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// ClusterStats describe an archive and the cluster it is in.
-type ClusterStats struct {
-	Docs       int64
-	BucketBits int
-	LastNumber int64 // the last document number handed out
-
-	Masters, Replicas int
-	// UsedMemory is the sum of used_memory (INFO memory) over the
-	// masters: every archive of the cluster, and Redis's own overhead.
-	UsedMemory int64
-	// BytesPerDoc is UsedMemory / Docs: a bound for this archive alone
-	// when the cluster holds others.
-	BytesPerDoc float64
-
-	// StateBytesPerDoc is the memory of the ingest states (index.Shared:
-	// one per document index.Ingest wrote) per state, by MEMORY USAGE of
-	// up to stateSamples state hashes spread over the document numbers,
-	// StateSamples the states they hold; 0 and 0 when none has any.
-	StateBytesPerDoc float64
-	StateSamples     int64
-
-	// Largest are the largest posting buckets, largest first: those that
-	// reached 64, 128, 256, ... records, with their size now.
-	Largest []BigKey
-}
-
 // stateSamples is how many state hashes (of numsPerHash states each)
 // ClusterStats measures.
 const stateSamples = 16
@@ -743,22 +714,15 @@ func (s *Store) stateMemory(ctx context.Context, last uint64) (mem, n int64, err
 	return mem, n, nil
 }
 
-// BigKey is one posting bucket.
-type BigKey struct {
-	Key      string // "t2 bucket 4d2f": kind, table or band number, bucket in hex
-	Bytes    int64
-	Postings int64 // records, including those of other values sharing the bucket
-}
-
 // ClusterStats returns what the store holds and how much memory the
 // cluster uses, and the largest buckets (up to max). It checks the
 // markers of all 16384 slots.
-func (s *Store) ClusterStats(ctx context.Context, max int) (ClusterStats, error) {
+func (s *Store) ClusterStats(ctx context.Context, max int) (index.ClusterStats, error) {
 	if err := s.use(); err != nil {
-		return ClusterStats{}, err
+		return index.ClusterStats{}, err
 	}
 	defer s.life.RUnlock()
-	st := ClusterStats{BucketBits: s.bucketBits}
+	st := index.ClusterStats{BucketBits: s.bucketBits}
 	bad, err := s.checkAllMarkers(ctx)
 	if err != nil {
 		return st, err
@@ -823,7 +787,7 @@ func (s *Store) ClusterStats(ctx context.Context, max int) (ClusterStats, error)
 	}
 	for i, k := range keys {
 		n := cmds[i].(*redis.IntCmd).Val()
-		st.Largest = append(st.Largest, BigKey{Key: s.describe(k[1:]), Bytes: n, Postings: n / int64(k[0])})
+		st.Largest = append(st.Largest, index.BigKey{Key: s.describe(k[1:]), Bytes: n, Postings: n / int64(k[0])})
 	}
 	sortBig(st.Largest)
 	return st, nil
@@ -835,7 +799,7 @@ const reportLargest = 5
 
 // ClusterReport implements index.ClusterReporter: the ClusterStats of
 // the archive, with its reportLargest largest buckets.
-func (s *Store) ClusterReport(ctx context.Context) (index.ClusterReport, error) {
+func (s *Store) ClusterReport(ctx context.Context) (*index.ClusterStats, error) {
 	st, err := s.ClusterStats(ctx, reportLargest)
 	if err != nil {
 		return nil, err
@@ -843,28 +807,7 @@ func (s *Store) ClusterReport(ctx context.Context) (index.ClusterReport, error) 
 	return &st, nil
 }
 
-// WriteText writes the statistics for people as lines of
-// index.Stats.WriteText: the cluster, the ingest states when sampled,
-// and the largest buckets.
-func (st *ClusterStats) WriteText(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-13s %d masters, %d replicas; %s used on the masters, %s a document\n", "cluster",
-		st.Masters, st.Replicas, progress.Bytes(st.UsedMemory), progress.Bytes(int64(st.BytesPerDoc)))
-	if st.StateSamples > 0 {
-		fmt.Fprintf(&b, "%-13s %.1f bytes a document written by dedup (%s sampled)\n", "ingest state", st.StateBytesPerDoc, progress.Count(st.StateSamples))
-	}
-	for i, k := range st.Largest {
-		label := ""
-		if i == 0 {
-			label = "largest keys"
-		}
-		fmt.Fprintf(&b, "%-13s %s: %s postings, %s\n", label, k.Key, progress.Count(k.Postings), progress.Bytes(k.Bytes))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func sortBig(b []BigKey) {
+func sortBig(b []index.BigKey) {
 	for i := 1; i < len(b); i++ {
 		for j := i; j > 0 && b[j].Bytes > b[j-1].Bytes; j-- {
 			b[j], b[j-1] = b[j-1], b[j]

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -536,7 +537,7 @@ func TestLargestBuckets(t *testing.T) {
 	if st.Docs != 130 || st.Masters != 3 || st.UsedMemory <= 0 || st.LastNumber != 130 || st.BucketBits != 16 || st.StateSamples != 0 || st.StateBytesPerDoc != 0 {
 		t.Errorf("ClusterStats = %+v; want 130 documents added without ingest states", st)
 	}
-	if len(st.Largest) != 1 || st.Largest[0] != (BigKey{Key: "t0 bucket 7777", Bytes: 130 * 13, Postings: 130}) {
+	if len(st.Largest) != 1 || st.Largest[0] != (index.BigKey{Key: "t0 bucket 7777", Bytes: 130 * 13, Postings: 130}) {
 		t.Errorf("Largest = %+v, want t0 bucket 7777 with 130 postings", st.Largest)
 	}
 	// The index's Describe has them too (its ClusterReport).
@@ -545,10 +546,10 @@ func TestLargestBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if cs, ok := d.Cluster.(*ClusterStats); !ok || cs.Docs != 130 || !reflect.DeepEqual(cs.Largest, st.Largest) {
+	if cs := d.Cluster; cs == nil || cs.Docs != 130 || !reflect.DeepEqual(cs.Largest, st.Largest) {
 		t.Errorf("Describe: Cluster = %+v; want the ClusterStats of 130 documents", d.Cluster)
-	} else if err := cs.WriteText(&b); err != nil || !strings.HasSuffix(b.String(), "\nlargest keys  t0 bucket 7777: 130 postings, 1.7 kB\n") {
-		t.Errorf("WriteText = %v\n%s\nwant it to end with the largest key", err, b.String())
+	} else if err := report.WriteStats(&b, &d, "x"); err != nil || !strings.HasSuffix(b.String(), "\nlargest keys  t0 bucket 7777: 130 postings, 1.7 kB\n") {
+		t.Errorf("report.WriteStats = %v\n%s\nwant it to end with the largest key", err, b.String())
 	}
 }
 
