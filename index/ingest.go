@@ -486,14 +486,19 @@ func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]string
 		seen[i] = in.x.seen(&in.batch[i], in.out[i].Num, in.before[i], in.o.Distance)
 	})
 	cands = make([][]string, len(in.batch))
+	var ids []string // in.nums's keys, in the order first seen
 	for _, i := range order {
 		for _, e := range seen[i] {
+			n := len(in.nums)
 			in.nums[e.ID] = e.Num
+			if len(in.nums) > n {
+				ids = append(ids, e.ID)
+			}
 			cands[i] = append(cands[i], e.ID)
 		}
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(in.out[a].Num, in.out[b].Num) })
-	if err := in.fetch(ctx, keysOf(in.nums)); err != nil {
+	if err := in.fetch(ctx, ids); err != nil {
 		return nil, nil, err
 	}
 	return order, cands, nil
@@ -575,11 +580,17 @@ func (x *Index) seen(d *Doc, num uint64, before [][]Earlier, k int) []Earlier {
 	return out
 }
 
-// sendDeferred sends the deferred decisions.
+// sendDeferred sends the deferred decisions, their records encoded
+// and keys made on every core.
 func (in *ingest) sendDeferred(ctx context.Context) error {
 	if len(in.deferred) == 0 {
 		return nil
 	}
+	parallel(len(in.deferred), func(i int) {
+		dc := &in.deferred[i]
+		c := in.docs[dc.ID]
+		dc.Record, dc.Keys = encodeDoc(nil, c), in.x.keys(nil, c)
+	})
 	if _, err := in.sh.Decide(ctx, in.deferred); err != nil {
 		return err
 	}
@@ -591,15 +602,6 @@ func (in *ingest) sendDeferred(ctx context.Context) error {
 // job.
 func sameDoc(stored, d *Doc) bool {
 	return d.Job != "" && stored.Job == d.Job && stored.Seq == d.Seq
-}
-
-func keysOf(m map[string]uint64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // writes returns the writes of docs[at...], as add makes them for new
@@ -637,6 +639,23 @@ func parallel(n int, f func(i int)) {
 				}
 				f(i)
 			}
+		})
+	}
+	wg.Wait()
+}
+
+// spread calls f(0) to f(n−1), each in a goroutine of its own (f(0) in
+// the caller's when n is 1), labelled as Ingest's parallel part.
+func spread(n int, f func(i int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(ProfileLabel, "parallel")))
+			f(i)
 		})
 	}
 	wg.Wait()
@@ -1113,7 +1132,8 @@ func (in *ingest) duplicate(d *Doc, res *Ingested, kept []Match) {
 	in.local[res.Num] = StatusDuplicate
 	in.docs[d.ID] = &c
 	in.changed[d.ID] = true
-	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Record: encodeDoc(nil, &c), Drop: res.Dropped, Keys: in.x.keys(nil, &c)})
+	// Its Record and Keys are made from in.docs[d.ID] when sent.
+	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Drop: res.Dropped})
 	if res.Dropped {
 		in.dropped = append(in.dropped, d.ID)
 	}
