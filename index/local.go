@@ -123,7 +123,11 @@ var _ Shared = (*local)(nil)
 
 func newLocal(x *Index, st Store) *local {
 	l := &local{x: x, st: st, next: firstFresh}
-	l.lists = make([]map[lkey]llist, max(1, runtime.GOMAXPROCS(0)))
+	shards := 1 // a power of 2, for shard's mask
+	for shards < runtime.GOMAXPROCS(0) {
+		shards *= 2
+	}
+	l.lists = make([]map[lkey]llist, shards)
 	for i := range l.lists {
 		l.lists[i] = map[lkey]llist{}
 	}
@@ -142,15 +146,15 @@ func (l *local) reset() {
 }
 
 // shard returns the number of the shard of l.lists that holds the list
-// under k.
-func (l *local) shard(k lkey) int {
-	return int((k[1] ^ k[0]*0x9e3779b97f4a7c15) % uint64(len(l.lists)))
+// under k: by the low bits of its value (a hash, or bits of a
+// fingerprint) and its table.
+func (l *local) shard(k Key) int {
+	return int((k.Value ^ uint64(k.Table)) & uint64(len(l.lists)-1))
 }
 
 // list returns the overlay's list under k. l.mu is held.
 func (l *local) list(k Key) llist {
-	lk := lkeyOf(k)
-	return l.lists[l.shard(lk)][lk]
+	return l.lists[l.shard(k)][lkeyOf(k)]
 }
 
 // begin and end bracket an Ingest. end stores the documents decided
@@ -404,6 +408,9 @@ func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
 			ps := all[:len(ws[i].Keys)]
 			all = all[len(ws[i].Keys):]
 			for j := range ps {
+				if recs[i] == nil {
+					break // no record: no posting of its own
+				}
 				// The write's own posting (a write stored before) is
 				// not before it: left out here, on every core, rather
 				// than compared under the lock.
@@ -498,10 +505,10 @@ func (l *local) fileKeys(ws []Write, docs []*ldoc, ps [][][]Posting, out []Appen
 				continue
 			}
 			for j, k := range ws[i].Keys {
-				lk := lkeyOf(k)
-				if l.shard(lk) != s {
+				if l.shard(k) != s {
 					continue
 				}
+				lk := lkeyOf(k)
 				// One lookup of the list serves both: what came before
 				// d under k, and d filed after it.
 				filed := lists[lk]
