@@ -73,9 +73,10 @@ func deps(imports map[string][]string, pkg string) []string {
 }
 
 // TestLayering checks the pipeline's layering: input → analysis →
-// archive → decisions. Reading articles and analysing them do not depend
-// on the archive, and the decisions and the evaluation are written
-// against index.Store, not a concrete store.
+// archive → decisions → reports. Reading articles and analysing them do
+// not depend on the archive, and the decisions, the reports and the
+// evaluation are written against index.Index and index.Store, not a
+// concrete store.
 func TestLayering(t *testing.T) {
 	imports := moduleImports(t)
 	if len(imports) < 20 {
@@ -88,11 +89,25 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
-	for _, pkg := range []string{"/eval"} {
-		for _, d := range imports[modulePath+pkg] {
-			if strings.HasSuffix(d, "store") {
-				t.Errorf("%s imports the concrete store %s", modulePath+pkg, d)
+	// The decisions, their reports and the evaluation take an
+	// index.Index or index.Store from their caller: no package below
+	// index/ (a store, or index/archive, which opens them), directly or
+	// through another.
+	for _, pkg := range []string{"/dedup", "/urldedup", "/report", "/eval"} {
+		if _, ok := imports[modulePath+pkg]; !ok {
+			t.Errorf("%s: no such package (moved? update this test)", modulePath+pkg)
+		}
+		for _, d := range deps(imports, modulePath+pkg) {
+			if strings.HasPrefix(d, modulePath+"/index/") {
+				t.Errorf("%s depends on the concrete store %s", modulePath+pkg, d)
 			}
+		}
+	}
+	// Reports are data the decisions fill: report depends on no
+	// package that decides.
+	for _, d := range deps(imports, modulePath+"/report") {
+		if d == modulePath+"/dedup" || d == modulePath+"/urldedup" {
+			t.Errorf("%s depends on the decisions (%s)", modulePath+"/report", d)
 		}
 	}
 }

@@ -7,9 +7,8 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/simhash"
-	"github.com/neardup/neardup/tfidf"
 )
 
 // Checked is what Check found out about one article.
@@ -181,72 +180,18 @@ func CheckFingerprint(ctx context.Context, x *index.Index, fp simhash.Fingerprin
 	return ms, nil
 }
 
-// Verdicts of a CheckReport.
-const (
-	CheckNew       = "new"       // no near-duplicate archived
-	CheckDuplicate = "duplicate" // near-duplicates archived (Matches)
-	CheckArchived  = "archived"  // no near-duplicate, but the archive holds this very text under its id
-	CheckTooShort  = "too short" // no fingerprint (TooShort says why)
-)
-
-// CheckReport is one checked article as neardup check --json prints it
-// and the HTTP service's POST /v1/check answers it.
-type CheckReport struct {
-	ID string `json:"id,omitempty"`
-	// Title, Source and Line locate an article read from a file (neardup
-	// check); the service leaves them empty.
-	Title       string `json:"title,omitempty"`
-	Source      string `json:"source,omitempty"`
-	Line        int    `json:"line,omitempty"`
-	Fingerprint string `json:"fingerprint,omitempty"`
-	TooShort    string `json:"too_short,omitempty"` // why the text has no fingerprint
-	Verdict     string `json:"verdict,omitempty"`   // CheckNew, CheckDuplicate, CheckArchived or CheckTooShort; empty with Error
-	// Matches is never nil.
-	Matches []MatchReport `json:"matches"`
-	// Archived says what the archive holds under the article's own id:
-	// "same" (this very text), "different" or "" (nothing).
-	Archived string `json:"archived,omitempty"`
-	Added    bool   `json:"added"`
-	// Error says why the article was not checked (neardup check).
-	Error string `json:"error,omitempty"`
-}
-
-// MatchReport is a near-duplicate in a CheckReport.
-type MatchReport struct {
-	ID         string  `json:"id"`
-	Title      string  `json:"title"`
-	Distance   int     `json:"distance"`
-	Similarity float64 `json:"similarity"`
-	Content    float64 `json:"content"`
-	Exact      bool    `json:"exact"`
-	// Unverified: found by its fingerprint alone, its content unknown
-	// (an archive loaded from bare fingerprints).
-	Unverified bool `json:"unverified,omitempty"`
-	// Shared are the keywords the two articles share, heaviest first;
-	// never nil.
-	Shared []string `json:"shared_keywords"`
-	// noKeywords: the archived document has no keywords stored with it.
-	noKeywords bool
-}
-
-// Report returns c as the CheckReport of the article id that an is the
+// Report returns c as the report of the article id that an is the
 // analysis of.
-func (c *Checked) Report(id string, an *neardup.Analysis) CheckReport {
-	r := CheckReport{ID: id, Fingerprint: an.Fingerprint.String(), Verdict: CheckNew, Matches: make([]MatchReport, 0, len(c.Matches)), Added: c.Added}
-	for _, m := range c.Matches {
-		sk := tfidf.Shared(an.Keywords, m.Keywords)
-		shared := make([]string, len(sk))
-		for i, k := range sk {
-			shared[i] = k.Word
-		}
-		r.Matches = append(r.Matches, MatchReport{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
-			Content: m.Content, Exact: m.Exact, Unverified: m.Unverified, Shared: shared, noKeywords: len(m.Keywords) == 0})
+func (c *Checked) Report(id string, an *neardup.Analysis) report.Check {
+	r := report.Check{ID: id, Fingerprint: an.Fingerprint.String(), Verdict: report.CheckNew, Matches: make([]report.Match, 0, len(c.Matches)), Added: c.Added}
+	for i := range c.Matches {
+		r.Matches = append(r.Matches, report.NewMatch(&c.Matches[i], an.Keywords))
 	}
 	switch {
 	case len(c.Matches) > 0:
-		r.Verdict = CheckDuplicate
+		r.Verdict = report.CheckDuplicate
 	case c.Same:
-		r.Verdict = CheckArchived
+		r.Verdict = report.CheckArchived
 	}
 	switch {
 	case c.Self == nil:
@@ -258,23 +203,19 @@ func (c *Checked) Report(id string, an *neardup.Analysis) CheckReport {
 	return r
 }
 
-// Unchecked returns the report of an article that was not checked
-// because of err (a bad record, an unreadable input, a text too short to
-// fingerprint), read as rec (nil when no record was read): Error says
-// why, and Source and Line are where, from err when it names them.
-func Unchecked(rec *input.Record, err error) CheckReport {
-	var r CheckReport
-	if rec != nil {
-		r = CheckReport{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line}
+// Tally counts c, one article checked, in s.
+func (c *Checked) Tally(s *report.CheckSummary) {
+	s.Checked++
+	if len(c.Matches) > 0 || c.Same {
+		s.Found++
 	}
-	var re *input.RecordError
-	var ie *input.Error
-	switch {
-	case errors.As(err, &re):
-		r.Source, r.Line = re.Source, re.Line
-	case errors.As(err, &ie):
-		r.Source, r.Line = ie.Source, ie.Line
+	if len(c.Matches) == 0 && c.Same {
+		s.Archived++
 	}
-	r.Matches, r.Error = []MatchReport{}, err.Error()
-	return r
+	if c.Added {
+		s.Added++
+	}
+	if c.NotAdded != nil && !errors.Is(c.NotAdded, ErrArchived) {
+		s.NotAdded++
+	}
 }

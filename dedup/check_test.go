@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -158,22 +159,22 @@ func TestCheckSummary(t *testing.T) {
 		name      string
 		checked   []Checked
 		unchecked int64
-		want      CheckSummary
+		want      report.CheckSummary
 		text      string
 	}{
-		{"none", nil, 0, CheckSummary{}, "no near-duplicate in A (0 articles checked)\n"},
-		{"new", []Checked{{Added: true}}, 0, CheckSummary{Checked: 1, Added: 1}, "no near-duplicate in A (1 article checked); added 1 article\n"},
-		{"archived", []Checked{{Same: true, NotAdded: ErrArchived}}, 0, CheckSummary{Checked: 1, Found: 1, Archived: 1},
+		{"none", nil, 0, report.CheckSummary{}, "no near-duplicate in A (0 articles checked)\n"},
+		{"new", []Checked{{Added: true}}, 0, report.CheckSummary{Checked: 1, Added: 1}, "no near-duplicate in A (1 article checked); added 1 article\n"},
+		{"archived", []Checked{{Same: true, NotAdded: ErrArchived}}, 0, report.CheckSummary{Checked: 1, Found: 1, Archived: 1},
 			"the article is in A already\n"},
-		{"duplicate", []Checked{dup}, 2, CheckSummary{Checked: 1, Found: 1, Unchecked: 2},
+		{"duplicate", []Checked{dup}, 2, report.CheckSummary{Checked: 1, Found: 1, Unchecked: 2},
 			"the article has near-duplicates in A; 2 not checked\n"},
 		{"many", []Checked{dup, {Same: true}, {NotAdded: ErrIDTaken}, {Added: true}, {Added: true}}, 1000,
-			CheckSummary{Checked: 5, Found: 2, Archived: 1, Added: 2, NotAdded: 1, Unchecked: 1000},
+			report.CheckSummary{Checked: 5, Found: 2, Archived: 1, Added: 2, NotAdded: 1, Unchecked: 1000},
 			"2 of 5 articles checked have near-duplicates in A; added 2 articles; 1,000 not checked\n"},
 	} {
-		s := CheckSummary{Unchecked: tt.unchecked}
+		s := report.CheckSummary{Unchecked: tt.unchecked}
 		for i := range tt.checked {
-			s.Count(&tt.checked[i])
+			tt.checked[i].Tally(&s)
 		}
 		if s != tt.want {
 			t.Errorf("%s: %+v, want %+v", tt.name, s, tt.want)

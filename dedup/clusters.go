@@ -17,7 +17,7 @@ import (
 // Cluster is an original and the duplicates whose best match it is.
 type Cluster struct {
 	ID      string
-	Title   string // the original's title; for URLs (AddURL), the kept URL as given
+	Title   string // the original's title; for URLs (urldedup.AddCluster), the kept URL as given
 	ThisRun bool   // the original is a record of this run (or of an interrupted run of its job)
 	Seq     int64  // ThisRun: the original's position; else its first duplicate's
 	Members []Member
@@ -38,8 +38,8 @@ type Member struct {
 }
 
 // Clusters groups the duplicates of a run by the original each matched
-// best. Feed it every Outcome of Run (or URLOutcome of RunURLs), in
-// order; it needs nothing from the archive, since each match carries the
+// best. Feed it every Outcome of Run (or urldedup.Outcome, through
+// urldedup.AddCluster), in order; it needs nothing from the archive, since each match carries the
 // job and position that added its document.
 type Clusters struct {
 	job string
@@ -47,7 +47,7 @@ type Clusters struct {
 }
 
 // NewClusters returns an empty grouping for a run of job (Options.Job or
-// URLOptions.Job).
+// urldedup.Options.Job).
 func NewClusters(job string) *Clusters {
 	return &Clusters{job: job, m: make(map[string]*Cluster)}
 }
@@ -55,24 +55,16 @@ func NewClusters(job string) *Clusters {
 // Add notes o if it is a duplicate.
 func (c *Clusters) Add(o *Outcome) {
 	if o.Verdict == Duplicate {
-		c.add(o.Seq, o.Record.ID, &o.Matches[0])
+		c.AddMatch(o.Seq, o.Record.ID, &o.Matches[0])
 	}
 }
 
-// AddURL notes o, an outcome of RunURLs, if it is a duplicate: the
-// cluster's ID is the normalised kept URL, its Title the kept URL as
-// given, and the member's ID the duplicate as given.
-func (c *Clusters) AddURL(o *URLOutcome) {
-	if o.Verdict == Duplicate {
-		c.add(o.Seq, o.URL, &o.Matches[0])
-	}
-}
-
-// add notes the duplicate id at position seq, whose best match is m.
+// AddMatch notes the duplicate id at position seq, whose best match is
+// m (urldedup.AddCluster notes URLs through it).
 // A cluster first seen through a member (m.Original set) has an
 // original from an earlier run: a member of this run would have made
 // it known.
-func (c *Clusters) add(seq int64, id string, m *index.Match) {
+func (c *Clusters) AddMatch(seq int64, id string, m *index.Match) {
 	key := ClusterOf(m)
 	cl := c.m[key]
 	if cl == nil {
@@ -125,13 +117,14 @@ func JobID(analyzerID string, inputs []string, o *input.Options, k int, minConte
 	fmt.Fprintf(h, "neardup dedup job v2\nanalyzer %s\nk %d\nmin-content %v\n", analyzerID, k, minContent)
 	fmt.Fprintf(h, "fields %q %q %q\nformat %q\nencoding %q\nhtml %t\nmax-bytes %d\nmax-line %d\n",
 		o.IDField, o.TextField, o.TitleField, o.Format, o.Encoding, o.HTML, o.MaxBytes, o.MaxLine)
-	writeInputs(h, inputs)
+	HashInputs(h, inputs)
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// writeInputs writes inputs to h: each file's absolute path, size and
-// modification time, standard input as this process and moment.
-func writeInputs(h io.Writer, inputs []string) {
+// HashInputs writes inputs to h, for a job's name (JobID,
+// urldedup.JobID): each file's absolute path, size and modification
+// time, standard input as this process and moment.
+func HashInputs(h io.Writer, inputs []string) {
 	for _, in := range inputs {
 		if in == "-" {
 			fmt.Fprintf(h, "stdin %d %d\n", os.Getpid(), time.Now().UnixNano())
@@ -146,16 +139,4 @@ func writeInputs(h io.Writer, inputs []string) {
 		}
 		h.Write([]byte{'\n'})
 	}
-}
-
-// URLJobID names a RunURLs run over a store for resuming
-// (URLOptions.Job): a digest of the normaliser (urlhash.Options.ID), the
-// distance, the field and the inputs (absolute paths, sizes and
-// modification times). Standard input is never resumed: its job is
-// unique to the call.
-func URLJobID(normalizerID string, maxDistance int, field string, inputs []string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "neardup url dedup job v1\nnormalizer %s\nk %d\nurl-field %q\n", normalizerID, maxDistance, field)
-	writeInputs(h, inputs)
-	return "url-" + hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/tfidf"
 )
 
@@ -78,60 +79,17 @@ func Compare(a, b *neardup.Analysis, k int, minContent float64) Comparison {
 	return c
 }
 
-// Report is a Comparison as neardup compare --json and the HTTP
-// service's POST /v1/compare print it.
-type Report struct {
-	A           ReportSide      `json:"a"`
-	B           ReportSide      `json:"b"`
-	Analyzer    string          `json:"analyzer"`
-	Distance    int             `json:"distance"`
-	Similarity  float64         `json:"similarity"`
-	Content     float64         `json:"content"`
-	Exact       bool            `json:"exact"`
-	MaxDistance int             `json:"max_distance"`
-	MinContent  float64         `json:"min_content"`
-	Verdict     string          `json:"verdict"`
-	Shared      []ReportShared  `json:"shared"`
-	OnlyA       []tfidf.Keyword `json:"only_a"`
-	OnlyB       []tfidf.Keyword `json:"only_b"`
-	why         string          // Comparison.Why, for WriteText
-}
-
-// ReportSide is one article of a Report.
-type ReportSide struct {
-	ID          string `json:"id"`
-	Title       string `json:"title,omitempty"`
-	Source      string `json:"source"`
-	Fingerprint string `json:"fingerprint"`
-	ContentHash string `json:"content_hash"`
-	Keywords    int    `json:"keywords"`
-}
-
-// ReportShared is a keyword both articles have, with its weight in each.
-type ReportShared struct {
-	Word    string  `json:"word"`
-	WeightA float64 `json:"weight_a"`
-	WeightB float64 `json:"weight_b"`
-}
-
-// Side describes the article id, titled title, read from source, that
-// an is the analysis of.
-func Side(id, title, source string, an *neardup.Analysis) ReportSide {
-	return ReportSide{ID: id, Title: title, Source: source, Fingerprint: an.Fingerprint.String(),
-		ContentHash: fmt.Sprintf("%016x", an.ContentHash), Keywords: len(an.Keywords)}
-}
-
 // Report returns c's report, for the articles a and b compared by the
 // analyzer analyzer at distance k and content similarity minContent
 // (Compare's arguments). Its lists are empty, never nil.
-func (c *Comparison) Report(a, b ReportSide, analyzer string, k int, minContent float64) Report {
-	r := Report{
+func (c *Comparison) Report(a, b report.Side, analyzer string, k int, minContent float64) report.Comparison {
+	r := report.Comparison{
 		A: a, B: b, Analyzer: analyzer, Distance: c.Distance, Similarity: c.Similarity, Content: c.Content, Exact: c.Exact,
-		MaxDistance: k, MinContent: minContent, Verdict: c.Verdict, why: c.Why,
-		Shared: make([]ReportShared, 0, len(c.Keywords.Shared)), OnlyA: c.Keywords.OnlyA, OnlyB: c.Keywords.OnlyB,
+		MaxDistance: k, MinContent: minContent, Verdict: c.Verdict, Why: c.Why,
+		Shared: make([]report.Shared, 0, len(c.Keywords.Shared)), OnlyA: c.Keywords.OnlyA, OnlyB: c.Keywords.OnlyB,
 	}
 	for _, s := range c.Keywords.Shared {
-		r.Shared = append(r.Shared, ReportShared{Word: s.Word, WeightA: s.WeightA, WeightB: s.WeightB})
+		r.Shared = append(r.Shared, report.Shared{Word: s.Word, WeightA: s.WeightA, WeightB: s.WeightB})
 	}
 	if r.OnlyA == nil {
 		r.OnlyA = []tfidf.Keyword{}

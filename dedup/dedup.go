@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
+	"github.com/neardup/neardup/report"
 )
 
 // Verdict is what Run decided about one record.
@@ -181,7 +182,7 @@ const DefaultMaxMembers = 16
 // too (their records naming their clusters), and a record whose ID the
 // store holds for another document is Rejected even when it is a
 // duplicate, since the archive cannot hold both.
-func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index.Index, opts *Options, emit func(*Outcome) error) (Summary, error) {
+func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index.Index, opts *Options, emit func(*Outcome) error) (report.Summary, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -259,7 +260,7 @@ type deduper struct {
 	o       Options
 	store   *index.Index
 	emit    func(*Outcome) error
-	sum     Summary
+	sum     report.Summary
 	start   time.Time      // when the run started, by o.Now
 	members map[string]int // duplicates filed as candidates, by cluster, in this run
 

@@ -14,10 +14,11 @@ import (
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/testfixtures"
+	"github.com/neardup/neardup/report"
 )
 
 // dedupTexts are the texts of dedupInput's records that are fingerprinted
-// (Summary.Bytes counts those): two originals, an exact copy (only width
+// (report.Summary.Bytes counts those): two originals, an exact copy (only width
 // and case differ), an edited copy, and the text of the record that reuses
 // an id (rejected once fingerprinted, when its id is looked up).
 func dedupTexts() (en1, zh1, en2, zh2, reused string) {
@@ -51,7 +52,7 @@ type dedupResult struct {
 	Err     string
 }
 
-func runDedup(t *testing.T, store *index.Index, opts *Options) ([]dedupResult, Summary) {
+func runDedup(t *testing.T, store *index.Index, opts *Options) ([]dedupResult, report.Summary) {
 	t.Helper()
 	a := testfixtures.Analyzer(t, "")
 	r := input.NewReader([]string{"-"}, strings.NewReader(dedupInput()), nil)
@@ -94,7 +95,7 @@ func TestDedup(t *testing.T) {
 		}
 		sum.Elapsed = 0
 		en1, zh1, en2, zh2, reused := dedupTexts()
-		wantSum := Summary{Records: 7, Unique: 2, Exact: 1, Near: 1, TooShort: 1, Rejected: 2, Bytes: int64(len(en1) + len(zh1) + len(en2) + len(zh2) + len(reused)), Workers: workers}
+		wantSum := report.Summary{Records: 7, Unique: 2, Exact: 1, Near: 1, TooShort: 1, Rejected: 2, Bytes: int64(len(en1) + len(zh1) + len(en2) + len(zh2) + len(reused)), Workers: workers}
 		if sum != wantSum {
 			t.Errorf("workers %d: summary %+v, want %+v", workers, sum, wantSum)
 		}

@@ -13,18 +13,18 @@ import (
 	"github.com/neardup/neardup/internal/outfile"
 )
 
-// Outputs writes the outcomes of Run or RunURLs, as they arrive, in the
-// formats of neardup dedup's and neardup url dedup's output files: one
-// JSON object a line (the command's goldens pin them).
+// Outputs writes the outcomes of Run, as they arrive, in the formats of
+// neardup dedup's output files: one JSON object a line (the command's
+// goldens pin them; urldedup.Outputs writes url dedup's).
 //
-//	Pairs     a Pair (RunURLs: a URLPair) per match of each duplicate
+//	Pairs     a Pair per match of each duplicate
 //	Unique    the input line of each record that is not a duplicate
 //	          (originals, and those too short to fingerprint), verbatim;
-//	          a whole-file article as a UniqueArticle; a kept URL's line
+//	          a whole-file article as a UniqueArticle
 //	Rejects   an input.Reject per bad record or unreadable input
 //
 // A nil writer is not written; Clusters, when set, collects the
-// clusters for WriteClusters or WriteURLClusters.
+// clusters for WriteClusters.
 type Outputs struct {
 	Pairs, Unique, Rejects io.Writer
 	Clusters               *Clusters
@@ -42,11 +42,10 @@ type Outputs struct {
 	reread func() *input.Reader
 
 	// Made by CreateOutputs: the files, the clusters file and the
-	// rejects file's path; urls when WriteURL wrote.
+	// rejects file's path.
 	files       *outfile.Set
 	clusters    io.Writer
 	rejectsPath string
-	urls        bool
 	job         string
 }
 
@@ -99,10 +98,9 @@ func CreateOutputs(f Files, stdout io.Writer, job string) (*Outputs, error) {
 // "" when there is none.
 func (w *Outputs) RejectsPath() string { return w.rejectsPath }
 
-// Commit writes the clusters collected (WriteClusters, or
-// WriteURLClusters after WriteURL) to the clusters file and renames every
-// file CreateOutputs created into place. It returns how many clusters
-// it wrote.
+// Commit writes the clusters collected (WriteClusters) to the clusters
+// file and renames every file CreateOutputs created into place. It
+// returns how many clusters it wrote.
 func (w *Outputs) Commit() (clusters int64, err error) {
 	if w.plan != nil {
 		if err := w.finish(w.plan); err != nil {
@@ -120,11 +118,7 @@ func (w *Outputs) Commit() (clusters int64, err error) {
 		}
 	}
 	if w.clusters != nil {
-		write := WriteClusters
-		if w.urls {
-			write = WriteURLClusters
-		}
-		if clusters, err = write(w.clusters, w.Clusters); err != nil {
+		if clusters, err = WriteClusters(w.clusters, w.Clusters); err != nil {
 			return clusters, err
 		}
 	}
@@ -183,16 +177,6 @@ type Pair struct {
 	Content    float64 `json:"content"`
 }
 
-// URLPair is a line of url dedup's pairs file: a duplicate URL B of
-// the kept URL A, both as given.
-type URLPair struct {
-	A          string  `json:"a"`
-	B          string  `json:"b"`
-	Distance   int     `json:"distance"`
-	Similarity float64 `json:"similarity"` // 1 - Distance/64
-	Exact      bool    `json:"exact"`      // equal normalised URLs
-}
-
 // UniqueArticle is a whole-file article (one without an input line) in
 // the unique file.
 type UniqueArticle struct {
@@ -248,43 +232,6 @@ func (w *Outputs) Write(o *Outcome) error {
 	return nil
 }
 
-// WriteURL writes o, an outcome of RunURLs. URLs are written as given,
-// without escaping &, < and >, which are common in them.
-func (w *Outputs) WriteURL(o *URLOutcome) error {
-	w.urls = true
-	switch o.Verdict {
-	case Duplicate:
-		if w.Clusters != nil {
-			w.Clusters.AddURL(o)
-		}
-		if w.Pairs == nil {
-			return nil
-		}
-		for _, m := range o.Matches {
-			p := URLPair{A: m.Title, B: o.URL, Distance: m.Distance, Similarity: 1 - float64(m.Distance)/64, Exact: m.Exact}
-			if err := writeJSON(w.Pairs, p, false); err != nil {
-				return err
-			}
-			w.NPairs++
-		}
-	case Unique:
-		if w.Unique != nil {
-			return writeLine(w.Unique, o.Raw)
-		}
-	case Rejected, InputFailed:
-		if w.Rejects != nil {
-			return writeJSON(w.Rejects, input.NewReject(&input.Record{}, o.Err), false)
-		}
-	}
-	return nil
-}
-
-// clusterLine is a line of the clusters file.
-type clusterLine[M any] struct {
-	ID      string `json:"id"`
-	Members []M    `json:"members"`
-}
-
 // WriteClusters writes the clusters of a Run collected in c, in
 // c.Sorted's order, one a line: {"id": the original, "members": [{"id",
 // "via" (the member it matched, for a copy of a copy), "distance",
@@ -297,39 +244,17 @@ func WriteClusters(out io.Writer, c *Clusters) (int64, error) {
 		Exact    bool    `json:"exact"`
 		Content  float64 `json:"content"`
 	}
-	return writeClusters(out, c, true, func(m *Member) member {
-		return member{ID: m.ID, Via: m.Via, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
-	})
-}
-
-// WriteURLClusters writes the clusters of a RunURLs collected in c, in
-// c.Sorted's order, one a line: {"id": the kept URL as given, "members":
-// [{"id", "distance", "similarity", "exact"}, ...]}. It returns how
-// many it wrote.
-func WriteURLClusters(out io.Writer, c *Clusters) (int64, error) {
-	type member struct {
-		ID         string  `json:"id"`
-		Distance   int     `json:"distance"`
-		Similarity float64 `json:"similarity"`
-		Exact      bool    `json:"exact"`
+	type line struct {
+		ID      string   `json:"id"`
+		Members []member `json:"members"`
 	}
-	return writeClusters(out, c, false, func(m *Member) member {
-		return member{ID: m.ID, Distance: m.Distance, Similarity: 1 - float64(m.Distance)/64, Exact: m.Exact}
-	})
-}
-
-func writeClusters[M any](out io.Writer, c *Clusters, escapeHTML bool, member func(*Member) M) (int64, error) {
 	n := int64(0)
 	for _, cl := range c.Sorted() {
-		id := cl.ID
-		if !escapeHTML {
-			id = cl.Title // a URL cluster is named by its kept URL as given
+		l := line{ID: cl.ID, Members: make([]member, len(cl.Members))}
+		for i, m := range cl.Members {
+			l.Members[i] = member{ID: m.ID, Via: m.Via, Distance: m.Distance, Exact: m.Exact, Content: m.Content}
 		}
-		line := clusterLine[M]{ID: id, Members: make([]M, len(cl.Members))}
-		for i := range cl.Members {
-			line.Members[i] = member(&cl.Members[i])
-		}
-		if err := writeJSON(out, line, escapeHTML); err != nil {
+		if err := writeJSON(out, l, true); err != nil {
 			return n, err
 		}
 		n++

@@ -62,48 +62,8 @@ func TestOutputs(t *testing.T) {
 	}
 }
 
-// TestOutputsURL pins url dedup's formats: URLs as given, not
-// HTML-escaped; a cluster named by its kept URL as given.
-func TestOutputsURL(t *testing.T) {
-	var pairs, unique, rejects, clusters strings.Builder
-	w := &Outputs{Pairs: &pairs, Unique: &unique, Rejects: &rejects, Clusters: NewClusters("job")}
-	outcomes := []URLOutcome{
-		{Seq: 0, Raw: []byte(" http://a.example/?x=1&y=2 "), URL: "http://a.example/?x=1&y=2", Verdict: Unique},
-		{Seq: 1, URL: "https://A.example/?y=2&x=1", Verdict: Duplicate, Exact: true, Matches: []index.Match{
-			{ID: "a.example/?x=1&y=2", Title: "http://a.example/?x=1&y=2", Distance: 0, Exact: true, Job: "job", Seq: 0},
-		}},
-		{Seq: 2, URL: "http://a.example/b", Verdict: Duplicate, Matches: []index.Match{
-			{ID: "a.example/?x=1&y=2", Title: "http://a.example/?x=1&y=2", Distance: 4, Job: "job", Seq: 0},
-		}},
-		{Seq: 3, Source: "urls", Line: 4, Verdict: Rejected, Err: &input.RecordError{Source: "urls", Line: 4, Reason: "no host", Raw: []byte("http://")}},
-	}
-	for i := range outcomes {
-		if err := w.WriteURL(&outcomes[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := WriteURLClusters(&clusters, w.Clusters); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct{ name, got, want string }{
-		{"pairs", pairs.String(), `{"a":"http://a.example/?x=1&y=2","b":"https://A.example/?y=2&x=1","distance":0,"similarity":1,"exact":true}
-{"a":"http://a.example/?x=1&y=2","b":"http://a.example/b","distance":4,"similarity":0.9375,"exact":false}
-`},
-		{"unique", unique.String(), " http://a.example/?x=1&y=2 \n"},
-		{"rejects", rejects.String(), `{"source":"urls","line":4,"field":"","reason":"no host","raw":"http://"}
-`},
-		{"clusters", clusters.String(), `{"id":"http://a.example/?x=1&y=2","members":[{"id":"https://A.example/?y=2&x=1","distance":0,"similarity":1,"exact":true},{"id":"http://a.example/b","distance":4,"similarity":0.9375,"exact":false}]}
-`},
-	} {
-		if c.got != c.want {
-			t.Errorf("%s:\n%s\nwant:\n%s", c.name, c.got, c.want)
-		}
-	}
-}
-
 // TestCreateOutputs: the named files appear only when committed, with
-// the clusters (of articles, or of URLs after WriteURL); "-" is stdout;
-// an aborted run leaves nothing.
+// the clusters; "-" is stdout; an aborted run leaves nothing.
 func TestCreateOutputs(t *testing.T) {
 	dir := t.TempDir()
 	path := func(name string) string { return filepath.Join(dir, name) }
@@ -142,27 +102,6 @@ func TestCreateOutputs(t *testing.T) {
 	}
 	if stdout.String() != `{"id":"a"}`+"\n" {
 		t.Errorf("stdout %q", stdout.String())
-	}
-
-	// URLs: the clusters file has URL clusters.
-	w, err = CreateOutputs(Files{Clusters: path("uc")}, &stdout, "job")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range []URLOutcome{
-		{Seq: 0, Raw: []byte("http://a.example/"), URL: "http://a.example/", Verdict: Unique},
-		{Seq: 1, URL: "http://a.example/b", Verdict: Duplicate, Matches: []index.Match{{ID: "a.example/", Title: "http://a.example/", Distance: 4, Job: "job", Seq: 0}}},
-	} {
-		if err := w.WriteURL(&o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	want := `{"id":"http://a.example/","members":[{"id":"http://a.example/b","distance":4,"similarity":0.9375,"exact":false}]}` + "\n"
-	if got, err := os.ReadFile(path("uc")); err != nil || string(got) != want {
-		t.Errorf("URL clusters %q, %v; want %q", got, err, want)
 	}
 
 	// Aborted: nothing is left.

@@ -26,6 +26,7 @@ import (
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/testfixtures"
+	"github.com/neardup/neardup/report"
 )
 
 // robustHTML is a page whose scripts and styles hold words that must not
@@ -99,7 +100,7 @@ func robustRead(t *testing.T, r *input.Reader, dir string) ([]string, []input.Re
 
 // robustDedup runs dedup.Run over r with a fresh in-memory store and a fixed
 // clock, and returns the outcomes described by robustOutcome.
-func robustDedup(t *testing.T, r *input.Reader, dir string, opts *Options) ([]string, []*Outcome, Summary, error) {
+func robustDedup(t *testing.T, r *input.Reader, dir string, opts *Options) ([]string, []*Outcome, report.Summary, error) {
 	t.Helper()
 	store, err := memstore.Open(context.Background(), nil)
 	if err != nil {
@@ -121,10 +122,10 @@ func robustDedup(t *testing.T, r *input.Reader, dir string, opts *Options) ([]st
 	return got, outs, sum, err
 }
 
-// robustSum is the counts of a Summary, without bytes and time.
+// robustSum is the counts of a report.Summary, without bytes and time.
 type robustSum struct{ Records, Unique, Exact, Near, TooShort, Rejected, InputErrors int64 }
 
-func robustCountsOf(s Summary) robustSum {
+func robustCountsOf(s report.Summary) robustSum {
 	return robustSum{s.Records, s.Unique, s.Exact, s.Near, s.TooShort, s.Rejected, s.InputErrors}
 }
 
@@ -510,7 +511,7 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 	defer x.Close()
 	a := testfixtures.Analyzer(t, "")
 	now := func() time.Time { return time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC) }
-	run := func(job, file string) ([]string, Summary) {
+	run := func(job, file string) ([]string, report.Summary) {
 		var got []string
 		r := input.NewReader([]string{filepath.Join(dir, file)}, nil, nil)
 		sum, err := Run(context.Background(), r, a, x, &Options{Job: job, Now: now}, func(o *Outcome) error {
@@ -530,7 +531,7 @@ func TestRobustDuplicateIDsAcrossRuns(t *testing.T) {
 		return got, sum
 	}
 	type counts struct{ Unique, Exact, Near, Rejected, Archived, Resumed, Changed int64 }
-	countsOf := func(s Summary) counts {
+	countsOf := func(s report.Summary) counts {
 		return counts{s.Unique, s.Exact, s.Near, s.Rejected, s.Archived, s.Resumed, s.Changed}
 	}
 	for _, tc := range []struct {

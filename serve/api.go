@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -133,7 +134,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 		return e
 	}
 	if an == nil {
-		writeJSON(w, http.StatusOK, dedup.CheckReport{ID: a.id(), TooShort: short, Verdict: dedup.CheckTooShort, Matches: []dedup.MatchReport{}})
+		writeJSON(w, http.StatusOK, report.Check{ID: a.id(), TooShort: short, Verdict: report.CheckTooShort, Matches: []report.Match{}})
 		return nil
 	}
 	doc := s.doc(&a, an)
@@ -152,7 +153,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 	if err != nil {
 		return archiveError(err)
 	}
-	j := checkJSON{CheckReport: res.Report(a.id(), an), Reuse: reused}
+	j := checkJSON{Check: res.Report(a.id(), an), Reuse: reused}
 	s.metrics.matches.Add(float64(len(res.Matches)))
 	if res.Added {
 		s.metrics.writes.WithLabelValues("added").Inc()
@@ -164,7 +165,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) *apiError {
 // checkJSON is check's answer: the report, and with reuse=true the
 // archived articles that share passages with the article.
 type checkJSON struct {
-	dedup.CheckReport
+	report.Check
 	Reuse *reuse.Answer `json:"reuse,omitempty"`
 }
 
@@ -518,7 +519,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) *apiError {
 	if e := s.decodeBody(w, r, &req); e != nil {
 		return e
 	}
-	var sides [2]dedup.ReportSide
+	var sides [2]report.Side
 	var ans [2]*neardup.Analysis
 	for i, a := range []*article{req.A, req.B} {
 		name := "ab"[i : i+1]
@@ -533,7 +534,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) *apiError {
 		if id == "" {
 			id = name
 		}
-		ans[i], sides[i] = an, dedup.Side(id, a.Title, "request."+name, an)
+		ans[i], sides[i] = an, report.SideOf(id, a.Title, "request."+name, an)
 	}
 	c := dedup.Compare(ans[0], ans[1], s.k, s.minJ)
 	writeJSON(w, http.StatusOK, c.Report(sides[0], sides[1], s.o.Analyzer.ID(), s.k, s.minJ))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/report"
 )
 
 // checkAnswer fails unless w is a JSON answer with one of the statuses,
@@ -54,7 +54,7 @@ func FuzzCheck(f *testing.F) {
 			w := do(s, "POST", target, body)
 			checkAnswer(t, target, w.Code, w.Body.String(), 200, 400, 413)
 			if w.Code == 200 {
-				var c dedup.CheckReport
+				var c report.Check
 				if err := json.Unmarshal(w.Body.Bytes(), &c); err != nil || c.Matches == nil || (c.TooShort == "") == (c.Fingerprint == "") {
 					t.Fatalf("%s: answer %s", target, w.Body)
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
+	"github.com/neardup/neardup/report"
 )
 
 func addCommand() *cli.Command {
@@ -104,7 +105,7 @@ func runAdd(c *cli.Context) error {
 	}
 	// add is the archive's only writer (it holds it open alone): what
 	// it added beyond the growth replaced documents with the same ids.
-	sum := dedup.AddSummary{Index: archive.Redact(dir), Added: added, Replaced: added - (st.Docs - before.Docs), Failed: sk.records, Docs: st.Docs}
+	sum := report.AddSummary{Index: archive.Redact(dir), Added: added, Replaced: added - (st.Docs - before.Docs), Failed: sk.records, Docs: st.Docs}
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, sum)
 	} else {

@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/simhash"
 )
@@ -18,7 +19,7 @@ import (
 // checkJSON is a line of check --json: the report, and with --reuse the
 // archived articles that share passages with it.
 type checkJSON struct {
-	dedup.CheckReport
+	report.Check
 	Reuse *reuse.Answer `json:"reuse,omitempty"`
 }
 
@@ -74,10 +75,10 @@ func runCheck(c *cli.Context) error {
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
 	defer noteSkipped(c, "neardup check: ", r)
-	var sum dedup.CheckSummary
+	var sum report.CheckSummary
 	sk := newSkips(c)
 	sk.onSkip = func(rec *input.Record, err error) error {
-		rep := dedup.Unchecked(rec, err)
+		rep := report.Unchecked(rec, err)
 		if asJSON {
 			return writeJSON(w, rep)
 		}
@@ -113,7 +114,7 @@ func runCheck(c *cli.Context) error {
 		if res.NotAdded != nil {
 			fmt.Fprintf(ew, "neardup: %s: not added: %v\n", rec.Name(), res.NotAdded)
 		}
-		sum.Count(res)
+		res.Tally(&sum)
 		rep := res.Report(rec.ID, an)
 		rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
 		if asJSON {
@@ -162,7 +163,7 @@ func checkFingerprint(s *setup, dir, hex string, k int) error {
 	if err != nil {
 		return err
 	}
-	rep := dedup.NewFingerprintReport(fp, k, ms)
+	rep := report.NewFingerprint(fp, k, ms)
 	if c.Bool("json") {
 		err = writeJSON(c.App.Writer, rep)
 	} else {

@@ -8,6 +8,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/report"
 )
 
 func compareCommand() *cli.Command {
@@ -52,7 +53,7 @@ func runCompare(c *cli.Context) error {
 		}
 	}
 	cmp := dedup.Compare(ans[0], ans[1], k, minJ)
-	rep := cmp.Report(dedup.Side(recs[0].ID, recs[0].Title, recs[0].Source, ans[0]), dedup.Side(recs[1].ID, recs[1].Title, recs[1].Source, ans[1]),
+	rep := cmp.Report(report.SideOf(recs[0].ID, recs[0].Title, recs[0].Source, ans[0]), report.SideOf(recs[1].ID, recs[1].Title, recs[1].Source, ans[1]),
 		a.ID(), k, minJ)
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, rep)

@@ -6,10 +6,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/pipeline"
 	prog "github.com/neardup/neardup/internal/progress"
+	"github.com/neardup/neardup/report"
 )
 
 func fingerprintCommand() *cli.Command {
@@ -44,7 +44,7 @@ func runFingerprint(c *cli.Context) error {
 	defer noteSkipped(c, "neardup fingerprint: ", r)
 	sk := newSkips(c)
 	err := analyzeEach(c, r, a, sk, func(_ int64, rec *input.Record, an *neardup.Analysis) error {
-		rep := dedup.NewAnalysisReport(rec.ID, rec.Title, a.ID(), an)
+		rep := report.NewAnalysis(rec.ID, rec.Title, a.ID(), an)
 		if asJSON {
 			return writeJSON(w, rep)
 		}

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/report"
 )
 
 // robustCmd is how to run the binary.
@@ -155,10 +155,10 @@ func robustMiB(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<2
 
 // robustSummary parses the summary dedup --json prints as the last line
 // of stdout.
-func robustSummary(t *testing.T, r result) dedup.Summary {
+func robustSummary(t *testing.T, r result) report.Summary {
 	t.Helper()
 	robustLines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	var s dedup.Summary
+	var s report.Summary
 	if err := json.Unmarshal([]byte(robustLines[len(robustLines)-1]), &s); err != nil {
 		t.Fatalf("dedup --json summary: %v\nstdout: %s\nstderr: %s", err, r.stdout, r.stderr)
 	}
@@ -169,7 +169,7 @@ func robustSummary(t *testing.T, r result) dedup.Summary {
 // or the machine.
 type robustCounts struct{ Records, Unique, Exact, Near, TooShort, Rejected, InputErrors, Resumed int64 }
 
-func robustCountsOf(s dedup.Summary) robustCounts {
+func robustCountsOf(s report.Summary) robustCounts {
 	return robustCounts{s.Records, s.Unique, s.Exact, s.Near, s.TooShort, s.Rejected, s.InputErrors, s.Resumed}
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/testfixtures"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/segment"
 )
 
@@ -123,7 +124,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		}
 		fps := map[string]string{}
 		var ids []string
-		for _, j := range robustJSONLines[dedup.AnalysisReport](t, r.stdout) {
+		for _, j := range robustJSONLines[report.Analysis](t, r.stdout) {
 			ids = append(ids, j.ID)
 			fps[j.ID] = j.Fingerprint + " " + j.ContentHash
 		}
@@ -157,7 +158,7 @@ func TestRobustWholeFiles(t *testing.T) {
 		}
 		var got []string
 		unchecked := 0
-		for _, j := range robustJSONLines[dedup.CheckReport](t, r.stdout) {
+		for _, j := range robustJSONLines[report.Check](t, r.stdout) {
 			if j.Error != "" {
 				unchecked++ // each reported in its place, as on stderr
 				continue
@@ -227,7 +228,7 @@ func TestRobustWholeFiles(t *testing.T) {
 
 	t.Run("html", func(t *testing.T) {
 		r := c.run(t, "fingerprint", "--json", "--html", filepath.Join(in, "l-page.html"), filepath.Join(in, "a-en.txt"))
-		js := robustJSONLines[dedup.AnalysisReport](t, r.stdout)
+		js := robustJSONLines[report.Analysis](t, r.stdout)
 		if r.code != 0 || len(js) != 2 {
 			t.Fatalf("exit %d: %s%s", r.code, r.stdout, r.stderr)
 		}

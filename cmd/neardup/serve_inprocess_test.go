@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/internal/testfixtures"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/serve"
 )
 
@@ -68,7 +68,7 @@ func TestServeCompareIsCompareJSON(t *testing.T) {
 		"b": map[string]string{"id": "testdata/b.txt", "text": string(tb)}})
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, httptest.NewRequest("POST", "/v1/compare", strings.NewReader(string(body))))
-	var got, want dedup.Report
+	var got, want report.Comparison
 	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != 200 {
 		t.Fatalf("POST /v1/compare: %d %s", w.Code, w.Body)
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/urldedup"
 	"github.com/neardup/neardup/urlhash"
 )
 
@@ -132,7 +134,8 @@ func runURLDedup(c *cli.Context) (err error) {
 	if n := countStdin(inputs); n > 1 {
 		return usagef(c, "standard input (-) given %d times", n)
 	}
-	opts := &dedup.URLOptions{MaxDistance: urlhash.MaxDistance(pct), Normalize: norm, Field: c.String("url-field"), MaxLine: maxURLLine}
+	opts := &urldedup.Options{MaxDistance: urlhash.MaxDistance(pct), Normalize: norm, Field: c.String("url-field"), MaxLine: maxURLLine,
+		Memory: func() index.Store { return memstore.New() }}
 	var store *index.Index
 	if dir := c.String("index"); dir != "" {
 		if store, err = openURLIndex(c.Context, dir, norm, opts.MaxDistance); err != nil {
@@ -144,20 +147,20 @@ func runURLDedup(c *cli.Context) (err error) {
 			}
 		}()
 		opts.StoreName, opts.Batch = archive.Redact(dir), urlBatch
-		opts.Job = dedup.URLJobID(norm.ID(), opts.MaxDistance, opts.Field, inputs)
+		opts.Job = urldedup.JobID(norm.ID(), opts.MaxDistance, opts.Field, inputs)
 	}
-	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects")}
+	files := urldedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects")}
 	if files.Pairs == "" && files.Clusters == "" && files.Unique == "" {
 		files.Pairs = "-"
 	}
-	outs, err := dedup.CreateOutputs(files, c.App.Writer, opts.Job)
+	outs, err := urldedup.CreateOutputs(files, c.App.Writer, opts.Job)
 	if err != nil {
 		return err
 	}
 	defer outs.Abort()
 	ew := c.App.ErrWriter
 	var rejected int
-	sum, err := dedup.RunURLs(c.Context, inputs, c.App.Reader, store, opts, func(o *dedup.URLOutcome) error {
+	sum, err := urldedup.Run(c.Context, inputs, c.App.Reader, store, opts, func(o *urldedup.Outcome) error {
 		var r input.Reject
 		if o.Err != nil {
 			r = input.NewReject(&input.Record{}, o.Err)
@@ -172,7 +175,7 @@ func runURLDedup(c *cli.Context) (err error) {
 		case o.Verdict == dedup.InputFailed:
 			fmt.Fprintf(ew, "neardup url dedup: input error: %s: %s\n", r.Source, r.Reason)
 		}
-		return outs.WriteURL(o)
+		return outs.Write(o)
 	})
 	if err != nil {
 		return err

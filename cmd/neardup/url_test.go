@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/dedup"
+	"github.com/neardup/neardup/urldedup"
 	"github.com/neardup/neardup/urlhash"
 )
 
@@ -288,7 +289,7 @@ func TestURLDedupSemantics(t *testing.T) {
 		}
 		var got strings.Builder
 		for line := range strings.Lines(r.stdout) {
-			var p dedup.URLPair
+			var p urldedup.Pair
 			if err := json.Unmarshal([]byte(line), &p); err != nil {
 				t.Fatalf("%s: %v: %q", tt.name, err, line)
 			}
@@ -388,7 +389,7 @@ func TestURLDedupIndex(t *testing.T) {
 	}
 	self := 0
 	for _, p := range pairs2 {
-		var j dedup.URLPair
+		var j urldedup.Pair
 		if err := json.Unmarshal([]byte(p), &j); err != nil {
 			t.Fatal(err)
 		}
@@ -423,8 +424,8 @@ func TestURLDedupIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	errStop, kept := errors.New("interrupted"), 0
-	_, err = dedup.RunURLs(context.Background(), []string{all}, nil, x, &dedup.URLOptions{MaxDistance: k, Normalize: opts,
-		Job: dedup.URLJobID(opts.ID(), k, "", []string{all}), Batch: urlBatch}, func(o *dedup.URLOutcome) error {
+	_, err = urldedup.Run(context.Background(), []string{all}, nil, x, &urldedup.Options{MaxDistance: k, Normalize: opts,
+		Job: urldedup.JobID(opts.ID(), k, "", []string{all}), Batch: urlBatch}, func(o *urldedup.Outcome) error {
 		if o.Verdict == dedup.Unique {
 			if kept++; kept == 30 {
 				return errStop

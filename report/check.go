@@ -1,4 +1,4 @@
-package dedup
+package report
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/progress"
@@ -14,12 +13,93 @@ import (
 	"github.com/neardup/neardup/tfidf"
 )
 
+// Verdicts of a Check.
+const (
+	CheckNew       = "new"       // no near-duplicate archived
+	CheckDuplicate = "duplicate" // near-duplicates archived (Matches)
+	CheckArchived  = "archived"  // no near-duplicate, but the archive holds this very text under its id
+	CheckTooShort  = "too short" // no fingerprint (TooShort says why)
+)
+
+// Check is one checked article as neardup check --json prints it
+// and the HTTP service's POST /v1/check answers it.
+type Check struct {
+	ID string `json:"id,omitempty"`
+	// Title, Source and Line locate an article read from a file (neardup
+	// check); the service leaves them empty.
+	Title       string `json:"title,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	TooShort    string `json:"too_short,omitempty"` // why the text has no fingerprint
+	Verdict     string `json:"verdict,omitempty"`   // CheckNew, CheckDuplicate, CheckArchived or CheckTooShort; empty with Error
+	// Matches is never nil.
+	Matches []Match `json:"matches"`
+	// Archived says what the archive holds under the article's own id:
+	// "same" (this very text), "different" or "" (nothing).
+	Archived string `json:"archived,omitempty"`
+	Added    bool   `json:"added"`
+	// Error says why the article was not checked (neardup check).
+	Error string `json:"error,omitempty"`
+}
+
+// Match is a near-duplicate in a Check.
+type Match struct {
+	ID         string  `json:"id"`
+	Title      string  `json:"title"`
+	Distance   int     `json:"distance"`
+	Similarity float64 `json:"similarity"`
+	Content    float64 `json:"content"`
+	Exact      bool    `json:"exact"`
+	// Unverified: found by its fingerprint alone, its content unknown
+	// (an archive loaded from bare fingerprints).
+	Unverified bool `json:"unverified,omitempty"`
+	// Shared are the keywords the two articles share, heaviest first;
+	// never nil.
+	Shared []string `json:"shared_keywords"`
+	// noKeywords: the archived document has no keywords stored with it.
+	noKeywords bool
+}
+
+// NewMatch returns the archived document m that an article with
+// keywords matched, with the keywords they share.
+func NewMatch(m *index.Match, keywords []tfidf.Keyword) Match {
+	sk := tfidf.Shared(keywords, m.Keywords)
+	shared := make([]string, len(sk))
+	for i, k := range sk {
+		shared[i] = k.Word
+	}
+	return Match{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity,
+		Content: m.Content, Exact: m.Exact, Unverified: m.Unverified, Shared: shared, noKeywords: len(m.Keywords) == 0}
+}
+
+// Unchecked returns the report of an article that was not checked
+// because of err (a bad record, an unreadable input, a text too short to
+// fingerprint), read as rec (nil when no record was read): Error says
+// why, and Source and Line are where, from err when it names them.
+func Unchecked(rec *input.Record, err error) Check {
+	var r Check
+	if rec != nil {
+		r = Check{ID: rec.ID, Title: rec.Title, Source: rec.Source, Line: rec.Line}
+	}
+	var re *input.RecordError
+	var ie *input.Error
+	switch {
+	case errors.As(err, &re):
+		r.Source, r.Line = re.Source, re.Line
+	case errors.As(err, &ie):
+		r.Source, r.Line = ie.Source, ie.Line
+	}
+	r.Matches, r.Error = []Match{}, err.Error()
+	return r
+}
+
 // WriteText writes r for people: each near-duplicate with its numbers
 // and at most n shared keywords (all when n <= 0), what archive (its
 // name) holds under the article's id, and whether the article was
 // added; or, for an article not checked (Error), why. An article with
 // nothing to say writes nothing.
-func (r *CheckReport) WriteText(w io.Writer, archive string, n int) error {
+func (r *Check) WriteText(w io.Writer, archive string, n int) error {
 	var b strings.Builder
 	if r.Error != "" {
 		msg := r.Error
@@ -73,9 +153,9 @@ func (r *CheckReport) WriteText(w io.Writer, archive string, n int) error {
 	return err
 }
 
-// FingerprintReport is what CheckFingerprint found, as neardup check
+// Fingerprint is what CheckFingerprint found, as neardup check
 // --fingerprint prints it.
-type FingerprintReport struct {
+type Fingerprint struct {
 	Fingerprint string `json:"fingerprint"`
 	// Verified is always false: a bare fingerprint has no content to
 	// confirm its matches with.
@@ -85,7 +165,7 @@ type FingerprintReport struct {
 }
 
 // FingerprintMatch is an archived document within the distance of a
-// FingerprintReport.
+// Fingerprint.
 type FingerprintMatch struct {
 	ID         string  `json:"id"`
 	Title      string  `json:"title"`
@@ -103,23 +183,6 @@ type CheckSummary struct {
 	Added     int64
 	NotAdded  int64 // asked to be added and not, other than for ErrArchived
 	Unchecked int64
-}
-
-// Count counts one article checked.
-func (s *CheckSummary) Count(c *Checked) {
-	s.Checked++
-	if len(c.Matches) > 0 || c.Same {
-		s.Found++
-	}
-	if len(c.Matches) == 0 && c.Same {
-		s.Archived++
-	}
-	if c.Added {
-		s.Added++
-	}
-	if c.NotAdded != nil && !errors.Is(c.NotAdded, ErrArchived) {
-		s.NotAdded++
-	}
 }
 
 // WriteText writes the last line of a check of the archive named
@@ -147,10 +210,10 @@ func (s *CheckSummary) WriteText(w io.Writer, archive string) error {
 	return err
 }
 
-// NewFingerprintReport returns the report of the matches ms of fp at
+// NewFingerprint returns the report of the matches ms of fp at
 // distance k (CheckFingerprint's).
-func NewFingerprintReport(fp simhash.Fingerprint, k int, ms []index.Match) FingerprintReport {
-	r := FingerprintReport{Fingerprint: fp.String(), Matches: make([]FingerprintMatch, 0, len(ms)), k: k}
+func NewFingerprint(fp simhash.Fingerprint, k int, ms []index.Match) Fingerprint {
+	r := Fingerprint{Fingerprint: fp.String(), Matches: make([]FingerprintMatch, 0, len(ms)), k: k}
 	for _, m := range ms {
 		r.Matches = append(r.Matches, FingerprintMatch{ID: m.ID, Title: m.Title, Distance: m.Distance, Similarity: m.Similarity})
 	}
@@ -158,7 +221,7 @@ func NewFingerprintReport(fp simhash.Fingerprint, k int, ms []index.Match) Finge
 }
 
 // WriteText writes r for people, naming archive.
-func (r *FingerprintReport) WriteText(w io.Writer, archive string) error {
+func (r *Fingerprint) WriteText(w io.Writer, archive string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fingerprint %s: SimHash screen only (no text, so content similarity is not verified)\n", r.Fingerprint)
 	for _, m := range r.Matches {
@@ -174,108 +237,5 @@ func (r *FingerprintReport) WriteText(w io.Writer, archive string) error {
 		fmt.Fprintf(&b, "%s within %d bits in %s\n", plural(len(r.Matches), "fingerprint", "fingerprints"), r.k, archive)
 	}
 	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// WriteText writes r for people: both articles, the numbers, the
-// verdict and why, and at most n keywords of each list (all when
-// n <= 0).
-func (r *Report) WriteText(w io.Writer, n int) error {
-	var b strings.Builder
-	for _, s := range []struct {
-		name string
-		side *ReportSide
-	}{{"A", &r.A}, {"B", &r.B}} {
-		fmt.Fprintf(&b, "%-19s %s  %s (%d keywords)", s.name, s.side.Fingerprint, input.QuoteID(s.side.ID), s.side.Keywords)
-		if s.side.Title != "" {
-			fmt.Fprintf(&b, "  %q", s.side.Title)
-		}
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(&b, "%-19s %d of 64 bits\n", "distance", r.Distance)
-	fmt.Fprintf(&b, "%-19s %.3f\n", "similarity", r.Similarity)
-	fmt.Fprintf(&b, "%-19s %.3f (estimated Jaccard of character 5-grams)\n", "content similarity", r.Content)
-	fmt.Fprintf(&b, "%-19s %s: %s\n", "verdict", r.Verdict, r.why)
-	shared := make([]string, len(r.Shared))
-	for i, s := range r.Shared {
-		shared[i] = fmt.Sprintf("%s %.2f/%.2f", s.Word, s.WeightA, s.WeightB)
-	}
-	for _, l := range []struct {
-		label string
-		words []string
-	}{{"shared keywords", shared}, {"only in A", weighted(r.OnlyA)}, {"only in B", weighted(r.OnlyB)}} {
-		if len(l.words) == 0 {
-			fmt.Fprintf(&b, "%-19s 0\n", l.label)
-		} else {
-			fmt.Fprintf(&b, "%-19s %d: %s\n", l.label, len(l.words), wordList(l.words, n))
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// weighted formats keywords as "word 1.23".
-func weighted(ks []tfidf.Keyword) []string {
-	s := make([]string, len(ks))
-	for i, k := range ks {
-		s[i] = fmt.Sprintf("%s %.2f", k.Word, k.Weight)
-	}
-	return s
-}
-
-// wordList formats words as "a, b, c" (at most n, then "… (N more)";
-// all when n <= 0).
-func wordList(words []string, n int) string {
-	more := 0
-	if n > 0 && len(words) > n {
-		more = len(words) - n
-		words = words[:n]
-	}
-	s := strings.Join(words, ", ")
-	if more > 0 {
-		s += fmt.Sprintf(", … (%d more)", more)
-	}
-	return s
-}
-
-// plural returns "1 article" or "2 articles".
-func plural(n int, one, many string) string {
-	return progress.Plural(int64(n), one, many)
-}
-
-// AnalysisReport is an article's analysis as neardup fingerprint prints
-// it: its JSON is a line of --json, WriteText writes the text.
-type AnalysisReport struct {
-	ID          string          `json:"id"`
-	Title       string          `json:"title,omitempty"`
-	Fingerprint string          `json:"fingerprint"`
-	ContentHash string          `json:"content_hash"` // 16 hex digits
-	Analyzer    string          `json:"analyzer"`
-	Words       int             `json:"words,omitempty"` // segmenter tokens; not counted in compat mode
-	Keywords    []tfidf.Keyword `json:"keywords"`        // never nil
-}
-
-// NewAnalysisReport returns the report of the article id, titled title,
-// that the analyzer analyzerID analysed as an.
-func NewAnalysisReport(id, title, analyzerID string, an *neardup.Analysis) AnalysisReport {
-	r := AnalysisReport{ID: id, Title: title, Fingerprint: an.Fingerprint.String(), ContentHash: fmt.Sprintf("%016x", an.ContentHash),
-		Analyzer: analyzerID, Words: an.Words, Keywords: an.Keywords}
-	if r.Keywords == nil {
-		r.Keywords = []tfidf.Keyword{}
-	}
-	return r
-}
-
-// WriteText writes the fingerprint and the quoted id, then, indented, at
-// most n keywords with their weights (all when n <= 0):
-//
-//	8f4c4a1fb7e2b0a3  "2018/reprint"
-//	    高考 5.12  考生 3.40  志愿 2.91
-func (r *AnalysisReport) WriteText(w io.Writer, n int) error {
-	ks := r.Keywords
-	if n > 0 && len(ks) > n {
-		ks = ks[:n]
-	}
-	_, err := fmt.Fprintf(w, "%s  %s\n    %s\n", r.Fingerprint, input.QuoteID(r.ID), strings.Join(weighted(ks), "  "))
 	return err
 }

@@ -1,4 +1,4 @@
-package dedup
+package report
 
 import (
 	"encoding/json"

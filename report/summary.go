@@ -1,4 +1,4 @@
-package dedup
+package report
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"github.com/neardup/neardup/internal/progress"
 )
 
-// Summary counts what a Run did. Its JSON is the object neardup dedup
+// Summary counts what a dedup.Run did. Its JSON is the object neardup dedup
 // --json prints: the fields below, then "seconds" (Elapsed), "mb_per_s"
 // and "workers".
 type Summary struct {
@@ -108,4 +108,76 @@ func word(n int64, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// URLSummary counts what a urldedup.Run did. Its JSON is the object
+// neardup url dedup --json prints: the fields below, with "duplicates"
+// (Exact + Near) after "unique" and "seconds" (Elapsed) last.
+type URLSummary struct {
+	Lines       int64 `json:"lines"` // lines read, blank and bad ones included
+	URLs        int64 `json:"urls"`  // URLs normalised
+	Unique      int64 `json:"unique"`
+	Exact       int64 `json:"exact"` // duplicates with urldedup.Outcome.Exact
+	Near        int64 `json:"near"`  // other duplicates
+	Blank       int64 `json:"blank"`
+	Rejected    int64 `json:"rejected"`
+	InputErrors int64 `json:"input_errors"`
+	Resumed     int64 `json:"resumed"`
+	// Pairs and Clusters are the lines written to the pairs and the
+	// clusters files (Outputs.NPairs, Outputs.Commit), and MinSimilarity
+	// the similarity in percent that MaxDistance was chosen for
+	// (urlhash.MaxDistance): urldedup.Run leaves them 0 for its caller to set.
+	Pairs         int64   `json:"pairs"`
+	Clusters      int64   `json:"clusters"`
+	MinSimilarity float64 `json:"min_similarity"`
+	MaxDistance   int     `json:"max_distance"` // urldedup.Options.MaxDistance
+	// Search says how the kept URLs were searched: the in-memory block
+	// index of this run's (Blocks and Tables its layout), or every one
+	// when no layout covers MaxDistance (Blocks and Tables 0), and the
+	// store, named by urldedup.Options.StoreName, with its layout and the URLs
+	// it held when the run began.
+	Search         string        `json:"search"`
+	Normalizer     string        `json:"normalizer"` // urldedup.Options.Normalize.ID()
+	Blocks, Tables int           `json:"-"`
+	Elapsed        time.Duration `json:"-"`
+}
+
+// MarshalJSON encodes s with the duplicates and Elapsed in seconds.
+func (s URLSummary) MarshalJSON() ([]byte, error) {
+	type plain URLSummary
+	// The fields of this struct hide plain's of the same name, which
+	// keeps its other fields' order.
+	return json.Marshal(struct {
+		Lines      int64 `json:"lines"`
+		URLs       int64 `json:"urls"`
+		Unique     int64 `json:"unique"`
+		Duplicates int64 `json:"duplicates"`
+		plain
+		Seconds float64 `json:"seconds"`
+	}{s.Lines, s.URLs, s.Unique, s.Exact + s.Near, plain(s), s.Elapsed.Seconds()})
+}
+
+// WriteText writes s for people, each line starting with prefix
+// ("neardup url dedup: "): the counts, the search and the time, and what
+// was resumed (all the kept URLs: a run that had finished before).
+func (s *URLSummary) WriteText(w io.Writer, prefix string) error {
+	n, pl := progress.Count, progress.Plural
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%s: %s, %s kept, %s (%s exact: the same normalised URL as an earlier one), %s, %s, %s\n", prefix,
+		pl(s.Lines, "line", "lines"), pl(s.URLs, "URL", "URLs"), n(s.Unique), pl(s.Exact+s.Near, "duplicate", "duplicates"),
+		n(s.Exact), pl(s.Blank, "blank", "blank"), pl(s.Rejected, "rejected", "rejected"), pl(s.InputErrors, "input error", "input errors"))
+	rate := ""
+	if secs := s.Elapsed.Seconds(); secs > 0 {
+		rate = fmt.Sprintf(", %s URLs/s", n(int64(float64(s.URLs)/secs)))
+	}
+	fmt.Fprintf(&b, "%smin similarity %g%% (distance ≤ %d of 64 bits), searched %s; %s%s\n", prefix,
+		s.MinSimilarity, s.MaxDistance, s.Search, s.Elapsed.Round(time.Millisecond), rate)
+	switch {
+	case s.Resumed > 0 && s.Resumed == s.Unique:
+		fmt.Fprintf(&b, "%sthis run had finished before: all %s already in the index\n", prefix, pl(s.Resumed, "kept URL was", "kept URLs were"))
+	case s.Resumed > 0:
+		fmt.Fprintf(&b, "%sresumed an interrupted run: %s already in the index\n", prefix, pl(s.Resumed, "kept URL was", "kept URLs were"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

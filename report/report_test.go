@@ -1,4 +1,4 @@
-package dedup
+package report
 
 import (
 	"encoding/json"
@@ -12,18 +12,18 @@ import (
 	"github.com/neardup/neardup/tfidf"
 )
 
-func TestCheckReportText(t *testing.T) {
+func TestCheckText(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name string
-		rep  CheckReport
+		rep  Check
 		n    int
 		want string
 	}{
-		{"new", CheckReport{ID: "a", Verdict: CheckNew, Matches: []MatchReport{}}, 10, ""},
-		{"added", CheckReport{ID: "has space", Title: "T", Verdict: CheckNew, Matches: []MatchReport{}, Added: true}, 10,
+		{"new", Check{ID: "a", Verdict: CheckNew, Matches: []Match{}}, 10, ""},
+		{"added", Check{ID: "has space", Title: "T", Verdict: CheckNew, Matches: []Match{}, Added: true}, 10,
 			"\"has space\" \"T\": added to arch\n"},
-		{"matches", CheckReport{ID: "a", Verdict: CheckDuplicate, Archived: "different", Matches: []MatchReport{
+		{"matches", Check{ID: "a", Verdict: CheckDuplicate, Archived: "different", Matches: []Match{
 			{ID: "x", Title: "标题", Distance: 2, Similarity: 0.96875, Content: 0.8, Shared: []string{"北京", "清华", "大学"}},
 			{ID: "y", Distance: 0, Similarity: 1, Content: 1, Exact: true, Shared: []string{}, noKeywords: true},
 			{ID: "z", Distance: 3, Similarity: 0.953125, Unverified: true, Shared: []string{}},
@@ -33,7 +33,7 @@ func TestCheckReportText(t *testing.T) {
 				"  exact duplicate  y\n      distance 0, similarity 1.000, content similarity 1.00\n      (no keywords stored with it)\n" +
 				"  unverified       z\n      distance 3, similarity 0.953, unverified (fingerprint only: no text to compare)\n" +
 				"a: arch holds another text under this id\n"},
-		{"archived", CheckReport{ID: "a", Verdict: CheckArchived, Archived: "same", Matches: []MatchReport{}}, 0,
+		{"archived", Check{ID: "a", Verdict: CheckArchived, Archived: "same", Matches: []Match{}}, 0,
 			"a: arch holds this article already, under its id\n"},
 	} {
 		var b strings.Builder
@@ -43,7 +43,7 @@ func TestCheckReportText(t *testing.T) {
 	}
 }
 
-func TestFingerprintReport(t *testing.T) {
+func TestFingerprint(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		ms         []index.Match
@@ -58,7 +58,7 @@ func TestFingerprintReport(t *testing.T) {
 				"  near fingerprint  c\n      distance 3, similarity 0.953\n" +
 				"2 fingerprints within 3 bits in arch\n"},
 	} {
-		r := NewFingerprintReport(0xff, 3, tt.ms)
+		r := NewFingerprint(0xff, 3, tt.ms)
 		if b, err := json.Marshal(r); err != nil || string(b) != tt.json {
 			t.Errorf("JSON %s, %v; want %s", b, err, tt.json)
 		}
@@ -69,13 +69,13 @@ func TestFingerprintReport(t *testing.T) {
 	}
 }
 
-func TestCompareReportText(t *testing.T) {
+func TestComparisonText(t *testing.T) {
 	t.Parallel()
-	r := Report{
-		A:        ReportSide{ID: "a.txt", Fingerprint: "0000000000000001", Keywords: 12, Title: "甲"},
-		B:        ReportSide{ID: "b c.txt", Fingerprint: "0000000000000003", Keywords: 9},
-		Distance: 1, Similarity: 0.984375, Content: 0.75, Verdict: VerdictNear, why: "because",
-		Shared: []ReportShared{{"北京", 1.5, 1.25}, {"大学", 1, 2}},
+	r := Comparison{
+		A:        Side{ID: "a.txt", Fingerprint: "0000000000000001", Keywords: 12, Title: "甲"},
+		B:        Side{ID: "b c.txt", Fingerprint: "0000000000000003", Keywords: 9},
+		Distance: 1, Similarity: 0.984375, Content: 0.75, Verdict: "near duplicate", Why: "because",
+		Shared: []Shared{{"北京", 1.5, 1.25}, {"大学", 1, 2}},
 		OnlyA:  []tfidf.Keyword{{Word: "清华", Weight: 3.14159}},
 	}
 	want := "A                   0000000000000001  a.txt (12 keywords)  \"甲\"\n" +
@@ -128,9 +128,9 @@ func TestUnchecked(t *testing.T) {
 	}
 }
 
-// TestAnalysisReport: a line of fingerprint --json and fingerprint's
+// TestAnalysis: a line of fingerprint --json and fingerprint's
 // text, with all keywords and with n of them.
-func TestAnalysisReport(t *testing.T) {
+func TestAnalysis(t *testing.T) {
 	t.Parallel()
 	ks := []tfidf.Keyword{{Word: "高考", Weight: 5.123}, {Word: "考生", Weight: 3.4}, {Word: "志愿", Weight: 2.905}}
 	for _, tt := range []struct {
@@ -146,7 +146,7 @@ func TestAnalysisReport(t *testing.T) {
 			`{"id":"a b","title":"T","fingerprint":"0000000000000001","content_hash":"0000000000000000","analyzer":"nd2-x","keywords":[]}`,
 			"0000000000000001  \"a b\"\n    \n"},
 	} {
-		r := NewAnalysisReport("a b", "T", "nd2-x", &tt.an)
+		r := NewAnalysis("a b", "T", "nd2-x", &tt.an)
 		b, err := json.Marshal(r)
 		if err != nil || string(b) != tt.json {
 			t.Errorf("%s: JSON %s, %v\nwant %s", tt.name, b, err, tt.json)

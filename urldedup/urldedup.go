@@ -1,4 +1,4 @@
-package dedup
+package urldedup
 
 import (
 	"bufio"
@@ -14,20 +14,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/progress"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
 
-// DefaultMaxURLLine is the longest line RunURLs reads when
-// URLOptions.MaxLine is 0.
-const DefaultMaxURLLine = 16 << 20
+// DefaultMaxLine is the longest line Run reads when
+// Options.MaxLine is 0.
+const DefaultMaxLine = 16 << 20
 
-// URLOptions configure RunURLs.
-type URLOptions struct {
+// Options configure Run.
+type Options struct {
 	// MaxDistance is the largest Hamming distance, 0 to 64, between the
 	// fingerprints of a URL and a kept URL it duplicates (0: equal
 	// fingerprints). A store must answer it (index.Index.MaxDistance).
@@ -40,23 +41,29 @@ type URLOptions struct {
 	// this field.
 	Field string
 	// MaxLine is the longest line read, not counting its end; longer
-	// lines are rejected. 0 means DefaultMaxURLLine.
+	// lines are rejected. 0 means DefaultMaxLine.
 	MaxLine int
 	// Batch buffers this many kept URLs before adding them to the store
 	// in one write; 0 or 1 adds each at once.
 	Batch int
-	// StoreName names the store in URLSummary.Search (its directory);
+	// StoreName names the store in report.URLSummary.Search (its directory);
 	// "" calls it "the index".
 	StoreName string
-	// Job names this run, for resuming (URLJobID): kept URLs the store
+	// Memory makes an empty in-memory store (memstore.New) to hold this
+	// run's kept URLs, searched through a block index laid out for
+	// MaxDistance. Without it, or for a distance no block layout covers
+	// (above index.MaxLayoutDistance), each URL is compared with every
+	// kept URL: the same outcomes, more slowly.
+	Memory func() index.Store
+	// Job names this run, for resuming (JobID): kept URLs the store
 	// holds from the same Job are those of an interrupted run, so that
 	// re-running it gives the outcomes of an uninterrupted one. ""
 	// never resumes.
 	Job string
 }
 
-// URLOutcome is one line and what RunURLs decided about it.
-type URLOutcome struct {
+// Outcome is one line and what Run decided about it.
+type Outcome struct {
 	Seq    int64  // 0-based position of the line among all lines read, blank ones included
 	Source string // the input: its path, or "stdin"
 	Line   int    // 1-based line in Source; 0 when an input failed before its first line
@@ -67,119 +74,47 @@ type URLOutcome struct {
 	URL         string // the URL as given, trimmed of spaces; "" when the line had none (a bad line)
 	Normalized  string // the normalised URL; "" when it could not be normalised
 	Fingerprint simhash.Fingerprint
-	Verdict     Verdict // Unique, Duplicate, Rejected or InputFailed
-	Err         error   // Rejected: an *input.RecordError; InputFailed: an *input.Error
-	// Matches (Duplicate) are the kept URLs within MaxDistance,
+	Verdict     dedup.Verdict // dedup.Unique, dedup.Duplicate, dedup.Rejected or dedup.InputFailed
+	Err         error         // dedup.Rejected: an *input.RecordError; dedup.InputFailed: an *input.Error
+	// Matches (dedup.Duplicate) are the kept URLs within MaxDistance,
 	// closest first (then those earlier runs kept, then this run's in
 	// input order): ID is the normalised URL, Title the URL as given,
 	// Exact reports equal normalised URLs, and Job and Seq name the run
 	// that kept it and its position there (this run's: Seq).
 	Matches []index.Match
-	// Exact (Duplicate): the normalised URL equals that of an earlier
+	// Exact (dedup.Duplicate): the normalised URL equals that of an earlier
 	// URL, kept or not.
 	Exact bool
-	// Resumed (Unique): the store held it already, from an interrupted
+	// Resumed (dedup.Unique): the store held it already, from an interrupted
 	// run of the same job.
 	Resumed bool
 }
 
-// URLSummary counts what a RunURLs run did. Its JSON is the object
-// neardup url dedup --json prints: the fields below, with "duplicates"
-// (Exact + Near) after "unique" and "seconds" (Elapsed) last.
-type URLSummary struct {
-	Lines       int64 `json:"lines"` // lines read, blank and bad ones included
-	URLs        int64 `json:"urls"`  // URLs normalised
-	Unique      int64 `json:"unique"`
-	Exact       int64 `json:"exact"` // duplicates with URLOutcome.Exact
-	Near        int64 `json:"near"`  // other duplicates
-	Blank       int64 `json:"blank"`
-	Rejected    int64 `json:"rejected"`
-	InputErrors int64 `json:"input_errors"`
-	Resumed     int64 `json:"resumed"`
-	// Pairs and Clusters are the lines written to the pairs and the
-	// clusters files (Outputs.NPairs, Outputs.Commit), and MinSimilarity
-	// the similarity in percent that MaxDistance was chosen for
-	// (urlhash.MaxDistance): RunURLs leaves them 0 for its caller to set.
-	Pairs         int64   `json:"pairs"`
-	Clusters      int64   `json:"clusters"`
-	MinSimilarity float64 `json:"min_similarity"`
-	MaxDistance   int     `json:"max_distance"` // URLOptions.MaxDistance
-	// Search says how the kept URLs were searched: the in-memory block
-	// index of this run's (Blocks and Tables its layout), or every one
-	// when no layout covers MaxDistance (Blocks and Tables 0), and the
-	// store, named by URLOptions.StoreName, with its layout and the URLs
-	// it held when the run began.
-	Search         string        `json:"search"`
-	Normalizer     string        `json:"normalizer"` // URLOptions.Normalize.ID()
-	Blocks, Tables int           `json:"-"`
-	Elapsed        time.Duration `json:"-"`
-}
-
-// MarshalJSON encodes s with the duplicates and Elapsed in seconds.
-func (s URLSummary) MarshalJSON() ([]byte, error) {
-	type plain URLSummary
-	// The fields of this struct hide plain's of the same name, which
-	// keeps its other fields' order.
-	return json.Marshal(struct {
-		Lines      int64 `json:"lines"`
-		URLs       int64 `json:"urls"`
-		Unique     int64 `json:"unique"`
-		Duplicates int64 `json:"duplicates"`
-		plain
-		Seconds float64 `json:"seconds"`
-	}{s.Lines, s.URLs, s.Unique, s.Exact + s.Near, plain(s), s.Elapsed.Seconds()})
-}
-
-// WriteText writes s for people, each line starting with prefix
-// ("neardup url dedup: "): the counts, the search and the time, and what
-// was resumed (all the kept URLs: a run that had finished before).
-func (s *URLSummary) WriteText(w io.Writer, prefix string) error {
-	n, pl := progress.Count, progress.Plural
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s%s: %s, %s kept, %s (%s exact: the same normalised URL as an earlier one), %s, %s, %s\n", prefix,
-		pl(s.Lines, "line", "lines"), pl(s.URLs, "URL", "URLs"), n(s.Unique), pl(s.Exact+s.Near, "duplicate", "duplicates"),
-		n(s.Exact), pl(s.Blank, "blank", "blank"), pl(s.Rejected, "rejected", "rejected"), pl(s.InputErrors, "input error", "input errors"))
-	rate := ""
-	if secs := s.Elapsed.Seconds(); secs > 0 {
-		rate = fmt.Sprintf(", %s URLs/s", n(int64(float64(s.URLs)/secs)))
-	}
-	fmt.Fprintf(&b, "%smin similarity %g%% (distance ≤ %d of 64 bits), searched %s; %s%s\n", prefix,
-		s.MinSimilarity, s.MaxDistance, s.Search, s.Elapsed.Round(time.Millisecond), rate)
-	switch {
-	case s.Resumed > 0 && s.Resumed == s.Unique:
-		fmt.Fprintf(&b, "%sthis run had finished before: all %s already in the index\n", prefix, pl(s.Resumed, "kept URL was", "kept URLs were"))
-	case s.Resumed > 0:
-		fmt.Fprintf(&b, "%sresumed an interrupted run: %s already in the index\n", prefix, pl(s.Resumed, "kept URL was", "kept URLs were"))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// RunURLs reads the lines of inputs in order (paths, gzip data
+// Run reads the lines of inputs in order (paths, gzip data
 // decompressed; "-" reads stdin), one URL a line (or a JSON object with
-// it in URLOptions.Field), and decides for each whether it duplicates an
-// earlier one: a URL is kept (Unique) unless its fingerprint is within
+// it in Options.Field), and decides for each whether it duplicates an
+// earlier one: a URL is kept (dedup.Unique) unless its fingerprint is within
 // MaxDistance of a kept URL's, of this run or, when store is not nil,
-// stored by an earlier run; then it is a Duplicate of every such URL.
+// stored by an earlier run; then it is a dedup.Duplicate of every such URL.
 // Duplicates are not kept. Kept URLs are added to store, with the
 // normalised URL as ID. Blank lines are counted and skipped; emit is
 // called for every other line and failed input, in input order; an
 // error from emit stops the run. An unreadable input is an InputFailed
-// outcome, not an error. The URLs stored are written before RunURLs
+// outcome, not an error. The URLs stored are written before Run
 // returns, also when it fails.
-func RunURLs(ctx context.Context, inputs []string, stdin io.Reader, store *index.Index, opts *URLOptions, emit func(*URLOutcome) error) (sum URLSummary, err error) {
+func Run(ctx context.Context, inputs []string, stdin io.Reader, store *index.Index, opts *Options, emit func(*Outcome) error) (sum report.URLSummary, err error) {
 	start := time.Now()
-	var o URLOptions
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.MaxLine == 0 {
-		o.MaxLine = DefaultMaxURLLine
+		o.MaxLine = DefaultMaxLine
 	}
 	if o.MaxDistance < 0 || o.MaxDistance > 64 {
 		return sum, fmt.Errorf("dedup: URL distance %d: want 0 to 64", o.MaxDistance)
 	}
-	d := &urlDeduper{ctx: ctx, o: o, emit: emit, seen: make(map[uint64]struct{})}
+	d := &deduper{ctx: ctx, o: o, emit: emit, seen: make(map[uint64]struct{})}
 	d.sum.MaxDistance, d.sum.Normalizer = o.MaxDistance, o.Normalize.ID()
 	defer func() {
 		d.sum.Elapsed = time.Since(start)
@@ -200,7 +135,7 @@ func RunURLs(ctx context.Context, inputs []string, stdin io.Reader, store *index
 			}
 		}()
 	}
-	d.search, err = newURLSearch(o.MaxDistance)
+	d.search, err = newURLSearch(o.MaxDistance, o.Memory)
 	if err != nil {
 		return sum, err
 	}
@@ -229,21 +164,21 @@ func RunURLs(ctx context.Context, inputs []string, stdin io.Reader, store *index
 	return sum, nil
 }
 
-// urlDeduper is the state of a RunURLs run.
-type urlDeduper struct {
+// deduper is the state of a Run run.
+type deduper struct {
 	ctx    context.Context
-	o      URLOptions
-	emit   func(*URLOutcome) error
+	o      Options
+	emit   func(*Outcome) error
 	search urlSearch
 	store  *urlStore           // nil without a store
 	seen   map[uint64]struct{} // hashes of the normalised URLs read, to tell exact duplicates
 	seq    int64               // lines read
-	sum    URLSummary
+	sum    report.URLSummary
 }
 
 // read decides the lines of one input. Only errors that stop the run
 // are returned.
-func (d *urlDeduper) read(name string, stdin io.Reader) error {
+func (d *deduper) read(name string, stdin io.Reader) error {
 	source := name
 	var r io.Reader
 	if name == "-" {
@@ -278,7 +213,7 @@ func (d *urlDeduper) read(name string, stdin io.Reader) error {
 			return d.inputFailed(source, line, lines.Offset(), err)
 		}
 		d.sum.Lines++
-		o := &URLOutcome{Seq: d.seq, Source: source, Line: line}
+		o := &Outcome{Seq: d.seq, Source: source, Line: line}
 		d.seq++
 		if line == 1 {
 			buf = bytes.TrimPrefix(buf, []byte("\xef\xbb\xbf"))
@@ -300,22 +235,22 @@ func (d *urlDeduper) read(name string, stdin io.Reader) error {
 
 // inputFailed reports an input that could not be read (to its end)
 // after offset bytes.
-func (d *urlDeduper) inputFailed(source string, line int, offset int64, err error) error {
+func (d *deduper) inputFailed(source string, line int, offset int64, err error) error {
 	d.sum.InputErrors++
-	return d.emit(&URLOutcome{Seq: d.seq, Source: source, Line: line, Verdict: InputFailed,
+	return d.emit(&Outcome{Seq: d.seq, Source: source, Line: line, Verdict: dedup.InputFailed,
 		Err: &input.Error{Source: source, Line: line, Offset: offset, Err: err}})
 }
 
 // reject reports a bad line.
-func (d *urlDeduper) reject(o *URLOutcome, field, reason string) error {
+func (d *deduper) reject(o *Outcome, field, reason string) error {
 	d.sum.Rejected++
-	o.Verdict = Rejected
+	o.Verdict = dedup.Rejected
 	o.Err = &input.RecordError{Source: o.Source, Line: o.Line, Field: field, Reason: reason, Raw: bytes.Clone(o.Raw)}
 	return d.emit(o)
 }
 
 // decide decides one line.
-func (d *urlDeduper) decide(o *URLOutcome) error {
+func (d *deduper) decide(o *Outcome) error {
 	text := strings.TrimSpace(string(o.Raw))
 	if text == "" {
 		d.sum.Blank++
@@ -361,7 +296,7 @@ func (d *urlDeduper) decide(o *URLOutcome) error {
 		hits = append(hits, more...)
 	}
 	if len(hits) == 0 {
-		o.Verdict, o.Exact = Unique, false
+		o.Verdict, o.Exact = dedup.Unique, false
 		d.sum.Unique++
 		k := &keptURL{url: o.URL, norm: o.Normalized, seq: o.Seq}
 		if err := d.search.add(d.ctx, o.Fingerprint, k); err != nil {
@@ -391,7 +326,7 @@ func (d *urlDeduper) decide(o *URLOutcome) error {
 		}
 		return strings.Compare(a.kept.norm, b.kept.norm)
 	})
-	o.Verdict = Duplicate
+	o.Verdict = dedup.Duplicate
 	o.Matches = make([]index.Match, len(hits))
 	for i, h := range hits {
 		exact := h.kept.norm == o.Normalized
@@ -466,15 +401,15 @@ type urlSearch interface {
 	close() error
 }
 
-// newURLSearch returns an in-memory block index for distance k, laid
-// out with the blocks of index.LayoutFor, or a scan when no layout
-// covers k.
-func newURLSearch(k int) (urlSearch, error) {
-	if k > index.MaxLayoutDistance {
+// newURLSearch returns a block index for distance k on a store memory
+// makes, laid out with the blocks of index.LayoutFor, or a scan when
+// memory is nil or no layout covers k.
+func newURLSearch(k int, memory func() index.Store) (urlSearch, error) {
+	if k > index.MaxLayoutDistance || memory == nil {
 		return &scanSearch{k: k}, nil
 	}
 	blocks, _ := index.LayoutFor(k)
-	m, err := memstore.Open(context.Background(), &index.Options{Blocks: blocks, MaxDistance: k})
+	m, err := index.New(context.Background(), memory(), &index.Options{Blocks: blocks, MaxDistance: k})
 	if err != nil {
 		return nil, err
 	}
@@ -549,10 +484,10 @@ func (s *scanSearch) add(_ context.Context, fp simhash.Fingerprint, u *keptURL) 
 func (s *scanSearch) layout() (int, int) { return 0, 0 }
 func (s *scanSearch) close() error       { return nil }
 
-// urlStore is the store of RunURLs: the URLs earlier runs kept, and this
+// urlStore is the store of Run: the URLs earlier runs kept, and this
 // run's kept URLs, written in batches. A document's ID is the
 // normalised URL, its Title the URL as given, and its Seq the 1-based
-// line number across the run's inputs (URLOutcome.Seq + 1), as url
+// line number across the run's inputs (Outcome.Seq + 1), as url
 // dedup has always stored it.
 type urlStore struct {
 	x       *index.Index
@@ -565,7 +500,7 @@ type urlStore struct {
 // near returns the stored URLs near o's fingerprint, except this job's
 // (this run's kept URLs are in memory); resumed reports that an
 // interrupted run of this job stored o itself.
-func (s *urlStore) near(ctx context.Context, o *URLOutcome) (hits []urlHit, resumed bool, err error) {
+func (s *urlStore) near(ctx context.Context, o *Outcome) (hits []urlHit, resumed bool, err error) {
 	ms, err := s.x.Near(ctx, o.Fingerprint, s.k)
 	if err != nil {
 		return nil, false, err

@@ -1,4 +1,4 @@
-package dedup
+package urldedup
 
 import (
 	"bufio"
@@ -15,8 +15,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/report"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/urlhash"
 )
@@ -27,13 +29,21 @@ const defaultNorm = "urlhash/1-420d1628b36be843"
 
 const urlsFixture = "../cmd/neardup/testdata/url/urls.txt"
 
-// runURLs runs RunURLs over inputs (stdin as standard input) and
+// memory is the in-memory store of a run's kept URLs (Options.Memory).
+func memory() index.Store { return memstore.New() }
+
+// runURLs runs Run over inputs (stdin as standard input) and
 // describes each outcome in a line: its 1-based line, verdict and URL,
 // then its matches ("kept URL distance", "=" when exact) or error.
-func runURLs(t *testing.T, inputs []string, stdin string, store *index.Index, opts *URLOptions) ([]string, URLSummary, error) {
+// Without opts.Memory, this run's URLs are kept in a memstore.
+func runURLs(t *testing.T, inputs []string, stdin string, store *index.Index, opts *Options) ([]string, report.URLSummary, error) {
 	t.Helper()
+	if opts.Memory == nil {
+		o := *opts
+		o.Memory, opts = memory, &o
+	}
 	var got []string
-	sum, err := RunURLs(context.Background(), inputs, strings.NewReader(stdin), store, opts, func(o *URLOutcome) error {
+	sum, err := Run(context.Background(), inputs, strings.NewReader(stdin), store, opts, func(o *Outcome) error {
 		s := fmt.Sprintf("%d %s %s", o.Line, o.Verdict, o.URL)
 		for _, m := range o.Matches {
 			eq := ""
@@ -57,18 +67,18 @@ func runURLs(t *testing.T, inputs []string, stdin string, store *index.Index, op
 	return got, sum, err
 }
 
-func TestRunURLs(t *testing.T) {
+func TestRun(t *testing.T) {
 	tests := []struct {
 		name  string
-		opts  URLOptions
+		opts  Options
 		input string
 		want  []string
-		sum   URLSummary
+		sum   report.URLSummary
 	}{
 		{
 			// Distances: a to https 2, to #top 5, to a/ 8.
 			name:  "the earlier is kept",
-			opts:  URLOptions{MaxDistance: 6},
+			opts:  Options{MaxDistance: 6},
 			input: "http://example.com/a\nhttps://example.com/a\n\n  http://example.com/a#top \nhttp://example.com/a/\nmailto:x@y.z\n",
 			want: []string{
 				"1 unique http://example.com/a",
@@ -77,24 +87,24 @@ func TestRunURLs(t *testing.T) {
 				"5 unique http://example.com/a/",
 				`6 rejected mailto:x@y.z: stdin:6: invalid URL "mailto:x@y.z": scheme "mailto" without "//" is not a hierarchical URL`,
 			},
-			sum: URLSummary{Lines: 6, URLs: 4, Unique: 2, Near: 2, Blank: 1, Rejected: 1, MaxDistance: 6, Search: "in-memory block index (8 blocks, 28 tables)", Normalizer: defaultNorm, Blocks: 8, Tables: 28},
+			sum: report.URLSummary{Lines: 6, URLs: 4, Unique: 2, Near: 2, Blank: 1, Rejected: 1, MaxDistance: 6, Search: "in-memory block index (8 blocks, 28 tables)", Normalizer: defaultNorm, Blocks: 8, Tables: 28},
 		},
 		{
 			// The second is 2 from the first and the third, which are 4
 			// apart: the third is compared with the kept first only.
 			name:  "duplicates are not kept",
-			opts:  URLOptions{MaxDistance: 3},
+			opts:  Options{MaxDistance: 3},
 			input: "http://example.com/a?y=2#top\nhttp://example.com/a?y=2\nhttps://example.com/a?y=2\n",
 			want: []string{
 				"1 unique http://example.com/a?y=2#top",
 				"2 duplicate http://example.com/a?y=2 [http://example.com/a?y=2#top 2]",
 				"3 unique https://example.com/a?y=2",
 			},
-			sum: URLSummary{Lines: 3, URLs: 3, Unique: 2, Near: 1, MaxDistance: 3, Search: "in-memory block index (4 blocks, 4 tables)", Normalizer: defaultNorm, Blocks: 4, Tables: 4},
+			sum: report.URLSummary{Lines: 3, URLs: 3, Unique: 2, Near: 1, MaxDistance: 3, Search: "in-memory block index (4 blocks, 4 tables)", Normalizer: defaultNorm, Blocks: 4, Tables: 4},
 		},
 		{
 			name:  "a duplicate of several kept URLs, closest first, then in input order",
-			opts:  URLOptions{MaxDistance: 3},
+			opts:  Options{MaxDistance: 3},
 			input: "https://example.com/a?y=2\nhttp://example.com/a?y=2#top\nhttp://example.com/a?y=2\nhttp://example.com/a?y=2#top\n",
 			want: []string{
 				"1 unique https://example.com/a?y=2",
@@ -105,31 +115,31 @@ func TestRunURLs(t *testing.T) {
 		},
 		{
 			name:  "exact after normalisation; one seen before is exact too",
-			opts:  URLOptions{MaxDistance: 0},
+			opts:  Options{MaxDistance: 0},
 			input: "HTTP://WWW.Example.com:80/a/./b/index.html?utm_source=x\nhttp://example.com/a/b/\r\nhttp://example.com/a/b/#x\n",
 			want: []string{
 				"1 unique HTTP://WWW.Example.com:80/a/./b/index.html?utm_source=x",
 				"2 duplicate http://example.com/a/b/ [HTTP://WWW.Example.com:80/a/./b/index.html?utm_source=x 0=] exact",
 				"3 unique http://example.com/a/b/#x",
 			},
-			sum: URLSummary{Lines: 3, URLs: 3, Unique: 2, Exact: 1, Search: "in-memory block index (4 blocks, 4 tables)", Normalizer: defaultNorm, Blocks: 4, Tables: 4},
+			sum: report.URLSummary{Lines: 3, URLs: 3, Unique: 2, Exact: 1, Search: "in-memory block index (4 blocks, 4 tables)", Normalizer: defaultNorm, Blocks: 4, Tables: 4},
 		},
 		{
 			name:  "normalisation options",
-			opts:  URLOptions{MaxDistance: 0, Normalize: &urlhash.Options{KeepWWW: true}},
+			opts:  Options{MaxDistance: 0, Normalize: &urlhash.Options{KeepWWW: true}},
 			input: "http://www.example.com/a\nhttp://example.com/a\n",
 			want:  []string{"1 unique http://www.example.com/a", "2 unique http://example.com/a"},
 		},
 		{
 			name:  "no layout covers 12: a scan",
-			opts:  URLOptions{MaxDistance: 12},
+			opts:  Options{MaxDistance: 12},
 			input: "http://example.com/a\nhttp://example.com/a/\n",
 			want:  []string{"1 unique http://example.com/a", "2 duplicate http://example.com/a/ [http://example.com/a 8]"},
-			sum:   URLSummary{Lines: 2, URLs: 2, Unique: 1, Near: 1, MaxDistance: 12, Search: "every kept URL (no block layout covers the distance)", Normalizer: defaultNorm},
+			sum:   report.URLSummary{Lines: 2, URLs: 2, Unique: 1, Near: 1, MaxDistance: 12, Search: "every kept URL (no block layout covers the distance)", Normalizer: defaultNorm},
 		},
 		{
 			name: "JSON lines",
-			opts: URLOptions{MaxDistance: 6, Field: "url"},
+			opts: Options{MaxDistance: 6, Field: "url"},
 			input: `{"url": " http://a.com/x "}` + "\n" + `{"id": 2, "url": "http://a.com/x#f"}` + "\n" + `{"link": "http://a.com/"}` + "\n" +
 				`{"url": 42}` + "\n" + `["http://a.com/"]` + "\n" + `{"url": "x"` + "\n" + `{"url": "a", }` + "\n" + `{"url": "http://[::1/"}` + "\n",
 			want: []string{
@@ -145,7 +155,7 @@ func TestRunURLs(t *testing.T) {
 		},
 		{
 			name:  "a byte-order mark, CRLF, a line too long, JSON without a Field and no last line end",
-			opts:  URLOptions{MaxDistance: 6, MaxLine: 25},
+			opts:  Options{MaxDistance: 6, MaxLine: 25},
 			input: "\ufeffhttps://a.com/x\r\nhttps://a.com/x\r\nhttps://a.com/0123456789xy\r\n{\"url\": \"https://b.org/\"}",
 			want: []string{
 				"1 unique https://a.com/x",
@@ -167,7 +177,7 @@ func TestRunURLs(t *testing.T) {
 			t.Errorf("%s: elapsed %v", tt.name, sum.Elapsed)
 		}
 		sum.Elapsed = 0
-		if tt.sum != (URLSummary{}) && sum != tt.sum {
+		if tt.sum != (report.URLSummary{}) && sum != tt.sum {
 			t.Errorf("%s: summary %+v, want %+v", tt.name, sum, tt.sum)
 		}
 	}
@@ -195,13 +205,13 @@ func writeTemp(t *testing.T, name, data string) string {
 	return path
 }
 
-// TestRunURLsStore: URLs an earlier run stored are matched, first in
+// TestRunStore: URLs an earlier run stored are matched, first in
 // their clusters; a run of the same job resumes.
-func TestRunURLsStore(t *testing.T) {
+func TestRunStore(t *testing.T) {
 	ctx := context.Background()
 	store := urlStoreFor(t, nil, 6)
 	first := writeTemp(t, "first.txt", "http://example.com/a\nhttp://example.org/x\n")
-	got, sum, err := runURLs(t, []string{first}, "", store, &URLOptions{MaxDistance: 6, Job: "j1"})
+	got, sum, err := runURLs(t, []string{first}, "", store, &Options{MaxDistance: 6, Job: "j1"})
 	want := []string{"1 unique http://example.com/a", "2 unique http://example.org/x"}
 	if err != nil || !slices.Equal(got, want) || sum.Unique != 2 || sum.Resumed != 0 {
 		t.Fatalf("first run: %q, %+v, %v; want %q", got, sum, err, want)
@@ -215,13 +225,13 @@ func TestRunURLsStore(t *testing.T) {
 	}
 
 	input := "https://example.com/a\nhttp://example.net/new\nhttp://example.net/new#f\nhttp://example.org/x\n"
-	cls := NewClusters("j2")
+	cls := dedup.NewClusters("j2")
 	var jobs []string
-	_, err = RunURLs(ctx, []string{"-"}, strings.NewReader(input), store, &URLOptions{MaxDistance: 6, Job: "j2", Batch: 10}, func(o *URLOutcome) error {
+	_, err = Run(ctx, []string{"-"}, strings.NewReader(input), store, &Options{MaxDistance: 6, Job: "j2", Batch: 10, Memory: memory}, func(o *Outcome) error {
 		for _, m := range o.Matches {
 			jobs = append(jobs, fmt.Sprintf("%s %s %d", m.ID, m.Job, m.Seq))
 		}
-		cls.AddURL(o)
+		AddCluster(cls, o)
 		return nil
 	})
 	if err != nil {
@@ -249,7 +259,7 @@ func TestRunURLsStore(t *testing.T) {
 	}
 
 	// The first job again: its URLs were stored by an interrupted run.
-	got, sum, err = runURLs(t, []string{first}, "", store, &URLOptions{MaxDistance: 6, Job: "j1"})
+	got, sum, err = runURLs(t, []string{first}, "", store, &Options{MaxDistance: 6, Job: "j1"})
 	want = []string{"1 unique http://example.com/a resumed", "2 unique http://example.org/x resumed"}
 	if err != nil || !slices.Equal(got, want) || sum.Resumed != 2 {
 		t.Errorf("rerun: %q, %+v, %v; want %q", got, sum, err, want)
@@ -257,24 +267,24 @@ func TestRunURLsStore(t *testing.T) {
 
 	// A run stopped by emit stores what it kept.
 	stop := errors.New("stop")
-	_, err = RunURLs(ctx, []string{"-"}, strings.NewReader("http://c.org/1\nhttp://c.org/2\n"), store, &URLOptions{MaxDistance: 6, Job: "j3", Batch: 10},
-		func(o *URLOutcome) error { return stop })
+	_, err = Run(ctx, []string{"-"}, strings.NewReader("http://c.org/1\nhttp://c.org/2\n"), store, &Options{MaxDistance: 6, Job: "j3", Batch: 10, Memory: memory},
+		func(o *Outcome) error { return stop })
 	if _, gerr := store.Get(ctx, "http://c.org/1"); err != stop || gerr != nil {
 		t.Errorf("stopped run: %v, stored: %v; want %v, stored", err, gerr, stop)
 	}
 }
 
-func TestRunURLsStoreErrors(t *testing.T) {
+func TestRunStoreErrors(t *testing.T) {
 	tests := []struct {
-		opts URLOptions
+		opts Options
 		err  error
 		msg  string
 	}{
-		{URLOptions{MaxDistance: 6, Normalize: &urlhash.Options{KeepWWW: true}}, index.ErrMismatch,
+		{Options{MaxDistance: 6, Normalize: &urlhash.Options{KeepWWW: true}}, index.ErrMismatch,
 			`dedup: the index holds fingerprints made by "urlhash/1-420d1628b36be843", not "urlhash/1-992ce946f231b1fa": index options do not match the index`},
-		{URLOptions{MaxDistance: 7}, index.ErrDistance, "dedup: distance out of range: the index answers distances up to 6, not 7"},
-		{URLOptions{MaxDistance: 65}, nil, "dedup: URL distance 65: want 0 to 64"},
-		{URLOptions{MaxDistance: -1}, nil, "dedup: URL distance -1: want 0 to 64"},
+		{Options{MaxDistance: 7}, index.ErrDistance, "dedup: distance out of range: the index answers distances up to 6, not 7"},
+		{Options{MaxDistance: 65}, nil, "dedup: URL distance 65: want 0 to 64"},
+		{Options{MaxDistance: -1}, nil, "dedup: URL distance -1: want 0 to 64"},
 	}
 	store := urlStoreFor(t, nil, 6)
 	for _, tt := range tests {
@@ -285,9 +295,9 @@ func TestRunURLsStoreErrors(t *testing.T) {
 	}
 }
 
-// TestRunURLsInputs: files, gzip data (by its magic bytes, whatever the
+// TestRunInputs: files, gzip data (by its magic bytes, whatever the
 // name), and inputs that cannot be read to their end.
-func TestRunURLsInputs(t *testing.T) {
+func TestRunInputs(t *testing.T) {
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
 	zw.Write([]byte(strings.Repeat("http://a.org/x\n", 2000))) // 15 bytes a line
@@ -310,9 +320,9 @@ func TestRunURLsInputs(t *testing.T) {
 	}
 
 	var got []string
-	sum, err := RunURLs(context.Background(), []string{plain, zipped, notGzip, missing, truncated, "-"}, nil, nil, &URLOptions{MaxDistance: 6},
-		func(o *URLOutcome) error {
-			if o.Verdict != Duplicate {
+	sum, err := Run(context.Background(), []string{plain, zipped, notGzip, missing, truncated, "-"}, nil, nil, &Options{MaxDistance: 6, Memory: memory},
+		func(o *Outcome) error {
+			if o.Verdict != dedup.Duplicate {
 				got = append(got, fmt.Sprintf("%d %d %s %s %v", o.Seq, o.Line, o.Verdict, o.URL, o.Err))
 			}
 			return nil
@@ -330,41 +340,41 @@ func TestRunURLsInputs(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("outcomes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	want2 := URLSummary{Lines: 2002 + int64(n), URLs: 2002 + int64(n), Unique: 2, Exact: 2000 + int64(n), InputErrors: 3, MaxDistance: 6, Search: "in-memory block index (8 blocks, 28 tables)", Normalizer: defaultNorm, Blocks: 8, Tables: 28}
+	want2 := report.URLSummary{Lines: 2002 + int64(n), URLs: 2002 + int64(n), Unique: 2, Exact: 2000 + int64(n), InputErrors: 3, MaxDistance: 6, Search: "in-memory block index (8 blocks, 28 tables)", Normalizer: defaultNorm, Blocks: 8, Tables: 28}
 	if sum.Elapsed = 0; sum != want2 {
 		t.Errorf("summary %+v, want %+v", sum, want2)
 	}
 }
 
-func TestURLJobID(t *testing.T) {
+func TestJobID(t *testing.T) {
 	// The digest url dedup gave before it moved here (checked with its
 	// urlJob), so that its interrupted runs resume.
-	if got, want := URLJobID("urlhash/1-420d1628b36be843", 6, "", nil), "url-e153019ca288cd294b35a86e0542c88d"; got != want {
-		t.Errorf("URLJobID = %q, want %q", got, want)
+	if got, want := JobID("urlhash/1-420d1628b36be843", 6, "", nil), "url-e153019ca288cd294b35a86e0542c88d"; got != want {
+		t.Errorf("JobID = %q, want %q", got, want)
 	}
 	path := writeTemp(t, "urls.txt", "http://a.org/\n")
-	id := URLJobID("n", 6, "", []string{path})
-	for _, other := range []string{URLJobID("m", 6, "", []string{path}), URLJobID("n", 5, "", []string{path}), URLJobID("n", 6, "url", []string{path}),
-		URLJobID("n", 6, "", []string{path, path}), URLJobID("n", 6, "", []string{"-"})} {
+	id := JobID("n", 6, "", []string{path})
+	for _, other := range []string{JobID("m", 6, "", []string{path}), JobID("n", 5, "", []string{path}), JobID("n", 6, "url", []string{path}),
+		JobID("n", 6, "", []string{path, path}), JobID("n", 6, "", []string{"-"})} {
 		if other == id {
-			t.Errorf("URLJobID %q: the same for other settings", id)
+			t.Errorf("JobID %q: the same for other settings", id)
 		}
 	}
-	if again := URLJobID("n", 6, "", []string{path}); again != id {
-		t.Errorf("URLJobID %q, then %q", id, again)
+	if again := JobID("n", 6, "", []string{path}); again != id {
+		t.Errorf("JobID %q, then %q", id, again)
 	}
 	rel, err := filepath.Rel(".", path)
-	if err == nil && URLJobID("n", 6, "", []string{rel}) != id {
-		t.Errorf("URLJobID of the relative path %s differs", rel)
+	if err == nil && JobID("n", 6, "", []string{rel}) != id {
+		t.Errorf("JobID of the relative path %s differs", rel)
 	}
 	if err := os.WriteFile(path, []byte("http://a.org/\nhttp://b.org/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if URLJobID("n", 6, "", []string{path}) == id {
-		t.Error("URLJobID: the same for a changed input")
+	if JobID("n", 6, "", []string{path}) == id {
+		t.Error("JobID: the same for a changed input")
 	}
-	if a, b := URLJobID("n", 6, "", []string{"-"}), URLJobID("n", 6, "", []string{"-"}); a == b {
-		t.Errorf("URLJobID of stdin %q twice", a)
+	if a, b := JobID("n", 6, "", []string{"-"}), JobID("n", 6, "", []string{"-"}); a == b {
+		t.Errorf("JobID of stdin %q twice", a)
 	}
 }
 
@@ -373,7 +383,7 @@ func TestURLJobID(t *testing.T) {
 // blocks), and there is none at all for the distances above, up to 80%.
 func TestURLLayouts(t *testing.T) {
 	for k := 0; k <= index.MaxLayoutDistance; k++ {
-		s, err := newURLSearch(k)
+		s, err := newURLSearch(k, memory)
 		if err != nil {
 			t.Errorf("k=%d: %v", k, err)
 			continue
@@ -390,8 +400,11 @@ func TestURLLayouts(t *testing.T) {
 		}
 		s.close()
 	}
+	if s, _ := newURLSearch(3, nil); !isScan(s) {
+		t.Errorf("no Memory: newURLSearch = %T, want a scan", s)
+	}
 	for k := index.MaxLayoutDistance + 1; k <= 12; k++ {
-		if s, _ := newURLSearch(k); !isScan(s) {
+		if s, _ := newURLSearch(k, memory); !isScan(s) {
 			t.Errorf("k=%d: newURLSearch = %T, want a scan", k, s)
 		}
 		for b := k + 1; b <= 64; b++ {
@@ -440,7 +453,7 @@ func TestURLSearchAgree(t *testing.T) {
 	t.Parallel()
 	fps, norms := readURLs(t, urlsFixture)
 	for k := 0; k <= index.MaxLayoutDistance; k++ {
-		idx, err := newURLSearch(k)
+		idx, err := newURLSearch(k, memory)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,7 +494,7 @@ func TestURLSearchAgree(t *testing.T) {
 			t.Errorf("k=%d: %d kept, %d duplicates: the fixture does not exercise the search", k, kept, near)
 		}
 	}
-	if s, _ := newURLSearch(index.MaxLayoutDistance + 1); !isScan(s) {
+	if s, _ := newURLSearch(index.MaxLayoutDistance+1, memory); !isScan(s) {
 		t.Errorf("newURLSearch(%d) = %T, want a scan", index.MaxLayoutDistance+1, s)
 	}
 }
