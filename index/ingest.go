@@ -566,10 +566,13 @@ func (in *ingest) decideSimple(ctx context.Context) error {
 // content and band keys, and under its table keys those within distance
 // k; the others' records are not read.
 func (x *Index) seen(d *Doc, num uint64, before [][]Earlier, k int) []Earlier {
-	keys := x.keys(nil, d)
+	tables := len(x.layout.tables) // d's first keys (see keys)
+	if d.RecordOnly {
+		tables = 0
+	}
 	var out []Earlier
 	for j, list := range before {
-		table := j < len(keys) && keys[j].Kind == KindTable
+		table := j < tables
 		for _, e := range list {
 			if e.ID == "" || e.Num == num || (table && d.Fingerprint.Distance(e.Fingerprint) > k) {
 				continue
