@@ -29,7 +29,14 @@ import (
 //
 // Numbers: written documents count up from firstFresh; a stateless
 // document of the store that a write sees gets a number below it, lower
-// than every written one.
+// than every written one, unique, in no particular order (only being
+// below and unique matters: the decisions order matches by Similar's
+// order, not by number).
+//
+// The overlay's posting lists are in one shard per core (rounded up to
+// a power of 2), which AppendRead fills at once, a goroutine a shard,
+// each list in number order: the part of a write that is serial is
+// numbering it, so that many cores file many writes.
 type local struct {
 	x  *Index
 	st Store
