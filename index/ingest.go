@@ -620,8 +620,15 @@ func (x *Index) writes(docs []Doc, at []int) []Write {
 
 // parallel calls f(0) to f(n−1), on up to GOMAXPROCS goroutines (in
 // batches of at least 8 calls), labelled as Ingest's parallel part.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), (n+7)/8)
+func parallel(n int, f func(i int)) { parallelBy(n, 8, f) }
+
+// parallelChunks is parallel for calls that each do a chunk of work (a
+// read of many records): one a goroutine at least.
+func parallelChunks(n int, f func(i int)) { parallelBy(n, 1, f) }
+
+// parallelBy is parallel with at least per calls a goroutine.
+func parallelBy(n, per int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+per-1)/per)
 	if workers <= 1 {
 		for i := range n {
 			f(i)

@@ -348,7 +348,7 @@ func (l *local) Records(ctx context.Context, ids []string) ([][]byte, error) {
 	const chunk = 4 * readChunk
 	chunks := (len(rest) + chunk - 1) / chunk
 	errs := make([]error, chunks)
-	parallel(chunks, func(c int) {
+	parallelChunks(chunks, func(c int) {
 		lo, hi := c*chunk, min(len(rest), (c+1)*chunk)
 		recs, err := l.st.Records(ctx, rest[lo:hi])
 		if err != nil {
@@ -392,7 +392,7 @@ func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
 	v := &storeView{recs: make([][]byte, len(ws)), ps: make([][][]Posting, len(ws))}
 	chunks := (len(ws) + readChunk - 1) / readChunk
 	errs := make([]error, chunks)
-	parallel(chunks, func(c int) {
+	parallelChunks(chunks, func(c int) {
 		ws := ws[c*readChunk : min(len(ws), (c+1)*readChunk)]
 		ids := make([]string, len(ws))
 		var keys []Key
