@@ -487,11 +487,19 @@ func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]string
 	})
 	cands = make([][]string, len(in.batch))
 	var ids []string // in.nums's keys, in the order first seen
+	n := 0
+	for _, i := range order {
+		n += len(seen[i])
+	}
+	// Sized for them at once: at 10^6 archived articles a batch sees
+	// tens of thousands, and growing the maps took a quarter of the
+	// serial part.
+	in.nums, in.docs = make(map[string]uint64, n), make(map[string]*Doc, n)
 	for _, i := range order {
 		for _, e := range seen[i] {
-			n := len(in.nums)
+			had := len(in.nums)
 			in.nums[e.ID] = e.Num
-			if len(in.nums) > n {
+			if len(in.nums) > had {
 				ids = append(ids, e.ID)
 			}
 			cands[i] = append(cands[i], e.ID)
