@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -295,44 +296,85 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 	if err := checkDistance(x.layout, o.Distance); err != nil {
 		return nil, err
 	}
-	sh := x.sh
-	var written []uint64 // numbers this call wrote, abandoned if it fails
-	if l, ok := sh.(*local); ok {
+	if o.Wait <= 0 {
+		o.Wait = DefaultIngestWait
+	}
+	in := &ingest{x: x, sh: x.sh, o: o, batch: docs, out: make([]Ingested, len(docs)),
+		stored: make([]*Doc, len(docs)), before: make([][][]Earlier, len(docs)),
+		nums: map[string]uint64{}, docs: map[string]*Doc{}, local: map[uint64]Status{}, changed: map[string]bool{}}
+	if l, ok := x.sh.(*local); ok {
 		if err := l.begin(ctx); err != nil {
 			return nil, err
 		}
 		defer func() {
 			if err != nil {
-				l.abandon(written)
+				l.abandon(in.written)
 			}
 			if e := l.end(ctx, o.Deferred); e != nil && err == nil {
 				out, err = nil, e
 			}
 		}()
 	}
-	if o.Wait <= 0 {
-		o.Wait = DefaultIngestWait
-	}
-	out = make([]Ingested, len(docs))
-	if len(docs) == 0 {
-		return out, nil
-	}
-	ids := make([]string, len(docs))
-	for i := range docs {
-		ids[i] = docs[i].ID
-	}
-	recs, err := sh.Records(ctx, ids)
-	if err != nil {
+	if err := in.run(ctx); err != nil {
 		return nil, err
 	}
-	holder := make(map[string]*Doc, len(docs)) // what holds each ID after the call: the first document with it, or the stored one
-	stored := make([]*Doc, len(docs))          // of again: the records stored
-	var fresh, again []int
-	for i := range docs {
-		d := &docs[i]
+	return in.out, nil
+}
+
+// run is Ingest's work, in its steps: the documents written (new ones
+// appended, those of an interrupted run completed), their candidates
+// read and confirmed, then each decided in number order.
+func (in *ingest) run(ctx context.Context) error {
+	if len(in.batch) == 0 {
+		return nil
+	}
+	fresh, again, err := in.sortOut(ctx)
+	if err != nil {
+		return err
+	}
+	if again, err = in.appendFresh(ctx, fresh, again); err != nil {
+		return err
+	}
+	if err := in.reappend(ctx, again); err != nil {
+		return err
+	}
+	order, cands, err := in.candidates(ctx)
+	if err != nil {
+		return err
+	}
+	if err := in.decideInOrder(ctx, order, cands); err != nil {
+		return err
+	}
+	if err := in.sendDeferred(ctx); err != nil {
+		return err
+	}
+	if _, ok := in.sh.(*local); !ok && len(in.dropped) > 0 {
+		// A shared store has them: deleted now that they are decided.
+		return in.x.drop(ctx, in.dropped)
+	}
+	return nil
+}
+
+// sortOut reads the stored records under the batch's IDs and sorts the
+// documents out: fresh (no record: to append), again (the same
+// document stored by an earlier run of its job: to complete, its
+// record in stored) and the others, Taken (by the stored document or
+// an earlier document of the batch with the ID).
+func (in *ingest) sortOut(ctx context.Context) (fresh, again []int, err error) {
+	ids := make([]string, len(in.batch))
+	for i := range in.batch {
+		ids[i] = in.batch[i].ID
+	}
+	recs, err := in.sh.Records(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	holder := make(map[string]*Doc, len(in.batch)) // what holds each ID after the call: the first document with it, or the stored one
+	for i := range in.batch {
+		d := &in.batch[i]
 		if h, ok := holder[d.ID]; ok {
 			taken := *h
-			out[i].Taken = &taken
+			in.out[i].Taken = &taken
 			continue
 		}
 		if recs[i] == nil {
@@ -340,161 +382,191 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 			holder[d.ID] = d
 			continue
 		}
-		old, err := x.decode(d.ID, recs[i], false)
+		old, err := in.x.decode(d.ID, recs[i], false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		holder[d.ID] = &old
-		if sameDoc(&old, d) {
+		if in.storedAs(i, &old) {
 			again = append(again, i)
-			stored[i] = &old
-		} else {
-			out[i].Taken = &old
 		}
 	}
-	before := make([][][]Earlier, len(docs))
-	if len(fresh) > 0 {
-		app, err := sh.AppendRead(ctx, x.writes(docs, fresh))
-		if err != nil {
-			return nil, err
-		}
-		var lost []int // taken by another writer since Records
-		for j, i := range fresh {
-			if app[j].Num == 0 {
-				lost = append(lost, i)
-				continue
-			}
-			out[i].Num, before[i] = app[j].Num, app[j].Before
-			written = append(written, app[j].Num)
-		}
-		if len(lost) > 0 {
-			lids := make([]string, len(lost))
-			for j, i := range lost {
-				lids[j] = docs[i].ID
-			}
-			lrecs, err := sh.Records(ctx, lids)
-			if err != nil {
-				return nil, err
-			}
-			for j, i := range lost {
-				if lrecs[j] == nil {
-					return nil, fmt.Errorf("index: %s: ingest: the record of %q was there, then gone (deleted meanwhile?)", x.name, docs[i].ID)
-				}
-				old, err := x.decode(docs[i].ID, lrecs[j], false)
-				if err != nil {
-					return nil, err
-				}
-				if sameDoc(&old, &docs[i]) {
-					again = append(again, i) // a retry of our own write
-					stored[i] = &old
-				} else {
-					out[i].Taken = &old
-				}
-			}
-		}
-	}
-	if len(again) > 0 {
-		app, err := sh.Reappend(ctx, x.writes(docs, again))
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range again {
-			out[i].Num, out[i].Resumed, before[i] = app[j].Num, true, app[j].Before
-			written = append(written, app[j].Num)
-		}
-	}
+	return fresh, again, nil
+}
 
-	// The candidates' records, for the whole call at once.
-	nums := map[string]uint64{}
-	seen := make([][]Earlier, len(docs))
-	var order []int
-	for i := range docs {
-		if out[i].Num != 0 {
+// storedAs notes that the store holds old under the ID of document i:
+// the same document (stored by an earlier run of its job), to
+// complete, or another one, which took the ID. It reports the first.
+func (in *ingest) storedAs(i int, old *Doc) bool {
+	if sameDoc(old, &in.batch[i]) {
+		in.stored[i] = old
+		return true
+	}
+	in.out[i].Taken = old
+	return false
+}
+
+// appendFresh appends the documents fresh with AppendRead, noting their
+// numbers and the postings before theirs, and returns again with those
+// that another writer stored meanwhile as the same document (a retry
+// of our own write); those stored as another are Taken.
+func (in *ingest) appendFresh(ctx context.Context, fresh, again []int) ([]int, error) {
+	if len(fresh) == 0 {
+		return again, nil
+	}
+	app, err := in.sh.AppendRead(ctx, in.x.writes(in.batch, fresh))
+	if err != nil {
+		return nil, err
+	}
+	var lost []int // taken by another writer since Records
+	for j, i := range fresh {
+		if app[j].Num == 0 {
+			lost = append(lost, i)
+			continue
+		}
+		in.out[i].Num, in.before[i] = app[j].Num, app[j].Before
+		in.written = append(in.written, app[j].Num)
+	}
+	if len(lost) == 0 {
+		return again, nil
+	}
+	lids := make([]string, len(lost))
+	for j, i := range lost {
+		lids[j] = in.batch[i].ID
+	}
+	lrecs, err := in.sh.Records(ctx, lids)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range lost {
+		if lrecs[j] == nil {
+			return nil, fmt.Errorf("index: %s: ingest: the record of %q was there, then gone (deleted meanwhile?)", in.x.name, in.batch[i].ID)
+		}
+		old, err := in.x.decode(in.batch[i].ID, lrecs[j], false)
+		if err != nil {
+			return nil, err
+		}
+		if in.storedAs(i, &old) {
+			again = append(again, i)
+		}
+	}
+	return again, nil
+}
+
+// reappend completes the writes of the documents again, stored before:
+// they keep their numbers and are Resumed.
+func (in *ingest) reappend(ctx context.Context, again []int) error {
+	if len(again) == 0 {
+		return nil
+	}
+	app, err := in.sh.Reappend(ctx, in.x.writes(in.batch, again))
+	if err != nil {
+		return err
+	}
+	for j, i := range again {
+		in.out[i].Num, in.out[i].Resumed, in.before[i] = app[j].Num, true, app[j].Before
+		in.written = append(in.written, app[j].Num)
+	}
+	return nil
+}
+
+// candidates returns the written documents in number order and, for
+// each, the IDs of the documents it saw that may match it (seen), whose
+// numbers it notes and whose records it reads, for the whole call at
+// once.
+func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]string, err error) {
+	seen := make([][]Earlier, len(in.batch))
+	for i := range in.batch {
+		if in.out[i].Num != 0 {
 			order = append(order, i)
 		}
 	}
 	parallel(len(order), func(j int) {
 		i := order[j]
-		seen[i] = x.seen(&docs[i], out[i].Num, before[i], o.Distance)
+		seen[i] = in.x.seen(&in.batch[i], in.out[i].Num, in.before[i], in.o.Distance)
 	})
+	cands = make([][]string, len(in.batch))
+	var ids []string // in.nums's keys, in the order first seen
+	n := 0
+	for _, i := range order {
+		n += len(seen[i])
+	}
+	// Sized for them at once: at 10^6 archived articles a batch sees
+	// tens of thousands, and growing the maps took a quarter of the
+	// serial part.
+	in.nums, in.docs = make(map[string]uint64, n), make(map[string]*Doc, n)
 	for _, i := range order {
 		for _, e := range seen[i] {
-			nums[e.ID] = e.Num
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(out[a].Num, out[b].Num) })
-	in := &ingest{x: x, sh: sh, o: o, nums: nums, docs: map[string]*Doc{}, local: map[uint64]Status{}, changed: map[string]bool{}}
-	if err := in.fetch(ctx, keysOf(nums)); err != nil {
-		return nil, err
-	}
-	var simple []int // documents that saw nothing: decided together
-	flush := func() error {
-		if len(simple) == 0 {
-			return nil
-		}
-		ds := make([]Decision, len(simple))
-		for j, i := range simple {
-			ds[j] = Decision{Num: out[i].Num, Original: true}
-		}
-		sts, err := sh.Decide(ctx, ds)
-		if err != nil {
-			return err
-		}
-		for j, i := range simple {
-			if sts[j].Status == StatusOriginal {
-				out[i].Original = true
-				in.local[out[i].Num] = StatusOriginal
-				continue
+			had := len(in.nums)
+			in.nums[e.ID] = e.Num
+			if len(in.nums) > had {
+				ids = append(ids, e.ID)
 			}
-			// Marked by a lower document meanwhile, or decided before
-			// (a resumed run): the whole protocol.
-			if err := in.decide(ctx, &docs[i], &out[i], nil, stored[i]); err != nil {
-				return err
-			}
-		}
-		simple = simple[:0]
-		return nil
-	}
-	// Every document's candidates confirmed at once, on every core;
-	// those of a candidate this call decides before the document (its
-	// record then names its cluster) again in turn.
-	cands := make([][]string, len(docs))
-	for _, i := range order {
-		for _, e := range seen[i] {
 			cands[i] = append(cands[i], e.ID)
 		}
 	}
-	pre := in.confirmAll(docs, order, cands)
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(in.out[a].Num, in.out[b].Num) })
+	if err := in.fetch(ctx, ids); err != nil {
+		return nil, nil, err
+	}
+	return order, cands, nil
+}
+
+// decideInOrder decides the documents of order, in that order: every
+// one's candidates confirmed at once, on every core (those of a
+// candidate this call decided before the document, whose record then
+// names its cluster, again in turn); the documents that match none
+// decided original together, the others one at a time by decide.
+func (in *ingest) decideInOrder(ctx context.Context, order []int, cands [][]string) error {
+	pre := in.confirmAll(in.batch, order, cands)
 	for _, i := range order {
-		d := &docs[i]
+		d := &in.batch[i]
 		ms := pre[i]
 		if slices.ContainsFunc(cands[i], func(id string) bool { return in.changed[id] }) {
 			ms = in.confirm(d, cands[i])
 		}
 		if len(ms) == 0 {
-			simple = append(simple, i)
+			in.simple = append(in.simple, i)
 			continue
 		}
-		if err := flush(); err != nil {
-			return nil, err
+		if err := in.decideSimple(ctx); err != nil {
+			return err
 		}
-		if err := in.decide(ctx, d, &out[i], ms, stored[i]); err != nil {
-			return nil, err
-		}
-	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	if err := in.sendDeferred(ctx); err != nil {
-		return nil, err
-	}
-	if _, ok := sh.(*local); !ok && len(in.dropped) > 0 {
-		// A shared store has them: deleted now that they are decided.
-		if err := x.drop(ctx, in.dropped); err != nil {
-			return nil, err
+		if err := in.decide(ctx, d, &in.out[i], ms, in.stored[i]); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return in.decideSimple(ctx)
+}
+
+// decideSimple decides the documents that saw nothing that matches
+// them (in.simple) originals, together; one marked by a lower document
+// meanwhile, or decided before (a resumed run), goes through the whole
+// protocol.
+func (in *ingest) decideSimple(ctx context.Context) error {
+	if len(in.simple) == 0 {
+		return nil
+	}
+	ds := make([]Decision, len(in.simple))
+	for j, i := range in.simple {
+		ds[j] = Decision{Num: in.out[i].Num, Original: true}
+	}
+	sts, err := in.sh.Decide(ctx, ds)
+	if err != nil {
+		return err
+	}
+	for j, i := range in.simple {
+		if sts[j].Status == StatusOriginal {
+			in.out[i].Original = true
+			in.local[in.out[i].Num] = StatusOriginal
+			continue
+		}
+		if err := in.decide(ctx, &in.batch[i], &in.out[i], nil, in.stored[i]); err != nil {
+			return err
+		}
+	}
+	in.simple = in.simple[:0]
+	return nil
 }
 
 // seen returns the documents d (number num) saw before it, under its
@@ -502,10 +574,13 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 // content and band keys, and under its table keys those within distance
 // k; the others' records are not read.
 func (x *Index) seen(d *Doc, num uint64, before [][]Earlier, k int) []Earlier {
-	keys := x.keys(nil, d)
+	tables := len(x.layout.tables) // d's first keys (see keys)
+	if d.RecordOnly {
+		tables = 0
+	}
 	var out []Earlier
 	for j, list := range before {
-		table := j < len(keys) && keys[j].Kind == KindTable
+		table := j < tables
 		for _, e := range list {
 			if e.ID == "" || e.Num == num || (table && d.Fingerprint.Distance(e.Fingerprint) > k) {
 				continue
@@ -516,11 +591,17 @@ func (x *Index) seen(d *Doc, num uint64, before [][]Earlier, k int) []Earlier {
 	return out
 }
 
-// sendDeferred sends the deferred decisions.
+// sendDeferred sends the deferred decisions, their records encoded
+// and keys made on every core.
 func (in *ingest) sendDeferred(ctx context.Context) error {
 	if len(in.deferred) == 0 {
 		return nil
 	}
+	parallel(len(in.deferred), func(i int) {
+		dc := &in.deferred[i]
+		c := in.docs[dc.ID]
+		dc.Record, dc.Keys = encodeDoc(nil, c), in.x.keys(nil, c)
+	})
 	if _, err := in.sh.Decide(ctx, in.deferred); err != nil {
 		return err
 	}
@@ -532,15 +613,6 @@ func (in *ingest) sendDeferred(ctx context.Context) error {
 // job.
 func sameDoc(stored, d *Doc) bool {
 	return d.Job != "" && stored.Job == d.Job && stored.Seq == d.Seq
-}
-
-func keysOf(m map[string]uint64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // writes returns the writes of docs[at...], as add makes them for new
@@ -556,8 +628,15 @@ func (x *Index) writes(docs []Doc, at []int) []Write {
 
 // parallel calls f(0) to f(n−1), on up to GOMAXPROCS goroutines (in
 // batches of at least 8 calls), labelled as Ingest's parallel part.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), (n+7)/8)
+func parallel(n int, f func(i int)) { parallelBy(n, 8, f) }
+
+// parallelChunks is parallel for calls that each do a chunk of work (a
+// read of many records): one a goroutine at least.
+func parallelChunks(n int, f func(i int)) { parallelBy(n, 1, f) }
+
+// parallelBy is parallel with at least per calls a goroutine.
+func parallelBy(n, per int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+per-1)/per)
 	if workers <= 1 {
 		for i := range n {
 			f(i)
@@ -583,11 +662,41 @@ func parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
+// spread calls f(0) to f(n−1), each in a goroutine of its own (f(0) in
+// the caller's when n is 1), labelled as Ingest's parallel part.
+func spread(n int, f func(i int)) {
+	if n == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(ProfileLabel, "parallel")))
+			f(i)
+		})
+	}
+	wg.Wait()
+}
+
 // ingest is the state of one Ingest call.
 type ingest struct {
-	x    *Index
-	sh   Shared
-	o    IngestOptions
+	x  *Index
+	sh Shared
+	o  IngestOptions
+
+	// The call's documents and their decisions; stored the records of
+	// those stored by an earlier run of their job, before the postings
+	// each saw before its own, written the numbers this call wrote
+	// (abandoned if it fails), simple the documents that matched
+	// nothing, waiting to be decided together (decideSimple).
+	batch   []Doc
+	out     []Ingested
+	stored  []*Doc
+	before  [][][]Earlier
+	written []uint64
+	simple  []int
+
 	nums map[string]uint64 // candidate ID → number
 	docs map[string]*Doc   // candidate records (nil: none)
 
@@ -708,40 +817,16 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match,
 		if err != nil {
 			return err
 		}
-		own := sts[0]
-		switch own.Status {
+		switch sts[0].Status {
 		case StatusOriginal:
 			res.Original = true
 			return nil
 		case StatusDuplicate:
 			return in.resumed(ctx, d, res, stored, byNum, higher)
 		}
-		known := make(map[uint64]State, len(lower))
-		for i, num := range lower {
-			known[num] = sts[1+i]
-			if st, ok := in.local[num]; ok {
-				known[num] = State{Status: st}
-			}
-		}
-		markers := own.Markers
-		if err := in.addMarkers(ctx, d, markers, byNum); err != nil {
-			return err
-		}
-		wait := append(slices.Clone(lower), markers...)
-		slices.Sort(wait)
-		wait = slices.Compact(wait)
-		var need []uint64
-		for _, num := range wait {
-			if st, ok := known[num]; !ok || st.Status == StatusPending {
-				need = append(need, num)
-			}
-		}
-		got, err := in.final(ctx, need)
+		wait, known, err := in.waitLower(ctx, d, lower, sts, byNum)
 		if err != nil {
 			return err
-		}
-		for i, num := range need {
-			known[num] = got[i]
 		}
 		for _, num := range wait {
 			if !known[num].Status.Original() {
@@ -752,36 +837,17 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match,
 		if err != nil {
 			return err
 		}
+		if len(kept) == 0 {
+			kept, err = in.markHigher(ctx, n, higher, byNum)
+			if err != nil {
+				return err
+			}
+		}
 		if len(kept) > 0 {
 			in.duplicate(d, res, kept)
 			return nil
 		}
-		if len(higher) > 0 {
-			marks := make([]Mark, len(higher))
-			for i, h := range higher {
-				marks[i] = Mark{Target: h, By: n}
-			}
-			hs, err := in.sh.Mark(ctx, marks)
-			if err != nil {
-				return err
-			}
-			var yield []Match
-			for i, h := range higher {
-				if m := byNum[h]; m != nil && hs[i].Status.Original() {
-					yield = append(yield, *m)
-				}
-			}
-			if len(yield) > 0 {
-				SortMatches(yield)
-				in.duplicate(d, res, yield)
-				return nil
-			}
-		}
-		dl := make([]uint64, 0, len(dead))
-		for num := range dead {
-			dl = append(dl, num)
-		}
-		st, err := in.sh.Decide(ctx, []Decision{{Num: n, Original: true, Dead: dl}})
+		st, err := in.sh.Decide(ctx, []Decision{{Num: n, Original: true, Dead: slices.Collect(maps.Keys(dead))}})
 		if err != nil {
 			return err
 		}
@@ -796,6 +862,66 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match,
 		}
 		// A new marker came: go round again.
 	}
+}
+
+// waitLower is step 2 of the protocol for d: given the states sts of d
+// (first) and of lower, it confirms d's markers that are new (adding
+// them to byNum), and returns the lower documents and markers, wait,
+// with their final states, known (waiting for those pending).
+func (in *ingest) waitLower(ctx context.Context, d *Doc, lower []uint64, sts []State, byNum map[uint64]*Match) (wait []uint64, known map[uint64]State, err error) {
+	known = make(map[uint64]State, len(lower))
+	for i, num := range lower {
+		known[num] = sts[1+i]
+		if st, ok := in.local[num]; ok {
+			known[num] = State{Status: st}
+		}
+	}
+	markers := sts[0].Markers
+	if err := in.addMarkers(ctx, d, markers, byNum); err != nil {
+		return nil, nil, err
+	}
+	wait = append(slices.Clone(lower), markers...)
+	slices.Sort(wait)
+	wait = slices.Compact(wait)
+	var need []uint64
+	for _, num := range wait {
+		if st, ok := known[num]; !ok || st.Status == StatusPending {
+			need = append(need, num)
+		}
+	}
+	got, err := in.final(ctx, need)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, num := range need {
+		known[num] = got[i]
+	}
+	return wait, known, nil
+}
+
+// markHigher is step 3 of the protocol for document n: it marks the
+// higher documents it saw and returns the matches among them that are
+// decided originals already (n yields to them), best first.
+func (in *ingest) markHigher(ctx context.Context, n uint64, higher []uint64, byNum map[uint64]*Match) ([]Match, error) {
+	if len(higher) == 0 {
+		return nil, nil
+	}
+	marks := make([]Mark, len(higher))
+	for i, h := range higher {
+		marks[i] = Mark{Target: h, By: n}
+	}
+	hs, err := in.sh.Mark(ctx, marks)
+	if err != nil {
+		return nil, err
+	}
+	var yield []Match
+	for i, h := range higher {
+		if m := byNum[h]; m != nil && hs[i].Status.Original() {
+			yield = append(yield, *m)
+		}
+	}
+	SortMatches(yield)
+	return yield, nil
 }
 
 // clusters returns the matches d joins among the documents of wait,
@@ -832,9 +958,11 @@ func (in *ingest) clusters(ctx context.Context, d *Doc, wait []uint64, known map
 	return in.onePerCluster(ctx, d, ms)
 }
 
-// reconfirmMembers confirms d again against the duplicates among wait
-// matched before their records named their cluster (read again, those
-// not written by this ingest), replacing their matches in byNum.
+// reconfirmMembers confirms d again against the duplicates of wait
+// (final states known) whose matches in byNum were made from their
+// records as first read, before they named their clusters: their
+// records read again (unless decided in this call, whose records are
+// in memory), their matches in byNum replaced by the new ones.
 func (in *ingest) reconfirmMembers(ctx context.Context, d *Doc, wait []uint64, known map[uint64]State, byNum map[uint64]*Match) error {
 	var redo, stale []string
 	for _, num := range wait {
@@ -866,10 +994,10 @@ func (in *ingest) reconfirmMembers(ctx context.Context, d *Doc, wait []uint64, k
 	return nil
 }
 
-// onePerCluster keeps the first of the sorted matches ms of each
-// cluster: an original stands for itself, a member for its cluster
-// unless the original matched too or d is not confirmed against it at
-// o.JoinMinContent.
+// onePerCluster keeps of ms (sorted, originals and members) the first
+// match of each cluster, leaving out a member whose cluster's original
+// matched d itself, or whose original d is not confirmed against at
+// o.JoinMinContent (the drift guard).
 func (in *ingest) onePerCluster(ctx context.Context, d *Doc, ms []Match) ([]Match, error) {
 	direct := map[string]bool{}
 	var origs []string
@@ -1022,7 +1150,8 @@ func (in *ingest) duplicate(d *Doc, res *Ingested, kept []Match) {
 	in.local[res.Num] = StatusDuplicate
 	in.docs[d.ID] = &c
 	in.changed[d.ID] = true
-	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Record: encodeDoc(nil, &c), Drop: res.Dropped, Keys: in.x.keys(nil, &c)})
+	// Its Record and Keys are made from in.docs[d.ID] when sent.
+	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Drop: res.Dropped})
 	if res.Dropped {
 		in.dropped = append(in.dropped, d.ID)
 	}

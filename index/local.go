@@ -3,9 +3,11 @@ package index
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/neardup/neardup/simhash"
 )
@@ -27,19 +29,28 @@ import (
 //
 // Numbers: written documents count up from firstFresh; a stateless
 // document of the store that a write sees gets a number below it, lower
-// than every written one.
+// than every written one, unique, in no particular order (only being
+// below and unique matters: the decisions order matches by Similar's
+// order, not by number).
+//
+// The overlay's posting lists are in one shard per core (rounded up to
+// a power of 2), which AppendRead fills at once, a goroutine a shard,
+// each list in number order: the part of a write that is serial is
+// numbering it, so that many cores file many writes.
 type local struct {
 	x  *Index
 	st Store
 
-	mu     sync.Mutex
-	next   uint64 // the next written document's number
-	low    uint64 // the next stateless document's number
-	byID   map[string]uint64
-	docs   map[uint64]*ldoc
-	lists  map[Key][]uint64 // the overlay's postings, in number order
-	active int              // Ingest calls running
-	unsent []Write          // decided, to store when an Ingest ends
+	mu   sync.Mutex
+	next uint64        // the next written document's number
+	low  atomic.Uint64 // the next stateless document's number
+	byID map[string]uint64
+	docs map[uint64]*ldoc
+	// lists are the overlay's postings, in number order, in shards by
+	// key (shard), which AppendRead fills on every core.
+	lists  []map[lkey]llist
+	active int     // Ingest calls running
+	unsent []Write // decided, to store when an Ingest ends
 
 	// smu is held while the decided documents are stored: an Ingest
 	// that ends finds its documents stored, by itself or by another.
@@ -53,8 +64,57 @@ type local struct {
 // the stateless documents seen.
 const firstFresh = 1 << 40
 
+// lkey is a Key as the overlay's map of lists holds it: 16 bytes
+// without padding, which the map hashes as plain memory (Key's padding
+// has it hashed field by field).
+type lkey [2]uint64
+
+func lkeyOf(k Key) lkey {
+	return lkey{uint64(k.Kind) | uint64(k.Table)<<8 | uint64(k.Bits)<<16, k.Value}
+}
+
+// llist is one posting list of the overlay, in number order: its first
+// document inline (most lists hold one), the others in more.
+type llist struct {
+	first *ldoc
+	more  []*ldoc
+}
+
+// docs returns the list's documents: first, then more.
+func (p *llist) docs(yield func(*ldoc) bool) {
+	if p.first == nil || !yield(p.first) {
+		return
+	}
+	for _, d := range p.more {
+		if !yield(d) {
+			return
+		}
+	}
+}
+
+// has reports whether a document of the list has the ID id.
+func (p *llist) has(id string) bool {
+	for d := range p.docs {
+		if d.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// with returns the list with d added, last.
+func (p llist) with(d *ldoc) llist {
+	if p.first == nil {
+		p.first = d
+	} else {
+		p.more = append(p.more, d)
+	}
+	return p
+}
+
 // ldoc is one document of the overlay.
 type ldoc struct {
+	num     uint64
 	id      string
 	status  Status
 	markers []uint64
@@ -69,19 +129,39 @@ type ldoc struct {
 var _ Shared = (*local)(nil)
 
 func newLocal(x *Index, st Store) *local {
-	l := &local{x: x, st: st, next: firstFresh, low: 1}
+	l := &local{x: x, st: st, next: firstFresh}
+	shards := 1 // a power of 2, for shard's mask
+	for shards < runtime.GOMAXPROCS(0) {
+		shards *= 2
+	}
+	l.lists = make([]map[lkey]llist, shards)
+	for i := range l.lists {
+		l.lists[i] = map[lkey]llist{}
+	}
+	l.byID, l.docs = map[string]uint64{}, map[uint64]*ldoc{}
 	l.reset()
 	return l
 }
 
 func (l *local) reset() {
-	if l.byID == nil {
-		l.byID, l.docs, l.lists = map[string]uint64{}, map[uint64]*ldoc{}, map[Key][]uint64{}
-	}
 	clear(l.byID)
 	clear(l.docs)
-	clear(l.lists)
-	l.low = 1
+	for _, m := range l.lists {
+		clear(m)
+	}
+	l.low.Store(1)
+}
+
+// shard returns the number of the shard of l.lists that holds the list
+// under k: by the low bits of its value (a hash, or bits of a
+// fingerprint) and its table.
+func (l *local) shard(k Key) int {
+	return int((k.Value ^ uint64(k.Table)) & uint64(len(l.lists)-1))
+}
+
+// list returns the overlay's list under k. l.mu is held.
+func (l *local) list(k Key) llist {
+	return l.lists[l.shard(k)][lkeyOf(k)]
 }
 
 // begin and end bracket an Ingest. end stores the documents decided
@@ -239,8 +319,8 @@ func (l *local) overlay(keys []Key, ps [][]Posting, err error) ([][]Posting, err
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i, k := range keys {
-		for _, n := range l.lists[k] {
-			d := l.docs[n]
+		filed := l.list(k)
+		for d := range filed.docs {
 			if d.gone || slices.ContainsFunc(ps[i], func(p Posting) bool { return p.ID == d.id }) {
 				continue
 			}
@@ -280,7 +360,7 @@ func (l *local) Records(ctx context.Context, ids []string) ([][]byte, error) {
 	const chunk = 4 * readChunk
 	chunks := (len(rest) + chunk - 1) / chunk
 	errs := make([]error, chunks)
-	parallel(chunks, func(c int) {
+	parallelChunks(chunks, func(c int) {
 		lo, hi := c*chunk, min(len(rest), (c+1)*chunk)
 		recs, err := l.st.Records(ctx, rest[lo:hi])
 		if err != nil {
@@ -324,7 +404,7 @@ func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
 	v := &storeView{recs: make([][]byte, len(ws)), ps: make([][][]Posting, len(ws))}
 	chunks := (len(ws) + readChunk - 1) / readChunk
 	errs := make([]error, chunks)
-	parallel(chunks, func(c int) {
+	parallelChunks(chunks, func(c int) {
 		ws := ws[c*readChunk : min(len(ws), (c+1)*readChunk)]
 		ids := make([]string, len(ws))
 		var keys []Key
@@ -355,7 +435,18 @@ func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
 		}
 		copy(v.recs[c*readChunk:], recs)
 		for i := range ws {
-			v.ps[c*readChunk+i], all = all[:len(ws[i].Keys)], all[len(ws[i].Keys):]
+			ps := all[:len(ws[i].Keys)]
+			all = all[len(ws[i].Keys):]
+			for j := range ps {
+				if recs[i] == nil {
+					break // no record: no posting of its own
+				}
+				// The write's own posting (a write stored before) is
+				// not before it: left out here, on every core, rather
+				// than compared under the lock.
+				ps[j] = slices.DeleteFunc(ps[j], func(p Posting) bool { return p.ID == ws[i].ID })
+			}
+			v.ps[c*readChunk+i] = ps
 		}
 	})
 	for _, err := range errs {
@@ -370,30 +461,29 @@ func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
 // store.
 const readChunk = 16
 
-// before returns the postings under k that precede number n: the
-// store's stateless documents and the overlay's documents below n. A
-// stateless document gets a number below the written ones, a new one
-// each time it is seen (States knows no state under it: an archived
-// document), so that seeing it costs no lookup. l.mu is held.
-func (l *local) before(k Key, stored []Posting, id string, n uint64) []Earlier {
+// before returns the postings under k, whose overlay list is filed
+// (a few documents at most), that precede number n, the write id: the
+// store's stateless documents (stored, from read, which left id's own
+// out) and the overlay's documents below n. A stateless
+// document gets a number below the written ones, a new one each time
+// it is seen (States knows no state under it: an archived document),
+// so that seeing it costs no lookup. l.mu is held.
+func (l *local) before(k Key, filed *llist, stored []Posting, id string, n uint64) []Earlier {
 	var out []Earlier
-	filed := l.lists[k] // a few documents at most
 	for _, p := range stored {
-		if p.ID == id || slices.ContainsFunc(filed, func(m uint64) bool { return l.docs[m].id == p.ID }) {
-			continue // itself, or in the overlay (stored since): below
+		if filed.has(p.ID) {
+			continue // in the overlay (stored since): below
 		}
-		out = append(out, Earlier{Num: l.low, ID: p.ID, Fingerprint: p.Fingerprint})
-		l.low++
+		out = append(out, Earlier{Num: l.low.Add(1) - 1, ID: p.ID, Fingerprint: p.Fingerprint})
 	}
-	for _, m := range filed {
-		if m >= n {
+	for d := range filed.docs {
+		if d.num >= n {
 			break
 		}
-		d := l.docs[m]
 		if d.gone || d.id == id {
 			continue
 		}
-		out = append(out, Earlier{Num: m, ID: d.id, Fingerprint: fingerprintUnder(k, d.w)})
+		out = append(out, Earlier{Num: d.num, ID: d.id, Fingerprint: fingerprintUnder(k, d.w)})
 	}
 	return out
 }
@@ -414,6 +504,7 @@ func (l *local) AppendRead(ctx context.Context, ws []Write) ([]Appended, error) 
 		return nil, err
 	}
 	out := make([]Appended, len(ws))
+	docs := make([]*ldoc, len(ws))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := range ws {
@@ -425,25 +516,48 @@ func (l *local) AppendRead(ctx context.Context, ws []Write) ([]Appended, error) 
 		l.next++
 		out[i].Num = n
 		out[i].Before = make([][]Earlier, len(w.Keys))
-		for j, k := range w.Keys {
-			out[i].Before[j] = l.before(k, v.ps[i][j], w.ID, n)
-		}
-		l.file(n, w)
+		docs[i] = l.file(n, w)
 	}
+	l.fileKeys(ws, docs, v.ps, out)
 	return out, nil
 }
 
-// file adds the write w, number n, to the overlay, pending. l.mu is
-// held.
-func (l *local) file(n uint64, w *Write) {
+// fileKeys files the new documents docs (nil: a write not written) of
+// ws under their keys, in number order, noting in out what came before
+// each under each key (before, given the store's postings ps): each
+// shard of the lists in a goroutine of its own, so that the lists are
+// filled on every core and each list in number order. l.mu is held.
+func (l *local) fileKeys(ws []Write, docs []*ldoc, ps [][][]Posting, out []Appended) {
+	spread(len(l.lists), func(s int) {
+		lists := l.lists[s]
+		for i, d := range docs {
+			if d == nil {
+				continue
+			}
+			for j, k := range ws[i].Keys {
+				if l.shard(k) != s {
+					continue
+				}
+				lk := lkeyOf(k)
+				// One lookup of the list serves both: what came before
+				// d under k, and d filed after it.
+				filed := lists[lk]
+				out[i].Before[j] = l.before(k, &filed, ps[i][j], d.id, d.num)
+				lists[lk] = filed.with(d)
+			}
+		}
+	})
+}
+
+// file adds the write w, number n, to the overlay, pending, and
+// returns it; the caller files it under its keys. l.mu is held.
+func (l *local) file(n uint64, w *Write) *ldoc {
 	// The record and keys are the caller's (Ingest's own, fresh): kept,
 	// not copied.
-	c := &Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}
-	l.docs[n] = &ldoc{id: c.ID, status: StatusPending, w: c}
-	l.byID[c.ID] = n
-	for _, k := range c.Keys {
-		l.lists[k] = append(l.lists[k], n)
-	}
+	d := &ldoc{num: n, id: w.ID, status: StatusPending, w: &Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}}
+	l.docs[n] = d
+	l.byID[d.id] = n
+	return d
 }
 
 // Reappend implements Shared. A document of the overlay keeps its
@@ -494,7 +608,8 @@ func (l *local) Reappend(ctx context.Context, ws []Write) ([]Appended, error) {
 				if v.ps[i] != nil { // filed meanwhile: its stateless predecessors not read
 					stored = v.ps[i][j]
 				}
-				out[i].Before[j] = l.before(k, stored, w.ID, n)
+				filed := l.list(k)
+				out[i].Before[j] = l.before(k, &filed, stored, w.ID, n)
 			}
 			continue
 		}
@@ -506,10 +621,9 @@ func (l *local) Reappend(ctx context.Context, ws []Write) ([]Appended, error) {
 			return nil, err
 		}
 		if !ok {
-			n = l.low
-			l.low++
+			n = l.low.Add(1) - 1
 			l.byID[w.ID] = n
-			l.docs[n] = &ldoc{id: w.ID}
+			l.docs[n] = &ldoc{num: n, id: w.ID}
 		}
 		d := l.docs[n]
 		d.status = StatusOriginal

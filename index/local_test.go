@@ -3,6 +3,9 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/index"
@@ -77,5 +80,56 @@ func TestInProcessDeferred(t *testing.T) {
 	}
 	if d, err := x.Get(ctx, "c"); err != nil || d.Original != "a" {
 		t.Errorf("c after its Ingest: %+v, %v; want it archived in a's cluster", d, err)
+	}
+}
+
+// TestInProcessShards: the in-process protocol files its overlay's
+// posting lists in one shard per core; its decisions do not depend on
+// how many there are. Two batches: copies and near copies within a
+// batch, and of documents stored by the batch before.
+func TestInProcessShards(t *testing.T) {
+	const f = 0x1111_2222_3333_4444
+	batches := [][]index.Doc{{
+		{ID: "a", Fingerprint: f, ContentHash: 1},
+		{ID: "b", Fingerprint: f, ContentHash: 1},                     // a's exact copy
+		{ID: "c", Fingerprint: f ^ 1, ContentHash: 2},                 // a, 1 bit away
+		{ID: "d", Fingerprint: 0x0f0f_0f0f_0f0f_0f0f, ContentHash: 3}, // unrelated
+	}, {
+		{ID: "e", Fingerprint: f ^ 0x0100_0000_0000_0002, ContentHash: 4}, // a, 2 bits away, stored
+		{ID: "f", Fingerprint: 0x0f0f_0f0f_0f0f_0f0f, ContentHash: 3},     // d's exact copy, stored
+		{ID: "g", Fingerprint: 0x7777_0000_7777_0000, ContentHash: 5},     // unrelated
+		{ID: "h", Fingerprint: 0x7777_0000_7777_0001, ContentHash: 6},     // g, 1 bit away, same batch
+	}}
+	want := []string{"a: original", "b: a", "c: a", "d: original", "e: a", "f: d", "g: original", "h: g"}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 3, 16} {
+		runtime.GOMAXPROCS(procs) // the shards of an Index made now
+		x, err := index.New(t.Context(), memstore.New(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, b := range batches {
+			res, err := x.Ingest(t.Context(), b, index.IngestOptions{Distance: 3, Deferred: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range res {
+				switch {
+				case r.Original:
+					got = append(got, b[i].ID+": original")
+				case len(r.Matches) == 1:
+					got = append(got, b[i].ID+": "+r.Matches[0].ID)
+				default:
+					got = append(got, fmt.Sprintf("%s: %+v", b[i].ID, r))
+				}
+			}
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("GOMAXPROCS %d: decisions %q; want %q", procs, got, want)
+		}
 	}
 }
