@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // parquetMagic starts (and ends) every Parquet file.
@@ -60,11 +61,14 @@ type parquetInput struct {
 	groups  []parquet.RowGroup
 	fields  [3]parquetField // id, text, title
 	cursors [3]*valueCursor
-	g       int   // the row group being read
-	inGroup int64 // rows of it read
-	row     int64 // rows of the file read
-	failed  bool  // reading failed: the rest of the file is skipped
-	rows    int64 // of the file
+	g       int               // the row group being read
+	inGroup int64             // rows of it read
+	row     int64             // rows of the file read
+	failed  bool              // reading failed: the rest of the file is skipped
+	rows    int64             // of the file
+	size    int64             // of the file
+	meta    []format.RowGroup // the footer's row groups, for checkChunk
+	buf     []byte            // checkChunk's
 }
 
 // consumed returns the share of size, the file's, that the rows read so
@@ -140,6 +144,11 @@ func openParquet(opts *Options, source string, f *os.File, size int64, tmp strin
 		in.fields[i] = fd
 	}
 	in.groups = pf.RowGroups()
+	in.meta = pf.Metadata().RowGroups
+	if len(in.meta) != len(in.groups) {
+		return nil, &Error{Source: source, Err: fmt.Errorf("damaged Parquet footer: %d row groups, %d described", len(in.groups), len(in.meta))}
+	}
+	in.size = size
 	in.g = -1
 	in.rows = pf.NumRows()
 	return in, nil
@@ -239,9 +248,17 @@ func (in *parquetInput) next() (rec Record, err error) {
 		in.inGroup = 0
 		chunks := in.groups[in.g].ColumnChunks()
 		for i, fd := range in.fields {
-			if fd.index >= 0 {
-				in.cursors[i] = &valueCursor{pages: chunks[fd.index].Pages()}
+			if fd.index < 0 {
+				continue
 			}
+			// The page headers are checked before parquet-go allocates
+			// what they claim.
+			if cols := in.meta[in.g].Columns; fd.index >= len(cols) || fd.index >= len(chunks) {
+				return Record{}, in.chunkErr(i, errors.New("damaged Parquet footer: the row group lacks the column"))
+			} else if err := checkChunk(in.f, in.size, &cols[fd.index], in.groups[in.g].NumRows(), &in.buf); err != nil {
+				return Record{}, in.chunkErr(i, err)
+			}
+			in.cursors[i] = &valueCursor{pages: chunks[fd.index].Pages()}
 		}
 	}
 	in.inGroup++
@@ -296,6 +313,15 @@ func (in *parquetInput) readErr(err error) error {
 		err = fmt.Errorf("%w (truncated?)", io.ErrUnexpectedEOF)
 	}
 	return &Error{Source: in.source, Line: int(in.row), Pos: in.pos(), Err: err}
+}
+
+// chunkErr ends the file's rows with err, an error of the column chunk
+// of field i in the row group about to be read.
+func (in *parquetInput) chunkErr(i int, err error) error {
+	in.failed = true
+	in.closeCursors()
+	return &Error{Source: in.source, Line: int(in.row), Err: err,
+		Pos: fmt.Sprintf("row group %d of %d, column %q", in.g+1, len(in.groups), in.fields[i].name)}
 }
 
 // valueText returns the text of an id or title value: a string decoded,
