@@ -176,4 +176,3 @@ func checkSnappyLength(f io.ReaderAt, h *format.PageHeader, data int64) error {
 	}
 	return nil
 }
-

@@ -3,16 +3,18 @@ package input
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httputil"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Reading WARC and WET
@@ -70,6 +72,9 @@ type warcInput struct {
 	seen    map[string]bool
 	skipped map[string]int64 // the Reader's counts, by kind
 	failed  bool
+	// block holds the block being read (readBlock): reused from record
+	// to record, since what a record keeps of it is copied (DecodeText).
+	block []byte
 }
 
 func (in *warcInput) close() error {
@@ -309,13 +314,17 @@ func (in *warcInput) id(h warcHeader) string {
 	return uri
 }
 
-// readBlock reads a block of length bytes, or skips it and returns why
-// when it is over max.
+// readBlock reads a block of length bytes into in.block, or skips it
+// and returns why when it is over max. The block is valid until the next
+// call.
 func (in *warcInput) readBlock(length int64, max int) ([]byte, string, error) {
 	if length > int64(max) {
 		return nil, fmt.Sprintf("too large: %d bytes (maximum %d, --max-bytes)", length, max), in.discard(length)
 	}
-	block := make([]byte, length)
+	if int64(cap(in.block)) < length {
+		in.block = make([]byte, length)
+	}
+	block := in.block[:length]
 	n, err := io.ReadFull(in.br, block)
 	in.off += int64(n)
 	return block, "", err
@@ -333,12 +342,15 @@ func (in *warcInput) httpResponse(length int64) (text, title, reason string, err
 	// The HTTP header is read from the buffer: a response that is not a
 	// page is skipped without reading its body into memory.
 	head, _ := in.br.Peek(int(min(length, int64(in.br.Size()))))
-	resp, herr := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), nil)
+	hr := bytes.NewReader(head)
+	hb := bufio.NewReader(hr)
+	resp, herr := http.ReadResponse(hb, nil)
 	if herr != nil {
 		in.skip("response (unreadable HTTP header)")
 		return "", "", "", in.discard(length)
 	}
-	resp.Body.Close()
+	// The header's length: what the parser took of head.
+	headerLen := len(head) - hr.Len() - hb.Buffered()
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
@@ -353,14 +365,19 @@ func (in *warcInput) httpResponse(length int64) (text, title, reason string, err
 	if err != nil || reason != "" {
 		return "", "", reason, err
 	}
-	resp, herr = http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), nil)
-	if herr != nil {
-		return "", "", "malformed HTTP response: " + herr.Error(), nil
-	}
-	body, berr := io.ReadAll(io.LimitReader(resp.Body, int64(in.opts.MaxBytes)+1))
-	if berr != nil && !errors.Is(berr, io.ErrUnexpectedEOF) {
-		// A body shorter than its Content-Length is kept as it is.
-		return "", "", "malformed HTTP body: " + berr.Error(), nil
+	// The body as net/http reads it: chunks undone, cut at its
+	// Content-Length; a body shorter than its Content-Length is kept as
+	// it is.
+	body := block[headerLen:]
+	switch {
+	case slices.Contains(resp.TransferEncoding, "chunked"):
+		var berr error
+		body, berr = io.ReadAll(io.LimitReader(httputil.NewChunkedReader(bytes.NewReader(body)), int64(in.opts.MaxBytes)+1))
+		if berr != nil && !errors.Is(berr, io.ErrUnexpectedEOF) {
+			return "", "", "malformed HTTP body: " + berr.Error(), nil
+		}
+	case resp.ContentLength >= 0:
+		body = body[:min(resp.ContentLength, int64(len(body)))]
 	}
 	switch enc := strings.ToLower(resp.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
@@ -398,7 +415,7 @@ func (in *warcInput) html(page []byte, ctype string) (text, title, reason string
 	if err != nil {
 		return "", "", err.Error()
 	}
-	text, title = stripHTML(s)
+	text, title = stripValidHTML(s) // DecodeText returns valid UTF-8
 	return text, title, ""
 }
 
