@@ -84,6 +84,20 @@ func FuzzReadWARC(f *testing.F) {
 				t.Fatalf("record %+v: its offset is not that of a record", rec)
 			}
 		}
+		// The targets of the same data: records in order, as many as
+		// records start there at most, an *Error or nil at the end.
+		last := 0
+		_, err := ReadWARCTargets(bufio.NewReader(bytes.NewReader(data)), "-", func(w WARCTarget) error {
+			if w.Record <= last || w.Record > bytes.Count(data, []byte("WARC/")) {
+				t.Fatalf("target %+v after record %d", w, last)
+			}
+			last = w.Record
+			return nil
+		})
+		var ie *Error
+		if err != nil && !errors.As(err, &ie) {
+			t.Fatalf("ReadWARCTargets: error of type %T: %v", err, err)
+		}
 	})
 }
 

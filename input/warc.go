@@ -139,30 +139,9 @@ func (h warcHeader) get(name string) string { return h[strings.ToLower(name)] }
 // next returns the next record, a *RecordError, an *Error or io.EOF.
 func (in *warcInput) next() (Record, error) {
 	for !in.failed {
-		// Records end in "\r\n\r\n" after the block: skip blank lines.
-		var version []byte
-		for {
-			in.start = in.off
-			line, err := in.readLine()
-			if err == io.EOF {
-				return Record{}, io.EOF
-			}
-			if err != nil {
-				in.n++
-				return Record{}, in.fail(truncated(err))
-			}
-			if len(line) > 0 {
-				version = line
-				break
-			}
-		}
-		in.n++
-		if !bytes.HasPrefix(version, []byte("WARC/")) {
-			return Record{}, in.fail(fmt.Errorf("not a WARC record: it starts %q", cut(string(version), 40)))
-		}
-		h, length, err := in.readHeader()
+		h, length, err := in.nextHeader()
 		if err != nil {
-			return Record{}, in.fail(err)
+			return Record{}, err
 		}
 		rec, rerr, err := in.record(h, length)
 		if err != nil {
@@ -176,6 +155,90 @@ func (in *warcInput) next() (Record, error) {
 		}
 	}
 	return Record{}, io.EOF
+}
+
+// nextHeader reads the header block of the next record and its
+// Content-Length; its block is next. It returns io.EOF at the end, or an
+// *Error.
+func (in *warcInput) nextHeader() (warcHeader, int64, error) {
+	// Records end in "\r\n\r\n" after the block: skip blank lines.
+	var version []byte
+	for {
+		in.start = in.off
+		line, err := in.readLine()
+		if err == io.EOF {
+			return nil, 0, io.EOF
+		}
+		if err != nil {
+			in.n++
+			return nil, 0, in.fail(truncated(err))
+		}
+		if len(line) > 0 {
+			version = line
+			break
+		}
+	}
+	in.n++
+	if !bytes.HasPrefix(version, []byte("WARC/")) {
+		return nil, 0, in.fail(fmt.Errorf("not a WARC record: it starts %q", cut(string(version), 40)))
+	}
+	h, length, err := in.readHeader()
+	if err != nil {
+		return nil, 0, in.fail(err)
+	}
+	return h, length, nil
+}
+
+// WARCTarget is the target of a WARC record that holds a page.
+type WARCTarget struct {
+	URI    string // its WARC-Target-URI, without angle brackets; "" when it has none
+	Record int    // the record's number in the file, from 1, skipped ones included
+	Pos    string // "record 7 (byte 10240)", as Error.Pos names records
+}
+
+// IsWARC reports whether head, the first bytes of (decompressed) data,
+// starts a WARC file.
+func IsWARC(head []byte) bool { return bytes.HasPrefix(head, []byte(warcMagic)) }
+
+// ReadWARCTargets reads the WARC data of br (decompressed: see
+// Decompress), named source, and calls emit with the target of each
+// record of the types that hold pages (response, conversion, and
+// resource of an HTML type: a crawler's logs are resources too), in
+// order, without reading their blocks (a record cut short is not
+// emitted); the other records (warcinfo,
+// request, metadata, revisit, …) are skipped, and counted by kind in the
+// map it returns. An error from emit is returned as it is; data that cannot be
+// read to its end is an *Error naming the record, after the targets
+// before it.
+func ReadWARCTargets(br *bufio.Reader, source string, emit func(WARCTarget) error) (skipped map[string]int64, err error) {
+	in := &warcInput{source: source, br: br, skipped: map[string]int64{}}
+	for {
+		h, length, err := in.nextHeader()
+		if err == io.EOF {
+			return in.skipped, nil
+		}
+		if err != nil {
+			return in.skipped, err
+		}
+		if err := in.discard(length); err != nil {
+			return in.skipped, in.fail(truncated(err))
+		}
+		typ := strings.ToLower(h.get("WARC-Type"))
+		media, _, _ := mime.ParseMediaType(h.get("Content-Type"))
+		switch {
+		case typ == "response" || typ == "conversion" || typ == "resource" && isHTMLType(media):
+			t := WARCTarget{URI: strings.Trim(h.get("WARC-Target-URI"), "<>"), Record: in.n, Pos: in.pos()}
+			if err := emit(t); err != nil {
+				return in.skipped, err
+			}
+		case typ == "resource":
+			in.skip("resource (" + orNone(media) + ")")
+		case typ == "":
+			in.skip("untyped")
+		default:
+			in.skip(typ)
+		}
+	}
 }
 
 // truncated names the end of the data inside a record as truncation.
