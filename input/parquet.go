@@ -69,6 +69,10 @@ type parquetInput struct {
 	size    int64             // of the file
 	meta    []format.RowGroup // the footer's row groups, for checkChunk
 	buf     []byte            // checkChunk's
+	// With Options.ParquetRows: the rows of the row group being read.
+	schema  *parquet.Schema
+	rowRead parquet.Rows
+	rowBuf  [1]parquet.Row
 }
 
 // consumed returns the share of size, the file's, that the rows read so
@@ -149,6 +153,7 @@ func openParquet(opts *Options, source string, f *os.File, size int64, tmp strin
 		return nil, &Error{Source: source, Err: fmt.Errorf("damaged Parquet footer: %d row groups, %d described", len(in.groups), len(in.meta))}
 	}
 	in.size = size
+	in.schema = schema
 	in.g = -1
 	in.rows = pf.NumRows()
 	return in, nil
@@ -214,6 +219,10 @@ func (in *parquetInput) close() error {
 }
 
 func (in *parquetInput) closeCursors() {
+	if in.rowRead != nil {
+		in.rowRead.Close()
+		in.rowRead = nil
+	}
 	for i, c := range in.cursors {
 		if c != nil {
 			c.pages.Close()
@@ -253,12 +262,18 @@ func (in *parquetInput) next() (rec Record, err error) {
 			}
 			// The page headers are checked before parquet-go allocates
 			// what they claim.
-			if cols := in.meta[in.g].Columns; fd.index >= len(cols) || fd.index >= len(chunks) {
-				return Record{}, in.chunkErr(i, errors.New("damaged Parquet footer: the row group lacks the column"))
-			} else if err := checkChunk(in.f, in.size, &cols[fd.index], in.groups[in.g].NumRows(), &in.buf); err != nil {
-				return Record{}, in.chunkErr(i, err)
+			if err := in.checkColumn(fd.index, len(chunks)); err != nil {
+				return Record{}, in.chunkErr(strconv.Quote(fd.name), err)
 			}
 			in.cursors[i] = &valueCursor{pages: chunks[fd.index].Pages()}
+		}
+		if in.opts.ParquetRows {
+			for c := range chunks {
+				if err := in.checkColumn(c, len(chunks)); err != nil {
+					return Record{}, in.chunkErr(strconv.Itoa(c+1), err)
+				}
+			}
+			in.rowRead = in.groups[in.g].Rows()
 		}
 	}
 	in.inGroup++
@@ -273,6 +288,15 @@ func (in *parquetInput) next() (rec Record, err error) {
 		}
 	}
 	rec = Record{Source: in.source, Line: int(in.row)}
+	if in.rowRead != nil {
+		if n, err := in.rowRead.ReadRows(in.rowBuf[:]); n != 1 {
+			if err == nil || err == io.EOF {
+				err = fmt.Errorf("the row group ends before its %d rows: %w", in.groups[in.g].NumRows(), io.ErrUnexpectedEOF)
+			}
+			return Record{}, in.readErr(err)
+		}
+		rec.Row, rec.Schema = in.rowBuf[0].Clone(), in.schema
+	}
 	reject := func(field, reason string) (Record, error) {
 		return Record{}, &RecordError{Source: in.source, Line: int(in.row), Pos: in.pos(), Field: field, Reason: reason}
 	}
@@ -315,13 +339,23 @@ func (in *parquetInput) readErr(err error) error {
 	return &Error{Source: in.source, Line: int(in.row), Pos: in.pos(), Err: err}
 }
 
-// chunkErr ends the file's rows with err, an error of the column chunk
-// of field i in the row group about to be read.
-func (in *parquetInput) chunkErr(i int, err error) error {
+// checkColumn checks the chunk of column c (of n) in the row group about
+// to be read (checkChunk).
+func (in *parquetInput) checkColumn(c, n int) error {
+	cols := in.meta[in.g].Columns
+	if c >= len(cols) || c >= n {
+		return errors.New("damaged Parquet footer: the row group lacks the column")
+	}
+	return checkChunk(in.f, in.size, &cols[c], in.groups[in.g].NumRows(), &in.buf)
+}
+
+// chunkErr ends the file's rows with err, an error of the chunk of column
+// (its name quoted, or its number) in the row group about to be read.
+func (in *parquetInput) chunkErr(column string, err error) error {
 	in.failed = true
 	in.closeCursors()
 	return &Error{Source: in.source, Line: int(in.row), Err: err,
-		Pos: fmt.Sprintf("row group %d of %d, column %q", in.g+1, len(in.groups), in.fields[i].name)}
+		Pos: fmt.Sprintf("row group %d of %d, column %s", in.g+1, len(in.groups), column)}
 }
 
 // valueText returns the text of an id or title value: a string decoded,

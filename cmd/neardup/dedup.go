@@ -85,6 +85,7 @@ func runDedup(c *cli.Context) (err error) {
 	if !named && !c.Bool("json") {
 		files.Pairs = "-" // nothing named: the pairs go to standard output rather than nowhere
 	}
+	inOpts.ParquetRows = files.ParquetRows()
 	outs, err := dedup.CreateOutputs(files, c.App.Writer, opts.Job)
 	if err != nil {
 		return err
