@@ -346,7 +346,12 @@ func (in *parquetInput) checkColumn(c, n int) error {
 	if c >= len(cols) || c >= n {
 		return errors.New("damaged Parquet footer: the row group lacks the column")
 	}
-	return checkChunk(in.f, in.size, &cols[c], in.groups[in.g].NumRows(), &in.buf)
+	repeated := false
+	if paths := in.schema.Columns(); c < len(paths) {
+		leaf, _ := in.schema.Lookup(paths[c]...)
+		repeated = leaf.MaxRepetitionLevel > 0
+	}
+	return checkChunk(in.f, in.size, &cols[c], in.groups[in.g].NumRows(), repeated, &in.buf)
 }
 
 // chunkErr ends the file's rows with err, an error of the chunk of column

@@ -252,3 +252,24 @@ func TestReaderParquetRows(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderParquetRowsList: with ParquetRows, a list column, whose
+// pages hold more values than their row group has rows, is read whole.
+func TestReaderParquetRowsList(t *testing.T) {
+	type row struct {
+		ID   string   `parquet:"id"`
+		Text string   `parquet:"text"`
+		Tags []string `parquet:"tags,list"`
+	}
+	rows := []row{{"a", "text a", []string{"x", "y", "z"}}, {"b", "text b", []string{"u", "v", "w", "q"}}}
+	t.Chdir(t.TempDir())
+	writeInputFiles(t, ".", map[string]string{"l.parquet": string(writeParquet(t, rows, 2, &parquet.Snappy))})
+	got := readAllInputs(t, NewReader([]string{"l.parquet"}, nil, &Options{ParquetRows: true}))
+	if len(got) != 2 || got[1].Err != "" {
+		t.Fatalf("%+v", got)
+	}
+	// id, text and the list's 4 values.
+	if r := got[1].Rec.Row; len(r) != 6 || r[5].String() != "q" {
+		t.Errorf("row b: %v", r)
+	}
+}

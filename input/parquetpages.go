@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -44,8 +45,10 @@ const pageCheckWindow = 4 << 10
 
 // checkChunk checks the page headers of the column chunk c of a row
 // group of rows rows, in the file f of size bytes, and returns why it
-// cannot be read, or nil.
-func checkChunk(f io.ReaderAt, size int64, c *format.ColumnChunk, rows int64, buf *[]byte) error {
+// cannot be read, or nil. A repeated column (a list's, read for
+// Options.ParquetRows) may hold more values than rows: its pages are
+// checked to the chunk's end, their values bounded by maxPageValues.
+func checkChunk(f io.ReaderAt, size int64, c *format.ColumnChunk, rows int64, repeated bool, buf *[]byte) error {
 	md := &c.MetaData
 	start := md.DataPageOffset
 	if md.DictionaryPageOffset != 0 {
@@ -57,6 +60,9 @@ func checkChunk(f io.ReaderAt, size int64, c *format.ColumnChunk, rows int64, bu
 	end := start + md.TotalCompressedSize
 	var proto thrift.CompactProtocol
 	values := int64(0) // of the data pages checked
+	if repeated {
+		values = math.MinInt64
+	}
 	for page, off := 1, start; off < end && values < rows; page++ {
 		var h format.PageHeader
 		n, err := decodePageHeader(f, off, end, &proto, &h, buf)
@@ -64,7 +70,7 @@ func checkChunk(f io.ReaderAt, size int64, c *format.ColumnChunk, rows int64, bu
 			return fmt.Errorf("page %d (byte %d): unreadable page header: %w", page, off, err)
 		}
 		data := off + int64(n)
-		if err := checkPage(&h, md.Codec, end-data, rows); err != nil {
+		if err := checkPage(&h, md.Codec, end-data, rows, repeated); err != nil {
 			return fmt.Errorf("page %d (byte %d): %w", page, off, err)
 		}
 		if md.Codec == format.Snappy {
@@ -111,8 +117,9 @@ func decodePageHeader(f io.ReaderAt, off, end int64, proto *thrift.CompactProtoc
 }
 
 // checkPage checks the sizes and counts of the page header h, whose page
-// has left bytes of its chunk to be in.
-func checkPage(h *format.PageHeader, codec format.CompressionCodec, left int64, rows int64) error {
+// has left bytes of its chunk to be in, in a row group of rows rows (a
+// repeated column's pages may hold more values than that).
+func checkPage(h *format.PageHeader, codec format.CompressionCodec, left int64, rows int64, repeated bool) error {
 	comp, uncomp := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
 	if comp < 0 || uncomp < 0 {
 		return fmt.Errorf("a page of %d bytes (%d uncompressed)", comp, uncomp)
@@ -149,6 +156,9 @@ func checkPage(h *format.PageHeader, codec format.CompressionCodec, left int64, 
 		return nil
 	default:
 		return nil // parquet-go refuses it, or skips an index page
+	}
+	if repeated && n >= 0 && n <= maxPageValues {
+		return nil
 	}
 	if n < 0 || n > rows || n > maxPageValues {
 		return fmt.Errorf("a page of %d values in a row group of %d rows (at most %d a page)", n, rows, maxPageValues)
