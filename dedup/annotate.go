@@ -114,8 +114,7 @@ func annotatedLine(rec *input.Record, raw []byte, a *Annotation) ([]byte, error)
 func (w *Outputs) writeAnnotation(rec *input.Record, err error, a Annotation) error {
 	rec, raw := rawOf(rec, err)
 	if w.annotateRows != nil {
-		_, err := w.annotateRows.Write([]annotatedRow{{ID: rec.ID, Title: optional(rec.Title), Text: rec.Text, Annotation: a}})
-		return err
+		return w.annotateRows.write(rec, &a)
 	}
 	line, err := annotatedLine(rec, raw, &a)
 	if err != nil {
@@ -130,8 +129,7 @@ func (w *Outputs) writeAnnotation(rec *input.Record, err error, a Annotation) er
 func (w *Outputs) writeUnique(rec *input.Record) error {
 	switch {
 	case w.uniqueRows != nil:
-		_, err := w.uniqueRows.Write([]articleRow{{ID: rec.ID, Title: optional(rec.Title), Text: rec.Text}})
-		return err
+		return w.uniqueRows.write(rec, nil)
 	case rec.Raw == nil:
 		return writeJSON(w.Unique, UniqueArticle{ID: rec.ID, Title: rec.Title, Text: rec.Text}, true)
 	}

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/outfile"
 )
@@ -34,8 +32,8 @@ type Outputs struct {
 	// Made by CreateOutputs for an annotate file (Files.Annotate), and
 	// for a unique or annotate file named *.parquet: Parquet rows.
 	annotate     io.Writer
-	annotateRows *parquet.GenericWriter[annotatedRow]
-	uniqueRows   *parquet.GenericWriter[articleRow]
+	annotateRows *parquetOut
+	uniqueRows   *parquetOut
 	// Set by SetKeep for a policy other than first: the plan, and a
 	// reader of the inputs again.
 	plan   *keepPlan
@@ -52,9 +50,17 @@ type Outputs struct {
 // Files names the output files of a run: "" none, "-" standard output.
 // Annotate is every record with neardup's Annotation (JSONL; Parquet
 // when its name ends in .parquet); a Unique file named *.parquet is
-// Parquet too (columns id, title and text).
+// Parquet too: the columns of Parquet inputs read with
+// input.Options.ParquetRows (see ParquetRows), else id, title and text.
 type Files struct {
 	Pairs, Clusters, Unique, Rejects, Annotate string
+}
+
+// ParquetRows reports whether f names a Parquet unique or annotate
+// file, which keeps the columns of Parquet inputs when their records
+// carry their rows: read them with input.Options.ParquetRows set to it.
+func (f Files) ParquetRows() bool {
+	return strings.HasSuffix(f.Unique, ".parquet") || strings.HasSuffix(f.Annotate, ".parquet")
 }
 
 // CreateOutputs creates the files f names (each written to a temporary
@@ -79,10 +85,10 @@ func CreateOutputs(f Files, stdout io.Writer, job string) (*Outputs, error) {
 		}
 	}
 	if files[1] != nil && strings.HasSuffix(f.Unique, ".parquet") {
-		w.Unique, w.uniqueRows = nil, newParquetWriter[articleRow](files[1])
+		w.Unique, w.uniqueRows = nil, newParquetOut(files[1], false)
 	}
 	if files[4] != nil && strings.HasSuffix(f.Annotate, ".parquet") {
-		w.annotate, w.annotateRows = nil, newParquetWriter[annotatedRow](files[4])
+		w.annotate, w.annotateRows = nil, newParquetOut(files[4], true)
 	}
 	if files[2] != nil {
 		w.rejectsPath = files[2].Path()

@@ -19,11 +19,23 @@ import (
 // the input; there are never more results than max.
 func readFuzzed(t *testing.T, r *Reader, limit int) []Record {
 	t.Helper()
+	return readFuzzedUpTo(t, r, limit, 0)
+}
+
+// readFuzzedUpTo is readFuzzed that stops after stop results when stop
+// is not 0: a Parquet file of a few bytes may hold millions of rows (a
+// run of nulls), each a rejection, which would take the fuzzer seconds.
+func readFuzzedUpTo(t *testing.T, r *Reader, limit, stop int) []Record {
+	t.Helper()
 	var recs []Record
 	line := 0
 	for n := 0; ; n++ {
 		if n > limit {
 			t.Fatalf("more than %d results", limit)
+		}
+		if stop > 0 && n == stop {
+			r.Close()
+			return recs
 		}
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -84,6 +96,20 @@ func FuzzReadWARC(f *testing.F) {
 				t.Fatalf("record %+v: its offset is not that of a record", rec)
 			}
 		}
+		// The targets of the same data: records in order, as many as
+		// records start there at most, an *Error or nil at the end.
+		last := 0
+		_, err := ReadWARCTargets(bufio.NewReader(bytes.NewReader(data)), "-", func(w WARCTarget) error {
+			if w.Record <= last || w.Record > bytes.Count(data, []byte("WARC/")) {
+				t.Fatalf("target %+v after record %d", w, last)
+			}
+			last = w.Record
+			return nil
+		})
+		var ie *Error
+		if err != nil && !errors.As(err, &ie) {
+			t.Fatalf("ReadWARCTargets: error of type %T: %v", err, err)
+		}
 	})
 }
 
@@ -101,11 +127,13 @@ func FuzzReadParquet(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		a := readFuzzed(t, NewReader([]string{path}, nil, &Options{MaxBytes: 1000}), 1<<20)
-		b := readFuzzed(t, NewReader([]string{"-"}, bytes.NewReader(data), &Options{MaxBytes: 1000}), 1<<20)
+		a := readFuzzedUpTo(t, NewReader([]string{path}, nil, &Options{MaxBytes: 1000}), 1<<20, 10000)
+		b := readFuzzedUpTo(t, NewReader([]string{"-"}, bytes.NewReader(data), &Options{MaxBytes: 1000}), 1<<20, 10000)
 		if len(a) != len(b) {
 			t.Fatalf("%d records from the file, %d from standard input", len(a), len(b))
 		}
+		// Whole rows: every column is read, so fewer records may be.
+		readFuzzedUpTo(t, NewReader([]string{path}, nil, &Options{MaxBytes: 1000, ParquetRows: true}), 1<<20, 10000)
 	})
 }
 

@@ -35,6 +35,16 @@ func StripHTML(s string) string {
 // stripHTML is StripHTML that also returns the text of the first title
 // element, white space collapsed.
 func stripHTML(s string) (text, title string) {
+	text, title = stripValidHTML(s)
+	if !utf8.ValidString(s) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+		title = strings.ToValidUTF8(title, "\uFFFD")
+	}
+	return text, title
+}
+
+// stripValidHTML is stripHTML for s known to be valid UTF-8.
+func stripValidHTML(s string) (text, title string) {
 	z := html.NewTokenizer(strings.NewReader(s))
 	var (
 		out       textBuilder
@@ -116,12 +126,7 @@ func stripHTML(s string) (text, title string) {
 			}
 		}
 	}
-	text, title = out.String(), titleOut.String()
-	if !utf8.ValidString(s) {
-		text = strings.ToValidUTF8(text, "\uFFFD")
-		title = strings.ToValidUTF8(title, "\uFFFD")
-	}
-	return text, title
+	return out.String(), titleOut.String()
 }
 
 type tagKind uint8

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // Record is one article read from an input.
@@ -42,6 +44,10 @@ type Record struct {
 	// Offset is the byte offset of the start of the line in the
 	// (decompressed) input stream; 0 for whole files.
 	Offset int64
+	// Row is the whole row of a Parquet record, every column, and
+	// Schema its file's schema, with Options.ParquetRows; else nil.
+	Row    parquet.Row
+	Schema *parquet.Schema
 }
 
 // ShortID returns id cut to 80 bytes for messages: the first 77 and
@@ -213,6 +219,10 @@ type Options struct {
 	// RecordError and is skipped without being held in memory. Default
 	// MaxBytes + 1 MiB.
 	MaxLine int
+	// ParquetRows makes the records of Parquet files carry their whole
+	// row, every column (Record.Row, Record.Schema), for outputs that
+	// keep them; the columns neardup does not use are then read too.
+	ParquetRows bool
 }
 
 const (

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // parquetMagic starts (and ends) every Parquet file.
@@ -60,11 +61,18 @@ type parquetInput struct {
 	groups  []parquet.RowGroup
 	fields  [3]parquetField // id, text, title
 	cursors [3]*valueCursor
-	g       int   // the row group being read
-	inGroup int64 // rows of it read
-	row     int64 // rows of the file read
-	failed  bool  // reading failed: the rest of the file is skipped
-	rows    int64 // of the file
+	g       int               // the row group being read
+	inGroup int64             // rows of it read
+	row     int64             // rows of the file read
+	failed  bool              // reading failed: the rest of the file is skipped
+	rows    int64             // of the file
+	size    int64             // of the file
+	meta    []format.RowGroup // the footer's row groups, for checkChunk
+	buf     []byte            // checkChunk's
+	// With Options.ParquetRows: the rows of the row group being read.
+	schema  *parquet.Schema
+	rowRead parquet.Rows
+	rowBuf  [1]parquet.Row
 }
 
 // consumed returns the share of size, the file's, that the rows read so
@@ -140,6 +148,12 @@ func openParquet(opts *Options, source string, f *os.File, size int64, tmp strin
 		in.fields[i] = fd
 	}
 	in.groups = pf.RowGroups()
+	in.meta = pf.Metadata().RowGroups
+	if len(in.meta) != len(in.groups) {
+		return nil, &Error{Source: source, Err: fmt.Errorf("damaged Parquet footer: %d row groups, %d described", len(in.groups), len(in.meta))}
+	}
+	in.size = size
+	in.schema = schema
 	in.g = -1
 	in.rows = pf.NumRows()
 	return in, nil
@@ -205,6 +219,10 @@ func (in *parquetInput) close() error {
 }
 
 func (in *parquetInput) closeCursors() {
+	if in.rowRead != nil {
+		in.rowRead.Close()
+		in.rowRead = nil
+	}
 	for i, c := range in.cursors {
 		if c != nil {
 			c.pages.Close()
@@ -239,9 +257,23 @@ func (in *parquetInput) next() (rec Record, err error) {
 		in.inGroup = 0
 		chunks := in.groups[in.g].ColumnChunks()
 		for i, fd := range in.fields {
-			if fd.index >= 0 {
-				in.cursors[i] = &valueCursor{pages: chunks[fd.index].Pages()}
+			if fd.index < 0 {
+				continue
 			}
+			// The page headers are checked before parquet-go allocates
+			// what they claim.
+			if err := in.checkColumn(fd.index, len(chunks)); err != nil {
+				return Record{}, in.chunkErr(strconv.Quote(fd.name), err)
+			}
+			in.cursors[i] = &valueCursor{pages: chunks[fd.index].Pages()}
+		}
+		if in.opts.ParquetRows {
+			for c := range chunks {
+				if err := in.checkColumn(c, len(chunks)); err != nil {
+					return Record{}, in.chunkErr(strconv.Itoa(c+1), err)
+				}
+			}
+			in.rowRead = in.groups[in.g].Rows()
 		}
 	}
 	in.inGroup++
@@ -256,6 +288,15 @@ func (in *parquetInput) next() (rec Record, err error) {
 		}
 	}
 	rec = Record{Source: in.source, Line: int(in.row)}
+	if in.rowRead != nil {
+		if n, err := in.rowRead.ReadRows(in.rowBuf[:]); n != 1 {
+			if err == nil || err == io.EOF {
+				err = fmt.Errorf("the row group ends before its %d rows: %w", in.groups[in.g].NumRows(), io.ErrUnexpectedEOF)
+			}
+			return Record{}, in.readErr(err)
+		}
+		rec.Row, rec.Schema = in.rowBuf[0].Clone(), in.schema
+	}
 	reject := func(field, reason string) (Record, error) {
 		return Record{}, &RecordError{Source: in.source, Line: int(in.row), Pos: in.pos(), Field: field, Reason: reason}
 	}
@@ -296,6 +337,30 @@ func (in *parquetInput) readErr(err error) error {
 		err = fmt.Errorf("%w (truncated?)", io.ErrUnexpectedEOF)
 	}
 	return &Error{Source: in.source, Line: int(in.row), Pos: in.pos(), Err: err}
+}
+
+// checkColumn checks the chunk of column c (of n) in the row group about
+// to be read (checkChunk).
+func (in *parquetInput) checkColumn(c, n int) error {
+	cols := in.meta[in.g].Columns
+	if c >= len(cols) || c >= n {
+		return errors.New("damaged Parquet footer: the row group lacks the column")
+	}
+	repeated := false
+	if paths := in.schema.Columns(); c < len(paths) {
+		leaf, _ := in.schema.Lookup(paths[c]...)
+		repeated = leaf.MaxRepetitionLevel > 0
+	}
+	return checkChunk(in.f, in.size, &cols[c], in.groups[in.g].NumRows(), repeated, &in.buf)
+}
+
+// chunkErr ends the file's rows with err, an error of the chunk of column
+// (its name quoted, or its number) in the row group about to be read.
+func (in *parquetInput) chunkErr(column string, err error) error {
+	in.failed = true
+	in.closeCursors()
+	return &Error{Source: in.source, Line: int(in.row), Err: err,
+		Pos: fmt.Sprintf("row group %d of %d, column %s", in.g+1, len(in.groups), column)}
 }
 
 // valueText returns the text of an id or title value: a string decoded,

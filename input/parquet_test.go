@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -218,5 +219,57 @@ func TestReaderParquetDamaged(t *testing.T) {
 	}
 	if n != 100 {
 		t.Errorf("read %d rows before the damage, want the first row group's 100", n)
+	}
+}
+
+// TestReaderParquetRows: with ParquetRows, DuckDB's rows come whole,
+// the column neardup does not read (chars, the text's length in
+// characters) among them; without, none.
+func TestReaderParquetRows(t *testing.T) {
+	path := "testdata/formats/records.snappy.parquet"
+	for _, rows := range []bool{false, true} {
+		got := readAllInputs(t, NewReader([]string{path}, nil, &Options{ParquetRows: rows}))
+		if len(got) != 25 {
+			t.Fatalf("ParquetRows %t: %d results", rows, len(got))
+		}
+		for _, g := range got {
+			rec := g.Rec
+			if !rows {
+				if rec.Row != nil || rec.Schema != nil {
+					t.Fatalf("ParquetRows false: record %s has a row", rec.ID)
+				}
+				continue
+			}
+			if len(rec.Row) != 4 || rec.Schema == nil || len(rec.Schema.Columns()) != 4 {
+				t.Fatalf("record %s: row %v", rec.ID, rec.Row)
+			}
+			if id := rec.Row[0].String(); id != rec.ID {
+				t.Errorf("row's id %q, record's %q", id, rec.ID)
+			}
+			if n := rec.Row[3].Int64(); n != int64(utf8.RuneCountInString(rec.Text)) {
+				t.Errorf("record %s: chars %d, text of %d characters", rec.ID, n, utf8.RuneCountInString(rec.Text))
+			}
+		}
+	}
+}
+
+// TestReaderParquetRowsList: with ParquetRows, a list column, whose
+// pages hold more values than their row group has rows, is read whole.
+func TestReaderParquetRowsList(t *testing.T) {
+	type row struct {
+		ID   string   `parquet:"id"`
+		Text string   `parquet:"text"`
+		Tags []string `parquet:"tags,list"`
+	}
+	rows := []row{{"a", "text a", []string{"x", "y", "z"}}, {"b", "text b", []string{"u", "v", "w", "q"}}}
+	t.Chdir(t.TempDir())
+	writeInputFiles(t, ".", map[string]string{"l.parquet": string(writeParquet(t, rows, 2, &parquet.Snappy))})
+	got := readAllInputs(t, NewReader([]string{"l.parquet"}, nil, &Options{ParquetRows: true}))
+	if len(got) != 2 || got[1].Err != "" {
+		t.Fatalf("%+v", got)
+	}
+	// id, text and the list's 4 values.
+	if r := got[1].Rec.Row; len(r) != 6 || r[5].String() != "q" {
+		t.Errorf("row b: %v", r)
 	}
 }

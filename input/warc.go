@@ -3,16 +3,18 @@ package input
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httputil"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Reading WARC and WET
@@ -70,6 +72,9 @@ type warcInput struct {
 	seen    map[string]bool
 	skipped map[string]int64 // the Reader's counts, by kind
 	failed  bool
+	// block holds the block being read (readBlock): reused from record
+	// to record, since what a record keeps of it is copied (DecodeText).
+	block []byte
 }
 
 func (in *warcInput) close() error {
@@ -134,30 +139,9 @@ func (h warcHeader) get(name string) string { return h[strings.ToLower(name)] }
 // next returns the next record, a *RecordError, an *Error or io.EOF.
 func (in *warcInput) next() (Record, error) {
 	for !in.failed {
-		// Records end in "\r\n\r\n" after the block: skip blank lines.
-		var version []byte
-		for {
-			in.start = in.off
-			line, err := in.readLine()
-			if err == io.EOF {
-				return Record{}, io.EOF
-			}
-			if err != nil {
-				in.n++
-				return Record{}, in.fail(truncated(err))
-			}
-			if len(line) > 0 {
-				version = line
-				break
-			}
-		}
-		in.n++
-		if !bytes.HasPrefix(version, []byte("WARC/")) {
-			return Record{}, in.fail(fmt.Errorf("not a WARC record: it starts %q", cut(string(version), 40)))
-		}
-		h, length, err := in.readHeader()
+		h, length, err := in.nextHeader()
 		if err != nil {
-			return Record{}, in.fail(err)
+			return Record{}, err
 		}
 		rec, rerr, err := in.record(h, length)
 		if err != nil {
@@ -171,6 +155,90 @@ func (in *warcInput) next() (Record, error) {
 		}
 	}
 	return Record{}, io.EOF
+}
+
+// nextHeader reads the header block of the next record and its
+// Content-Length; its block is next. It returns io.EOF at the end, or an
+// *Error.
+func (in *warcInput) nextHeader() (warcHeader, int64, error) {
+	// Records end in "\r\n\r\n" after the block: skip blank lines.
+	var version []byte
+	for {
+		in.start = in.off
+		line, err := in.readLine()
+		if err == io.EOF {
+			return nil, 0, io.EOF
+		}
+		if err != nil {
+			in.n++
+			return nil, 0, in.fail(truncated(err))
+		}
+		if len(line) > 0 {
+			version = line
+			break
+		}
+	}
+	in.n++
+	if !bytes.HasPrefix(version, []byte("WARC/")) {
+		return nil, 0, in.fail(fmt.Errorf("not a WARC record: it starts %q", cut(string(version), 40)))
+	}
+	h, length, err := in.readHeader()
+	if err != nil {
+		return nil, 0, in.fail(err)
+	}
+	return h, length, nil
+}
+
+// WARCTarget is the target of a WARC record that holds a page.
+type WARCTarget struct {
+	URI    string // its WARC-Target-URI, without angle brackets; "" when it has none
+	Record int    // the record's number in the file, from 1, skipped ones included
+	Pos    string // "record 7 (byte 10240)", as Error.Pos names records
+}
+
+// IsWARC reports whether head, the first bytes of (decompressed) data,
+// starts a WARC file.
+func IsWARC(head []byte) bool { return bytes.HasPrefix(head, []byte(warcMagic)) }
+
+// ReadWARCTargets reads the WARC data of br (decompressed: see
+// Decompress), named source, and calls emit with the target of each
+// record of the types that hold pages (response, conversion, and
+// resource of an HTML type: a crawler's logs are resources too), in
+// order, without reading their blocks (a record cut short is not
+// emitted); the other records (warcinfo,
+// request, metadata, revisit, …) are skipped, and counted by kind in the
+// map it returns. An error from emit is returned as it is; data that cannot be
+// read to its end is an *Error naming the record, after the targets
+// before it.
+func ReadWARCTargets(br *bufio.Reader, source string, emit func(WARCTarget) error) (skipped map[string]int64, err error) {
+	in := &warcInput{source: source, br: br, skipped: map[string]int64{}}
+	for {
+		h, length, err := in.nextHeader()
+		if err == io.EOF {
+			return in.skipped, nil
+		}
+		if err != nil {
+			return in.skipped, err
+		}
+		if err := in.discard(length); err != nil {
+			return in.skipped, in.fail(truncated(err))
+		}
+		typ := strings.ToLower(h.get("WARC-Type"))
+		media, _, _ := mime.ParseMediaType(h.get("Content-Type"))
+		switch {
+		case typ == "response" || typ == "conversion" || typ == "resource" && isHTMLType(media):
+			t := WARCTarget{URI: strings.Trim(h.get("WARC-Target-URI"), "<>"), Record: in.n, Pos: in.pos()}
+			if err := emit(t); err != nil {
+				return in.skipped, err
+			}
+		case typ == "resource":
+			in.skip("resource (" + orNone(media) + ")")
+		case typ == "":
+			in.skip("untyped")
+		default:
+			in.skip(typ)
+		}
+	}
 }
 
 // truncated names the end of the data inside a record as truncation.
@@ -309,13 +377,17 @@ func (in *warcInput) id(h warcHeader) string {
 	return uri
 }
 
-// readBlock reads a block of length bytes, or skips it and returns why
-// when it is over max.
+// readBlock reads a block of length bytes into in.block, or skips it
+// and returns why when it is over max. The block is valid until the next
+// call.
 func (in *warcInput) readBlock(length int64, max int) ([]byte, string, error) {
 	if length > int64(max) {
 		return nil, fmt.Sprintf("too large: %d bytes (maximum %d, --max-bytes)", length, max), in.discard(length)
 	}
-	block := make([]byte, length)
+	if int64(cap(in.block)) < length {
+		in.block = make([]byte, length)
+	}
+	block := in.block[:length]
 	n, err := io.ReadFull(in.br, block)
 	in.off += int64(n)
 	return block, "", err
@@ -333,12 +405,15 @@ func (in *warcInput) httpResponse(length int64) (text, title, reason string, err
 	// The HTTP header is read from the buffer: a response that is not a
 	// page is skipped without reading its body into memory.
 	head, _ := in.br.Peek(int(min(length, int64(in.br.Size()))))
-	resp, herr := http.ReadResponse(bufio.NewReader(bytes.NewReader(head)), nil)
+	hr := bytes.NewReader(head)
+	hb := bufio.NewReader(hr)
+	resp, herr := http.ReadResponse(hb, nil)
 	if herr != nil {
 		in.skip("response (unreadable HTTP header)")
 		return "", "", "", in.discard(length)
 	}
-	resp.Body.Close()
+	// The header's length: what the parser took of head.
+	headerLen := len(head) - hr.Len() - hb.Buffered()
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
@@ -353,14 +428,19 @@ func (in *warcInput) httpResponse(length int64) (text, title, reason string, err
 	if err != nil || reason != "" {
 		return "", "", reason, err
 	}
-	resp, herr = http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), nil)
-	if herr != nil {
-		return "", "", "malformed HTTP response: " + herr.Error(), nil
-	}
-	body, berr := io.ReadAll(io.LimitReader(resp.Body, int64(in.opts.MaxBytes)+1))
-	if berr != nil && !errors.Is(berr, io.ErrUnexpectedEOF) {
-		// A body shorter than its Content-Length is kept as it is.
-		return "", "", "malformed HTTP body: " + berr.Error(), nil
+	// The body as net/http reads it: chunks undone, cut at its
+	// Content-Length; a body shorter than its Content-Length is kept as
+	// it is.
+	body := block[headerLen:]
+	switch {
+	case slices.Contains(resp.TransferEncoding, "chunked"):
+		var berr error
+		body, berr = io.ReadAll(io.LimitReader(httputil.NewChunkedReader(bytes.NewReader(body)), int64(in.opts.MaxBytes)+1))
+		if berr != nil && !errors.Is(berr, io.ErrUnexpectedEOF) {
+			return "", "", "malformed HTTP body: " + berr.Error(), nil
+		}
+	case resp.ContentLength >= 0:
+		body = body[:min(resp.ContentLength, int64(len(body)))]
 	}
 	switch enc := strings.ToLower(resp.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
@@ -398,7 +478,7 @@ func (in *warcInput) html(page []byte, ctype string) (text, title, reason string
 	if err != nil {
 		return "", "", err.Error()
 	}
-	text, title = stripHTML(s)
+	text, title = stripValidHTML(s) // DecodeText returns valid UTF-8
 	return text, title, ""
 }
 

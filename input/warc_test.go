@@ -1,10 +1,15 @@
 package input
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,5 +188,59 @@ func TestSkippedText(t *testing.T) {
 		if got := SkippedText(tt.in); got != tt.want {
 			t.Errorf("SkippedText(%v) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestReadWARCTargets reads the targets of the pages of a WARC file
+// wget wrote (a gzip member a record) and of a WET file, and a cut
+// file's targets before the error naming its record.
+func TestReadWARCTargets(t *testing.T) {
+	read := func(path string) ([]WARCTarget, map[string]int64, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		br, _, err := Decompress(bufio.NewReader(f), 64<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []WARCTarget
+		skipped, err := ReadWARCTargets(br, path, func(w WARCTarget) error { got = append(got, w); return nil })
+		return got, skipped, err
+	}
+	got, skipped, err := read("testdata/formats/pages.warc.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 27 responses, after the warcinfo record and a request each.
+	wantSkipped := map[string]int64{"warcinfo": 1, "request": 27, "metadata": 1, "resource (text/plain)": 2}
+	if len(got) != 27 || !maps.Equal(skipped, wantSkipped) {
+		t.Fatalf("%d targets, skipped %v; want 27 and %v", len(got), skipped, wantSkipped)
+	}
+	first := WARCTarget{URI: "http://127.0.0.1:18329/lo-help-en-US/text/sbasic/shared/03/lib_depot.html", Record: 3,
+		Pos: got[0].Pos}
+	if got[0] != first || !regexp.MustCompile(`^record 3 \(byte \d+\)$`).MatchString(got[0].Pos) {
+		t.Errorf("first target %+v, want %+v at record 3", got[0], first)
+	}
+	if last := got[26]; last.URI != "http://127.0.0.1:18329/missing.html" || last.Record != 55 {
+		t.Errorf("last target %+v, want missing.html, record 55", last)
+	}
+	got, skipped, err = read("testdata/formats/records.wet.gz")
+	if err != nil || len(got) != 25 || got[0].URI != "http://127.0.0.1:18329/lo-help-en-US/text/sbasic/shared/03/lib_depot.html" ||
+		!maps.Equal(skipped, map[string]int64{"warcinfo": 1}) {
+		t.Errorf("WET: %d targets (first %+v), skipped %v, %v", len(got), got[0], skipped, err)
+	}
+	// A record cut short: the targets before it, and an *Error.
+	rec := warcRecord("conversion", "http://a/1", "<urn:uuid:1>", "text/plain", "text one")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cut.warc")
+	if err := os.WriteFile(path, []byte(rec+rec[:len(rec)-8]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err = read(path)
+	var ie *Error
+	if len(got) != 1 || !errors.As(err, &ie) || err.Error() != path+": record 2 (byte "+strconv.Itoa(len(rec))+"): truncated WARC record: unexpected EOF" {
+		t.Errorf("cut: %+v, %v", got, err)
 	}
 }

@@ -1,5 +1,6 @@
 // Package urldedup owns URL deduplication: Run reads URLs, one a line
-// (or a field of JSON lines), fingerprints each normalised URL
+// (or a field of JSON lines, a column of Parquet files, the target URIs
+// of WARC and WET records), fingerprints each normalised URL
 // (urlhash) and keeps it unless it is within a Hamming distance of a
 // URL kept before, in this run or, with an archive, an earlier one
 // (resumable by JobID). Outputs writes url dedup's files (pairs,

@@ -90,9 +90,9 @@ type Outcome struct {
 	Resumed bool
 }
 
-// Run reads the lines of inputs in order (paths, gzip data
-// decompressed; "-" reads stdin), one URL a line (or a JSON object with
-// it in Options.Field), and decides for each whether it duplicates an
+// Run reads the lines of inputs in order (paths, gzip, zstd, xz and
+// bzip2 data decompressed; "-" reads stdin), one URL a line (or a JSON
+// object with it in Options.Field), and decides for each whether it duplicates an
 // earlier one: a URL is kept (dedup.Unique) unless its fingerprint is within
 // MaxDistance of a kept URL's, of this run or, when store is not nil,
 // stored by an earlier run; then it is a dedup.Duplicate of every such URL.
@@ -102,6 +102,12 @@ type Outcome struct {
 // error from emit stops the run. An unreadable input is an InputFailed
 // outcome, not an error. The URLs stored are written before Run
 // returns, also when it fails.
+//
+// Inputs are recognised by their first bytes, as package input
+// recognises them: a Parquet file's URLs are its column Options.Field
+// (DefaultParquetField when ""), a row a "line" (readParquet); a WARC or
+// WET file's are the target URIs of its records that hold pages, a
+// record a "line" (readWARC).
 func Run(ctx context.Context, inputs []string, stdin io.Reader, store *index.Index, opts *Options, emit func(*Outcome) error) (sum report.URLSummary, err error) {
 	start := time.Now()
 	var o Options
@@ -198,6 +204,16 @@ func (d *deduper) read(name string, stdin io.Reader) error {
 	if err != nil {
 		return d.inputFailed(source, 0, 0, err)
 	}
+	head, _ := br.Peek(8)
+	switch {
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		if name == "-" {
+			return d.readParquet("-", br)
+		}
+		return d.readParquet(name, nil)
+	case input.IsWARC(head):
+		return d.readWARC(source, br)
+	}
 	lines := input.NewLineReader(br, d.o.MaxLine)
 	for line := 1; ; line++ {
 		if line%256 == 0 {
@@ -233,6 +249,96 @@ func (d *deduper) read(name string, stdin io.Reader) error {
 	}
 }
 
+// DefaultParquetField is the column of the URLs of a Parquet input when
+// Options.Field is "".
+const DefaultParquetField = "url"
+
+// readParquet decides the URLs of the Parquet file name ("-": stdin, the
+// data of br), in the column Options.Field names (DefaultParquetField
+// when ""), read as input reads a text column: a null, empty or too long
+// one is a bad row; the Outcomes' Line is the row, from 1, and Raw the
+// URL.
+func (d *deduper) readParquet(name string, stdin io.Reader) error {
+	field := d.o.Field
+	if field == "" {
+		field = DefaultParquetField
+	}
+	r := input.NewReader([]string{name}, stdin, &input.Options{IDField: field, TextField: field, TitleField: field, MaxBytes: d.o.MaxLine})
+	defer r.Close()
+	for n := 1; ; n++ {
+		if n%256 == 0 {
+			if err := d.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		var re *input.RecordError
+		var ie *input.Error
+		switch {
+		case errors.As(err, &re):
+			d.sum.Lines++
+			o := &Outcome{Seq: d.seq, Source: re.Source, Line: re.Line}
+			d.seq++
+			if err := d.reject(o, re.Field, rejectReason(re)); err != nil {
+				return err
+			}
+		case errors.As(err, &ie):
+			d.sum.InputErrors++
+			if err := d.emit(&Outcome{Seq: d.seq, Source: ie.Source, Line: ie.Line, Verdict: dedup.InputFailed, Err: ie}); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		default:
+			d.sum.Lines++
+			o := &Outcome{Seq: d.seq, Source: rec.Source, Line: rec.Line, Raw: []byte(rec.Text)}
+			d.seq++
+			if err := d.decideURL(o, rec.Text, field); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// rejectReason is the reason of re, with its position in the file when
+// it names one ("row 7 (row group 2 of 3, row 2): null").
+func rejectReason(re *input.RecordError) string {
+	if re.Pos != "" {
+		return re.Pos + ": " + re.Reason
+	}
+	return re.Reason
+}
+
+// readWARC decides the target URIs of the records of the WARC data br
+// that hold pages (input.ReadWARCTargets); the Outcomes' Line is the
+// record, from 1, and Raw the URI. A record without a target URI is a
+// bad one.
+func (d *deduper) readWARC(source string, br *bufio.Reader) error {
+	_, err := input.ReadWARCTargets(br, source, func(t input.WARCTarget) error {
+		if t.Record%256 == 0 {
+			if err := d.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		d.sum.Lines++
+		o := &Outcome{Seq: d.seq, Source: source, Line: t.Record, Raw: []byte(t.URI)}
+		d.seq++
+		if t.URI == "" {
+			return d.reject(o, "WARC-Target-URI", t.Pos+": no target URI")
+		}
+		return d.decideURL(o, t.URI, "")
+	})
+	var ie *input.Error
+	if errors.As(err, &ie) {
+		d.sum.InputErrors++
+		return d.emit(&Outcome{Seq: d.seq, Source: source, Line: ie.Line, Verdict: dedup.InputFailed, Err: ie})
+	}
+	return err
+}
+
 // inputFailed reports an input that could not be read (to its end)
 // after offset bytes.
 func (d *deduper) inputFailed(source string, line int, offset int64, err error) error {
@@ -256,7 +362,20 @@ func (d *deduper) decide(o *Outcome) error {
 		d.sum.Blank++
 		return nil
 	}
-	if field, reason := d.normalize(o, text); reason != "" {
+	u := text
+	if d.o.Field != "" {
+		var err error
+		if u, err = urlField(o.Raw, d.o.Field); err != nil {
+			return d.reject(o, d.o.Field, err.Error())
+		}
+	}
+	return d.decideURL(o, u, d.o.Field)
+}
+
+// decideURL decides the URL u of o, read from its field ("": the
+// line, or a WARC record's target).
+func (d *deduper) decideURL(o *Outcome, u, field string) error {
+	if reason := d.normalize(o, u, field); reason != "" {
 		return d.reject(o, field, reason)
 	}
 	d.sum.URLs++
@@ -288,30 +407,24 @@ func (d *deduper) decide(o *Outcome) error {
 	return d.emit(o)
 }
 
-// normalize sets o's URL, normalised URL and fingerprint from the line
-// text, or returns the field at fault and why the line is rejected.
-func (d *deduper) normalize(o *Outcome, text string) (field, reason string) {
-	u := text
-	if d.o.Field != "" {
-		var err error
-		if u, err = urlField(o.Raw, d.o.Field); err != nil {
-			return d.o.Field, err.Error()
-		}
-	}
+// normalize sets o's URL, normalised URL and fingerprint from u, read
+// from field ("": the line, or a WARC record's target), and returns why
+// it is rejected ("" when it is not).
+func (d *deduper) normalize(o *Outcome, u, field string) (reason string) {
 	o.URL = strings.TrimSpace(u)
 	p, err := urlhash.Normalize(u, d.o.Normalize)
 	if err != nil {
 		reason := strings.TrimPrefix(err.Error(), "urlhash: ")
-		if d.o.Field == "" && strings.HasPrefix(o.URL, "{") {
+		if field == "" && strings.HasPrefix(o.URL, "{") {
 			reason += " (for lines of JSON give --url-field NAME)"
 		}
-		return d.o.Field, reason
+		return reason
 	}
 	o.Normalized, o.Fingerprint = p.String(), p.Fingerprint()
 	if d.store != nil && len(o.Normalized) > index.MaxIDLen {
-		return d.o.Field, fmt.Sprintf("normalised URL of %d bytes: an index takes at most %d", len(o.Normalized), index.MaxIDLen)
+		return fmt.Sprintf("normalised URL of %d bytes: an index takes at most %d", len(o.Normalized), index.MaxIDLen)
 	}
-	return "", ""
+	return ""
 }
 
 // keep makes o, near no kept URL, a kept one: in this run's search,

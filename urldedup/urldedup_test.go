@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	kgzip "github.com/klauspost/compress/gzip"
+
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
@@ -308,8 +310,10 @@ func TestRunInputs(t *testing.T) {
 	notGzip := writeTemp(t, "urls.gz", "http://b.org/y\n")
 	truncated := writeTemp(t, "cut.gz", string(gz[:len(gz)/2]))
 	missing := filepath.Join(t.TempDir(), "missing.txt")
-	// The complete lines of the truncated file.
-	zr, err := gzip.NewReader(bytes.NewReader(gz[:len(gz)/2]))
+	// The complete lines of the truncated file, as the decoder of
+	// package input delivers them (klauspost/compress/gzip: from a cut
+	// stream, a few hundred bytes fewer than compress/gzip).
+	zr, err := kgzip.NewReader(bytes.NewReader(gz[:len(gz)/2]))
 	if err != nil {
 		t.Fatal(err)
 	}

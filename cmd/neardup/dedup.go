@@ -130,8 +130,9 @@ func createDedupOutputs(c *cli.Context, job string, inOpts *input.Options) (outs
 	files := dedup.Files{Pairs: c.String("pairs"), Clusters: c.String("clusters"), Unique: c.String("unique"), Rejects: c.String("rejects"),
 		Annotate: c.String("annotate")}
 	if !named && !c.Bool("json") {
-		files.Pairs = "-"
+		files.Pairs = "-" // nothing named: the pairs go to standard output rather than nowhere
 	}
+	inOpts.ParquetRows = files.ParquetRows()
 	if outs, err = dedup.CreateOutputs(files, c.App.Writer, job); err != nil {
 		return nil, false, err
 	}

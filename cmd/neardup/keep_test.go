@@ -191,21 +191,26 @@ func TestParquetOutputs(t *testing.T) {
 	if n != 15 {
 		t.Errorf("%d records in the unique Parquet file, want 15", n)
 	}
-	rows, err := parquet.ReadFile[struct {
-		ID      string `parquet:"id"`
+	// Of Parquet input, the annotation is a group "neardup" beside the
+	// input's columns (TestFormatsParquetOutputs).
+	type annotation struct {
 		Verdict string `parquet:"verdict"`
 		Cluster string `parquet:"cluster,optional"`
+	}
+	rows, err := parquet.ReadFile[struct {
+		ID      string     `parquet:"id,optional"`
+		NearDup annotation `parquet:"neardup"`
 	}](a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dups := 0
 	for _, row := range rows {
-		if row.Verdict == "duplicate" {
+		if row.NearDup.Verdict == "duplicate" {
 			dups++
 		}
 	}
-	if len(rows) != 25 || dups != 10 || rows[0].Cluster != rows[0].ID {
+	if len(rows) != 25 || dups != 10 || rows[0].NearDup.Cluster != rows[0].ID {
 		t.Errorf("annotate: %d rows, %d duplicates, first %+v; want 25, 10, its own cluster", len(rows), dups, rows[0])
 	}
 }

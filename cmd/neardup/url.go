@@ -53,7 +53,7 @@ func urlDedupCommand() *cli.Command {
 			&cli.Float64Flag{Name: "min-similarity", Aliases: []string{"m"}, Value: urlhash.Close, Category: catMatch,
 				Usage: "duplicates are at least `P` percent similar (95 very close, 90 close, 80 same pattern; see above)"},
 			&cli.StringFlag{Name: "url-field", Category: catInput,
-				Usage: "the lines are JSON objects with the URL in field `NAME`"},
+				Usage: "the lines are JSON objects with the URL in field `NAME`; of Parquet input, the URL column (default url)"},
 			&cli.StringFlag{Name: "pairs", Category: catOutput, TakesFile: true, Usage: "write (kept, duplicate) pairs to `FILE`"},
 			&cli.StringFlag{Name: "clusters", Category: catOutput, TakesFile: true, Usage: "write clusters to `FILE`"},
 			&cli.StringFlag{Name: "unique", Category: catOutput, TakesFile: true, Usage: "write the lines of the kept URLs to `FILE`"},
