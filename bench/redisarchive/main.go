@@ -24,10 +24,6 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +36,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redisstore"
+	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -410,42 +407,17 @@ func fatal(err error) {
 	log.Fatal(err)
 }
 
-// startCluster starts a 3-master cluster with scripts/redis-cluster and
-// sets *url; the returned function stops it.
+// startCluster starts a 3-master cluster (internal/redistest) and sets
+// *url; the returned function stops it.
 func startCluster() func() {
-	script, err := filepath.Abs("scripts/redis-cluster")
+	c, err := redistest.Run(redistest.Options{})
 	if err != nil {
 		fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "neardup-bench-redis-")
-	if err != nil {
-		fatal(err)
-	}
-	args := []string{"start", dir}
-	for p := 0; len(args) < 5; p++ {
-		port := 21000 + rand.IntN(30000)
-		if free(port) && free(port+10000) {
-			args = append(args, strconv.Itoa(port))
-		}
-	}
-	out, err := exec.Command(script, args...).CombinedOutput()
-	if err != nil {
-		log.Fatalf("%s: %v", out, err)
-	}
-	*url = "redis://" + strings.TrimSpace(string(out)) + "/bench"
+	*url = c.URL("bench")
 	return func() {
-		if out, err := exec.Command(script, "stop", dir).CombinedOutput(); err != nil {
-			log.Printf("stopping the cluster: %v: %s", err, out)
+		if err := c.Close(); err != nil {
+			log.Printf("stopping the cluster: %v", err)
 		}
-		os.RemoveAll(dir)
 	}
-}
-
-func free(p int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
 }

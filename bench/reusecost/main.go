@@ -35,9 +35,7 @@ import (
 	"io/fs"
 	"log"
 	"math/rand/v2"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -57,6 +55,7 @@ import (
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/index/redisstore"
 	"github.com/neardup/neardup/internal/cputime"
+	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/reuse"
 	"github.com/neardup/neardup/segment"
@@ -461,41 +460,16 @@ func du(dir string) int64 {
 	return n
 }
 
-// startCluster starts a 3-master cluster on free loopback ports with
-// scripts/redis-cluster and returns its URL and how to stop it.
+// startCluster starts a 3-master cluster (internal/redistest) and
+// returns its URL and how to stop it.
 func startCluster() (string, func()) {
-	script, err := filepath.Abs("scripts/redis-cluster")
+	c, err := redistest.Run(redistest.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "neardup-reusecost-redis-")
-	if err != nil {
-		log.Fatal(err)
-	}
-	args := []string{"start", dir}
-	for len(args) < 5 {
-		port := 21000 + rand.IntN(30000)
-		if free(port) && free(port+10000) {
-			args = append(args, strconv.Itoa(port))
+	return c.URL("reusecost"), func() {
+		if err := c.Close(); err != nil {
+			log.Printf("stopping the cluster: %v", err)
 		}
 	}
-	out, err := exec.Command(script, args...).CombinedOutput()
-	if err != nil {
-		log.Fatalf("%s: %v", out, err)
-	}
-	return "redis://" + strings.TrimSpace(string(out)) + "/reusecost", func() {
-		if out, err := exec.Command(script, "stop", dir).CombinedOutput(); err != nil {
-			log.Printf("stopping the cluster: %v: %s", err, out)
-		}
-		os.RemoveAll(dir)
-	}
-}
-
-func free(p int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
 }

@@ -130,6 +130,34 @@ func Start(t testing.TB, opts Options) *Cluster {
 	return c
 }
 
+// Run starts a cluster outside a test (the bench programs), in a new
+// temporary directory on free ports; Close stops it by its pidfiles and
+// removes the directory.
+func Run(opts Options) (*Cluster, error) {
+	if !Available() {
+		return nil, fmt.Errorf("redistest: redis-server or redis-cli not on the PATH (%s)", InstallHint)
+	}
+	dir, err := os.MkdirTemp("", "neardup-redistest-")
+	if err != nil {
+		return nil, err
+	}
+	c, err := start(dir, opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("redistest: %w", err)
+	}
+	return c, nil
+}
+
+// Close stops a cluster that Run started and removes its directory.
+func (c *Cluster) Close() error {
+	err := c.stop()
+	if rerr := os.RemoveAll(c.Dir); err == nil {
+		err = rerr
+	}
+	return err
+}
+
 // Available reports whether redis-server and redis-cli are on the PATH.
 func Available() bool {
 	_, err1 := exec.LookPath("redis-server")
