@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -474,11 +475,18 @@ func (in *warcInput) html(page []byte, ctype string) (text, title, reason string
 			enc = e
 		}
 	}
+	if enc == encAuto || enc == encUTF8 {
+		// DecodeText's result without its copy: valid UTF-8 less a BOM.
+		if body, _ := trimUTF8BOM(page); utf8.Valid(body) {
+			text, title = htmlText(body)
+			return text, title, ""
+		}
+	}
 	s, _, err := DecodeText(page, enc)
 	if err != nil {
 		return "", "", err.Error()
 	}
-	text, title = stripValidHTML(s) // DecodeText returns valid UTF-8
+	text, title = htmlText([]byte(s)) // DecodeText returns valid UTF-8
 	return text, title, ""
 }
 
