@@ -93,3 +93,27 @@ func TestFormatsDamaged(t *testing.T) {
 		t.Errorf("--strict on a file of the wrong column type: exit %d, want 2: %s", r.code, r.stderr)
 	}
 }
+
+// TestFormatsURLDedupSkipped: url dedup of wget's WARC reads the target
+// URIs of its 25 HTML pages and counts the records it skips by kind, as
+// dedup does, in its summary on standard error and in its JSON.
+func TestFormatsURLDedupSkipped(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, "url", "dedup", "--json", "--pairs", filepath.Join(t.TempDir(), "pairs.jsonl"), filepath.Join(formatsDir, "pages.warc.gz"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"neardup url dedup: 25 lines: 25 URLs, ",
+		"neardup url dedup: skipped 33 WARC records that are not pages: 27 request, 2 resource (text/plain), " +
+			"1 metadata, 1 response (HTTP 404), 1 response (image/png), 1 warcinfo\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr\n%s\nwant %q", r.stderr, want)
+		}
+	}
+	want := `"resumed":0,"skipped":{"metadata":1,"request":27,"resource (text/plain)":2,"response (HTTP 404)":1,"response (image/png)":1,"warcinfo":1},"pairs":`
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("JSON %s\nwant %s", r.stdout, want)
+	}
+}
