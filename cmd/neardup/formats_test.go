@@ -117,3 +117,24 @@ func TestFormatsURLDedupSkipped(t *testing.T) {
 		t.Errorf("JSON %s\nwant %s", r.stdout, want)
 	}
 }
+
+// TestFormatsURLDedupDamaged: url dedup of a WARC with a damaged gzip
+// member names the record and the member once, keeps the URLs before it
+// and exits 2, as dedup does.
+func TestFormatsURLDedupDamaged(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, "url", "dedup", "--pairs", filepath.Join(t.TempDir(), "pairs.jsonl"), filepath.Join(formatsDir, "damaged.warc.gz"))
+	stderr := strings.ReplaceAll(r.stderr, filepath.Join(formatsDir)+"/", "input/testdata/formats/")
+	for _, want := range []string{
+		"neardup url dedup: input error: input/testdata/formats/damaged.warc.gz: record 7 (byte 5296): gzip member at byte 3562: flate: corrupt input before offset 1\n",
+		"neardup url dedup: 2 lines: 2 URLs, 1 kept, 1 duplicate (0 exact: the same normalised URL as an earlier one), 0 blank, 0 rejected, 1 input error\n",
+		"neardup url dedup: skipped 4 WARC records that are not pages: 3 request, 1 warcinfo\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr\n%s\nwant %q", stderr, want)
+		}
+	}
+	if r.code != 2 {
+		t.Errorf("exit %d, want 2", r.code)
+	}
+}
