@@ -99,16 +99,26 @@ func FuzzReadWARC(f *testing.F) {
 		// The targets of the same data: records in order, as many as
 		// records start there at most, an *Error or nil at the end.
 		last := 0
+		targets := map[int]bool{}
 		_, err := ReadWARCTargets(bufio.NewReader(bytes.NewReader(data)), "-", func(w WARCTarget) error {
 			if w.Record <= last || w.Record > bytes.Count(data, []byte("WARC/")) {
 				t.Fatalf("target %+v after record %d", w, last)
 			}
 			last = w.Record
+			targets[w.Record] = true
 			return nil
 		})
 		var ie *Error
 		if err != nil && !errors.As(err, &ie) {
 			t.Fatalf("ReadWARCTargets: error of type %T: %v", err, err)
+		}
+		// Both skip the same records: what the Reader reads is a target.
+		if err == nil {
+			for _, rec := range recs {
+				if !targets[rec.Line] {
+					t.Fatalf("record %d (%s) read by the Reader is not a target", rec.Line, rec.ID)
+				}
+			}
 		}
 	})
 }

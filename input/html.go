@@ -35,7 +35,7 @@ func StripHTML(s string) string {
 // stripHTML is StripHTML that also returns the text of the first title
 // element, white space collapsed.
 func stripHTML(s string) (text, title string) {
-	text, title = stripValidHTML(s)
+	text, title = htmlText([]byte(s))
 	if !utf8.ValidString(s) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 		title = strings.ToValidUTF8(title, "\uFFFD")
@@ -43,8 +43,20 @@ func stripHTML(s string) (text, title string) {
 	return text, title
 }
 
-// stripValidHTML is stripHTML for s known to be valid UTF-8.
-func stripValidHTML(s string) (text, title string) {
+// htmlText returns the text and title of page as tokenizeHTML does:
+// through extractHTML, or the tokenizer for the pages extractHTML leaves
+// to it. The output is valid UTF-8 when page is.
+func htmlText(page []byte) (text, title string) {
+	if text, title, ok := extractHTML(page); ok {
+		return text, title
+	}
+	return tokenizeHTML(string(page))
+}
+
+// tokenizeHTML is stripHTML for s known to be valid UTF-8, through
+// golang.org/x/net/html's tokenizer: the reference that extractHTML
+// follows.
+func tokenizeHTML(s string) (text, title string) {
 	z := html.NewTokenizer(strings.NewReader(s))
 	var (
 		out       textBuilder

@@ -1,12 +1,15 @@
 package input
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -26,6 +29,11 @@ import (
 //     lz4: 255 times; gzip: 1032 times) or, for zstd and brotli, whose
 //     ratio has no useful bound, more than maxPageBytes;
 //   - a snappy page's own length header disagrees with the page header;
+//   - a zstd or brotli page inflates to more than its header claims: for
+//     zstd, the content sizes its frames declare (which the decoder
+//     holds them to) are added up, and only a page with a frame that
+//     declares none is inflated here, up to one byte over the claim;
+//     a brotli page is always inflated so (brotli declares no sizes);
 //   - a page claims more values than its row group has rows (the
 //     columns read are neither lists nor nested in them), more than
 //     maxPageValues, or, for a dictionary, more than 4-byte values fit
@@ -73,8 +81,13 @@ func checkChunk(f io.ReaderAt, size int64, c *format.ColumnChunk, rows int64, re
 		if err := checkPage(&h, md.Codec, end-data, rows, repeated); err != nil {
 			return fmt.Errorf("page %d (byte %d): %w", page, off, err)
 		}
-		if md.Codec == format.Snappy {
+		switch md.Codec {
+		case format.Snappy:
 			if err := checkSnappyLength(f, &h, data); err != nil {
+				return fmt.Errorf("page %d (byte %d): %w", page, off, err)
+			}
+		case format.Zstd, format.Brotli:
+			if err := checkInflatedSize(f, &h, data, md.Codec, buf); err != nil {
 				return fmt.Errorf("page %d (byte %d): %w", page, off, err)
 			}
 		}
@@ -185,4 +198,141 @@ func checkSnappyLength(f io.ReaderAt, h *format.PageHeader, data int64) error {
 		return fmt.Errorf("a snappy block that claims %d bytes, its page header %d", n, want)
 	}
 	return nil
+}
+
+// pageBody returns the compressed bytes of the page whose header is h
+// and whose data starts at data, after a v2 page's levels, read into
+// buf, and the uncompressed size it claims for them; ok is false for a
+// v2 page that is not compressed.
+func pageBody(f io.ReaderAt, h *format.PageHeader, data int64, buf *[]byte) (body []byte, claim int64, ok bool, err error) {
+	comp, claim := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+	if v := h.DataPageHeaderV2; v.Valid {
+		if v.V.IsCompressed.Valid && !v.V.IsCompressed.V {
+			return nil, 0, false, nil
+		}
+		levels := int64(v.V.DefinitionLevelsByteLength) + int64(v.V.RepetitionLevelsByteLength)
+		data, comp, claim = data+levels, comp-levels, claim-levels
+	}
+	if int64(cap(*buf)) < comp {
+		*buf = make([]byte, comp)
+	}
+	body = (*buf)[:comp]
+	if k, err := f.ReadAt(body, data); k < len(body) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, 0, false, err
+	}
+	return body, claim, true, nil
+}
+
+// checkInflatedSize checks that the zstd or brotli page whose header is h
+// and whose data starts at data inflates to no more than its header
+// claims.
+func checkInflatedSize(f io.ReaderAt, h *format.PageHeader, data int64, codec format.CompressionCodec, buf *[]byte) error {
+	body, claim, ok, err := pageBody(f, h, data, buf)
+	if err != nil || !ok {
+		return err
+	}
+	var r io.Reader
+	if codec == format.Zstd {
+		declared, all := zstdDeclaredSize(body)
+		if all {
+			if declared > claim {
+				return fmt.Errorf("a zstd page whose frames declare %d bytes, its page header %d", declared, claim)
+			}
+			return nil
+		}
+		zr, err := zstd.NewReader(bytes.NewReader(body), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil // parquet-go reports the page as it is
+		}
+		defer zr.Close()
+		r = zr
+	} else {
+		r = brotli.NewReader(bytes.NewReader(body))
+	}
+	// A damaged stream is parquet-go's to report; only its size is
+	// checked here.
+	if n, _ := io.CopyN(io.Discard, r, claim+1); n > claim {
+		return fmt.Errorf("a %s page that inflates to more than the %d bytes its page header claims", codec, claim)
+	}
+	return nil
+}
+
+// zstdDeclaredSize adds up the content sizes that the zstd frames of p
+// declare, skippable frames skipped; all is false when a frame declares
+// none, or p cannot be walked frame by frame (parquet-go's decoder
+// reports it).
+func zstdDeclaredSize(p []byte) (size int64, all bool) {
+	for len(p) > 0 {
+		if len(p) < 8 {
+			return 0, false
+		}
+		magic := binary.LittleEndian.Uint32(p)
+		if magic&0xFFFFFFF0 == 0x184D2A50 { // a skippable frame
+			n := int64(binary.LittleEndian.Uint32(p[4:]))
+			if n > int64(len(p)-8) {
+				return 0, false
+			}
+			p = p[8+n:]
+			continue
+		}
+		if magic != 0xFD2FB528 {
+			return 0, false
+		}
+		fhd := p[4]
+		single := fhd>>5&1 == 1
+		pos := 5
+		if !single {
+			pos++ // the window descriptor
+		}
+		pos += [4]int{0, 1, 2, 4}[fhd&3] // the dictionary ID
+		fcsLen := [4]int{0, 2, 4, 8}[fhd>>6]
+		if fcsLen == 0 && single {
+			fcsLen = 1
+		}
+		if fcsLen == 0 || pos+fcsLen > len(p) {
+			return 0, false
+		}
+		var fcs uint64
+		for i := fcsLen - 1; i >= 0; i-- {
+			fcs = fcs<<8 | uint64(p[pos+i])
+		}
+		if fcsLen == 2 {
+			fcs += 256
+		}
+		if fcs > math.MaxInt64-uint64(size) {
+			return 0, false
+		}
+		size += int64(fcs)
+		pos += fcsLen
+		// The blocks, to the frame's end.
+		for {
+			if pos+3 > len(p) {
+				return 0, false
+			}
+			bh := int(p[pos]) | int(p[pos+1])<<8 | int(p[pos+2])<<16
+			pos += 3
+			switch n := bh >> 3; bh >> 1 & 3 {
+			case 1: // RLE: one byte
+				pos++
+			case 3:
+				return 0, false
+			default:
+				pos += n
+			}
+			if bh&1 == 1 {
+				break
+			}
+		}
+		if fhd>>2&1 == 1 {
+			pos += 4 // the checksum
+		}
+		if pos > len(p) {
+			return 0, false
+		}
+		p = p[pos:]
+	}
+	return size, true
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"math"
 	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -106,5 +108,90 @@ func TestParquetPageHeaderGuard(t *testing.T) {
 				t.Errorf("error %q, want it to match %s", got[2].Err, want)
 			}
 		})
+	}
+}
+
+// TestParquetInflateBomb: a zstd or brotli page that inflates to more
+// than its header claims (a row of 1 MiB whose page header was rewritten
+// to claim 100 bytes) gives an *Error naming the file, row group, column
+// and page, after the rows of the row groups before it; nothing beyond
+// the claim is inflated.
+func TestParquetInflateBomb(t *testing.T) {
+	rows := []textLast{{"a", "first text"}, {"b", "second text"}, {"c", strings.Repeat("bomb ", 1<<18)}}
+	for _, tt := range []struct {
+		name  string
+		codec compress.Codec
+		want  string
+	}{
+		{"zstd", &parquet.Zstd, `a zstd page whose frames declare \d{7} bytes, its page header 100`},
+		{"brotli", &parquet.Brotli, `a BROTLI page that inflates to more than the 100 bytes its page header claims`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			data := rewriteLastPage(t, writeParquet(t, rows, 2, tt.codec), func(h *format.PageHeader) {
+				levels := int32(0)
+				if v := h.DataPageHeaderV2; v.Valid {
+					levels = v.V.DefinitionLevelsByteLength + v.V.RepetitionLevelsByteLength
+				}
+				h.UncompressedPageSize = levels + 100
+			})
+			writeInputFiles(t, ".", map[string]string{"f.parquet": string(data)})
+			got := readAllInputs(t, NewReader([]string{"f.parquet"}, nil, nil))
+			if len(got) != 3 || got[0].Rec.ID != "a" || got[1].Rec.ID != "b" {
+				t.Fatalf("%+v, want rows a and b and an error", got)
+			}
+			want := `^f\.parquet: row group 2 of 2, column "text": page 1 \(byte \d+\): ` + tt.want + `$`
+			if !regexp.MustCompile(want).MatchString(got[2].Err) {
+				t.Errorf("error %q, want it to match %s", got[2].Err, want)
+			}
+		})
+	}
+}
+
+// TestZstdPageSize: the sizes zstd frames declare are added up (a
+// skippable frame skipped); a frame that declares none (a streaming
+// encoder's) is inflated, up to a byte over the claim.
+func TestZstdPageSize(t *testing.T) {
+	text := []byte(strings.Repeat("zstd page ", 10000)) // 100,000 bytes
+	enc, _ := zstd.NewWriter(nil)
+	one := enc.EncodeAll(text, nil)
+	skippable := []byte{0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 'x', 'y', 'z'}
+	var stream bytes.Buffer
+	sw, _ := zstd.NewWriter(&stream)
+	sw.Write(text[:50000])
+	sw.Flush() // the frame's header goes out before its size is known
+	sw.Write(text[50000:])
+	sw.Close()
+	for _, tt := range []struct {
+		name     string
+		page     []byte
+		size     int64
+		declared bool
+	}{
+		{"one frame", one, 100000, true},
+		{"two frames and a skippable one", append(append(append([]byte(nil), one...), skippable...), one...), 200000, true},
+		{"streamed", stream.Bytes(), 0, false},
+		{"cut", one[:len(one)-3], 0, false},
+		{"not zstd", []byte("not a zstd frame"), 0, false},
+	} {
+		if size, all := zstdDeclaredSize(tt.page); size != tt.size || all != tt.declared {
+			t.Errorf("%s: zstdDeclaredSize = %d, %v; want %d, %v", tt.name, size, all, tt.size, tt.declared)
+		}
+	}
+	check := func(page []byte, claim int32) error {
+		h := &format.PageHeader{CompressedPageSize: int32(len(page)), UncompressedPageSize: claim}
+		var buf []byte
+		return checkInflatedSize(bytes.NewReader(page), h, 0, format.Zstd, &buf)
+	}
+	for _, page := range [][]byte{one, stream.Bytes()} {
+		if err := check(page, 100000); err != nil {
+			t.Errorf("a page of its size: %v", err)
+		}
+	}
+	if err := check(stream.Bytes(), 99999); err == nil || err.Error() != "a ZSTD page that inflates to more than the 99999 bytes its page header claims" {
+		t.Errorf("a streamed page over its claim: %v", err)
+	}
+	if err := check(one, 99999); err == nil || err.Error() != "a zstd page whose frames declare 100000 bytes, its page header 99999" {
+		t.Errorf("a page over its claim: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -202,12 +203,13 @@ func IsWARC(head []byte) bool { return bytes.HasPrefix(head, []byte(warcMagic)) 
 
 // ReadWARCTargets reads the WARC data of br (decompressed: see
 // Decompress), named source, and calls emit with the target of each
-// record of the types that hold pages (response, conversion, and
-// resource of an HTML type: a crawler's logs are resources too), in
-// order, without reading their blocks (a record cut short is not
-// emitted); the other records (warcinfo,
-// request, metadata, revisit, …) are skipped, and counted by kind in the
-// map it returns. An error from emit is returned as it is; data that cannot be
+// record that the Reader reads as a page (a response of an HTML page of
+// status 2xx, a text/plain conversion, a resource of an HTML type), in
+// order, without reading their blocks beyond a response's HTTP header
+// (a record cut short is not emitted); the other records (warcinfo,
+// request, metadata, revisit, a response of an image or of status 404,
+// …) are skipped, and counted by kind, as Reader.Skipped counts them, in
+// the map it returns. An error from emit is returned as it is; data that cannot be
 // read to its end is an *Error naming the record, after the targets
 // before it.
 func ReadWARCTargets(br *bufio.Reader, source string, emit func(WARCTarget) error) (skipped map[string]int64, err error) {
@@ -220,25 +222,45 @@ func ReadWARCTargets(br *bufio.Reader, source string, emit func(WARCTarget) erro
 		if err != nil {
 			return in.skipped, err
 		}
+		// What the Reader skips is skipped, and counted alike: a
+		// response's HTTP header is read from the buffer.
+		typ, ctype := strings.ToLower(h.get("WARC-Type")), h.get("Content-Type")
+		media, _, _ := mime.ParseMediaType(ctype)
+		kind := ""
+		switch {
+		case typ == "conversion" && (media == "text/plain" || ctype == ""),
+			typ == "resource" && isHTMLType(media):
+		case typ == "response" && media == "application/http":
+			_, _, kind = in.httpHead(length)
+		default:
+			kind = skipKind(typ, media)
+		}
+		if kind != "" {
+			in.skip(kind)
+		}
 		if err := in.discard(length); err != nil {
 			return in.skipped, in.fail(truncated(err))
 		}
-		typ := strings.ToLower(h.get("WARC-Type"))
-		media, _, _ := mime.ParseMediaType(h.get("Content-Type"))
-		switch {
-		case typ == "response" || typ == "conversion" || typ == "resource" && isHTMLType(media):
-			t := WARCTarget{URI: strings.Trim(h.get("WARC-Target-URI"), "<>"), Record: in.n, Pos: in.pos()}
-			if err := emit(t); err != nil {
-				return in.skipped, err
-			}
-		case typ == "resource":
-			in.skip("resource (" + orNone(media) + ")")
-		case typ == "":
-			in.skip("untyped")
-		default:
-			in.skip(typ)
+		if kind != "" {
+			continue
+		}
+		t := WARCTarget{URI: strings.Trim(h.get("WARC-Target-URI"), "<>"), Record: in.n, Pos: in.pos()}
+		if err := emit(t); err != nil {
+			return in.skipped, err
 		}
 	}
+}
+
+// skipKind names the kind of a skipped record of WARC-Type typ (lower
+// case) and block type media, as Reader.Skipped counts it.
+func skipKind(typ, media string) string {
+	switch typ {
+	case "":
+		return "untyped"
+	case "response", "resource", "conversion":
+		return typ + " (" + orNone(media) + ")"
+	}
+	return typ
 }
 
 // truncated names the end of the data inside a record as truncation.
@@ -331,14 +353,7 @@ func (in *warcInput) record(h warcHeader, length int64) (rec *Record, reject err
 			return nil, in.reject(why), nil
 		}
 	default:
-		kind := typ
-		if kind == "" {
-			kind = "untyped"
-		}
-		if typ == "response" || typ == "resource" || typ == "conversion" {
-			kind += " (" + orNone(media) + ")"
-		}
-		in.skip(kind)
+		in.skip(skipKind(typ, media))
 		return nil, nil, in.discard(length)
 	}
 	if isBlankText(text) {
@@ -398,29 +413,38 @@ func isHTMLType(media string) bool {
 	return media == "text/html" || media == "application/xhtml+xml"
 }
 
+// httpHead reads the HTTP header of the response record whose block of
+// length bytes is next, from the buffer (a response that is not a page
+// is skipped without reading its body into memory), and returns it and
+// its length, or the kind of record to count it as when it is not an
+// HTML page of status 2xx.
+func (in *warcInput) httpHead(length int64) (resp *http.Response, headerLen int, skip string) {
+	head, _ := in.br.Peek(int(min(length, int64(in.br.Size()))))
+	hr := bytes.NewReader(head)
+	hb := bufio.NewReader(hr)
+	resp, err := http.ReadResponse(hb, nil)
+	if err != nil {
+		return nil, 0, "response (unreadable HTTP header)"
+	}
+	// The header's length: what the parser took of head.
+	headerLen = len(head) - hr.Len() - hb.Buffered()
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return nil, 0, fmt.Sprintf("response (HTTP %d)", resp.StatusCode)
+	case !isHTMLType(media):
+		return nil, 0, "response (" + orNone(media) + ")"
+	}
+	return resp, headerLen, ""
+}
+
 // httpResponse reads the block of a response record, an HTTP response,
 // and returns the text and title of its HTML page; both empty when the
 // record is skipped (counted), or why it is rejected.
 func (in *warcInput) httpResponse(length int64) (text, title, reason string, err error) {
-	// The HTTP header is read from the buffer: a response that is not a
-	// page is skipped without reading its body into memory.
-	head, _ := in.br.Peek(int(min(length, int64(in.br.Size()))))
-	hr := bytes.NewReader(head)
-	hb := bufio.NewReader(hr)
-	resp, herr := http.ReadResponse(hb, nil)
-	if herr != nil {
-		in.skip("response (unreadable HTTP header)")
-		return "", "", "", in.discard(length)
-	}
-	// The header's length: what the parser took of head.
-	headerLen := len(head) - hr.Len() - hb.Buffered()
-	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch {
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		in.skip(fmt.Sprintf("response (HTTP %d)", resp.StatusCode))
-		return "", "", "", in.discard(length)
-	case !isHTMLType(media):
-		in.skip("response (" + orNone(media) + ")")
+	resp, headerLen, kind := in.httpHead(length)
+	if kind != "" {
+		in.skip(kind)
 		return "", "", "", in.discard(length)
 	}
 	// The HTTP header is allowed 1 MiB besides the page.
@@ -474,11 +498,18 @@ func (in *warcInput) html(page []byte, ctype string) (text, title, reason string
 			enc = e
 		}
 	}
+	if enc == encAuto || enc == encUTF8 {
+		// DecodeText's result without its copy: valid UTF-8 less a BOM.
+		if body, _ := trimUTF8BOM(page); utf8.Valid(body) {
+			text, title = htmlText(body)
+			return text, title, ""
+		}
+	}
 	s, _, err := DecodeText(page, enc)
 	if err != nil {
 		return "", "", err.Error()
 	}
-	text, title = stripValidHTML(s) // DecodeText returns valid UTF-8
+	text, title = htmlText([]byte(s)) // DecodeText returns valid UTF-8
 	return text, title, ""
 }
 

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/progress"
 )
 
@@ -123,6 +125,11 @@ type URLSummary struct {
 	Rejected    int64 `json:"rejected"`
 	InputErrors int64 `json:"input_errors"`
 	Resumed     int64 `json:"resumed"`
+	// Skipped counts the WARC and WET records read and skipped as not
+	// pages, by kind, as input.Reader.Skipped names them ("request",
+	// "response (image/png)", …); nil when there were none. They are not
+	// lines.
+	Skipped map[string]int64 `json:"skipped,omitempty"`
 	// Pairs and Clusters are the lines written to the pairs and the
 	// clusters files (Outputs.NPairs, Outputs.Commit), and MinSimilarity
 	// the similarity in percent that MaxDistance was chosen for
@@ -169,6 +176,14 @@ func (s *URLSummary) WriteText(w io.Writer, prefix string) error {
 	rate := ""
 	if secs := s.Elapsed.Seconds(); secs > 0 {
 		rate = fmt.Sprintf(", %s URLs/s", n(int64(float64(s.URLs)/secs)))
+	}
+	if len(s.Skipped) > 0 {
+		var skips []input.Skip
+		for kind, k := range s.Skipped {
+			skips = append(skips, input.Skip{Kind: kind, N: k})
+		}
+		slices.SortFunc(skips, func(a, b input.Skip) int { return strings.Compare(a.Kind, b.Kind) })
+		fmt.Fprintf(&b, "%s%s\n", prefix, input.SkippedText(skips))
 	}
 	fmt.Fprintf(&b, "%smin similarity %g%% (distance ≤ %d of 64 bits), searched %s; %s%s\n", prefix,
 		s.MinSimilarity, s.MaxDistance, s.Search, s.Elapsed.Round(time.Millisecond), rate)

@@ -78,6 +78,12 @@ func TestURLSummaryText(t *testing.T) {
 			"x: 3 lines: 3 URLs, 2 kept, 1 duplicate (0 exact: the same normalised URL as an earlier one), 0 blank, 0 rejected, 0 input errors\n" +
 				"x: min similarity 90% (distance ≤ 6 of 64 bits), searched s; 0s\n" +
 				"x: this run had finished before: all 2 kept URLs were already in the index\n"},
+		{"WARC records skipped", URLSummary{Lines: 2, URLs: 2, Unique: 2, MinSimilarity: 90, MaxDistance: 6, Search: "s",
+			Skipped: map[string]int64{"response (image/png)": 1, "request": 3, "metadata": 1}},
+			`{"lines":2,"urls":2,"unique":2,"duplicates":0,"exact":0,"near":0,"blank":0,"rejected":0,"input_errors":0,"resumed":0,"skipped":{"metadata":1,"request":3,"response (image/png)":1},"pairs":0,"clusters":0,"min_similarity":90,"max_distance":6,"search":"s","normalizer":"","seconds":0}`,
+			"x: 2 lines: 2 URLs, 2 kept, 0 duplicates (0 exact: the same normalised URL as an earlier one), 0 blank, 0 rejected, 0 input errors\n" +
+				"x: skipped 5 WARC records that are not pages: 3 request, 1 metadata, 1 response (image/png)\n" +
+				"x: min similarity 90% (distance ≤ 6 of 64 bits), searched s; 0s\n"},
 	} {
 		b, err := json.Marshal(tt.sum)
 		if err != nil || string(b) != tt.json {

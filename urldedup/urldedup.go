@@ -315,9 +315,11 @@ func rejectReason(re *input.RecordError) string {
 // readWARC decides the target URIs of the records of the WARC data br
 // that hold pages (input.ReadWARCTargets); the Outcomes' Line is the
 // record, from 1, and Raw the URI. A record without a target URI is a
-// bad one.
+// bad one. The records skipped (requests, metadata, responses that are
+// not HTML pages of status 2xx, …) are counted in the summary's Skipped,
+// by kind, and are neither lines nor outcomes.
 func (d *deduper) readWARC(source string, br *bufio.Reader) error {
-	_, err := input.ReadWARCTargets(br, source, func(t input.WARCTarget) error {
+	skipped, err := input.ReadWARCTargets(br, source, func(t input.WARCTarget) error {
 		if t.Record%256 == 0 {
 			if err := d.ctx.Err(); err != nil {
 				return err
@@ -331,6 +333,12 @@ func (d *deduper) readWARC(source string, br *bufio.Reader) error {
 		}
 		return d.decideURL(o, t.URI, "")
 	})
+	for kind, n := range skipped {
+		if d.sum.Skipped == nil {
+			d.sum.Skipped = map[string]int64{}
+		}
+		d.sum.Skipped[kind] += n
+	}
 	var ie *input.Error
 	if errors.As(err, &ie) {
 		d.sum.InputErrors++

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -179,7 +180,7 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s: elapsed %v", tt.name, sum.Elapsed)
 		}
 		sum.Elapsed = 0
-		if tt.sum != (report.URLSummary{}) && sum != tt.sum {
+		if !reflect.DeepEqual(tt.sum, report.URLSummary{}) && !reflect.DeepEqual(sum, tt.sum) {
 			t.Errorf("%s: summary %+v, want %+v", tt.name, sum, tt.sum)
 		}
 	}
@@ -345,7 +346,7 @@ func TestRunInputs(t *testing.T) {
 		t.Errorf("outcomes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	want2 := report.URLSummary{Lines: 2002 + int64(n), URLs: 2002 + int64(n), Unique: 2, Exact: 2000 + int64(n), InputErrors: 3, MaxDistance: 6, Search: "in-memory block index (8 blocks, 28 tables)", Normalizer: defaultNorm, Blocks: 8, Tables: 28}
-	if sum.Elapsed = 0; sum != want2 {
+	if sum.Elapsed = 0; !reflect.DeepEqual(sum, want2) {
 		t.Errorf("summary %+v, want %+v", sum, want2)
 	}
 }

@@ -93,3 +93,48 @@ func TestFormatsDamaged(t *testing.T) {
 		t.Errorf("--strict on a file of the wrong column type: exit %d, want 2: %s", r.code, r.stderr)
 	}
 }
+
+// TestFormatsURLDedupSkipped: url dedup of wget's WARC reads the target
+// URIs of its 25 HTML pages and counts the records it skips by kind, as
+// dedup does, in its summary on standard error and in its JSON.
+func TestFormatsURLDedupSkipped(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, "url", "dedup", "--json", "--pairs", filepath.Join(t.TempDir(), "pairs.jsonl"), filepath.Join(formatsDir, "pages.warc.gz"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"neardup url dedup: 25 lines: 25 URLs, ",
+		"neardup url dedup: skipped 33 WARC records that are not pages: 27 request, 2 resource (text/plain), " +
+			"1 metadata, 1 response (HTTP 404), 1 response (image/png), 1 warcinfo\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr\n%s\nwant %q", r.stderr, want)
+		}
+	}
+	want := `"resumed":0,"skipped":{"metadata":1,"request":27,"resource (text/plain)":2,"response (HTTP 404)":1,"response (image/png)":1,"warcinfo":1},"pairs":`
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("JSON %s\nwant %s", r.stdout, want)
+	}
+}
+
+// TestFormatsURLDedupDamaged: url dedup of a WARC with a damaged gzip
+// member names the record and the member once, keeps the URLs before it
+// and exits 2, as dedup does.
+func TestFormatsURLDedupDamaged(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, "url", "dedup", "--pairs", filepath.Join(t.TempDir(), "pairs.jsonl"), filepath.Join(formatsDir, "damaged.warc.gz"))
+	stderr := strings.ReplaceAll(r.stderr, filepath.Join(formatsDir)+"/", "input/testdata/formats/")
+	for _, want := range []string{
+		"neardup url dedup: input error: input/testdata/formats/damaged.warc.gz: record 7 (byte 5296): gzip member at byte 3562: flate: corrupt input before offset 1\n",
+		"neardup url dedup: 2 lines: 2 URLs, 1 kept, 1 duplicate (0 exact: the same normalised URL as an earlier one), 0 blank, 0 rejected, 1 input error\n",
+		"neardup url dedup: skipped 4 WARC records that are not pages: 3 request, 1 warcinfo\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr\n%s\nwant %q", stderr, want)
+		}
+	}
+	if r.code != 2 {
+		t.Errorf("exit %d, want 2", r.code)
+	}
+}

@@ -199,11 +199,19 @@ func noteBadLine(ew io.Writer, o *urldedup.Outcome, rejected *int) {
 		if *rejected++; *rejected <= maxShown {
 			fmt.Fprintf(ew, "neardup url dedup: %s:%d: %s\n", r.Source, r.Line, r.Reason)
 		}
-	case o.Verdict == dedup.InputFailed && r.Line > 0:
+	case o.Verdict == dedup.InputFailed && r.Line > 0 && !hasPos(o.Err):
 		fmt.Fprintf(ew, "neardup url dedup: input error: %s:%d: %s\n", r.Source, r.Line, r.Reason)
 	case o.Verdict == dedup.InputFailed:
 		fmt.Fprintf(ew, "neardup url dedup: input error: %s: %s\n", r.Source, r.Reason)
 	}
+}
+
+// hasPos reports whether err, an input error, names its place in a
+// Parquet or WARC file ("record 7 (byte 5296)"), which its reason then
+// says, rather than a line.
+func hasPos(err error) bool {
+	var ie *input.Error
+	return errors.As(err, &ie) && ie.Pos != ""
 }
 
 func countStdin(inputs []string) int {
