@@ -18,7 +18,20 @@ import (
 // no longer resolves (deleted or replaced documents) are left out, and so
 // are repeats of an ID within one key's list.
 func (s *Store) Postings(ctx context.Context, keys []index.Key) ([][]index.Posting, error) {
-	return s.postings(ctx, keys, nil, -1)
+	return s.postings(ctx, keys, nil, -1, 0)
+}
+
+// PostingsLimit is Postings that stops each key's list at limit
+// postings (all of them when limit < 1): a list of limit postings means
+// that the key has at least that many documents. Only the numbers kept
+// are resolved to IDs, the first limit of each bucket in the order they
+// were appended and, when some of those no longer resolve or repeat an
+// ID, the next ones in a further round, so a list is short of limit
+// only when the key has fewer live documents. Package reuse's stop rule
+// asks it: a passage of common text has postings in proportion to the
+// archive, and only whether they reach the bound matters.
+func (s *Store) PostingsLimit(ctx context.Context, keys []index.Key, limit int) ([][]index.Posting, error) {
+	return s.postings(ctx, keys, nil, -1, limit)
 }
 
 // PostingsNear implements index.NearPostings: Postings that resolves
@@ -28,11 +41,12 @@ func (s *Store) PostingsNear(ctx context.Context, keys []index.Key, fps []simhas
 	if len(fps) != len(keys) {
 		return nil, s.errorf("postings: %d keys and %d fingerprints", len(keys), len(fps))
 	}
-	return s.postings(ctx, keys, fps, k)
+	return s.postings(ctx, keys, fps, k, 0)
 }
 
-// postings is Postings, and PostingsNear when fps is not nil.
-func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fingerprint, k int) ([][]index.Posting, error) {
+// postings is Postings, PostingsNear when fps is not nil, and
+// PostingsLimit when limit > 0.
+func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fingerprint, k, limit int) ([][]index.Posting, error) {
 	if err := s.use(); err != nil {
 		return nil, err
 	}
@@ -59,12 +73,7 @@ func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fi
 	if err := s.verify(cmds[nget:]); err != nil {
 		return nil, err
 	}
-	type hit struct {
-		fp  simhash.Fingerprint
-		num uint64
-	}
 	hits := make([][]hit, len(keys))
-	ids := map[uint64]string{}
 	for i := range keys {
 		val := cmds[at[bs[i].key]].(*redis.StringCmd).Val()
 		far := fps != nil && bs[i].table
@@ -73,29 +82,75 @@ func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fi
 				return
 			}
 			hits[i] = append(hits[i], hit{fp, num})
-			ids[num] = ""
 		})
 		if err != nil {
 			return nil, s.errorf("postings: %w", err)
 		}
 	}
-	if len(ids) == 0 {
-		return make([][]index.Posting, len(keys)), nil
-	}
-	if err := s.resolve(ctx, ids); err != nil {
-		return nil, err
-	}
-	out := make([][]index.Posting, len(keys))
-	seen := map[string]bool{}
-	for i, hs := range hits {
-		clear(seen)
-		for _, h := range hs {
-			id := ids[h.num]
-			if id == "" || (len(hs) > 1 && seen[id]) {
-				continue
+	return s.resolveHits(ctx, hits, limit)
+}
+
+// hit is a posting read from a bucket, before its number is resolved.
+type hit struct {
+	fp  simhash.Fingerprint
+	num uint64
+}
+
+// resolveHits turns hits[i] into the postings of key i: the numbers
+// resolved to IDs (resolve), those that no longer resolve left out, and
+// repeats of an ID within a list. With limit > 0 a list stops at limit
+// postings: each round resolves, for every list still short of limit,
+// as many of its next hits as it lacks, so that common keys cost limit
+// lookups, not one per posting.
+func (s *Store) resolveHits(ctx context.Context, hits [][]hit, limit int) ([][]index.Posting, error) {
+	out := make([][]index.Posting, len(hits))
+	next := make([]int, len(hits)) // hits[i][:next[i]] are done
+	seen := make([]map[string]bool, len(hits))
+	ids := map[uint64]string{}
+	for {
+		batch := map[uint64]string{}
+		for i, hs := range hits {
+			want := len(hs) - next[i]
+			if limit > 0 {
+				want = min(want, limit-len(out[i]))
 			}
-			seen[id] = true
-			out[i] = append(out[i], index.Posting{ID: id, Fingerprint: h.fp})
+			for _, h := range hs[next[i] : next[i]+max(want, 0)] {
+				if _, ok := ids[h.num]; !ok {
+					batch[h.num] = ""
+				}
+			}
+		}
+		if len(batch) == 0 {
+			break
+		}
+		if err := s.resolve(ctx, batch); err != nil {
+			return nil, err
+		}
+		for num, id := range batch {
+			ids[num] = id
+		}
+		for i, hs := range hits {
+			for next[i] < len(hs) && (limit < 1 || len(out[i]) < limit) {
+				h := hs[next[i]]
+				id, ok := ids[h.num]
+				if !ok {
+					break // for the next round
+				}
+				next[i]++
+				if id == "" {
+					continue
+				}
+				if len(hs) > 1 {
+					if seen[i] == nil {
+						seen[i] = map[string]bool{}
+					}
+					if seen[i][id] {
+						continue
+					}
+					seen[i][id] = true
+				}
+				out[i] = append(out[i], index.Posting{ID: id, Fingerprint: h.fp})
+			}
 		}
 	}
 	return out, nil
