@@ -51,18 +51,37 @@ func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fi
 		return nil, err
 	}
 	defer s.life.RUnlock()
-	bs := make([]bucket, len(keys))
+	// A key's buckets: one, or one per passage level up to the highest
+	// known (then N tells whether there are more).
+	bs := make([][]bucket, len(keys))
 	at := make(map[string]int, len(keys))
-	cmds := make([]redis.Cmder, 0, len(keys)+4)
+	cmds := make([]redis.Cmder, 0, len(keys)+5)
+	get := func(b bucket) {
+		if _, ok := at[b.key]; !ok {
+			at[b.key] = len(cmds)
+			cmds = append(cmds, redis.NewStringCmd(ctx, "get", b.key))
+		}
+	}
+	top := int(max(s.top.Load(), 0))
+	var last *redis.StringCmd
 	for i, k := range keys {
 		b, err := s.bucketOf(k)
 		if err != nil {
 			return nil, s.errorf("postings: %w", err)
 		}
-		bs[i] = b
-		if _, ok := at[b.key]; !ok {
-			at[b.key] = len(cmds)
-			cmds = append(cmds, redis.NewStringCmd(ctx, "get", b.key))
+		if k.Kind != index.KindPassage || !s.levels {
+			bs[i] = []bucket{b}
+			get(b)
+			continue
+		}
+		for l := 0; l <= top; l++ {
+			b := s.passageBucket(k, l)
+			bs[i] = append(bs[i], b)
+			get(b)
+		}
+		if last == nil {
+			last = redis.NewStringCmd(ctx, "get", s.prefix+string(kindNext))
+			cmds = append(cmds, last)
 		}
 	}
 	nget := len(cmds)
@@ -73,18 +92,45 @@ func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fi
 	if err := s.verify(cmds[nget:]); err != nil {
 		return nil, err
 	}
+	if last != nil {
+		// Levels above those read: read them too, and remember.
+		n, err := strconv.ParseUint(last.Val(), 10, 64)
+		if err != nil && last.Err() != redis.Nil {
+			return nil, s.errorf("%w: postings: last document number %q", index.ErrCorrupt, last.Val())
+		}
+		if lt := s.levelOf(n); lt > top {
+			more := len(cmds)
+			for i, k := range keys {
+				if k.Kind == index.KindPassage {
+					for l := top + 1; l <= lt; l++ {
+						b := s.passageBucket(k, l)
+						bs[i] = append(bs[i], b)
+						get(b)
+					}
+				}
+			}
+			if err := s.exec(ctx, cmds[more:], false); err != nil {
+				return nil, s.errorf("postings: %w", err)
+			}
+			top = lt
+		}
+		for old := s.top.Load(); int64(top) > old && !s.top.CompareAndSwap(old, int64(top)); old = s.top.Load() {
+		}
+	}
 	hits := make([][]hit, len(keys))
 	for i := range keys {
-		val := cmds[at[bs[i].key]].(*redis.StringCmd).Val()
-		far := fps != nil && bs[i].table
-		err := bs[i].scan(val, func(fp simhash.Fingerprint, num uint64) {
-			if far && fps[i].Distance(fp) > k {
-				return
+		for _, b := range bs[i] {
+			val := cmds[at[b.key]].(*redis.StringCmd).Val()
+			far := fps != nil && b.table
+			err := b.scan(val, func(fp simhash.Fingerprint, num uint64) {
+				if far && fps[i].Distance(fp) > k {
+					return
+				}
+				hits[i] = append(hits[i], hit{fp, num})
+			})
+			if err != nil {
+				return nil, s.errorf("postings: %w", err)
 			}
-			hits[i] = append(hits[i], hit{fp, num})
-		})
-		if err != nil {
-			return nil, s.errorf("postings: %w", err)
 		}
 	}
 	return s.resolveHits(ctx, hits, limit)
@@ -281,6 +327,7 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 	if err := s.numberApply(ctx, b); err != nil {
 		return nil, err
 	}
+	s.levelApply(b)
 	if err := s.unlinkApply(ctx, b); err != nil {
 		return nil, err
 	}
@@ -401,6 +448,29 @@ func (s *Store) numberApply(ctx context.Context, b *applyBatch) error {
 		}
 	}
 	return nil
+}
+
+// levelApply puts the passage postings of an archive of passage levels
+// in the buckets of their documents' numbers, known now: the new
+// number's level for the postings written, the old number's for those
+// removed (planApply found level 0's).
+func (s *Store) levelApply(b *applyBatch) {
+	if !s.levels {
+		return
+	}
+	for i := range b.ws {
+		w, p := &b.ws[i], &b.ps[i]
+		for j, k := range w.Keys {
+			if k.Kind == index.KindPassage {
+				p.keys[j] = s.passageBucket(k, s.levelOf(p.num))
+			}
+		}
+		for j, k := range w.OldKeys {
+			if k.Kind == index.KindPassage {
+				p.old[j] = s.passageBucket(k, s.levelOf(p.prev))
+			}
+		}
+	}
 }
 
 // unlinkApply is phase 2: before anything new is visible, it deletes the
@@ -893,7 +963,7 @@ func (s *Store) Compact(ctx context.Context) (int64, error) {
 	err := s.c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 		var cursor uint64
 		for {
-			keys, next, err := m.Scan(ctx, cursor, s.prefix+"[tbc]*", 1000).Result()
+			keys, next, err := m.Scan(ctx, cursor, s.prefix+"[tbcp]*", 1000).Result()
 			if err != nil {
 				return err
 			}

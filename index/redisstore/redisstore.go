@@ -24,7 +24,8 @@
 //	N               → the last document number handed out (INCRBY)
 //	D               → the number of documents (INCRBY)
 //	m NAME          → the values of Claim ("format", "layout", "analyzer")
-//	M epoch|bucketbits → the store's own settings
+//	p 96 LEVEL BUCKET → packed postings: match (2) number (5) (passage keys, see keys.go)
+//	M epoch|bucketbits|records|passages → the store's own settings
 //	e DECIMAL       → hash {e: epoch}, one in every slot
 //	Z               → sorted set of the largest posting keys
 //
@@ -185,6 +186,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -254,7 +256,9 @@ type Store struct {
 	url        string // redacted
 	prefix     string // NAME ":"
 	bucketBits int
-	lean       bool // the archive keeps lean records (Options.Lean)
+	lean       bool         // the archive keeps lean records (Options.Lean)
+	levels     bool         // passage postings by level (keys.go, Passage levels)
+	top        atomic.Int64 // the highest passage level known to hold postings
 	epoch      string
 	markers    []string // the marker key of every slot
 	opts       Options
@@ -438,6 +442,42 @@ func (s *Store) openRecords(ctx context.Context, creating bool) error {
 	return nil
 }
 
+// openPassages reads, or records when the archive is being created,
+// how it files passage postings: 'M' "passages" is "levels" (see
+// keys.go, Passage levels); an archive without it, created before
+// 2026-11-27, keeps them in its 2^B flat buckets, and is read and
+// written so (a reuse Find then reads buckets that grow with the
+// archive: build it again, under a new name, to have levels).
+func (s *Store) openPassages(ctx context.Context, creating bool) error {
+	key := s.storeKey("passages")
+	var v string
+	var err error
+	if creating && !s.opts.ReadOnly {
+		v, err = s.c.SetArgs(ctx, key, "levels", redis.SetArgs{Mode: "NX", Get: true}).Result()
+		if err == redis.Nil {
+			v, err = "levels", nil
+		}
+	} else {
+		v, err = s.c.Get(ctx, key).Result()
+		if err == redis.Nil {
+			v, err = "flat", nil
+		}
+	}
+	if err != nil {
+		return s.errorf("passages setting: %w", err)
+	}
+	switch v {
+	case "levels":
+		s.levels = true
+	case "flat":
+		s.levels = false
+	default:
+		return s.errorf("%w: passages setting %q: want levels or flat", index.ErrCorrupt, v)
+	}
+	s.top.Store(-1)
+	return nil
+}
+
 // appendRecord appends to dst the record rec of document id as the
 // archive keeps it: lean (index.LeanRecord) in a lean archive.
 func (s *Store) appendRecord(dst, rec []byte, id string) ([]byte, error) {
@@ -543,6 +583,11 @@ func (s *Store) openEpoch(ctx context.Context) (creating bool, err error) {
 	if len(bad) > 0 {
 		return false, s.errorf("%w: %d of the %d slots lost the archive's marker: %s restarted empty?",
 			index.ErrCorrupt, len(bad), numSlots, s.describeSlots(bad))
+	}
+	// The passage layout is recorded before the archive is ready, so
+	// that no writer opening it later takes it for an older one.
+	if err := s.openPassages(ctx, state == epochCreating); err != nil {
+		return false, err
 	}
 	if state == epochCreating {
 		if err := s.c.Set(ctx, key, epochReady+s.epoch, 0).Err(); err != nil {
