@@ -38,7 +38,12 @@
 // the other bits (the match) are in the record, and Postings keeps the
 // records whose match is the key's. So a bucket holds about
 // documents/2^bits records: bucket bits are chosen once per archive for
-// its expected size (Options.BucketBits, recorded).
+// its expected size (Options.BucketBits, recorded). Passage keys
+// (package reuse, about 57 a document) are the exception: their buckets
+// are chosen by the document's number too, in levels whose bucket bits
+// grow with the archive (keys.go, Passage levels), so that one holds
+// about one posting per passage of a document at any size; archives
+// created before those levels keep 2^bits flat passage buckets.
 //
 // Why these choices, measured at 10^6 documents on 3 masters (see
 // bench/redisarchive and docs/capacity.md): a bucket costs its data times
@@ -63,9 +68,12 @@
 //
 // # Reads
 //
-// Postings reads all its keys in one pipeline (GET per bucket; go-redis
-// splits it by node), then resolves the numbers it found in a second
-// (HMGET per number hash). Records is one pipeline of GETs. So Similar
+// Postings reads all its keys in one pipeline (GET per bucket, a
+// passage key's at every level it knows of, and N; go-redis splits it
+// by node), then, if N shows levels it did not know of, their buckets
+// in another, and resolves the numbers it found in a second (HMGET per
+// number hash; PostingsLimit resolves at most a limit a key, for reuse's
+// stop rule). Records is one pipeline of GETs. So Similar
 // is three round trips, Near two. Each of these pipelines also reads the
 // marker of one slot of every master (see Faults).
 //
