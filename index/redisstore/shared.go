@@ -26,7 +26,13 @@ var _ index.Shared = (*Store)(nil)
 // (the bucket's length with the new posting) says where the posting
 // landed; everything before it is read back (GETRANGE) and its numbers
 // resolved. Appends to one bucket are totally ordered, so of two
-// documents sharing a key exactly one sees the other under it.
+// documents sharing a key exactly one sees the other under it. A
+// passage key of an archive of passage levels has a bucket per level:
+// its Before is its own level's postings before its own and every
+// other level's postings, read after the appends up to the level of N
+// read then, so that of two documents sharing it at least one sees the
+// other (both may; index.Ingest splits what a document saw by number,
+// not by order).
 func (s *Store) AppendRead(ctx context.Context, ws []index.Write) ([]index.Appended, error) {
 	if err := s.use(); err != nil {
 		return nil, err
