@@ -58,7 +58,9 @@
 //
 // # Answers
 //
-// Find reads the postings of an article's fingerprints in one batch,
+// Find reads the postings of an article's fingerprints in one batch
+// (from a store that can stop a list, as Redis's, at most MaxDocs of
+// each: the stop rule needs no more),
 // ranks the archived documents by fingerprints shared, reads the
 // records of the first Options.MaxCandidates in one more, and measures
 // each: with its kept text (index.Doc.Text), by Compare on the two texts

@@ -186,6 +186,16 @@ type Answer struct {
 	File []uint64 `json:"-"`
 }
 
+// limitPostings is a store that can stop each key's postings at a
+// limit (redisstore, which resolves every posting's document number to
+// its ID with a lookup; a passage of common text has postings in
+// proportion to the archive): a list of limit postings means at least
+// limit. The stop rule needs no more of a list than MaxDocs postings,
+// so it stays exact.
+type limitPostings interface {
+	PostingsLimit(ctx context.Context, keys []index.Key, limit int) ([][]index.Posting, error)
+}
+
 // query is what the postings of a text say.
 type query struct {
 	t      *Text
@@ -214,7 +224,12 @@ func (r *Index) query(ctx context.Context, text string) (*query, error) {
 	for i, h := range q.hashes {
 		keys[i] = index.Key{Kind: index.KindPassage, Value: h}
 	}
-	if q.lists, err = r.x.Store().Postings(ctx, keys); err != nil {
+	if ls, ok := r.x.Store().(limitPostings); ok {
+		q.lists, err = ls.PostingsLimit(ctx, keys, r.o.MaxDocs)
+	} else {
+		q.lists, err = r.x.Store().Postings(ctx, keys)
+	}
+	if err != nil {
 		return nil, err
 	}
 	for i, l := range q.lists {

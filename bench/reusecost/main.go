@@ -6,7 +6,11 @@
 // --reuse makes it (the analysis, Find, dedup.Check), on the same
 // archive in the same run.
 //
-//	reusecost [-n 100000] [-queries 300] [-stores memory,badger,redis] [-bits 32] [-url redis://HOST:PORT/NAME]
+//	reusecost [-n 100000] [-queries 300] [-stores memory,badger,redis] [-bits 32] [-url redis://HOST:PORT/NAME] [-fill=false]
+//
+// -fill=false with -url times the queries on an archive that a run with
+// the same -n filled (a cluster it started stays up while it waits for
+// -lock), filing nothing: its bytes a document are then 0.
 //
 // -bits lists the key widths measured (reuse.Params.Bits), each on an
 // archive of its own, so that 64,32 compares the two in one run.
@@ -72,6 +76,7 @@ var (
 	baseline   = flag.Bool("baseline", true, "also fill each store without the reuse index, for the bytes it adds")
 	progress   = flag.Int("progress", 0, "say every `N` documents filed how long it took")
 	collisions = flag.Bool("collisions", true, "count the queries' fingerprints whose 32-bit key only unrelated archived fingerprints have (needs 8 bytes a fingerprint)")
+	doFill     = flag.Bool("fill", true, "fill the archive; -fill=false with -url times the queries on an archive a run filled (the same -n) and leaves it")
 	bits       = flag.String("bits", "32", "passage hash `BITS` of the reuse indexes measured, comma-separated (reuse.Params.Bits: 32 or 64)")
 )
 
@@ -241,7 +246,7 @@ func main() {
 			var prints int
 			var all []uint64 // every document's fingerprint hashes, for -collisions
 			batch := make([]index.Doc, 1000)
-			for from := 0; from < *n; from += len(batch) {
+			for from := 0; *doFill && from < *n; from += len(batch) {
 				b := batch[:min(len(batch), *n-from)]
 				t := time.Now()
 				c.batch(b, from)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/neardup/neardup/index"
@@ -103,7 +104,7 @@ const passage32 = 32
 // of the value as their match.
 func (s *Store) bucketOf(k index.Key) (bucket, error) {
 	var v uint64
-	var bits int
+	var width int
 	table := k.Table
 	switch k.Kind {
 	case index.KindTable:
@@ -113,34 +114,87 @@ func (s *Store) bucketOf(k index.Key) (bucket, error) {
 		if k.Bits < 64 && k.Value>>k.Bits != 0 {
 			return bucket{}, fmt.Errorf("key %v: value has more than %d bits", k, k.Bits)
 		}
-		v, bits = k.Value, int(k.Bits)
+		v, width = k.Value, int(k.Bits)
 	case index.KindPassage:
 		if k.Value <= math.MaxUint32 {
-			v, bits, table = uint64(mix32(uint32(k.Value))), 32, passage32
+			v, width, table = uint64(mix32(uint32(k.Value))), 32, passage32
 		} else {
-			v, bits = mix64(k.Value), 64
+			v, width = mix64(k.Value), 64
 		}
 	case index.KindBand, index.KindContent:
-		v, bits = mix64(k.Value), 64
+		v, width = mix64(k.Value), 64
 	default:
 		return bucket{}, fmt.Errorf("key %v: unknown kind", k)
 	}
-	bb := min(bits, s.bucketBits)
-	mbits := bits - bb
-	b := bucket{table: k.Kind == index.KindTable, matchLen: (mbits + 7) / 8}
+	return s.makeBucket(k.Kind, []byte{table}, v, width, min(width, s.bucketBits)), nil
+}
+
+// makeBucket returns the bucket of value v of width bits whose top bb
+// bits the Redis key carries, after the prefix, kind and name bytes.
+func (s *Store) makeBucket(kind index.Kind, name []byte, v uint64, width, bb int) bucket {
+	mbits := width - bb
+	b := bucket{table: kind == index.KindTable, matchLen: (mbits + 7) / 8}
 	if mbits > 0 {
 		b.match = v & (1<<mbits - 1)
 	}
 	top := v >> mbits
 	nb := (bb + 7) / 8
-	key := make([]byte, 0, len(s.prefix)+2+nb)
+	key := make([]byte, 0, len(s.prefix)+1+len(name)+nb)
 	key = append(key, s.prefix...)
-	key = append(key, byte(k.Kind), table)
+	key = append(key, byte(kind))
+	key = append(key, name...)
 	for i := nb - 1; i >= 0; i-- {
 		key = append(key, byte(top>>(8*i)))
 	}
 	b.key = string(key)
-	return b, nil
+	return b
+}
+
+// Passage levels. An archive created since 2026-11-27 (its 'M'
+// "passages" setting is "levels") files a document's passage postings
+// by its number: numbers below 2^B (B the archive's bucket bits) are
+// level 0, the next 2·2^B level 1, the next 4·2^B level 2, and so on,
+// level l holding 2^l·2^B numbers in 2^(B+l) buckets (at most 2^32), so
+// that a bucket holds about one posting per passage a document has
+// (57 in bench/reusecost's articles) however large the archive, and a
+// query reads one bucket per key and level: levels grow as log2 of the
+// archive (5 at 10^6 documents with B = 16, 8 at 10^7), where one
+// bucket of the fixed 2^B held 870 postings at 10^6. A bucket's Redis
+// key is the prefix, 'p', passageLevel32 (keys below 2^32, mixed as 32
+// bits) or passageLevel64 (wider keys, mixed as 64), the level, then
+// the value's top B+l bits in whole bytes; the records are as in the
+// flat layout (match, number). Archives created before keep the flat
+// layout (bucketOf: 2^B buckets, table byte passage32 or 0), which
+// they are read and written in.
+const (
+	passageLevel32 = 96
+	passageLevel64 = 64
+	maxLevelBits   = 32
+)
+
+// levelOf returns the passage level of document number num.
+func (s *Store) levelOf(num uint64) int {
+	return bits.Len64(num>>s.bucketBits+1) - 1
+}
+
+// passageBucket returns the bucket of passage key k at level l (see
+// Passage levels); k must be a passage key (bucketOf has checked it).
+func (s *Store) passageBucket(k index.Key, l int) bucket {
+	v, w, name := uint64(mix32(uint32(k.Value))), 32, byte(passageLevel32)
+	if k.Value > math.MaxUint32 {
+		v, w, name = mix64(k.Value), 64, passageLevel64
+	}
+	return s.makeBucket(index.KindPassage, []byte{name, byte(l)}, v, w, min(w, s.bucketBits+l, maxLevelBits))
+}
+
+// bucketFor returns the bucket of key k of document number num: its
+// level's in an archive of passage levels, bucketOf's otherwise.
+func (s *Store) bucketFor(k index.Key, num uint64) (bucket, error) {
+	b, err := s.bucketOf(k)
+	if err != nil || k.Kind != index.KindPassage || !s.levels {
+		return b, err
+	}
+	return s.passageBucket(k, s.levelOf(num)), nil
 }
 
 // appendRecord appends the packed record of document num, with
@@ -228,6 +282,13 @@ func (s *Store) describe(key string) string {
 	rest := key[len(s.prefix):]
 	switch index.Kind(rest[0]) {
 	case index.KindTable, index.KindBand, index.KindContent, index.KindPassage:
+		if index.Kind(rest[0]) == index.KindPassage && len(rest) >= 3 && (rest[1] == passageLevel32 || rest[1] == passageLevel64) {
+			w := 32
+			if rest[1] == passageLevel64 {
+				w = 64
+			}
+			return fmt.Sprintf("p%d level %d bucket %x", w, rest[2], rest[3:])
+		}
 		if len(rest) >= 2 {
 			name := string(rest[0])
 			if k := index.Kind(rest[0]); k != index.KindContent && (k != index.KindPassage || rest[1] == passage32) {

@@ -251,3 +251,64 @@ func TestMixIsABijectionOnSamples(t *testing.T) {
 		}
 	}
 }
+
+// The passage levels' keys, literally: mix32(0xdeadbeef) is 0x0de5c6a9.
+func TestPassageBucket(t *testing.T) {
+	s := &Store{prefix: "a:", bucketBits: 16, levels: true}
+	flat := &Store{prefix: "a:", bucketBits: 16}
+	if m := mix32(0xdeadbeef); m != 0x0de5c6a9 {
+		t.Fatalf("mix32(0xdeadbeef) = %#x, want 0x0de5c6a9", m)
+	}
+	for _, tt := range []struct {
+		num   uint64
+		level int
+	}{
+		{1, 0}, {65535, 0}, {65536, 1}, {196607, 1}, {196608, 2}, {458751, 2}, {458752, 3}, {1000000, 4}, {10000000, 7}, {1 << 39, 23},
+	} {
+		if got := s.levelOf(tt.num); got != tt.level {
+			t.Errorf("levelOf(%d) = %d, want %d", tt.num, got, tt.level)
+		}
+	}
+	p := index.Key{Kind: index.KindPassage, Value: 0xdeadbeef}
+	wide := index.Key{Kind: index.KindPassage, Value: 0x100000000}
+	mp := mix64(0x100000000)
+	for _, tt := range []struct {
+		s     *Store
+		k     index.Key
+		num   uint64
+		key   string
+		match uint64
+		mlen  int
+		rlen  int
+	}{
+		// Level 0: 16 bits in the key, 16 in the match.
+		{s, p, 1, "a:p\x60\x00\x0d\xe5", 0xc6a9, 2, 7},
+		// Level 3 (numbers 458752 to 1048575): 19 bits in the key.
+		{s, p, 500000, "a:p\x60\x03\x00\x6f\x2e", 0x6a9, 2, 7},
+		// From level 16, all 32 bits: no match, 5-byte records.
+		{s, p, 1 << 33, "a:p\x60\x11\x0d\xe5\xc6\xa9", 0, 0, 5},
+		// Keys of 64 bits: mixed as 64, table byte 64; level 1: the top
+		// 17 bits in 3 bytes.
+		{s, wide, 70000, "a:p\x40\x01" + string([]byte{byte(mp >> 63), byte(mp >> 55), byte(mp >> 47)}), mp & (1<<47 - 1), 6, 11},
+		// A flat archive (created before the levels): as bucketOf.
+		{flat, p, 500000, "a:p\x20\x0d\xe5", 0xc6a9, 2, 7},
+	} {
+		b, err := tt.s.bucketFor(tt.k, tt.num)
+		if err != nil {
+			t.Errorf("%v: %v", tt.k, err)
+			continue
+		}
+		if b.key != tt.key || b.match != tt.match || b.matchLen != tt.mlen || b.recLen() != tt.rlen {
+			t.Errorf("%v number %d: key %q match %x/%d rec %d; want %q %x/%d %d",
+				tt.k, tt.num, b.key, b.match, b.matchLen, b.recLen(), tt.key, tt.match, tt.mlen, tt.rlen)
+		}
+	}
+	// Keys of other kinds are the same in both layouts.
+	tk := index.Key{Kind: index.KindTable, Table: 2, Bits: 16, Value: 0x4d2f}
+	if b, err := s.bucketFor(tk, 1<<30); err != nil || b.key != "a:t\x02\x4d\x2f" {
+		t.Errorf("table key: %q, %v", b.key, err)
+	}
+	if got, want := s.describe("a:p\x60\x03\x00\x6f\x2e"), "p32 level 3 bucket 006f2e"; got != want {
+		t.Errorf("describe = %q, want %q", got, want)
+	}
+}

@@ -18,7 +18,20 @@ import (
 // no longer resolves (deleted or replaced documents) are left out, and so
 // are repeats of an ID within one key's list.
 func (s *Store) Postings(ctx context.Context, keys []index.Key) ([][]index.Posting, error) {
-	return s.postings(ctx, keys, nil, -1)
+	return s.postings(ctx, keys, nil, -1, 0)
+}
+
+// PostingsLimit is Postings that stops each key's list at limit
+// postings (all of them when limit < 1): a list of limit postings means
+// that the key has at least that many documents. Only the numbers kept
+// are resolved to IDs, the first limit of each bucket in the order they
+// were appended and, when some of those no longer resolve or repeat an
+// ID, the next ones in a further round, so a list is short of limit
+// only when the key has fewer live documents. Package reuse's stop rule
+// asks it: a passage of common text has postings in proportion to the
+// archive, and only whether they reach the bound matters.
+func (s *Store) PostingsLimit(ctx context.Context, keys []index.Key, limit int) ([][]index.Posting, error) {
+	return s.postings(ctx, keys, nil, -1, limit)
 }
 
 // PostingsNear implements index.NearPostings: Postings that resolves
@@ -28,27 +41,47 @@ func (s *Store) PostingsNear(ctx context.Context, keys []index.Key, fps []simhas
 	if len(fps) != len(keys) {
 		return nil, s.errorf("postings: %d keys and %d fingerprints", len(keys), len(fps))
 	}
-	return s.postings(ctx, keys, fps, k)
+	return s.postings(ctx, keys, fps, k, 0)
 }
 
-// postings is Postings, and PostingsNear when fps is not nil.
-func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fingerprint, k int) ([][]index.Posting, error) {
+// postings is Postings, PostingsNear when fps is not nil, and
+// PostingsLimit when limit > 0.
+func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fingerprint, k, limit int) ([][]index.Posting, error) {
 	if err := s.use(); err != nil {
 		return nil, err
 	}
 	defer s.life.RUnlock()
-	bs := make([]bucket, len(keys))
+	// A key's buckets: one, or one per passage level up to the highest
+	// known (then N tells whether there are more).
+	bs := make([][]bucket, len(keys))
 	at := make(map[string]int, len(keys))
-	cmds := make([]redis.Cmder, 0, len(keys)+4)
+	cmds := make([]redis.Cmder, 0, len(keys)+5)
+	get := func(b bucket) {
+		if _, ok := at[b.key]; !ok {
+			at[b.key] = len(cmds)
+			cmds = append(cmds, redis.NewStringCmd(ctx, "get", b.key))
+		}
+	}
+	top := int(max(s.top.Load(), 0))
+	var last *redis.StringCmd
 	for i, k := range keys {
 		b, err := s.bucketOf(k)
 		if err != nil {
 			return nil, s.errorf("postings: %w", err)
 		}
-		bs[i] = b
-		if _, ok := at[b.key]; !ok {
-			at[b.key] = len(cmds)
-			cmds = append(cmds, redis.NewStringCmd(ctx, "get", b.key))
+		if k.Kind != index.KindPassage || !s.levels {
+			bs[i] = []bucket{b}
+			get(b)
+			continue
+		}
+		for l := 0; l <= top; l++ {
+			b := s.passageBucket(k, l)
+			bs[i] = append(bs[i], b)
+			get(b)
+		}
+		if last == nil {
+			last = redis.NewStringCmd(ctx, "get", s.prefix+string(kindNext))
+			cmds = append(cmds, last)
 		}
 	}
 	nget := len(cmds)
@@ -59,43 +92,111 @@ func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fi
 	if err := s.verify(cmds[nget:]); err != nil {
 		return nil, err
 	}
-	type hit struct {
-		fp  simhash.Fingerprint
-		num uint64
-	}
-	hits := make([][]hit, len(keys))
-	ids := map[uint64]string{}
-	for i := range keys {
-		val := cmds[at[bs[i].key]].(*redis.StringCmd).Val()
-		far := fps != nil && bs[i].table
-		err := bs[i].scan(val, func(fp simhash.Fingerprint, num uint64) {
-			if far && fps[i].Distance(fp) > k {
-				return
+	if last != nil {
+		// Levels above those read: read them too, and remember.
+		n, err := strconv.ParseUint(last.Val(), 10, 64)
+		if err != nil && last.Err() != redis.Nil {
+			return nil, s.errorf("%w: postings: last document number %q", index.ErrCorrupt, last.Val())
+		}
+		if lt := s.levelOf(n); lt > top {
+			more := len(cmds)
+			for i, k := range keys {
+				if k.Kind == index.KindPassage {
+					for l := top + 1; l <= lt; l++ {
+						b := s.passageBucket(k, l)
+						bs[i] = append(bs[i], b)
+						get(b)
+					}
+				}
 			}
-			hits[i] = append(hits[i], hit{fp, num})
-			ids[num] = ""
-		})
-		if err != nil {
-			return nil, s.errorf("postings: %w", err)
+			if err := s.exec(ctx, cmds[more:], false); err != nil {
+				return nil, s.errorf("postings: %w", err)
+			}
+			top = lt
+		}
+		for old := s.top.Load(); int64(top) > old && !s.top.CompareAndSwap(old, int64(top)); old = s.top.Load() {
 		}
 	}
-	if len(ids) == 0 {
-		return make([][]index.Posting, len(keys)), nil
-	}
-	if err := s.resolve(ctx, ids); err != nil {
-		return nil, err
-	}
-	out := make([][]index.Posting, len(keys))
-	seen := map[string]bool{}
-	for i, hs := range hits {
-		clear(seen)
-		for _, h := range hs {
-			id := ids[h.num]
-			if id == "" || (len(hs) > 1 && seen[id]) {
-				continue
+	hits := make([][]hit, len(keys))
+	for i := range keys {
+		for _, b := range bs[i] {
+			val := cmds[at[b.key]].(*redis.StringCmd).Val()
+			far := fps != nil && b.table
+			err := b.scan(val, func(fp simhash.Fingerprint, num uint64) {
+				if far && fps[i].Distance(fp) > k {
+					return
+				}
+				hits[i] = append(hits[i], hit{fp, num})
+			})
+			if err != nil {
+				return nil, s.errorf("postings: %w", err)
 			}
-			seen[id] = true
-			out[i] = append(out[i], index.Posting{ID: id, Fingerprint: h.fp})
+		}
+	}
+	return s.resolveHits(ctx, hits, limit)
+}
+
+// hit is a posting read from a bucket, before its number is resolved.
+type hit struct {
+	fp  simhash.Fingerprint
+	num uint64
+}
+
+// resolveHits turns hits[i] into the postings of key i: the numbers
+// resolved to IDs (resolve), those that no longer resolve left out, and
+// repeats of an ID within a list. With limit > 0 a list stops at limit
+// postings: each round resolves, for every list still short of limit,
+// as many of its next hits as it lacks, so that common keys cost limit
+// lookups, not one per posting.
+func (s *Store) resolveHits(ctx context.Context, hits [][]hit, limit int) ([][]index.Posting, error) {
+	out := make([][]index.Posting, len(hits))
+	next := make([]int, len(hits)) // hits[i][:next[i]] are done
+	seen := make([]map[string]bool, len(hits))
+	ids := map[uint64]string{}
+	for {
+		batch := map[uint64]string{}
+		for i, hs := range hits {
+			want := len(hs) - next[i]
+			if limit > 0 {
+				want = min(want, limit-len(out[i]))
+			}
+			for _, h := range hs[next[i] : next[i]+max(want, 0)] {
+				if _, ok := ids[h.num]; !ok {
+					batch[h.num] = ""
+				}
+			}
+		}
+		if len(batch) == 0 {
+			break
+		}
+		if err := s.resolve(ctx, batch); err != nil {
+			return nil, err
+		}
+		for num, id := range batch {
+			ids[num] = id
+		}
+		for i, hs := range hits {
+			for next[i] < len(hs) && (limit < 1 || len(out[i]) < limit) {
+				h := hs[next[i]]
+				id, ok := ids[h.num]
+				if !ok {
+					break // for the next round
+				}
+				next[i]++
+				if id == "" {
+					continue
+				}
+				if len(hs) > 1 {
+					if seen[i] == nil {
+						seen[i] = map[string]bool{}
+					}
+					if seen[i][id] {
+						continue
+					}
+					seen[i][id] = true
+				}
+				out[i] = append(out[i], index.Posting{ID: id, Fingerprint: h.fp})
+			}
 		}
 	}
 	return out, nil
@@ -226,6 +327,7 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 	if err := s.numberApply(ctx, b); err != nil {
 		return nil, err
 	}
+	s.levelApply(b)
 	if err := s.unlinkApply(ctx, b); err != nil {
 		return nil, err
 	}
@@ -346,6 +448,29 @@ func (s *Store) numberApply(ctx context.Context, b *applyBatch) error {
 		}
 	}
 	return nil
+}
+
+// levelApply puts the passage postings of an archive of passage levels
+// in the buckets of their documents' numbers, known now: the new
+// number's level for the postings written, the old number's for those
+// removed (planApply found level 0's).
+func (s *Store) levelApply(b *applyBatch) {
+	if !s.levels {
+		return
+	}
+	for i := range b.ws {
+		w, p := &b.ws[i], &b.ps[i]
+		for j, k := range w.Keys {
+			if k.Kind == index.KindPassage {
+				p.keys[j] = s.passageBucket(k, s.levelOf(p.num))
+			}
+		}
+		for j, k := range w.OldKeys {
+			if k.Kind == index.KindPassage {
+				p.old[j] = s.passageBucket(k, s.levelOf(p.prev))
+			}
+		}
+	}
 }
 
 // unlinkApply is phase 2: before anything new is visible, it deletes the
@@ -838,7 +963,7 @@ func (s *Store) Compact(ctx context.Context) (int64, error) {
 	err := s.c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 		var cursor uint64
 		for {
-			keys, next, err := m.Scan(ctx, cursor, s.prefix+"[tbc]*", 1000).Result()
+			keys, next, err := m.Scan(ctx, cursor, s.prefix+"[tbcp]*", 1000).Result()
 			if err != nil {
 				return err
 			}

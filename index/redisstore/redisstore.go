@@ -24,7 +24,8 @@
 //	N               → the last document number handed out (INCRBY)
 //	D               → the number of documents (INCRBY)
 //	m NAME          → the values of Claim ("format", "layout", "analyzer")
-//	M epoch|bucketbits → the store's own settings
+//	p 96 LEVEL BUCKET → packed postings: match (2) number (5) (passage keys, see keys.go)
+//	M epoch|bucketbits|records|passages → the store's own settings
 //	e DECIMAL       → hash {e: epoch}, one in every slot
 //	Z               → sorted set of the largest posting keys
 //
@@ -37,7 +38,12 @@
 // the other bits (the match) are in the record, and Postings keeps the
 // records whose match is the key's. So a bucket holds about
 // documents/2^bits records: bucket bits are chosen once per archive for
-// its expected size (Options.BucketBits, recorded).
+// its expected size (Options.BucketBits, recorded). Passage keys
+// (package reuse, about 57 a document) are the exception: their buckets
+// are chosen by the document's number too, in levels whose bucket bits
+// grow with the archive (keys.go, Passage levels), so that one holds
+// about one posting per passage of a document at any size; archives
+// created before those levels keep 2^bits flat passage buckets.
 //
 // Why these choices, measured at 10^6 documents on 3 masters (see
 // bench/redisarchive and docs/capacity.md): a bucket costs its data times
@@ -62,9 +68,12 @@
 //
 // # Reads
 //
-// Postings reads all its keys in one pipeline (GET per bucket; go-redis
-// splits it by node), then resolves the numbers it found in a second
-// (HMGET per number hash). Records is one pipeline of GETs. So Similar
+// Postings reads all its keys in one pipeline (GET per bucket, a
+// passage key's at every level it knows of, and N; go-redis splits it
+// by node), then, if N shows levels it did not know of, their buckets
+// in another, and resolves the numbers it found in a second (HMGET per
+// number hash; PostingsLimit resolves at most a limit a key, for reuse's
+// stop rule). Records is one pipeline of GETs. So Similar
 // is three round trips, Near two. Each of these pipelines also reads the
 // marker of one slot of every master (see Faults).
 //
@@ -185,6 +194,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -254,7 +264,9 @@ type Store struct {
 	url        string // redacted
 	prefix     string // NAME ":"
 	bucketBits int
-	lean       bool // the archive keeps lean records (Options.Lean)
+	lean       bool         // the archive keeps lean records (Options.Lean)
+	levels     bool         // passage postings by level (keys.go, Passage levels)
+	top        atomic.Int64 // the highest passage level known to hold postings
 	epoch      string
 	markers    []string // the marker key of every slot
 	opts       Options
@@ -438,6 +450,42 @@ func (s *Store) openRecords(ctx context.Context, creating bool) error {
 	return nil
 }
 
+// openPassages reads, or records when the archive is being created,
+// how it files passage postings: 'M' "passages" is "levels" (see
+// keys.go, Passage levels); an archive without it, created before
+// 2026-11-27, keeps them in its 2^B flat buckets, and is read and
+// written so (a reuse Find then reads buckets that grow with the
+// archive: build it again, under a new name, to have levels).
+func (s *Store) openPassages(ctx context.Context, creating bool) error {
+	key := s.storeKey("passages")
+	var v string
+	var err error
+	if creating && !s.opts.ReadOnly {
+		v, err = s.c.SetArgs(ctx, key, "levels", redis.SetArgs{Mode: "NX", Get: true}).Result()
+		if err == redis.Nil {
+			v, err = "levels", nil
+		}
+	} else {
+		v, err = s.c.Get(ctx, key).Result()
+		if err == redis.Nil {
+			v, err = "flat", nil
+		}
+	}
+	if err != nil {
+		return s.errorf("passages setting: %w", err)
+	}
+	switch v {
+	case "levels":
+		s.levels = true
+	case "flat":
+		s.levels = false
+	default:
+		return s.errorf("%w: passages setting %q: want levels or flat", index.ErrCorrupt, v)
+	}
+	s.top.Store(-1)
+	return nil
+}
+
 // appendRecord appends to dst the record rec of document id as the
 // archive keeps it: lean (index.LeanRecord) in a lean archive.
 func (s *Store) appendRecord(dst, rec []byte, id string) ([]byte, error) {
@@ -543,6 +591,11 @@ func (s *Store) openEpoch(ctx context.Context) (creating bool, err error) {
 	if len(bad) > 0 {
 		return false, s.errorf("%w: %d of the %d slots lost the archive's marker: %s restarted empty?",
 			index.ErrCorrupt, len(bad), numSlots, s.describeSlots(bad))
+	}
+	// The passage layout is recorded before the archive is ready, so
+	// that no writer opening it later takes it for an older one.
+	if err := s.openPassages(ctx, state == epochCreating); err != nil {
+		return false, err
 	}
 	if state == epochCreating {
 		if err := s.c.Set(ctx, key, epochReady+s.epoch, 0).Err(); err != nil {

@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"slices"
+	"strconv"
 
 	"github.com/redis/go-redis/v9"
 
@@ -24,7 +26,13 @@ var _ index.Shared = (*Store)(nil)
 // (the bucket's length with the new posting) says where the posting
 // landed; everything before it is read back (GETRANGE) and its numbers
 // resolved. Appends to one bucket are totally ordered, so of two
-// documents sharing a key exactly one sees the other under it.
+// documents sharing a key exactly one sees the other under it. A
+// passage key of an archive of passage levels has a bucket per level:
+// its Before is its own level's postings before its own and every
+// other level's postings, read after the appends up to the level of N
+// read then, so that of two documents sharing it at least one sees the
+// other (both may; index.Ingest splits what a document saw by number,
+// not by order).
 func (s *Store) AppendRead(ctx context.Context, ws []index.Write) ([]index.Appended, error) {
 	if err := s.use(); err != nil {
 		return nil, err
@@ -88,7 +96,7 @@ func (s *Store) Reappend(ctx context.Context, ws []index.Write) ([]index.Appende
 		cmds = append(cmds, redis.NewIntCmd(ctx, "hset", hk, f, ws[i].ID),
 			redis.NewBoolCmd(ctx, "hsetnx", sk, f, string(index.StatusPending)))
 		for j, k := range ws[i].Keys {
-			bk, err := s.bucketOf(k)
+			bk, err := s.bucketFor(k, nums[i])
 			if err != nil {
 				return nil, s.errorf("reappend: %w", err)
 			}
@@ -149,6 +157,10 @@ func (s *Store) readBefore(ctx context.Context, ws []index.Write, nums []uint64,
 		bk   bucket
 		c    *redis.StringCmd
 	}
+	top, err := s.topLevel(ctx, ws, nums)
+	if err != nil {
+		return nil, err
+	}
 	var reads []read
 	var cmds []redis.Cmder
 	out := make([]index.Appended, len(ws))
@@ -158,9 +170,25 @@ func (s *Store) readBefore(ctx context.Context, ws []index.Write, nums []uint64,
 		}
 		out[i] = index.Appended{Num: nums[i], Before: make([][]index.Earlier, len(ws[i].Keys))}
 		for j, k := range ws[i].Keys {
-			bk, err := s.bucketOf(k)
+			bk, err := s.bucketFor(k, nums[i])
 			if err != nil {
 				return nil, s.errorf("append-read: %w", err)
+			}
+			if k.Kind == index.KindPassage && s.levels {
+				// The other levels, whole: of two documents
+				// under this key at different levels, the
+				// second to append finds the first's posting
+				// there (its level is at most the highest
+				// level of a number handed out before this
+				// read, top).
+				own := s.levelOf(nums[i])
+				for l := 0; l <= top; l++ {
+					if l != own {
+						c := redis.NewStringCmd(ctx, "get", s.passageBucket(k, l).key)
+						reads = append(reads, read{i, j, s.passageBucket(k, l), c})
+						cmds = append(cmds, c)
+					}
+				}
 			}
 			if lens[i][j] <= int64(bk.recLen()) {
 				continue // the bucket's first posting
@@ -194,7 +222,7 @@ func (s *Store) readBefore(ctx context.Context, ws []index.Write, nums []uint64,
 		for _, e := range all {
 			ids[e.Num] = ""
 		}
-		out[r.i].Before[r.j] = all
+		out[r.i].Before[r.j] = append(out[r.i].Before[r.j], all...)
 	}
 	if len(ids) > 0 {
 		if err := s.resolve(ctx, ids); err != nil {
@@ -209,6 +237,32 @@ func (s *Store) readBefore(ctx context.Context, ws []index.Write, nums []uint64,
 		}
 	}
 	return out, nil
+}
+
+// topLevel returns, when some write of ws has a passage key in an
+// archive of passage levels, the highest level of the document numbers
+// handed out so far (a GET of N, after the writes' appends), and 0
+// otherwise.
+func (s *Store) topLevel(ctx context.Context, ws []index.Write, nums []uint64) (int, error) {
+	if !s.levels {
+		return 0, nil
+	}
+	need := false
+	for i := range ws {
+		need = need || nums[i] != 0 && slices.ContainsFunc(ws[i].Keys, func(k index.Key) bool { return k.Kind == index.KindPassage })
+	}
+	if !need {
+		return 0, nil
+	}
+	c := redis.NewStringCmd(ctx, "get", s.prefix+string(kindNext))
+	if err := s.exec(ctx, []redis.Cmder{c}, false); err != nil {
+		return 0, s.errorf("append-read: %w", err)
+	}
+	n, err := strconv.ParseUint(c.Val(), 10, 64)
+	if err != nil {
+		return 0, s.errorf("%w: append-read: last document number %q", index.ErrCorrupt, c.Val())
+	}
+	return s.levelOf(n), nil
 }
 
 // parseState decodes a state as the functions store it.
