@@ -18,6 +18,7 @@ import (
 	"github.com/dgraph-io/badger/v4/options"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
@@ -670,5 +671,59 @@ func TestCompressKept(t *testing.T) {
 	}
 	if _, err := Open(plain, nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `tables setting "lz5"`) {
 		t.Errorf("Open with tables setting lz5: %v; want ErrCorrupt naming it", err)
+	}
+}
+
+// A lean store gives a replaced record a new number: postings of the
+// old one that OldKeys leave out (band keys, when a lean record keeps
+// no sketch) then resolve to no ID, while the new postings do.
+func TestLeanReplaceRenumbers(t *testing.T) {
+	ctx := t.Context()
+	// A valid record, as an Index writes it.
+	ms := memstore.New()
+	mx, err := index.New(ctx, ms, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mx.Add(ctx, index.Doc{ID: "a", Fingerprint: 5, ContentHash: 6, Title: "Title", Sketch: minhash.New("some text to sketch here")}); err != nil {
+		t.Fatal(err)
+	}
+	var rec []byte
+	if err := ms.ScanRecords(ctx, func(_ string, r []byte) error { rec = slices.Clone(r); return nil }); err != nil || rec == nil {
+		t.Fatalf("record: %v", err)
+	}
+	table := index.Key{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x1234}
+	band := index.Key{Kind: index.KindBand, Table: 3, Value: 0xabcdef}
+	for _, lean := range []bool{true, false} {
+		s, err := Open(filepath.Join(t.TempDir(), "idx"), &Options{Lean: lean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writes := []index.Write{
+			{ID: "a", Record: rec, Fingerprint: 5, Keys: []index.Key{table, band}},
+			{ID: "a", Record: rec, Fingerprint: 5, Keys: []index.Key{table}, Replaces: true, OldFingerprint: 5, OldKeys: []index.Key{table}},
+		}
+		for _, w := range writes {
+			if err := s.Apply(ctx, &index.Batch{Writes: []index.Write{w}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ps, err := s.Postings(ctx, []index.Key{table, band})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBand := 1 // the old posting, left under the number kept
+		if lean {
+			wantBand = 0
+		}
+		if len(ps[0]) != 1 || ps[0][0].ID != "a" || len(ps[1]) != wantBand {
+			t.Errorf("lean %v: postings after the replacement: table %v, band %v; want a, and %d band posting", lean, ps[0], ps[1], wantBand)
+		}
+		if st, err := s.Stats(ctx); err != nil || st.Docs != 1 {
+			t.Errorf("lean %v: %d documents, %v; want 1", lean, st.Docs, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

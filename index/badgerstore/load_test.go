@@ -169,3 +169,52 @@ func TestLoadNothing(t *testing.T) {
 		t.Errorf("%s left behind: %v", loadTmp, err)
 	}
 }
+
+// sortKeys orders keys as compareKeys does: by its buckets when there
+// are enough keys, also with many keys in one bucket (equal
+// fingerprints), and by comparison when a key falls outside the
+// buckets or there are few keys.
+func TestSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	band := func(k *sortKey) int { return int(k.a)<<12 | int(k.b>>52) }
+	tests := []struct {
+		name   string
+		n      int
+		key    func(i int) sortKey
+		bucket func(*sortKey) int
+	}{
+		{"table keys", 300000, func(i int) sortKey {
+			return sortKey{a: rng.Uint64() &^ (1<<48 - 1), b: rng.Uint64(), num: uint64(i + 1)}
+		}, bucket16},
+		{"one fingerprint in a third of them", 300000, func(i int) sortKey {
+			if i%3 == 0 {
+				return sortKey{a: 0xabcd << 48, b: 42, num: uint64(300000 - i)}
+			}
+			return sortKey{a: rng.Uint64(), b: rng.Uint64(), num: uint64(i + 1)}
+		}, bucket16},
+		{"bands", 300000, func(i int) sortKey { return sortKey{a: uint64(rng.IntN(16)), b: rng.Uint64(), num: uint64(i + 1)} }, band},
+		{"a band past 15", 300000, func(i int) sortKey {
+			if i == 12345 {
+				return sortKey{a: 16, b: 0, num: 1}
+			}
+			return sortKey{a: uint64(rng.IntN(16)), b: rng.Uint64(), num: uint64(i + 1)}
+		}, band},
+		{"IDs", 300000, func(i int) sortKey { return sortKey{a: uint64(rng.IntN(4)) << 48, b: 7, id: string(rune('a' + rng.IntN(26)))} }, bucket16},
+		{"few", 1000, func(i int) sortKey { return sortKey{a: rng.Uint64(), b: rng.Uint64(), num: uint64(i)} }, bucket16},
+	}
+	for _, tt := range tests {
+		keys := make([]sortKey, tt.n)
+		for i := range keys {
+			keys[i] = tt.key(i)
+		}
+		want := slices.Clone(keys)
+		slices.SortFunc(want, func(p, q sortKey) int { return compareKeys(&p, &q) })
+		got, spare := sortKeys(keys, nil, tt.bucket)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: sortKeys differs from a comparison sort", tt.name)
+		}
+		if len(spare) != 0 && &spare[0] == &got[0] {
+			t.Errorf("%s: the spare slice is the sorted one", tt.name)
+		}
+	}
+}

@@ -261,12 +261,25 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 		return removed, -1, nil
 	}
 	num, added := old, int64(0)
+	if num != 0 && s.lean {
+		// A lean record may lack the sketch its band keys come from
+		// (index.LeanRecord), so that OldKeys lack them too: the old
+		// number is retired with whatever postings are left under it,
+		// which then resolve to no ID, and the record gets a new one.
+		if err := txn.Delete(numKey(num)); err != nil {
+			return nil, 0, s.writeErr("add", w.ID, err)
+		}
+		num = 0
+	}
 	if num == 0 {
 		if s.next > maxNum {
 			return nil, 0, fmt.Errorf("index: %s: add %q: the store has numbered %d documents, its most", s.dir, w.ID, int64(maxNum))
 		}
-		num, added = s.next, 1
+		num = s.next
 		s.next++
+		if old == 0 {
+			added = 1
+		}
 	}
 	// Set again when the number is kept: a Load cut short may have
 	// written a record and not its number's ID, which adding the
