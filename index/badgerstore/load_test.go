@@ -199,7 +199,9 @@ func TestSortKeys(t *testing.T) {
 			}
 			return sortKey{a: uint64(rng.IntN(16)), b: rng.Uint64(), num: uint64(i + 1)}
 		}, band},
-		{"IDs", 300000, func(i int) sortKey { return sortKey{a: uint64(rng.IntN(4)) << 48, b: 7, id: string(rune('a' + rng.IntN(26)))} }, bucket16},
+		{"IDs", 300000, func(i int) sortKey {
+			return sortKey{a: uint64(rng.IntN(4)) << 48, b: 7, id: string(rune('a' + rng.IntN(26)))}
+		}, bucket16},
 		{"few", 1000, func(i int) sortKey { return sortKey{a: rng.Uint64(), b: rng.Uint64(), num: uint64(i)} }, bucket16},
 	}
 	for _, tt := range tests {

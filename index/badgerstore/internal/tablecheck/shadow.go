@@ -81,16 +81,16 @@ type Table struct {
 	id     uint64
 	name   string // the file name, e.g. "000001.sst"
 	t      *table.Table
-	data   []byte                 // the mapped file
-	blocks *blockIndex            // nil only when IterateOnly says so
+	data   []byte      // the mapped file
+	blocks *blockIndex // nil only when IterateOnly says so
 	// sums are, for a compressed table, the CRC-32C of each block's
 	// bytes on disk (compressed) once the block was read whole and its
 	// checksum verified, plus one; 0 until then (see checkCompressed).
-	sums []atomic.Uint64
-	index  footer                 // where the index is, and its checksum at open
-	bad    atomic.Pointer[Damage] // the index was found damaged
-	close  func()
-	err    error // the table could not be opened
+	sums  []atomic.Uint64
+	index footer                 // where the index is, and its checksum at open
+	bad   atomic.Pointer[Damage] // the index was found damaged
+	close func()
+	err   error // the table could not be opened
 }
 
 // Shadows are the store's handles on the tables Badger reads,
