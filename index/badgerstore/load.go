@@ -220,15 +220,8 @@ func (l *loader) sortChunk() error {
 	if len(l.docs) == 0 {
 		return nil
 	}
-	// Within the chunk the last document of an ID wins: sorted by ID,
-	// then by the place of the record, which grows in the order the
-	// documents came (a stable sort, without its cost).
-	slices.SortFunc(l.docs, func(a, b loadDoc) int {
-		if c := strings.Compare(a.id, b.id); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.rec[0], b.rec[0])
-	})
+	// Within the chunk the last document of an ID wins.
+	slices.SortStableFunc(l.docs, func(a, b loadDoc) int { return strings.Compare(a.id, b.id) })
 	docs := l.docs[:0]
 	for i := range l.docs {
 		if i+1 < len(l.docs) && l.docs[i+1].id == l.docs[i].id {

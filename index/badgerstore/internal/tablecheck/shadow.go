@@ -52,10 +52,11 @@ import (
 // checks the blocks of every table whose key range holds the prefix it
 // read; Records, Claim and the metadata reads the blocks holding the
 // key in the tables Badger's Get reads (those whose range and Bloom
-// filter may hold it). A compressed table (an index written with
-// Badger's default options; this package writes none) has checksums of
-// the uncompressed blocks: its keys are read with Badger's table
-// iterator, which stops early at a block it cannot read. A record in
+// filter may hold it). A compressed table (a store with Options.Compress,
+// or an index written with Badger's default options) has checksums of
+// the uncompressed blocks: a block is read whole once with Badger's
+// table iterator, which stops at a block it cannot read, and then
+// checked by a CRC of its compressed bytes (checkCompressed). A record in
 // the value log that reads as empty is damage in the value log, named by
 // Badger's log line about it. One table's index (Bloom filter, block
 // offsets and keys, which Badger reads from the file at every read) is
