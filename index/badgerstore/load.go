@@ -236,9 +236,6 @@ func (l *loader) sortChunk() error {
 		stream    int
 		keys      func(dst []sortKey) []sortKey
 		appendKey func(dst []byte, k *sortKey) []byte
-		// bucket is the leading 16 bits of a key's order (see
-		// sortKeys); bucket16 for all but the band stream.
-		bucket func(k *sortKey) int
 	}
 	// Every key of the chunk, by stream.
 	numbered := l.s.numbered
@@ -274,8 +271,6 @@ func (l *loader) sortChunk() error {
 	tasks := []task{{
 		stream: streamBand,
 		keys:   func(dst []sortKey) []sortKey { return keysOf(streamBand, dst) },
-		// The band (a, 0 … 15), then the top 12 bits of its value.
-		bucket: func(k *sortKey) int { return int(k.a)<<12 | int(k.b>>52) },
 		appendKey: func(dst []byte, k *sortKey) []byte {
 			return posting(dst, index.Key{Kind: index.KindBand, Table: uint8(k.a), Value: k.b}, 0, k)
 		},
@@ -302,18 +297,22 @@ func (l *loader) sortChunk() error {
 			},
 		})
 	}
-	err := parallel(len(tasks), func(i int, sc sortScratch) (sortScratch, error) {
+	err := parallel(len(tasks), func(i int, keys []sortKey) ([]sortKey, error) {
 		tk := &tasks[i]
-		sc.keys = tk.keys(sc.keys[:0])
-		bucket := tk.bucket
-		if bucket == nil {
-			bucket = bucket16
-		}
-		var keys []sortKey
-		keys, sc.spare = sortKeys(sc.keys, sc.spare, bucket)
-		sc.keys = keys
+		keys = tk.keys(keys[:0])
+		slices.SortFunc(keys, func(p, q sortKey) int {
+			switch {
+			case p.a != q.a:
+				return cmp.Compare(p.a, q.a)
+			case p.b != q.b:
+				return cmp.Compare(p.b, q.b)
+			case p.id != q.id:
+				return strings.Compare(p.id, q.id)
+			}
+			return cmp.Compare(p.num, q.num)
+		})
 		var kb []byte
-		return sc, l.writeRun(tk.stream, chunk, len(keys), func(i int, dst []byte) ([]byte, []byte) {
+		return keys, l.writeRun(tk.stream, chunk, len(keys), func(i int, dst []byte) ([]byte, []byte) {
 			kb = tk.appendKey(kb[:0], &keys[i])
 			return kb, nil
 		})
@@ -348,80 +347,6 @@ func (l *loader) sortChunk() error {
 	l.chunks++
 	l.docs, l.recs, l.keys = l.docs[:0], l.recs[:0], l.keys[:0]
 	return nil
-}
-
-// sortScratch are the slices a worker of sortChunk sorts a stream's
-// keys in, kept from one stream to the next.
-type sortScratch struct{ keys, spare []sortKey }
-
-// compareKeys orders sort keys: by a, b, the ID, then the number.
-func compareKeys(p, q *sortKey) int {
-	switch {
-	case p.a != q.a:
-		return cmp.Compare(p.a, q.a)
-	case p.b != q.b:
-		return cmp.Compare(p.b, q.b)
-	case p.id != q.id:
-		return strings.Compare(p.id, q.id)
-	}
-	return cmp.Compare(p.num, q.num)
-}
-
-// bucket16 is the top 16 bits of a: a table key's (left-aligned), a
-// content hash or a passage fingerprint.
-func bucket16(k *sortKey) int { return int(k.a >> 48) }
-
-// sortKeys sorts keys in the order of compareKeys and returns them
-// with the other slice (spare, grown to their length), to use again.
-// bucket must give each key a number in [0, 65536) that orders keys
-// as compareKeys does where their numbers differ: the keys are
-// distributed over the numbers (a counting sort) and each number's
-// few keys are then sorted, which is about 3 times faster than a
-// comparison sort of them all (Load sorts 2^20 documents' keys at a
-// time). Keys whose numbers fall outside are sorted by comparison.
-func sortKeys(keys, spare []sortKey, bucket func(*sortKey) int) (sorted, rest []sortKey) {
-	const buckets = 1 << 16
-	if len(keys) < 4*buckets {
-		slices.SortFunc(keys, func(p, q sortKey) int { return compareKeys(&p, &q) })
-		return keys, spare
-	}
-	var count [buckets + 1]int
-	for i := range keys {
-		b := bucket(&keys[i])
-		if b < 0 || b >= buckets {
-			slices.SortFunc(keys, func(p, q sortKey) int { return compareKeys(&p, &q) })
-			return keys, spare
-		}
-		count[b+1]++
-	}
-	for b := 1; b <= buckets; b++ {
-		count[b] += count[b-1]
-	}
-	if cap(spare) < len(keys) {
-		spare = make([]sortKey, len(keys))
-	}
-	out := spare[:len(keys)]
-	next := count
-	for i := range keys {
-		b := bucket(&keys[i])
-		out[next[b]] = keys[i]
-		next[b]++
-	}
-	for b := range buckets {
-		run := out[count[b]:count[b+1]]
-		if len(run) > 32 {
-			// Many equal leading bits (the same fingerprint).
-			slices.SortFunc(run, func(p, q sortKey) int { return compareKeys(&p, &q) })
-			continue
-		}
-		// Insertion sort: a bucket holds a few keys.
-		for i := 1; i < len(run); i++ {
-			for j := i; j > 0 && compareKeys(&run[j], &run[j-1]) < 0; j-- {
-				run[j], run[j-1] = run[j-1], run[j]
-			}
-		}
-	}
-	return out, keys
 }
 
 // parallel runs f(0) … f(n−1) on GOMAXPROCS goroutines, each with a
