@@ -727,3 +727,32 @@ func TestLeanReplaceRenumbers(t *testing.T) {
 		}
 	}
 }
+
+// Salvage keeps the settings of the store it copies: lean records and
+// compressed tables, or neither.
+func TestSalvageKeepsSettings(t *testing.T) {
+	ctx := t.Context()
+	for _, o := range []Options{{Lean: true, Compress: true}, {}} {
+		dir := filepath.Join(t.TempDir(), "idx")
+		x, _ := openDir(t, dir, &o, &index.Options{AnalyzerID: "salvage-test"})
+		if err := x.Add(ctx, index.Doc{ID: "a", Fingerprint: 5, ContentHash: 6, Title: "Title"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if _, n, err := Salvage(ctx, dir, out, nil); err != nil || n != 1 {
+			t.Fatalf("%+v: Salvage: %d documents, %v", o, n, err)
+		}
+		s, err := Open(out, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.Stats(ctx)
+		s.Close()
+		if err != nil || st.Lean != o.Lean || st.Compressed != o.Compress {
+			t.Errorf("salvaged from %+v: Stats lean %v, compressed %v, %v", o, st.Lean, st.Compressed, err)
+		}
+	}
+}
