@@ -21,6 +21,12 @@ type Stats struct {
 	FormatVersion int          `json:"format_version"`
 	DiskBytes     int64        `json:"disk_bytes"` // bytes the store's files take on disk; 0 for stores without files
 	Bloom         BloomStats   `json:"bloom"`      // zero for stores without a content filter
+	// Lean: the archive keeps its records without titles, keywords or
+	// texts (LeanRecord), so its matches explain nothing to a person.
+	Lean bool `json:"lean,omitempty"`
+	// Compressed: the store compresses its files (a Badger directory
+	// created with compressed tables).
+	Compressed bool `json:"compressed,omitempty"`
 	// Cluster is what a store kept on a cluster reports of it (see
 	// ClusterReporter); Describe sets it, nil otherwise.
 	Cluster *ClusterStats `json:"cluster,omitempty"`
@@ -101,6 +107,8 @@ func (x *Index) Stats(ctx context.Context) (Stats, error) {
 		FormatVersion: FormatVersion,
 		DiskBytes:     ss.DiskBytes,
 		Bloom:         ss.Bloom,
+		Lean:          ss.Lean,
+		Compressed:    ss.Compressed,
 	}, nil
 }
 

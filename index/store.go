@@ -144,6 +144,9 @@ type StoreStats struct {
 	Docs      int64      // documents (records)
 	DiskBytes int64      // bytes on disk; 0 for stores without files
 	Bloom     BloomStats // the filter in front of content lookups; zero when the store has none
+	// Lean: the store keeps lean records (LeanRecord), without titles,
+	// keywords or texts. Compressed: it writes compressed files.
+	Lean, Compressed bool
 }
 
 // BloomStats describe a counting Bloom filter in front of content-hash

@@ -34,6 +34,14 @@ func WriteStats(w io.Writer, s *index.Stats, name string) error {
 	if s.DiskBytes > 0 {
 		line("disk", "%s (%s bytes)", progress.Bytes(s.DiskBytes), progress.Count(s.DiskBytes))
 	}
+	switch {
+	case s.Lean && s.Compressed:
+		line("records", "lean (no titles, keywords or texts), in compressed tables")
+	case s.Lean:
+		line("records", "lean (no titles, keywords or texts)")
+	case s.Compressed:
+		line("records", "in compressed tables")
+	}
 	if f := s.Bloom; f.Counters > 0 {
 		line("bloom filter", "sized for %s documents: %s counters, %d hashes, %s in memory, target false-positive rate %.2f%%, %s saturated",
 			progress.Count(f.Capacity), progress.Count(f.Counters), f.Hashes, progress.Bytes(f.MemoryBytes), f.FalsePositive*100, progress.Count(f.Saturated))

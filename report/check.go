@@ -41,6 +41,9 @@ type Check struct {
 	Added    bool   `json:"added"`
 	// Error says why the article was not checked (neardup check).
 	Error string `json:"error,omitempty"`
+	// Lean says that the archive is lean (index.Stats.Lean): its
+	// matches have no title and no keywords to share.
+	Lean bool `json:"lean,omitempty"`
 }
 
 // Match is a near-duplicate in a Check.
@@ -136,6 +139,8 @@ func (r *Check) WriteText(w io.Writer, archive string, n int) error {
 		switch {
 		case len(m.Shared) > 0:
 			fmt.Fprintf(&b, "      shared keywords: %s\n", wordList(m.Shared, n))
+		case m.noKeywords && r.Lean && !m.Unverified:
+			b.WriteString("      (no title or keywords: the archive is lean, as dedup --index makes it; --lean=false makes one that keeps them)\n")
 		case m.noKeywords:
 			b.WriteString("      (no keywords stored with it)\n")
 		}

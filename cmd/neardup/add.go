@@ -28,6 +28,7 @@ func addCommand() *cli.Command {
 				Usage: "bulk-load \"id<TAB>hex fingerprint\" lines from `FILE`"},
 			&cli.BoolFlag{DisableDefaultText: true, Name: "keep-text", Category: catIndex,
 				Usage: "keep each article's text in the archive (compressed), for neardup serve's shared-passage view"},
+			leanFlag(false),
 			reuseFlag("file each article's passage fingerprints too (partial reuse: check --reuse); a reuse index is made only when the archive is created, and wants --keep-text for shares and passages measured on the texts"),
 			workersFlag(),
 			strictFlag(),

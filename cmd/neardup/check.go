@@ -33,6 +33,7 @@ func checkCommand() *cli.Command {
 		Flags: flags([]cli.Flag{
 			indexFlag("archive `DIR|URL` to check against (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME on a Redis Cluster; --add creates it when missing)"),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "add", Category: catIndex, Usage: "add each article without a near-duplicate to the index"},
+			leanFlag(false),
 			&cli.StringFlag{Name: "id", Category: catInput,
 				Usage: "`ID` of the article (default: its JSONL id, else the file name); for a single article"},
 			&cli.StringFlag{Name: "fingerprint", Category: catInput,
@@ -70,8 +71,12 @@ func runCheck(c *cli.Context) error {
 		return s.err
 	}
 
+	st, err := x.Stats(c.Context)
+	if err != nil {
+		return err
+	}
 	ck := &checker{c: c, x: x, ri: ri, k: k, add: add, id: c.String("id"), asJSON: c.Bool("json"), keywords: c.Int("keywords"),
-		archive: archive.Redact(dir)}
+		archive: archive.Redact(dir), lean: st.Lean}
 	r := input.NewReader(inputArgs(c), c.App.Reader, inOpts)
 	defer r.Close()
 	defer noteSkipped(c, "neardup check: ", r)
@@ -113,6 +118,7 @@ type checker struct {
 	asJSON   bool
 	keywords int    // --keywords
 	archive  string // the archive's name, redacted
+	lean     bool   // the archive is lean (index.Stats.Lean)
 	sum      report.CheckSummary
 }
 
@@ -151,7 +157,7 @@ func (ck *checker) check(n int64, rec *input.Record, an *neardup.Analysis) error
 	}
 	res.Tally(&ck.sum)
 	rep := res.Report(rec.ID, an)
-	rep.Title, rep.Source, rep.Line = rec.Title, rec.Source, rec.Line
+	rep.Title, rep.Source, rep.Line, rep.Lean = rec.Title, rec.Source, rec.Line, ck.lean
 	w := ck.c.App.Writer
 	if ck.asJSON {
 		return writeJSON(w, checkJSON{rep, reused})

@@ -80,3 +80,54 @@ func TestCheckItself(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLeanArchive: an archive dedup --index creates is lean (no
+// titles or keywords kept): check says so of each match, in text and
+// JSON, and stats names it; with --lean=false the archive keeps the
+// keywords check shows, and neither says lean.
+func TestCheckLeanArchive(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	for _, tt := range []struct {
+		name   string
+		flags  []string
+		text   string // what check prints of the match after its figures
+		json   string
+		record string // the stats line on the records, "" for none
+	}{
+		{"lean", nil,
+			"      (no title or keywords: the archive is lean, as dedup --index makes it; --lean=false makes one that keeps them)\n",
+			`"shared_keywords":[]}],"added":false,"lean":true}`,
+			"records       lean (no titles, keywords or texts), in compressed tables\n"},
+		{"whole", []string{"--lean=false"},
+			"      shared keywords: 对话框, 控件, … (30 more)\n",
+			`"shared_keywords":["对话框","控件",`,
+			""},
+	} {
+		idx := filepath.Join(tmp, tt.name)
+		args := append([]string{"dedup", "--index", idx, "--segmenter", "gse"}, tt.flags...)
+		if r := runCLI(t, append(args, "testdata/a.txt")...); r.code != 0 {
+			t.Fatalf("%s: dedup: exit %d: %s", tt.name, r.code, r.stderr)
+		}
+		r := runCLI(t, "check", "--index", idx, "--segmenter", "gse", "--keywords", "2", "--id", "other", "testdata/a.txt")
+		want := "other: 1 near-duplicate in " + idx + "\n" +
+			"  exact duplicate  testdata/a.txt\n" +
+			"      distance 0, similarity 1.000, content similarity 1.00\n"
+		if r.code != 1 || !strings.HasPrefix(r.stdout, want+tt.text) {
+			t.Errorf("%s: check: exit %d\n%s\nwant it to start\n%s%s", tt.name, r.code, r.stdout, want, tt.text)
+		}
+		r = runCLI(t, "check", "--index", idx, "--segmenter", "gse", "--json", "--id", "other", "testdata/a.txt")
+		if r.code != 1 || !strings.Contains(r.stdout, tt.json) || strings.Contains(r.stdout, `"lean"`) != (tt.name == "lean") {
+			t.Errorf("%s: check --json: exit %d\n%s\nwant it to hold %s", tt.name, r.code, r.stdout, tt.json)
+		}
+		r = runCLI(t, "stats", "--index", idx)
+		if r.code != 0 || strings.Contains(r.stdout, "records ") != (tt.record != "") || !strings.Contains(r.stdout, tt.record) {
+			t.Errorf("%s: stats: exit %d\n%s\nwant the records line %q", tt.name, r.code, r.stdout, tt.record)
+		}
+	}
+	// A lean archive keeps no texts.
+	r := runCLI(t, "add", "--index", filepath.Join(tmp, "new"), "--segmenter", "gse", "--lean", "--keep-text", "testdata/a.txt")
+	if want := "--keep-text keeps texts that a lean archive (--lean) does not: give one of them"; r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("add --lean --keep-text: exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+}

@@ -34,6 +34,7 @@ func dedupCommand() *cli.Command {
 			&cli.StringFlag{Name: "reuse-pairs", Category: catOutput, TakesFile: true,
 				Usage: "write the reuse pairs (articles that share passages: a, b and the share of each in the other) to `FILE`; among this run's articles, in memory"},
 			dedupIndexFlag(),
+			leanFlag(true),
 			workersFlag(),
 			&cli.BoolFlag{DisableDefaultText: true, Name: "strict", Category: catInput, Usage: "stop at the first bad record or unreadable input"},
 			jsonFlag(),

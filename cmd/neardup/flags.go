@@ -104,6 +104,18 @@ func dedupIndexFlag() cli.Flag {
 		Usage: "keep the originals in the persistent archive `DIR|URL` (a Badger directory, or redis://HOST:PORT[,HOST:PORT...]/NAME, options ?wait_replicas=1 and ?retry_window=30s as in docs/redis.md; resumable; NEARDUP_INDEX is not used here) instead of memory"}
 }
 
+// leanFlag is --lean, on by default for dedup (lean), off for the
+// commands whose archives explain their matches to people.
+func leanFlag(lean bool) cli.Flag {
+	usage := "create a lean archive: records without titles, keywords or texts, in compressed tables (a Badger directory), " +
+		"at about 40% of the bytes a document; check and serve then show a match's ID and figures only. " +
+		"An existing archive keeps what it was created with"
+	if lean {
+		usage += "; --lean=false keeps what check and serve show of a match"
+	}
+	return &cli.BoolFlag{Name: "lean", Value: lean, DisableDefaultText: !lean, Category: catIndex, Usage: usage}
+}
+
 func jsonFlag() cli.Flag {
 	return &cli.BoolFlag{DisableDefaultText: true, Name: "json", Category: catOutput, Usage: "print JSON (one object a line) instead of text"}
 }

@@ -25,6 +25,7 @@ func serveCommand() *cli.Command {
 				Usage: "allow listening on a non-loopback address without --token-file: anyone who reaches it can change the archive"},
 			&cli.BoolFlag{Name: "keep-text", Value: true, Category: catIndex,
 				Usage: "keep each added article's text in the archive (compressed), for the page's shared-passage view; --keep-text=false keeps keywords only"},
+			leanFlag(false),
 			&cli.Int64Flag{Name: "max-bytes", Value: serve.DefaultMaxBytes, DefaultText: "16 MiB", Category: catInput,
 				Usage: "answer 413 to request bodies larger than `N` bytes"},
 			&cli.StringFlag{Name: "cors-origin", Category: catIndex,

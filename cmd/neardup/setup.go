@@ -171,6 +171,14 @@ func (s *setup) open(dir string, a *neardup.Analyzer, k int, minContent float64,
 		o.Lean = true // only dedup archives in memory: a batch run, which explains no match
 		x, err = archive.Memory(s.c.Context, o)
 	} else {
+		// A new archive is lean when the command's --lean says so (on
+		// by default for dedup; see leanFlag).
+		o.Lean = s.c.Bool("lean")
+		o.Compress = o.Lean
+		if o.Lean && s.c.IsSet("keep-text") && s.c.Bool("keep-text") {
+			s.fail("--keep-text keeps texts that a lean archive (--lean) does not: give one of them")
+			return nil
+		}
 		x, err = archive.Open(s.c.Context, dir, o)
 	}
 	var me *archive.MismatchError

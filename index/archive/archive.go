@@ -40,6 +40,11 @@ type Options struct {
 	// (badgerstore.Options.Lean, redisstore.Options.Lean; an existing
 	// archive keeps what it was created with).
 	Lean bool
+	// Compress has a new Badger directory write compressed tables
+	// (badgerstore.Options.Compress: about 40% fewer bytes on disk,
+	// reads slower; an existing one keeps what it was created with).
+	// Other stores ignore it.
+	Compress bool
 	// Logf, if not nil, receives the store's warnings.
 	Logf func(format string, args ...any)
 }
@@ -133,7 +138,7 @@ func open(ctx context.Context, name string, o Options) (*index.Index, error) {
 	if redisstore.IsURL(name) {
 		s, err = redisstore.Open(ctx, name, &redisstore.Options{ReadOnly: o.ReadOnly, Lean: o.Lean})
 	} else {
-		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Lean: o.Lean})
+		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Lean: o.Lean, Compress: o.Compress})
 	}
 	if err != nil {
 		return nil, err

@@ -17,7 +17,9 @@
 //	'd' id → number (5 bytes), record
 //	'M' "postings" → "numbered"; 'M' "next" → the next number (5 bytes);
 //	    'M' "records" → "lean" in a store that keeps lean records
-//	    (Options.Lean)
+//	    (Options.Lean); 'M' "tables" → "zstd" in a store that writes
+//	    compressed tables (Options.Compress). A store keeps these
+//	    settings, recorded in its first write, whatever later Opens ask.
 //
 // so that a document's ID is kept twice, not in each of its 20 or so
 // postings (1,852 bytes a document on disk against 2,559 for the scale
@@ -208,12 +210,12 @@ type Options struct {
 	// informational messages are dropped.
 	Logf func(format string, args ...any)
 
-	// Compress has Badger compress the tables it writes (ZSTD at its
-	// fastest level, 4 KB blocks, with a cache of 64 MiB of
-	// decompressed blocks): about 30% fewer bytes on disk (see
-	// bench/README.md), for slower reads, since the store's checks of
-	// a compressed table read its keys again through Badger's table
-	// iterator. Tables written before keep their compression.
+	// Compress makes a new store write compressed tables (ZSTD at its
+	// fastest level, 16 KB blocks, with a cache of 64 MiB of
+	// decompressed blocks): about 40% fewer bytes on disk (see
+	// bench/README.md), for slower reads. The store records the choice
+	// when it is created ('M' "tables"); a store opened later keeps
+	// what it was created with, whatever Compress says.
 	Compress bool
 
 	// Lean makes a new store keep its records lean (index.LeanRecord):
@@ -260,10 +262,11 @@ type Store struct {
 	// next is the number the next new document gets (guarded by wmu).
 	numbered, mark bool
 	next           uint64
-	// lean says that the store keeps lean records (Options.Lean).
-	lean      bool
-	maxStuck  int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
-	loadChunk int   // documents Load sorts at a time; 0 means LoadChunk
+	// lean says that the store keeps lean records (Options.Lean), and
+	// compress that it writes compressed tables (Options.Compress).
+	lean, compress bool
+	maxStuck       int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
+	loadChunk      int   // documents Load sorts at a time; 0 means LoadChunk
 
 	bmu   sync.RWMutex // guards bloom
 	bloom *countingBloom
@@ -330,12 +333,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 		sh.Close()
 		return nil, err
 	}
-	if o.Compress {
-		sh.SetCompression(options.ZSTD)
-	}
-	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd, lean: o.Lean}
+	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd, lean: o.Lean, compress: o.Compress}
 	fail := func(err error) (*Store, error) {
-		db.Close()
+		s.db.Close()
 		sh.Close()
 		return nil, err
 	}
@@ -345,9 +345,26 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err := s.readLayout(); err != nil {
 		return fail(err)
 	}
+	if s.compress != o.Compress && !o.ReadOnly {
+		// An existing store keeps the compression it was created
+		// with: Badger's options, which its new tables follow, are
+		// set when it opens.
+		if err := s.db.Close(); err != nil {
+			sh.Close()
+			return nil, fmt.Errorf("index: open %s: %w", dir, err)
+		}
+		o.Compress = s.compress
+		if s.db, err = openBadger(dir, o, vd); err != nil {
+			sh.Close()
+			return nil, err
+		}
+	}
+	if s.compress {
+		sh.SetCompression(options.ZSTD)
+	}
 	// The filters saved by the last Close, if nothing was written since;
 	// else rebuilt from the store.
-	if err := s.loadFilters(db.MaxVersion()); err != nil {
+	if err := s.loadFilters(s.db.MaxVersion()); err != nil {
 		if err := s.rebuildBloom(0); err != nil {
 			return fail(err)
 		}
@@ -561,6 +578,7 @@ func badgerOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Option
 		return plainOptions(dir, o, vd).
 			WithCompression(options.ZSTD).
 			WithZSTDCompressionLevel(1).
+			WithBlockSize(compressedBlock).
 			WithBlockCacheSize(blockCache)
 	}
 	return plainOptions(dir, o, vd)
@@ -569,6 +587,12 @@ func badgerOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Option
 // blockCache is the size of Badger's cache of decompressed blocks of a
 // store with Options.Compress.
 const blockCache = 64 << 20
+
+// compressedBlock is the size of a compressed store's table blocks
+// (Badger's default, for uncompressed ones, is 4 KB): ZSTD finds more
+// to share in a larger block, 715 bytes a document of tables against
+// 754 at 4 KB for lean records (bench/README.md).
+const compressedBlock = 16 << 10
 
 // plainOptions are badgerOptions without compression.
 func plainOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Options {
@@ -1289,7 +1313,7 @@ func (s *Store) Stats(context.Context) (_ index.StoreStats, err error) {
 		return index.StoreStats{}, err
 	}
 	defer s.life.RUnlock()
-	st := index.StoreStats{Docs: s.docs.Load()}
+	st := index.StoreStats{Docs: s.docs.Load(), Lean: s.lean, Compressed: s.compress}
 	err = filepath.WalkDir(s.dir, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err

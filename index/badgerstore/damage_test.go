@@ -441,12 +441,16 @@ func TestDamageAfterOpen(t *testing.T) {
 		readOnly bool
 		iterate  bool // check with Badger's table iterator, as for compressed tables
 		compress bool // the tables written after open compressed (Options.Compress)
+		// readAll: every document is read before the damage, so that
+		// the blocks of a compressed table are checked by their CRC.
+		readAll bool
 	}{
-		{"opened read-write", false, false, false, false},
-		{"opened read-only", false, true, false, false},
-		{"tables written after open", true, false, false, false},
-		{"opened read-only, compressed tables' check", false, true, true, false},
-		{"compressed tables written after open", true, false, false, true},
+		{"opened read-write", false, false, false, false, false},
+		{"opened read-only", false, true, false, false, false},
+		{"tables written after open", true, false, false, false, false},
+		{"opened read-only, compressed tables' check", false, true, true, false, false},
+		{"compressed tables written after open", true, false, false, true, false},
+		{"compressed tables, every block read before the damage", true, false, false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var x *index.Index
@@ -494,6 +498,21 @@ func TestDamageAfterOpen(t *testing.T) {
 			// Every document is there before the damage.
 			if got, err := x.Get(t.Context(), killDoc(damageDocs-1).ID); err != nil || got.Title != killDoc(damageDocs-1).Title {
 				t.Fatalf("Get before the damage: %+v, %v", got, err)
+			}
+			for i := range damageDocs {
+				if !tc.readAll {
+					break
+				}
+				d := killDoc(i)
+				if got, err := x.Get(t.Context(), d.ID); err != nil || got.Title != d.Title {
+					t.Fatalf("Get %s before the damage: %+v, %v", d.ID, got, err)
+				}
+				if ids, err := x.Exact(t.Context(), d.ContentHash); err != nil || !slices.Contains(ids, d.ID) {
+					t.Fatalf("Exact %s before the damage: %v, %v", d.ID, ids, err)
+				}
+				if ms, err := x.Near(t.Context(), d.Fingerprint, 0); err != nil || len(ms) == 0 {
+					t.Fatalf("Near %s before the damage: %v, %v", d.ID, ms, err)
+				}
 			}
 			// Every table: Load writes the records, the content keys,
 			// the band keys and each SimHash table's keys to tables of

@@ -144,6 +144,8 @@ const (
 	metaNext     = "next"
 	metaRecords  = "records" // "lean" in a lean store (Options.Lean), absent otherwise
 	recordsLean  = "lean"
+	metaTables   = "tables" // "zstd" in a store of compressed tables (Options.Compress), absent otherwise
+	tablesZstd   = "zstd"
 )
 
 // splitDocValue splits the value of a 'd' key of a numbered store into

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,8 +15,10 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/tfidf"
@@ -580,5 +583,176 @@ func TestLean(t *testing.T) {
 	}
 	if got, s := get(dir, &Options{Lean: true}); !reflect.DeepEqual(got, d) || s.lean {
 		t.Errorf("whole store opened with Lean: Get = %+v, lean %v; want %+v", got, s.lean, d)
+	}
+}
+
+// A store created with compressed tables records it and writes them
+// compressed when opened later without the option (its Stats say so);
+// a store created without stays uncompressed when opened with it; a
+// damaged setting is refused.
+func TestCompressKept(t *testing.T) {
+	ctx := t.Context()
+	doc := func(i int) index.Doc {
+		return index.Doc{ID: fmt.Sprintf("doc-%03d", i), Fingerprint: simhash.Fingerprint(i * 7919), ContentHash: uint64(i),
+			Title: strings.Repeat("a title that compresses well ", 8)}
+	}
+	// add opens dir with o, adds documents from..to-1 and closes it,
+	// returning what the open store said of itself.
+	add := func(dir string, o *Options, from, to int) (index.StoreStats, options.CompressionType) {
+		t.Helper()
+		x, s := openDir(t, dir, o, nil)
+		for i := from; i < to; i++ {
+			if err := x.Add(ctx, doc(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := s.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s.db.Opts().Compression
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return st, c
+	}
+	// tables returns the on-disk and uncompressed bytes of dir's tables.
+	tables := func(dir string) (disk, raw int) {
+		t.Helper()
+		s, err := Open(dir, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for _, ti := range s.db.Tables() {
+			disk += int(ti.OnDiskSize)
+			raw += int(ti.UncompressedSize)
+		}
+		return disk, raw
+	}
+
+	dir := filepath.Join(t.TempDir(), "zstd")
+	if st, c := add(dir, &Options{Compress: true}, 0, 50); !st.Compressed || c != options.ZSTD {
+		t.Fatalf("new store with Compress: Stats.Compressed %v, Badger's compression %v; want true, ZSTD", st.Compressed, c)
+	}
+	if st, c := add(dir, nil, 50, 100); !st.Compressed || c != options.ZSTD {
+		t.Errorf("compressed store opened without Compress: Stats.Compressed %v, Badger's compression %v; want true, ZSTD", st.Compressed, c)
+	}
+	if disk, raw := tables(dir); disk == 0 || disk*2 > raw {
+		t.Errorf("compressed store: %d bytes of tables on disk for %d uncompressed; want less than half", disk, raw)
+	}
+	x, _ := openDir(t, dir, nil, nil)
+	for _, i := range []int{0, 99} {
+		if got, err := x.Get(ctx, doc(i).ID); err != nil || got.Title != doc(i).Title {
+			t.Errorf("Get %s: %q, %v", doc(i).ID, got.Title, err)
+		}
+	}
+	x.Close()
+
+	plain := filepath.Join(t.TempDir(), "plain")
+	add(plain, nil, 0, 50)
+	if st, c := add(plain, &Options{Compress: true}, 50, 100); st.Compressed || c != options.None {
+		t.Errorf("uncompressed store opened with Compress: Stats.Compressed %v, Badger's compression %v; want false, None", st.Compressed, c)
+	}
+	if disk, raw := tables(plain); disk < raw {
+		t.Errorf("uncompressed store: %d bytes of tables on disk for %d uncompressed", disk, raw)
+	}
+
+	// A damaged setting.
+	db, err := badger.Open(badger.DefaultOptions(plain).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(storeMetaKey(metaTables), []byte("lz5")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(plain, nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `tables setting "lz5"`) {
+		t.Errorf("Open with tables setting lz5: %v; want ErrCorrupt naming it", err)
+	}
+}
+
+// A lean store gives a replaced record a new number: postings of the
+// old one that OldKeys leave out (band keys, when a lean record keeps
+// no sketch) then resolve to no ID, while the new postings do.
+func TestLeanReplaceRenumbers(t *testing.T) {
+	ctx := t.Context()
+	// A valid record, as an Index writes it.
+	ms := memstore.New()
+	mx, err := index.New(ctx, ms, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mx.Add(ctx, index.Doc{ID: "a", Fingerprint: 5, ContentHash: 6, Title: "Title", Sketch: minhash.New("some text to sketch here")}); err != nil {
+		t.Fatal(err)
+	}
+	var rec []byte
+	if err := ms.ScanRecords(ctx, func(_ string, r []byte) error { rec = slices.Clone(r); return nil }); err != nil || rec == nil {
+		t.Fatalf("record: %v", err)
+	}
+	table := index.Key{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x1234}
+	band := index.Key{Kind: index.KindBand, Table: 3, Value: 0xabcdef}
+	for _, lean := range []bool{true, false} {
+		s, err := Open(filepath.Join(t.TempDir(), "idx"), &Options{Lean: lean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writes := []index.Write{
+			{ID: "a", Record: rec, Fingerprint: 5, Keys: []index.Key{table, band}},
+			{ID: "a", Record: rec, Fingerprint: 5, Keys: []index.Key{table}, Replaces: true, OldFingerprint: 5, OldKeys: []index.Key{table}},
+		}
+		for _, w := range writes {
+			if err := s.Apply(ctx, &index.Batch{Writes: []index.Write{w}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ps, err := s.Postings(ctx, []index.Key{table, band})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBand := 1 // the old posting, left under the number kept
+		if lean {
+			wantBand = 0
+		}
+		if len(ps[0]) != 1 || ps[0][0].ID != "a" || len(ps[1]) != wantBand {
+			t.Errorf("lean %v: postings after the replacement: table %v, band %v; want a, and %d band posting", lean, ps[0], ps[1], wantBand)
+		}
+		if st, err := s.Stats(ctx); err != nil || st.Docs != 1 {
+			t.Errorf("lean %v: %d documents, %v; want 1", lean, st.Docs, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Salvage keeps the settings of the store it copies: lean records and
+// compressed tables, or neither.
+func TestSalvageKeepsSettings(t *testing.T) {
+	ctx := t.Context()
+	for _, o := range []Options{{Lean: true, Compress: true}, {}} {
+		dir := filepath.Join(t.TempDir(), "idx")
+		x, _ := openDir(t, dir, &o, &index.Options{AnalyzerID: "salvage-test"})
+		if err := x.Add(ctx, index.Doc{ID: "a", Fingerprint: 5, ContentHash: 6, Title: "Title"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if _, n, err := Salvage(ctx, dir, out, nil); err != nil || n != 1 {
+			t.Fatalf("%+v: Salvage: %d documents, %v", o, n, err)
+		}
+		s, err := Open(out, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.Stats(ctx)
+		s.Close()
+		if err != nil || st.Lean != o.Lean || st.Compressed != o.Compress {
+			t.Errorf("salvaged from %+v: Stats lean %v, compressed %v, %v", o, st.Lean, st.Compressed, err)
+		}
 	}
 }

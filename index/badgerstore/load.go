@@ -441,11 +441,8 @@ func (l *loader) write() error {
 		if err := w.put(streamStoreMeta, storeMetaKey(metaNext), appendNum(nil, s.next+l.num)); err != nil {
 			return err
 		}
-		if err := w.put(streamStoreMeta, storeMetaKey(metaPostings), []byte(postingsNum)); err != nil {
-			return err
-		}
-		if s.lean {
-			if err := w.put(streamStoreMeta, storeMetaKey(metaRecords), []byte(recordsLean)); err != nil {
+		for _, kv := range s.settings() {
+			if err := w.put(streamStoreMeta, kv[0], kv[1]); err != nil {
 				return err
 			}
 		}

@@ -22,7 +22,7 @@ import (
 // 'n' key's.
 func (s *Store) readLayout() (err error) {
 	defer s.recoverTo("reading metadata", &err)
-	var setting, records []byte
+	var setting, records, tables []byte
 	var empty bool
 	var last uint64
 	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
@@ -36,6 +36,12 @@ func (s *Store) readLayout() (err error) {
 		switch v, err := s.get(txn, tabs, storeMetaKey(metaRecords)); {
 		case err == nil:
 			records = v
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
+		switch v, err := s.get(txn, tabs, storeMetaKey(metaTables)); {
+		case err == nil:
+			tables = v
 		case !errors.Is(err, badger.ErrKeyNotFound):
 			return err
 		}
@@ -83,22 +89,44 @@ func (s *Store) readLayout() (err error) {
 	case !empty || s.readOnly:
 		s.lean = false // an existing store keeps its records whole
 	}
+	switch {
+	case string(tables) == tablesZstd:
+		s.compress = true
+	case tables != nil:
+		return fmt.Errorf("index: %s: %w: tables setting %q: want %q", s.dir, ErrCorrupt, tables, tablesZstd)
+	case !empty || s.readOnly:
+		s.compress = false // an existing store keeps writing uncompressed tables
+	}
 	s.next = last + 1
 	return nil
 }
 
 // setMark records, in the first write of a new store, that its
-// postings are numbered.
+// postings are numbered, and whether it keeps lean records and writes
+// compressed tables.
 func (s *Store) setMark(txn *badger.Txn) error {
 	if !s.mark {
 		return nil
 	}
-	if s.lean {
-		if err := txn.Set(storeMetaKey(metaRecords), []byte(recordsLean)); err != nil {
+	for _, kv := range s.settings() {
+		if err := txn.Set(kv[0], kv[1]); err != nil {
 			return err
 		}
 	}
-	return txn.Set(storeMetaKey(metaPostings), []byte(postingsNum))
+	return nil
+}
+
+// settings are the 'M' keys and values that a new store records about
+// itself in its first write, sorted by key (as Load writes them).
+func (s *Store) settings() [][2][]byte {
+	kv := [][2][]byte{{storeMetaKey(metaPostings), []byte(postingsNum)}}
+	if s.lean {
+		kv = append(kv, [2][]byte{storeMetaKey(metaRecords), []byte(recordsLean)})
+	}
+	if s.compress {
+		kv = append(kv, [2][]byte{storeMetaKey(metaTables), []byte(tablesZstd)})
+	}
+	return kv
 }
 
 // PostingsNear implements index.NearPostings: of the postings under a
@@ -233,12 +261,25 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 		return removed, -1, nil
 	}
 	num, added := old, int64(0)
+	if num != 0 && s.lean {
+		// A lean record may lack the sketch its band keys come from
+		// (index.LeanRecord), so that OldKeys lack them too: the old
+		// number is retired with whatever postings are left under it,
+		// which then resolve to no ID, and the record gets a new one.
+		if err := txn.Delete(numKey(num)); err != nil {
+			return nil, 0, s.writeErr("add", w.ID, err)
+		}
+		num = 0
+	}
 	if num == 0 {
 		if s.next > maxNum {
 			return nil, 0, fmt.Errorf("index: %s: add %q: the store has numbered %d documents, its most", s.dir, w.ID, int64(maxNum))
 		}
-		num, added = s.next, 1
+		num = s.next
 		s.next++
+		if old == 0 {
+			added = 1
+		}
 	}
 	// Set again when the number is kept: a Load cut short may have
 	// written a record and not its number's ID, which adding the

@@ -121,10 +121,11 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 // it cannot be read) (the newest version of each; a record in a
 // damaged block is lost, and a record deleted in a damaged block may
 // come back) goes into an index with the same layout and analyzer,
-// which files it under all its keys again. The memtable logs (.mem
-// files, the writes of a writer that did not close) are not read; they
-// are reported as damage when they hold data. It returns the report and
-// the number of documents out holds.
+// which files it under all its keys again, and keeps the store's
+// settings (lean records, compressed tables) whatever opts say of them.
+// The memtable logs (.mem files, the writes of a writer that did not
+// close) are not read; they are reported as damage when they hold
+// data. It returns the report and the number of documents out holds.
 func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int, error) {
 	if a, b := filepath.Clean(dir), filepath.Clean(out); a == b {
 		return nil, 0, fmt.Errorf("index: salvage %s: the output must be another directory", dir)
@@ -152,7 +153,13 @@ func Salvage(ctx context.Context, dir, out string, opts *Options) (*Report, int,
 			return r, 0, fmt.Errorf("index: salvage into %s: %w: the directory is not empty", out, ErrNotEmpty)
 		}
 	}
-	x, err := OpenIndex(ctx, out, opts, &index.Options{Blocks: int(lay[0]), MaxDistance: int(lay[1]), AnalyzerID: string(analyzer)})
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.Lean = keep.setting(metaRecords) == recordsLean
+	o.Compress = keep.setting(metaTables) == tablesZstd
+	x, err := OpenIndex(ctx, out, &o, &index.Options{Blocks: int(lay[0]), MaxDistance: int(lay[1]), AnalyzerID: string(analyzer)})
 	if err != nil {
 		return r, 0, err
 	}
@@ -257,6 +264,15 @@ func (keep newestKeys) docs(r *Report) []index.Doc {
 		docs = append(docs, d)
 	}
 	return docs
+}
+
+// setting returns the store setting name ('M' name) kept, "" when
+// there is none.
+func (keep newestKeys) setting(name string) string {
+	if n := keep[string(storeMetaKey(name))]; n != nil && !n.deleted {
+		return string(n.value)
+	}
+	return ""
 }
 
 // others returns the named values kept other than the format, layout

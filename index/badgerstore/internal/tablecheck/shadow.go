@@ -52,10 +52,11 @@ import (
 // checks the blocks of every table whose key range holds the prefix it
 // read; Records, Claim and the metadata reads the blocks holding the
 // key in the tables Badger's Get reads (those whose range and Bloom
-// filter may hold it). A compressed table (an index written with
-// Badger's default options; this package writes none) has checksums of
-// the uncompressed blocks: its keys are read with Badger's table
-// iterator, which stops early at a block it cannot read. A record in
+// filter may hold it). A compressed table (a store with Options.Compress,
+// or an index written with Badger's default options) has checksums of
+// the uncompressed blocks: a block is read whole once with Badger's
+// table iterator, which stops at a block it cannot read, and then
+// checked by a CRC of its compressed bytes (checkCompressed). A record in
 // the value log that reads as empty is damage in the value log, named by
 // Badger's log line about it. One table's index (Bloom filter, block
 // offsets and keys, which Badger reads from the file at every read) is
@@ -81,12 +82,16 @@ type Table struct {
 	id     uint64
 	name   string // the file name, e.g. "000001.sst"
 	t      *table.Table
-	data   []byte                 // the mapped file
-	blocks *blockIndex            // nil for a compressed table
-	index  footer                 // where the index is, and its checksum at open
-	bad    atomic.Pointer[Damage] // the index was found damaged
-	close  func()
-	err    error // the table could not be opened
+	data   []byte      // the mapped file
+	blocks *blockIndex // nil only when IterateOnly says so
+	// sums are, for a compressed table, the CRC-32C of each block's
+	// bytes on disk (compressed) once the block was read whole and its
+	// checksum verified, plus one; 0 until then (see checkCompressed).
+	sums  []atomic.Uint64
+	index footer                 // where the index is, and its checksum at open
+	bad   atomic.Pointer[Damage] // the index was found damaged
+	close func()
+	err   error // the table could not be opened
 }
 
 // Shadows are the store's handles on the tables Badger reads,
@@ -236,8 +241,8 @@ func openShadow(dir string, id uint64, c options.CompressionType) *Table {
 		if st.index, err = readFooter(st.data); err != nil {
 			return err
 		}
-		if st.t.CompressionType() == options.None {
-			st.blocks, err = readBlockIndex(st.data)
+		if st.blocks, err = readBlockIndex(st.data); err == nil && st.t.CompressionType() != options.None {
+			st.sums = make([]atomic.Uint64, len(st.blocks.off))
 		}
 		return err
 	}()
@@ -353,7 +358,11 @@ func (st *Table) check(prefix []byte, point bool) (d *Damage) {
 	// starts within the range of prefix (with the key itself for point).
 	b := max(0, bi.search(prefix)-1)
 	for {
-		if err := verifyBlock(st.data, int(bi.off[b]), int(bi.size[b])); err != nil {
+		if st.sums != nil {
+			if err := st.checkCompressed(b); err != nil {
+				return &Damage{File: st.name, Block: b, Err: err}
+			}
+		} else if err := verifyBlock(st.data, int(bi.off[b]), int(bi.size[b])); err != nil {
 			return &Damage{File: st.name, Block: b, Err: err}
 		}
 		b++
@@ -367,14 +376,41 @@ func (st *Table) check(prefix []byte, point bool) (d *Damage) {
 	}
 }
 
-// blockIndex is a copy of the block index of an uncompressed table:
-// each block's first key (without its version), offset and length, for
-// a binary search in memory (Badger's is a flatbuffer in the mapped
-// file).
+// checkCompressed verifies block b of a compressed table, whose
+// checksum covers the block before compression: the first time, by
+// reading it whole with Badger's table iterator (which decompresses it
+// and verifies its checksum), remembering a CRC-32C of its bytes on
+// disk; later, by that CRC alone, which is about 20 times cheaper than
+// decompressing it again, and reads it whole again only when the CRC
+// differs (the file changed since). A read of a compressed store
+// checks every block it touched again, so decompressing each time cost
+// half of dedup --index's CPU (bench/README.md, 2026-11-27).
+func (st *Table) checkCompressed(b int) error {
+	bi := st.blocks
+	off, size := int(bi.off[b]), int(bi.size[b])
+	if off < 0 || size <= 0 || off+size > len(st.data) {
+		return errBlock
+	}
+	sum := uint64(crc32.Checksum(st.data[off:off+size], y.CastagnoliCrcTable)) + 1
+	if st.sums[b].Load() == sum {
+		return nil
+	}
+	if !st.blockReads(y.KeyWithTs(bi.first(b), bi.vers[b])) {
+		return errBlock
+	}
+	st.sums[b].Store(sum)
+	return nil
+}
+
+// blockIndex is a copy of the block index of a table: each block's
+// first key (without its version, and the version), offset and
+// length, for a binary search in memory (Badger's is a flatbuffer in
+// the mapped file).
 type blockIndex struct {
 	keys      []byte
 	ends      []uint32 // block b's first key is keys[ends[b-1]:ends[b]]
 	heads     []uint64 // the first 8 bytes of each first key, zero-padded, compared first
+	vers      []uint64 // the first key's version
 	off, size []uint32
 }
 
@@ -427,6 +463,7 @@ func readBlockIndex(data []byte) (*blockIndex, error) {
 		}
 		bi.keys = append(bi.keys, y.ParseKey(k)...)
 		bi.heads = append(bi.heads, head(y.ParseKey(k)))
+		bi.vers = append(bi.vers, y.ParseTs(k))
 		bi.ends = append(bi.ends, uint32(len(bi.keys)))
 		bi.off = append(bi.off, ko.Offset())
 		bi.size = append(bi.size, ko.Len())
