@@ -265,8 +265,11 @@ type Store struct {
 	// lean says that the store keeps lean records (Options.Lean), and
 	// compress that it writes compressed tables (Options.Compress).
 	lean, compress bool
-	maxStuck       int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
-	loadChunk      int   // documents Load sorts at a time; 0 means LoadChunk
+	// wantLean is Options.Lean: what a store that Load rewrites whole
+	// keeps (see Load), whatever readLayout found.
+	wantLean  bool
+	maxStuck  int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
+	loadChunk int   // documents Load sorts at a time; 0 means LoadChunk
 
 	bmu   sync.RWMutex // guards bloom
 	bloom *countingBloom
@@ -333,7 +336,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		sh.Close()
 		return nil, err
 	}
-	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd, lean: o.Lean, compress: o.Compress}
+	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd, lean: o.Lean, wantLean: o.Lean, compress: o.Compress}
 	fail := func(err error) (*Store, error) {
 		s.db.Close()
 		sh.Close()

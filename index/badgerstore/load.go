@@ -95,6 +95,22 @@ func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64,
 		return 0, fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
 	defer os.RemoveAll(tmp)
+	// The StreamWriter drops whatever a store without documents holds,
+	// so the store Load writes is a new one, with a new store's layout:
+	// numbered postings, the settings recorded, lean as asked. Without
+	// this, a store left by a Load cut short before its settings landed
+	// (only metadata, or postings and no record) was read as one written
+	// before issue #27 and loaded again with postings ending in IDs and
+	// no settings (TestKillDuringLoad). Nothing is written until l.write,
+	// so the layout read at Open comes back if Load returns before it.
+	numbered, mark, lean, next := s.numbered, s.mark, s.lean, s.next
+	writing := false
+	defer func() {
+		if !writing {
+			s.numbered, s.mark, s.lean, s.next = numbered, mark, lean, next
+		}
+	}()
+	s.numbered, s.mark, s.lean, s.next = true, true, s.wantLean, 1
 	l := &loader{s: s, tmp: tmp}
 	for w := range writes {
 		if err := index.CheckID(w.ID); err != nil {
@@ -118,6 +134,7 @@ func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64,
 	if l.chunks == 0 {
 		return 0, nil // nothing to load: the store is left as it was
 	}
+	writing = true
 	if err := l.write(); err != nil {
 		// Part of the documents may be in the store: count what is
 		// there, so that the filters have no false negatives and Stats

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/indextest"
 )
@@ -167,5 +168,63 @@ func TestLoadNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, loadTmp)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s left behind: %v", loadTmp, err)
+	}
+}
+
+// A store that holds metadata and no settings, as a Load killed before
+// its settings landed leaves it, is loaded again as a new store is:
+// numbered postings, its settings recorded, the same keys as Add
+// writes. (It used to be read as a store written before issue #27 and
+// loaded with postings ending in IDs: TestKillDuringLoad found it one
+// run in four.)
+func TestLoadOverCutShortLoad(t *testing.T) {
+	ctx := t.Context()
+	var docs []index.Doc
+	for i := range 40 {
+		docs = append(docs, killDoc(i))
+	}
+	ref, refStore := openTemp(t, nil)
+	if err := ref.Add(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	want := dumpResolved(t, refStore)
+	meta, err := refStore.readMeta()
+	if err != nil || len(meta) == 0 {
+		t.Fatalf("the reference store's metadata: %d keys, %v", len(meta), err)
+	}
+
+	// What the cut-short Load left: its metadata stream, not its
+	// settings (written straight to Badger, past setMark).
+	dir := filepath.Join(t.TempDir(), "idx")
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.db.Update(func(txn *badger.Txn) error {
+		for _, kv := range meta {
+			if err := txn.Set(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := errors.Join(err, s.Close()); err != nil {
+		t.Fatal(err)
+	}
+
+	x, s := openDir(t, dir, nil, nil)
+	if s.numbered {
+		t.Fatal("the store was read as a new one: the test proves nothing")
+	}
+	if n, err := x.Load(ctx, slices.Values(docs)); n != len(docs) || err != nil {
+		t.Fatalf("Load: %d, %v", n, err)
+	}
+	if got := dumpResolved(t, s); !slices.Equal(got, want) {
+		t.Fatalf("%d keys after the Load, want %d (first difference at %d)", len(got), len(want), firstDiff(got, want))
+	}
+	x.Close()
+	_, s = openDir(t, dir, nil, nil)
+	if !s.numbered {
+		t.Error("reopened, the store's postings are not numbered")
 	}
 }
