@@ -684,7 +684,7 @@ type ingest struct {
 
 	// local are the decisions of this call, deferred those not sent
 	// yet (duplicates, sent together at the end).
-	local    map[uint64]Status
+	local      map[uint64]Status
 	deferred   []Decision
 	deferredAt []int32  // the index in cs of each deferred decision's document
 	dropped    []string // IDs of the duplicates Drop left out
