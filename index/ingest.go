@@ -300,8 +300,7 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 		o.Wait = DefaultIngestWait
 	}
 	in := &ingest{x: x, sh: x.sh, o: o, batch: docs, out: make([]Ingested, len(docs)),
-		stored: make([]*Doc, len(docs)), before: make([][][]Earlier, len(docs)),
-		nums: map[string]uint64{}, docs: map[string]*Doc{}, local: map[uint64]Status{}, changed: map[string]bool{}}
+		stored: make([]*Doc, len(docs)), before: make([][][]Earlier, len(docs)), local: map[uint64]Status{}}
 	if l, ok := x.sh.(*local); ok {
 		if err := l.begin(ctx); err != nil {
 			return nil, err
@@ -471,10 +470,9 @@ func (in *ingest) reappend(ctx context.Context, again []int) error {
 }
 
 // candidates returns the written documents in number order and, for
-// each, the IDs of the documents it saw that may match it (seen), whose
-// numbers it notes and whose records it reads, for the whole call at
-// once.
-func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]string, err error) {
+// each, the indices (in in.cs) of the documents it saw that may match
+// it, whose records it reads, for the whole call at once, on every core.
+func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]int32, err error) {
 	seen := make([][]Earlier, len(in.batch))
 	for i := range in.batch {
 		if in.out[i].Num != 0 {
@@ -485,28 +483,13 @@ func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]string
 		i := order[j]
 		seen[i] = in.x.seen(&in.batch[i], in.out[i].Num, in.before[i], in.o.Distance)
 	})
-	cands = make([][]string, len(in.batch))
-	var ids []string // in.nums's keys, in the order first seen
-	n := 0
-	for _, i := range order {
-		n += len(seen[i])
-	}
-	// Sized for them at once: at 10^6 archived articles a batch sees
-	// tens of thousands, and growing the maps took a quarter of the
-	// serial part.
-	in.nums, in.docs = make(map[string]uint64, n), make(map[string]*Doc, n)
-	for _, i := range order {
-		for _, e := range seen[i] {
-			had := len(in.nums)
-			in.nums[e.ID] = e.Num
-			if len(in.nums) > had {
-				ids = append(ids, e.ID)
-			}
-			cands[i] = append(cands[i], e.ID)
-		}
-	}
+	cands = in.cs.build(len(in.batch), order, seen)
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(in.out[a].Num, in.out[b].Num) })
-	if err := in.fetch(ctx, ids); err != nil {
+	all := make([]int32, len(in.cs.c))
+	for k := range all {
+		all[k] = int32(k)
+	}
+	if err := in.fetch(ctx, all); err != nil {
 		return nil, nil, err
 	}
 	return order, cands, nil
@@ -517,12 +500,12 @@ func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]string
 // candidate this call decided before the document, whose record then
 // names its cluster, again in turn); the documents that match none
 // decided original together, the others one at a time by decide.
-func (in *ingest) decideInOrder(ctx context.Context, order []int, cands [][]string) error {
+func (in *ingest) decideInOrder(ctx context.Context, order []int, cands [][]int32) error {
 	pre := in.confirmAll(in.batch, order, cands)
 	for _, i := range order {
 		d := &in.batch[i]
 		ms := pre[i]
-		if slices.ContainsFunc(cands[i], func(id string) bool { return in.changed[id] }) {
+		if in.cs.anyChanged(cands[i]) {
 			ms = in.confirm(d, cands[i])
 		}
 		if len(ms) == 0 {
@@ -599,13 +582,13 @@ func (in *ingest) sendDeferred(ctx context.Context) error {
 	}
 	parallel(len(in.deferred), func(i int) {
 		dc := &in.deferred[i]
-		c := in.docs[dc.ID]
+		c := in.cs.c[in.deferredAt[i]].doc
 		dc.Record, dc.Keys = encodeDoc(nil, c), in.x.keys(nil, c)
 	})
 	if _, err := in.sh.Decide(ctx, in.deferred); err != nil {
 		return err
 	}
-	in.deferred = in.deferred[:0]
+	in.deferred, in.deferredAt = in.deferred[:0], in.deferredAt[:0]
 	return nil
 }
 
@@ -697,20 +680,19 @@ type ingest struct {
 	written []uint64
 	simple  []int
 
-	nums map[string]uint64 // candidate ID → number
-	docs map[string]*Doc   // candidate records (nil: none)
+	cs cands // the documents the call's documents saw, and their records
 
 	// local are the decisions of this call, deferred those not sent
 	// yet (duplicates, sent together at the end).
-	local    map[uint64]Status
-	deferred []Decision
-	dropped  []string        // IDs of the duplicates Drop left out
-	changed  map[string]bool // candidates whose records changed since confirmAll
+	local      map[uint64]Status
+	deferred   []Decision
+	deferredAt []int32  // the index in cs of each deferred decision's document
+	dropped    []string // IDs of the duplicates Drop left out
 }
 
 // confirmAll returns confirm's matches for each docs[i] of order among
 // its candidates cands[i], on every core.
-func (in *ingest) confirmAll(docs []Doc, order []int, cands [][]string) [][]Match {
+func (in *ingest) confirmAll(docs []Doc, order []int, cands [][]int32) [][]Match {
 	out := make([][]Match, len(docs))
 	var todo []int
 	for _, i := range order {
@@ -725,72 +707,121 @@ func (in *ingest) confirmAll(docs []Doc, order []int, cands [][]string) [][]Matc
 	return out
 }
 
-// fetch reads the records of ids not read yet.
-func (in *ingest) fetch(ctx context.Context, ids []string) error {
-	var want []string
-	for _, id := range ids {
-		if _, ok := in.docs[id]; !ok {
-			want = append(want, id)
+// fetch reads the records of the candidates ks not read yet, decoding
+// them on every core.
+func (in *ingest) fetch(ctx context.Context, ks []int32) error {
+	var want []int32
+	for _, k := range ks {
+		if !in.cs.c[k].read {
+			want = append(want, k)
 		}
 	}
 	if len(want) == 0 {
 		return nil
 	}
-	recs, err := in.sh.Records(ctx, want)
+	slices.Sort(want)
+	want = slices.Compact(want)
+	ids, nums := make([]string, len(want)), make([]uint64, len(want))
+	for j, k := range want {
+		ids[j], nums[j] = in.cs.c[k].id, in.cs.c[k].num
+	}
+	var recs [][]byte
+	var err error
+	if l, ok := in.sh.(*local); ok {
+		recs, err = l.records(ctx, ids, nums)
+	} else {
+		recs, err = in.sh.Records(ctx, ids)
+	}
 	if err != nil {
 		return err
 	}
-	docs := make([]*Doc, len(recs))
 	errs := make([]error, len(recs))
-	parallel(len(recs), func(i int) {
-		if recs[i] != nil {
-			doc, err := in.x.decode(want[i], recs[i], false)
-			docs[i], errs[i] = &doc, err
+	parallel(len(recs), func(j int) {
+		c := &in.cs.c[want[j]]
+		c.doc, c.read = nil, true
+		if recs[j] != nil {
+			doc, err := in.x.decode(ids[j], recs[j], false)
+			c.doc, errs[j] = &doc, err
 		}
 	})
-	for i, d := range docs {
-		if errs[i] != nil {
-			return errs[i]
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
-		in.docs[want[i]] = d
 	}
 	return nil
 }
 
-// confirm returns the documents among ids (whose records were fetched)
-// that Similar would return for d: the exact copies, those within the
-// distance, and those sharing a band, confirmed by content.
-func (in *ingest) confirm(d *Doc, ids []string) []Match {
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+// fetchIDs returns the candidates with the IDs ids (added, with no
+// number, if they were none), sorted, without repeats, their records
+// read.
+func (in *ingest) fetchIDs(ctx context.Context, ids []string) ([]int32, error) {
+	ks := make([]int32, len(ids))
+	for j, id := range ids {
+		ks[j] = in.cs.add(id, 0)
+	}
+	slices.Sort(ks)
+	ks = slices.Compact(ks)
+	return ks, in.fetch(ctx, ks)
+}
+
+// num returns the number of the candidate with the ID id (0: none).
+func (in *ingest) num(id string) uint64 {
+	if k, ok := in.cs.find(id); ok {
+		return in.cs.c[k].num
+	}
+	return 0
+}
+
+// confirm returns the documents among the candidates ks (sorted,
+// without repeats, their records read) that Similar would return for
+// d: the exact copies, those within the distance, and those sharing a
+// band, confirmed by content, in Similar's order.
+func (in *ingest) confirm(d *Doc, ks []int32) []Match {
 	k := in.o.Distance
-	var exact, banded []string
-	var near []Match
-	for _, id := range ids {
-		r := in.docs[id]
-		if r == nil || id == d.ID || (d.Job != "" && r.Job == d.Job && r.Seq > d.Seq) {
+	var out []Match
+	for _, c := range ks {
+		cd := &in.cs.c[c]
+		r := cd.doc
+		if r == nil || cd.id == d.ID || (d.Job != "" && r.Job == d.Job && r.Seq > d.Seq) {
 			// A document of this job at a later position (stored by
 			// an interrupted run of the job) is not a candidate yet:
 			// an uninterrupted run has not seen it.
 			continue
 		}
 		if r.ContentHash == d.ContentHash {
-			exact = append(exact, id)
+			out = append(out, exactMatch(d, r, cd.id))
+			continue
 		}
 		if dist := d.Fingerprint.Distance(r.Fingerprint); dist <= k {
-			near = append(near, Match{ID: id, Distance: dist, Similarity: d.Fingerprint.Similarity(r.Fingerprint)})
+			m := Match{ID: cd.id, Distance: dist, Similarity: d.Fingerprint.Similarity(r.Fingerprint)}
+			if m, ok := nearMatch(d, r, m, in.x.minContent); ok {
+				out = append(out, m)
+			}
+			continue
 		}
-		if !d.Sketch.IsZero() && !r.Sketch.IsZero() {
-			for b := 0; b < Bands; b++ {
-				if bandValue(&d.Sketch, b) == bandValue(&r.Sketch, b) {
-					banded = append(banded, id)
-					break
-				}
+		if sharesBand(d, r) {
+			if m, ok := bandMatch(d, r, cd.id, in.x.minContent); ok {
+				out = append(out, m)
 			}
 		}
 	}
-	near = sortUniq(near, false)
-	return similar(d, exact, near, banded, in.docs, in.x.minContent)
+	SortMatches(out)
+	return out
+}
+
+// sharesBand reports whether the sketches of a and b, both known, agree
+// on a band.
+func sharesBand(a, b *Doc) bool {
+	if a.Sketch.IsZero() || b.Sketch.IsZero() {
+		return false
+	}
+	for band := 0; band < Bands; band++ {
+		if bandValue(&a.Sketch, band) == bandValue(&b.Sketch, band) {
+			return true
+		}
+	}
+	return false
 }
 
 // decide runs the protocol (see Ingest) for d, whose confirmed matches
@@ -801,7 +832,7 @@ func (in *ingest) decide(ctx context.Context, d *Doc, res *Ingested, ms []Match,
 	var lower, higher []uint64
 	byNum := map[uint64]*Match{}
 	for i := range ms {
-		num := in.nums[ms[i].ID]
+		num := in.num(ms[i].ID)
 		byNum[num] = &ms[i]
 		if num < n {
 			lower = append(lower, num)
@@ -979,17 +1010,19 @@ func (in *ingest) reconfirmMembers(ctx context.Context, d *Doc, wait []uint64, k
 		return nil
 	}
 	for _, id := range stale {
-		delete(in.docs, id)
-		in.changed[id] = true
+		if k, ok := in.cs.find(id); ok {
+			in.cs.forget(k)
+		}
 	}
-	if err := in.fetch(ctx, stale); err != nil {
+	ks, err := in.fetchIDs(ctx, redo)
+	if err != nil {
 		return err
 	}
 	for _, id := range redo {
-		delete(byNum, in.nums[id])
+		delete(byNum, in.num(id))
 	}
-	for _, m := range in.confirm(d, redo) {
-		byNum[in.nums[m.ID]] = &m
+	for _, m := range in.confirm(d, ks) {
+		byNum[in.num(m.ID)] = &m
 	}
 	return nil
 }
@@ -1011,7 +1044,7 @@ func (in *ingest) onePerCluster(ctx context.Context, d *Doc, ms []Match) ([]Matc
 			origs = append(origs, m.Original)
 		}
 	}
-	if err := in.fetch(ctx, origs); err != nil {
+	if _, err := in.fetchIDs(ctx, origs); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
@@ -1025,7 +1058,7 @@ func (in *ingest) onePerCluster(ctx context.Context, d *Doc, ms []Match) ([]Matc
 			continue
 		}
 		if m.Original != "" {
-			if orig := in.docs[c]; orig != nil && !Confirmed(d, orig, in.o.JoinMinContent) {
+			if orig := in.cs.c[in.cs.add(c, 0)].doc; orig != nil && !Confirmed(d, orig, in.o.JoinMinContent) {
 				continue
 			}
 		}
@@ -1054,16 +1087,16 @@ func (in *ingest) addMarkers(ctx context.Context, d *Doc, markers []uint64, byNu
 	var ids []string
 	for i, st := range sts {
 		if st.ID != "" {
-			in.nums[st.ID] = fresh[i]
+			in.cs.c[in.cs.add(st.ID, fresh[i])].num = fresh[i]
 			ids = append(ids, st.ID)
 		}
 	}
-	if err := in.fetch(ctx, ids); err != nil {
+	ks, err := in.fetchIDs(ctx, ids)
+	if err != nil {
 		return err
 	}
-	for _, m := range in.confirm(d, ids) {
-		num := in.nums[m.ID]
-		byNum[num] = &m
+	for _, m := range in.confirm(d, ks) {
+		byNum[in.num(m.ID)] = &m
 	}
 	return nil
 }
@@ -1148,10 +1181,11 @@ func (in *ingest) duplicate(d *Doc, res *Ingested, kept []Match) {
 	c.RecordOnly = in.o.Member != nil && !in.o.Member(&c, best)
 	res.Dropped = c.RecordOnly && in.o.Drop != nil && in.o.Drop(&c)
 	in.local[res.Num] = StatusDuplicate
-	in.docs[d.ID] = &c
-	in.changed[d.ID] = true
-	// Its Record and Keys are made from in.docs[d.ID] when sent.
+	k := in.cs.add(d.ID, res.Num)
+	in.cs.set(k, &c)
+	// Its Record and Keys are made from its candidate's record when sent.
 	in.deferred = append(in.deferred, Decision{Num: res.Num, ID: d.ID, Drop: res.Dropped})
+	in.deferredAt = append(in.deferredAt, k)
 	if res.Dropped {
 		in.dropped = append(in.dropped, d.ID)
 	}
@@ -1167,14 +1201,14 @@ func (in *ingest) resumed(ctx context.Context, d *Doc, res *Ingested, stored *Do
 	in.local[res.Num] = StatusDuplicate
 	res.Matches = res.Matches[:0]
 	if stored != nil && stored.Original != "" {
-		in.docs[d.ID] = stored
-		in.changed[d.ID] = true
+		in.cs.set(in.cs.add(d.ID, res.Num), stored)
 		ids := append([]string{stored.Via}, stored.More...)
-		if err := in.fetch(ctx, ids); err != nil {
+		ks, err := in.fetchIDs(ctx, ids)
+		if err != nil {
 			return err
 		}
 		got := map[string]Match{}
-		for _, m := range in.confirm(d, ids) {
+		for _, m := range in.confirm(d, ks) {
 			got[m.ID] = m
 		}
 		for _, id := range ids {

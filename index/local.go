@@ -341,11 +341,25 @@ func fingerprintUnder(k Key, w *Write) (fp simhash.Fingerprint) {
 
 // Records implements Store: the overlay's records first.
 func (l *local) Records(ctx context.Context, ids []string) ([][]byte, error) {
+	return l.records(ctx, ids, nil)
+}
+
+// records is Records for the documents ids, seen under the numbers nums
+// (nil: not known). A document seen under a stateless number (below
+// firstFresh: see before and Reappend) has its record in the store, not
+// in the overlay's writes, so it is read there without a lookup in the
+// overlay: a batch's candidates are mostly such documents.
+func (l *local) records(ctx context.Context, ids []string, nums []uint64) ([][]byte, error) {
 	out := make([][]byte, len(ids))
 	var rest []string
 	var at []int
 	l.mu.Lock()
 	for i, id := range ids {
+		if nums != nil && nums[i] < firstFresh && nums[i] != 0 {
+			rest = append(rest, id)
+			at = append(at, i)
+			continue
+		}
 		if n, ok := l.byID[id]; ok {
 			if d := l.docs[n]; d.w != nil {
 				out[i] = d.w.Record

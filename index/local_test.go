@@ -84,8 +84,8 @@ func TestInProcessDeferred(t *testing.T) {
 }
 
 // TestInProcessShards: the in-process protocol files its overlay's
-// posting lists in one shard per core; its decisions do not depend on
-// how many there are. Two batches: copies and near copies within a
+// posting lists in one shard per core, and Ingest its candidates (see
+// cands); the decisions do not depend on how many there are. Two batches: copies and near copies within a
 // batch, and of documents stored by the batch before.
 func TestInProcessShards(t *testing.T) {
 	const f = 0x1111_2222_3333_4444

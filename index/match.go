@@ -19,52 +19,69 @@ func similar(d *Doc, exact []string, near []Match, banded []string, docs map[str
 			continue
 		}
 		seen[id] = true
-		r := docs[id]
-		if r == nil {
-			continue
+		if r := docs[id]; r != nil {
+			out = append(out, exactMatch(d, r, id))
 		}
-		dist := d.Fingerprint.Distance(r.Fingerprint)
-		out = append(out, Match{ID: id, Title: r.Title, Distance: dist, Similarity: d.Fingerprint.Similarity(r.Fingerprint),
-			Content: 1, Containment: 1, Exact: true, Keywords: r.Keywords, Job: r.Job, Seq: r.Seq, Original: r.Original, Hops: r.Hops})
 	}
 	for _, m := range near {
 		if m.ID == d.ID || seen[m.ID] {
 			continue
 		}
 		seen[m.ID] = true
-		r := docs[m.ID]
-		if r == nil || r.RecordOnly {
-			continue // RecordOnly: found under its content hash alone (a Shared store files it under all keys)
+		if m, ok := nearMatch(d, docs[m.ID], m, minContent); ok {
+			out = append(out, m)
 		}
-		m.Title, m.Keywords, m.Job, m.Seq, m.Original, m.Hops = r.Title, r.Keywords, r.Job, r.Seq, r.Original, r.Hops
-		if !Confirmed(d, r, minContent) {
-			continue
-		}
-		if !d.Sketch.IsZero() && !r.Sketch.IsZero() {
-			m.Content, m.Containment = Content(d, r), Containment(d, r)
-		} else {
-			m.Unverified = true
-		}
-		out = append(out, m)
 	}
 	for _, id := range banded {
 		if id == d.ID || seen[id] {
 			continue
 		}
 		seen[id] = true
-		r := docs[id]
-		if r == nil || r.RecordOnly {
-			continue
+		if m, ok := bandMatch(d, docs[id], id, minContent); ok {
+			out = append(out, m)
 		}
-		if r.Sketch.IsZero() || !Confirmed(d, r, minContent) {
-			continue
-		}
-		out = append(out, Match{ID: id, Title: r.Title, Distance: d.Fingerprint.Distance(r.Fingerprint),
-			Similarity: d.Fingerprint.Similarity(r.Fingerprint), Content: Content(d, r),
-			Containment: Containment(d, r), Keywords: r.Keywords, Job: r.Job, Seq: r.Seq, Original: r.Original, Hops: r.Hops})
 	}
 	SortMatches(out)
 	return out
+}
+
+// exactMatch is similar's match of d with r (ID id), which has d's
+// content hash.
+func exactMatch(d, r *Doc, id string) Match {
+	return Match{ID: id, Title: r.Title, Distance: d.Fingerprint.Distance(r.Fingerprint), Similarity: d.Fingerprint.Similarity(r.Fingerprint),
+		Content: 1, Containment: 1, Exact: true, Keywords: r.Keywords, Job: r.Job, Seq: r.Seq, Original: r.Original, Hops: r.Hops}
+}
+
+// nearMatch is similar's match of d with r (nil: no record), a SimHash
+// candidate whose ID, Distance and Similarity m holds, and whether it
+// is one: r is no RecordOnly document (found under its content hash
+// alone; a Shared store files it under all keys) and is Confirmed.
+func nearMatch(d, r *Doc, m Match, minContent float64) (Match, bool) {
+	if r == nil || r.RecordOnly {
+		return m, false
+	}
+	m.Title, m.Keywords, m.Job, m.Seq, m.Original, m.Hops = r.Title, r.Keywords, r.Job, r.Seq, r.Original, r.Hops
+	if !Confirmed(d, r, minContent) {
+		return m, false
+	}
+	if !d.Sketch.IsZero() && !r.Sketch.IsZero() {
+		m.Content, m.Containment = Content(d, r), Containment(d, r)
+	} else {
+		m.Unverified = true
+	}
+	return m, true
+}
+
+// bandMatch is similar's match of d with r (nil: no record, ID id), a
+// MinHash band candidate, and whether it is one: r is no RecordOnly
+// document, has a sketch and is Confirmed.
+func bandMatch(d, r *Doc, id string, minContent float64) (Match, bool) {
+	if r == nil || r.RecordOnly || r.Sketch.IsZero() || !Confirmed(d, r, minContent) {
+		return Match{}, false
+	}
+	return Match{ID: id, Title: r.Title, Distance: d.Fingerprint.Distance(r.Fingerprint),
+		Similarity: d.Fingerprint.Similarity(r.Fingerprint), Content: Content(d, r),
+		Containment: Containment(d, r), Keywords: r.Keywords, Job: r.Job, Seq: r.Seq, Original: r.Original, Hops: r.Hops}, true
 }
 
 // Content is the estimated Jaccard similarity of the content sets of a
