@@ -259,17 +259,25 @@ func hashASCII(text string, off int, buf *[carry + 512]uint64, k int) (int, int)
 }
 
 // shingleMins replaces the rune hashes hs[i] (i >= carry) by the hashes
-// of the shingles ending there, written to hs[i-carry], and takes the
-// minima of the Long's buckets, from which longMins.sketch derives the
-// Sketch's.
+// of the shingles ending there, written to hs[i-carry]
+// (combineShingles), and takes the minima of the Long's buckets, from
+// which longMins.sketch derives the Sketch's.
 //
 //go:noinline
 func shingleMins(hs []uint64, lm *longMins) {
-	for i := carry; i < len(hs); i++ {
-		sh := combine(hs[i-4], hs[i-3], hs[i-2], hs[i-1], hs[i])
-		hs[i-carry] = sh
+	combineShingles(hs)
+	for _, sh := range hs[:max(0, len(hs)-carry)] {
 		lb, lv := sh>>longShift, sh&longValueMask
 		lm[lb] = min(lm[lb], lv)
+	}
+}
+
+// combineGeneric sets hs[j] to the hash of the shingle of the runes
+// whose hashes are hs[j] to hs[j+carry], for every j < len(hs)-carry,
+// in place.
+func combineGeneric(hs []uint64) {
+	for j := 0; j+carry < len(hs); j++ {
+		hs[j] = combine(hs[j], hs[j+1], hs[j+2], hs[j+3], hs[j+4])
 	}
 }
 
