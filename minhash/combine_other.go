@@ -2,9 +2,11 @@
 
 package minhash
 
+import "unsafe"
+
 // hasAVX512 is false: combineAVX512 is amd64's.
 const hasAVX512 = false
 
-// combineShingles sets hs[j] to combine(hs[j], ..., hs[j+4]) for every
-// j < len(hs)-carry, in place and in order (combineGeneric).
-func combineShingles(hs []uint64) { combineGeneric(hs) }
+// combineAVX512 is combineGeneric for n shingles (hs[:n+carry]); on
+// this architecture shingleMins never calls it.
+func combineAVX512(hs *uint64, n int) { combineGeneric(unsafe.Slice(hs, n+carry)) }

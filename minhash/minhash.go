@@ -259,14 +259,28 @@ func hashASCII(text string, off int, buf *[carry + 512]uint64, k int) (int, int)
 }
 
 // shingleMins replaces the rune hashes hs[i] (i >= carry) by the hashes
-// of the shingles ending there, written to hs[i-carry]
-// (combineShingles), and takes the minima of the Long's buckets, from
-// which longMins.sketch derives the Sketch's.
+// of the shingles ending there, written to hs[i-carry], and takes the
+// minima of the Long's buckets, from which longMins.sketch derives the
+// Sketch's. With AVX-512 the hashes of the shingles are made eight at a
+// time first (combineAVX512) and their minima taken after; otherwise,
+// and for the last few, each shingle's hash and minimum in one loop.
 //
 //go:noinline
 func shingleMins(hs []uint64, lm *longMins) {
-	combineShingles(hs)
-	for _, sh := range hs[:max(0, len(hs)-carry)] {
+	done := 0 // shingles made
+	if hasAVX512 {
+		if done = max(0, len(hs)-carry) &^ 7; done > 0 {
+			combineAVX512(&hs[0], done)
+			for _, sh := range hs[:done] {
+				lb, lv := sh>>longShift, sh&longValueMask
+				lm[lb] = min(lm[lb], lv)
+			}
+		}
+	}
+	rest := hs[done:]
+	for i := carry; i < len(rest); i++ {
+		sh := combine(rest[i-4], rest[i-3], rest[i-2], rest[i-1], rest[i])
+		rest[i-carry] = sh
 		lb, lv := sh>>longShift, sh&longValueMask
 		lm[lb] = min(lm[lb], lv)
 	}
