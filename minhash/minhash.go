@@ -261,15 +261,37 @@ func hashASCII(text string, off int, buf *[carry + 512]uint64, k int) (int, int)
 // shingleMins replaces the rune hashes hs[i] (i >= carry) by the hashes
 // of the shingles ending there, written to hs[i-carry], and takes the
 // minima of the Long's buckets, from which longMins.sketch derives the
-// Sketch's.
+// Sketch's. With AVX-512 the hashes of the shingles are made eight at a
+// time first (combineAVX512) and their minima taken after; otherwise,
+// and for the last few, each shingle's hash and minimum in one loop.
 //
 //go:noinline
 func shingleMins(hs []uint64, lm *longMins) {
-	for i := carry; i < len(hs); i++ {
-		sh := combine(hs[i-4], hs[i-3], hs[i-2], hs[i-1], hs[i])
-		hs[i-carry] = sh
+	done := 0 // shingles made
+	if hasAVX512 {
+		if done = max(0, len(hs)-carry) &^ 7; done > 0 {
+			combineAVX512(&hs[0], done)
+			for _, sh := range hs[:done] {
+				lb, lv := sh>>longShift, sh&longValueMask
+				lm[lb] = min(lm[lb], lv)
+			}
+		}
+	}
+	rest := hs[done:]
+	for i := carry; i < len(rest); i++ {
+		sh := combine(rest[i-4], rest[i-3], rest[i-2], rest[i-1], rest[i])
+		rest[i-carry] = sh
 		lb, lv := sh>>longShift, sh&longValueMask
 		lm[lb] = min(lm[lb], lv)
+	}
+}
+
+// combineGeneric sets hs[j] to the hash of the shingle of the runes
+// whose hashes are hs[j] to hs[j+carry], for every j < len(hs)-carry,
+// in place.
+func combineGeneric(hs []uint64) {
+	for j := 0; j+carry < len(hs); j++ {
+		hs[j] = combine(hs[j], hs[j+1], hs[j+2], hs[j+3], hs[j+4])
 	}
 }
 

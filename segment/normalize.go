@@ -1,10 +1,13 @@
 package segment
 
 import (
+	"encoding/binary"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -81,91 +84,170 @@ func normalizeGeneral(s string) string {
 // Normalize then takes the general path. TestNormalizeFastPath checks
 // that the two paths agree.
 func normalizeFast(s string) (string, bool) {
-	var b strings.Builder
-	b.Grow(len(s))
+	if s == "" {
+		return "", true
+	}
+	// One byte more than s, for the space an ASCII run may write before
+	// it: the output of ASCII and ideographs is never longer than s,
+	// and buf grows for the few replacements that are.
+	buf := make([]byte, 0, len(s)+1)
 	space := false // a space is pending
 	for i := 0; i < len(s); {
-		// Copy the longest run that stays as it is, in one piece: ASCII
-		// but for capitals, white space and controls (a single space
-		// inside the run excepted), and CJK Unified Ideographs.
-		j := i
-		for j < len(s) {
-			if plainASCII[s[j]] {
-				j++
-				for j < len(s) && plainASCII[s[j]] {
-					j++
-				}
-				continue
-			}
-			if s[j] == ' ' && j > i && j+1 < len(s) && plainASCII[s[j+1]] {
-				// One space between two bytes of the run stays.
-				j += 2
-				continue
-			}
-			if !ideographAt(s, j) {
-				break
-			}
-			j += 3
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i, buf, space = normalizeASCII(s, i, buf, space)
+			continue
+		}
+		if ideographAt(s, i) {
+			// A run of CJK Unified Ideographs, copied as it is.
+			j := i + 3
 			for ideographAt(s, j) {
 				j += 3
 			}
-		}
-		if j > i {
 			if space {
-				b.WriteByte(' ')
+				buf = append(buf, ' ')
 				space = false
 			}
-			b.WriteString(s[i:j])
+			buf = append(buf, s[i:j]...)
 			i = j
 			continue
 		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if size == 1 {
-				return "", false // invalid UTF-8
-			}
-			i += size // not a CJK ideograph: those are copied above
-			out, ascii := fastRune(r)
-			switch {
-			case ascii != 0:
-				c = ascii // and on as an ASCII byte
-			case out == "":
-				return "", false
-			case out == " ":
-				space = b.Len() > 0
-				continue
-			case out == drop:
-				continue
-			default:
-				if space {
-					b.WriteByte(' ')
-					space = false
-				}
-				if out == keep {
-					out = s[i-size : i]
-				}
-				b.WriteString(out)
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if size == 1 {
+			return "", false // invalid UTF-8
+		}
+		i += size
+		out, ascii := fastRune(r)
+		switch {
+		case ascii != 0:
+			// Full-width ASCII, as the ASCII byte would be.
+			if ascii <= ' ' || ascii == 0x7f {
+				space = len(buf) > 0
 				continue
 			}
+			if space {
+				buf = append(buf, ' ')
+				space = false
+			}
+			if 'A' <= ascii && ascii <= 'Z' {
+				ascii += 'a' - 'A'
+			}
+			buf = append(buf, ascii)
+		case out == "":
+			return "", false
+		case out == " ":
+			space = len(buf) > 0
+		case out == drop:
+		default:
+			if space {
+				buf = append(buf, ' ')
+				space = false
+			}
+			if out == keep {
+				out = s[i-size : i]
+			}
+			buf = append(buf, out...)
 		}
-		if c <= ' ' || c == 0x7f { // controls (incl. \t\n\v\f\r) and space
-			space = b.Len() > 0
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
 	}
-	return b.String(), true
+	if len(buf) == 0 {
+		return "", true
+	}
+	return unsafe.String(&buf[0], len(buf)), true
 }
+
+// normalizeASCII normalises the run of ASCII bytes of s from i, appending
+// them to buf after a pending space (space), and returns the offset after
+// the run, buf and whether a space is pending after it. Every byte is
+// written, lowered or as a space (asciiOut), and the length goes on by
+// one unless the byte is a space after a space or at the start of the
+// output: no branch but the loop's, where a branch on the class of each
+// byte was mispredicted at every word's end (the most mispredicted
+// branches of an English analysis). A space written last is taken back
+// and left pending, as normalizeFast's other paths leave it.
+func normalizeASCII(s string, i int, buf []byte, space bool) (int, []byte, bool) {
+	n := len(buf)
+	if cap(buf)-n < len(s)-i+1 {
+		buf = slices.Grow(buf, len(s)-i+1)
+	}
+	out := buf[n : n+len(s)-i+1]
+	k := 0
+	// last: whether the byte before out[k] is a space, or there is none.
+	last := uint8(1)
+	if space {
+		out[0] = ' '
+		k = 1
+	} else if n > 0 {
+		last = 0
+	}
+	t := s[i:]
+	j := 0
+	for j < len(t) {
+		if j+8 <= len(t) {
+			// Eight bytes at once when they need no more than lowering:
+			// ASCII without controls, DEL, two spaces in a row, or a
+			// space after a space (or at the start).
+			w := uint64(t[j]) | uint64(t[j+1])<<8 | uint64(t[j+2])<<16 | uint64(t[j+3])<<24 |
+				uint64(t[j+4])<<32 | uint64(t[j+5])<<40 | uint64(t[j+6])<<48 | uint64(t[j+7])<<56
+			const hi = 0x8080808080808080
+			if w&hi != 0 {
+				break // not ASCII: the byte loop below ends the run
+			}
+			// With every byte below 0x80 no sum carries into the next.
+			ctl := (^(w + 0x6060606060606060) | (w + 0x0101010101010101)) & hi // < 0x20, 0x7f
+			sp := ^(w + 0x5f5f5f5f5f5f5f5f) & hi                               // <= 0x20
+			if ctl|sp&(sp>>8|uint64(last)<<7) == 0 {
+				caps := ((w + 0x3f3f3f3f3f3f3f3f) ^ (w + 0x2525252525252525)) & hi // 'A' to 'Z'
+				binary.LittleEndian.PutUint64(out[k:], w|caps>>2)
+				k += 8
+				j += 8
+				last = uint8(sp >> 63)
+				continue
+			}
+		}
+		// A byte at a time, up to eight.
+		e := min(len(t), j+8)
+		for ; j < e && t[j] < utf8.RuneSelf; j++ {
+			out[k] = asciiOut[t[j]]
+			sp := asciiSpace[t[j]]
+			k += int(1 - sp&last)
+			last = sp
+		}
+		if j < e {
+			break
+		}
+	}
+	for ; j < len(t) && t[j] < utf8.RuneSelf; j++ {
+		out[k] = asciiOut[t[j]]
+		sp := asciiSpace[t[j]]
+		k += int(1 - sp&last)
+		last = sp
+	}
+	if k > 0 && out[k-1] == ' ' {
+		k--
+		space = true
+	} else {
+		space = false
+	}
+	return i + j, buf[:n+k], space
+}
+
+// asciiOut is the byte an ASCII byte becomes: a capital's small letter,
+// a space for white space and controls (and DEL), itself otherwise; and
+// asciiSpace is 1 for those that become a space. Both have 256
+// entries, so that a byte indexes them without a bounds check.
+var asciiOut, asciiSpace = func() (out, sp [256]uint8) {
+	for c := range utf8.RuneSelf {
+		switch {
+		case c <= ' ' || c == 0x7f:
+			out[c], sp[c] = ' ', 1
+		case 'A' <= c && c <= 'Z':
+			out[c] = byte(c) + 'a' - 'A'
+		default:
+			out[c] = byte(c)
+		}
+	}
+	return out, sp
+}()
 
 // plainASCII reports for each byte whether it is ASCII that Normalize
 // leaves as it is: not white space, a control or a capital.

@@ -148,3 +148,35 @@ func TestFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeASCII covers normalizeASCII's eight-byte steps and the
+// byte loop it falls back to: capitals at either end of a word of eight,
+// two spaces or a tab in a block, a space at the start of a block after
+// a space ending the one before, DEL, a run cut by a non-ASCII
+// character, and leading and trailing white space.
+func TestNormalizeASCII(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"ABCDEFGHIJKLMNOPQRSTUVWXYZ@[`{", "abcdefghijklmnopqrstuvwxyz@[`{"},
+		{"ZYXWVUTS@[`{AZaz", "zyxwvuts@[`{azaz"},
+		{"Reuters said on Monday it would", "reuters said on monday it would"},
+		{"abcdefg  hijklmno", "abcdefg hijklmno"},
+		{"abcdefg hijklmno pqrstuv", "abcdefg hijklmno pqrstuv"},
+		{"abcdefgh ijklmnop", "abcdefgh ijklmnop"},
+		{"abcdefg\t\tHIJKLMNOP\r\nq", "abcdefg hijklmnop q"},
+		{"abcdefg\x7fhijklmnop", "abcdefg hijklmnop"},
+		{"   leading and trailing   ", "leading and trailing"},
+		{"\n\n\n\n\n\n\n\n\n\nabcdefgh", "abcdefgh"},
+		{"abcdefgh\n\n\n\n\n\n\n\n\n\n", "abcdefgh"},
+		{"abcdefgh 中文 ijklmnop", "abcdefgh 中文 ijklmnop"},
+		{"abcdefghÉtéijklmnop qrst", "abcdefghétéijklmnop qrst"},
+		{"ABCDEFGH\u3000IJKLMNOP", "abcdefgh ijklmnop"},
+		{"\x00\x01\x1f ~}|{zyxwvu", "~}|{zyxwvu"},
+	} {
+		if got := Normalize(c.in); got != c.want {
+			t.Errorf("Normalize(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := normalizeGeneral(c.in); got != c.want {
+			t.Errorf("normalizeGeneral(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"math/bits"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -48,13 +49,11 @@ func nextRun(text string, i int) (start, end int, han bool) {
 	// The common case first: ASCII separators, then an ASCII word that
 	// ends at ASCII (or at the end of the text).
 	for i < len(text) && asciiKind[text[i]] == kindSep {
-		i++
+		i++ // mostly one space: a loop that predicts well
 	}
 	if i < len(text) && asciiKind[text[i]] == kindWord {
 		kind, start = kindWord, i
-		for i < len(text) && asciiKind[text[i]] == kindWord {
-			i++
-		}
+		i = asciiSkip(text, i, kindWord)
 		if i == len(text) || text[i] < utf8.RuneSelf {
 			return start, i, false
 		}
@@ -106,6 +105,52 @@ func nextRun(text string, i int) (start, end int, han bool) {
 		return start, len(text), kind == kindHan
 	}
 	return -1, len(text), false
+}
+
+// asciiSkip returns the offset of the first byte of text from i that is
+// not ASCII of the kind k (kindWord: letters and digits; kindSep: the
+// other ASCII), or len(text). Eight bytes at a time, the first byte of
+// another kind found by its bit in a mask: a loop a byte at a time
+// mispredicted its exit at the end of nearly every word and space of an
+// English text.
+func asciiSkip(text string, i int, k uint8) int {
+	flip := uint64(0) // other bytes are letters and digits (k == kindSep) ...
+	if k == kindWord {
+		flip = hiBits // ... or not
+	}
+	for i+8 <= len(text) {
+		t := text[i : i+8]
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		// other: the top bit of every byte that is not ASCII of kind k.
+		other := (asciiWords(w) ^ flip | w) & hiBits
+		if other != 0 {
+			return i + bits.TrailingZeros64(other)>>3
+		}
+		i += 8
+	}
+	for i < len(text) && asciiKind[text[i]] == k {
+		i++
+	}
+	return i
+}
+
+// hiBits is the top bit of every byte of a word.
+const hiBits = 0x8080808080808080
+
+// asciiWords returns the top bit of every byte of w whose low 7 bits
+// are an ASCII letter or digit (the top bit of w's bytes is ignored).
+// No sum carries from one byte into the next: every byte is below 0x80
+// and every addend at most 0x80.
+func asciiWords(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	x := w &^ hiBits
+	// ge(x, c): the top bit of every byte of x at least c.
+	ge := func(x uint64, c uint64) uint64 { return (x + (0x80-c)*ones) & hiBits }
+	y := x | 0x20*ones // lower case: only letters land in 'a' to 'z'
+	letter := ge(y, 'a') &^ ge(y, 'z'+1)
+	digit := ge(x, '0') &^ ge(x, '9'+1)
+	return letter | digit
 }
 
 // asciiKind is classify's answer for each ASCII byte: kindWord for
