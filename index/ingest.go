@@ -780,13 +780,8 @@ func (in *ingest) confirm(d *Doc, ids []string) []Match {
 		if dist := d.Fingerprint.Distance(r.Fingerprint); dist <= k {
 			near = append(near, Match{ID: id, Distance: dist, Similarity: d.Fingerprint.Similarity(r.Fingerprint)})
 		}
-		if !d.Sketch.IsZero() && !r.Sketch.IsZero() {
-			for b := 0; b < Bands; b++ {
-				if bandValue(&d.Sketch, b) == bandValue(&r.Sketch, b) {
-					banded = append(banded, id)
-					break
-				}
-			}
+		if sharesBand(&d.Sketch, &r.Sketch) {
+			banded = append(banded, id)
 		}
 	}
 	near = sortUniq(near, false)

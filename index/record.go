@@ -131,7 +131,9 @@ const recordVersion = 1
 //	added        varint seconds since 1970 UTC, uvarint nanoseconds
 //	title        uvarint length, UTF-8 bytes
 //	keywords     uvarint count, then each: uvarint length, bytes, 8-byte little-endian IEEE 754 weight
-//	sketch       uvarint count (0 or minhash.Size), then count 2-byte little-endian values
+//	sketch       uvarint count (0 or minhash.Size), then count 2-byte little-endian values;
+//	             or, in a batch record (BatchRecord), count Bands and each
+//	             band's 16-bit digest, little-endian (see digested)
 //	job          uvarint length, bytes
 //	seq          uvarint
 //	text         optional field 1 (fieldText), when d.Text is not empty:
@@ -171,9 +173,15 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 		dst = append(dst, k.Word...)
 		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(k.Weight))
 	}
-	if d.Sketch.IsZero() {
+	switch {
+	case d.Sketch.IsZero():
 		dst = binary.AppendUvarint(dst, 0)
-	} else {
+	case digested(&d.Sketch):
+		dst = binary.AppendUvarint(dst, Bands)
+		for b := range Bands {
+			dst = binary.LittleEndian.AppendUint16(dst, d.Sketch[b*BandRows])
+		}
+	default:
 		dst = binary.AppendUvarint(dst, minhash.Size)
 		for _, v := range d.Sketch {
 			dst = binary.LittleEndian.AppendUint16(dst, v)
@@ -381,8 +389,19 @@ func (d *decoder) head(doc *Doc) {
 		for i := 0; p != nil && i < minhash.Size; i++ {
 			doc.Sketch[i] = binary.LittleEndian.Uint16(p[2*i:])
 		}
+	case n == Bands:
+		p := d.bytes(2*Bands, "band digests")
+		for b := 0; p != nil && b < Bands; b++ {
+			v := binary.LittleEndian.Uint16(p[2*b:])
+			if v == 0 {
+				d.off -= 2 * (Bands - b)
+				d.fail("band digest %d is 0", b)
+				return
+			}
+			doc.Sketch[b*BandRows] = v
+		}
 	case n != 0:
-		d.fail("sketch size %d: want 0 or %d", n, minhash.Size)
+		d.fail("sketch size %d: want 0, %d or %d", n, Bands, minhash.Size)
 	}
 	doc.Job = string(d.bytes(d.length("job length", 1), "job"))
 	if seq := d.uvarint("seq"); seq > math.MaxInt64 {
@@ -541,5 +560,32 @@ func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
 		return nil, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, err)
 	}
 	d.Title, d.Keywords, d.Text = "", nil, ""
+	return encodeDoc(dst, &d), nil
+}
+
+// BatchRecord is LeanRecord for a store that is kept for one batch run
+// and never saved (memstore.NewLean): when the record keeps a
+// confirmation sketch (Doc.Long), its 64-value sketch, 128 bytes, is
+// replaced by a 16-bit digest of each of its bands, 32 bytes (see
+// digested). A batch record decodes to a Doc whose Sketch holds the
+// digests: it tells whether a query shares a band with the document
+// (up to a chance of 2^-16 a band) and that the document has a sketch,
+// while Content, Containment and Confirmed use the Long, as they do
+// for any two documents that both have one. Against a query without a
+// Long (a document of a record written before Longs were kept), its
+// estimate is meaningless: a store of batch records is for documents
+// analysed by one run. Band keys made from a batch record (Index's
+// keys and oldKeys) are not the document's: such a store must not
+// need them to remove its postings (memstore skips the postings of a
+// replaced or deleted document by its slot).
+func BatchRecord(dst, rec []byte, id string) ([]byte, error) {
+	d, err := decodeRecord(rec, id, false)
+	if err != nil {
+		return nil, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, err)
+	}
+	d.Title, d.Keywords, d.Text = "", nil, ""
+	if !d.Long.IsZero() && !d.Sketch.IsZero() && !digested(&d.Sketch) {
+		d.Sketch = digestBands(&d.Sketch)
+	}
 	return encodeDoc(dst, &d), nil
 }

@@ -65,10 +65,12 @@ func New() *Store {
 }
 
 // NewLean returns an empty store that keeps each record without the
-// fields that only explain a match to a person (index.LeanRecord): the
-// title, keywords and kept text. It is for one batch run, whose matches
-// nobody reads back for them; matches from it have no title and no
-// keywords.
+// fields that only explain a match to a person: the title, keywords
+// and kept text, and, when the record has a confirmation sketch, with
+// band digests for its 64-value sketch (index.BatchRecord). It is for
+// one batch run, whose matches nobody reads back for them; matches from
+// it have no title and no keywords, and its documents are confirmed
+// only against queries with a confirmation sketch.
 func NewLean() *Store {
 	s := New()
 	s.lean = true
@@ -283,7 +285,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 		rec := w.Record
 		if s.lean {
 			var err error
-			if s.buf, err = index.LeanRecord(s.buf[:0], rec, w.ID); err != nil {
+			if s.buf, err = index.BatchRecord(s.buf[:0], rec, w.ID); err != nil {
 				return fmt.Errorf("index: memory: write %d: %w", i, err)
 			}
 			rec = s.buf

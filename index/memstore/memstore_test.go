@@ -347,7 +347,49 @@ func TestLean(t *testing.T) {
 	if len(ms) != 1 || ms[0].ID != "copy" || ms[0].Distance != 0 || ms[0].Content != 1 || ms[0].Title != "" || ms[0].Keywords != nil || ms[0].Original != "orig" {
 		t.Errorf("Similar = %+v, want copy at distance 0, content 1, without title or keywords", ms)
 	}
+
+	// With a confirmation sketch, the record keeps band digests for
+	// the 64 values (index.BatchRecord), and the Long confirms.
+	l := index.Doc{ID: "long", Fingerprint: 0x0f0f0f0f0f0f0f0f, ContentHash: 5, Sketch: sk, Shingles: 40}
+	for i := range l.Long {
+		l.Long[i] = uint8(i + 1)
+	}
+	if err := x.Add(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	got, err = x.Get(ctx, "long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Sketch == sk || got.Sketch.IsZero() || got.Long != l.Long || got.Sketch[0] != 0xfb7c || got.Sketch[1] != 0 {
+		t.Errorf("Get(long).Sketch = %v, want band digests (0xfb7c first, then three zeros, …)", got.Sketch)
+	}
+	// A query sharing one band (the first) and 255 of the Long's 256
+	// values, far by SimHash: found through the band, confirmed.
+	q = l
+	q.ID, q.ContentHash, q.Fingerprint = "q2", 6, ^l.Fingerprint
+	for i := BandRowsAfterFirst; i < len(q.Sketch); i++ {
+		q.Sketch[i]++
+	}
+	q.Long[255]++
+	ms, err = x.Similar(ctx, &q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].ID != "long" || ms[0].Content != 254.0/255 || ms[0].Distance != 64 {
+		t.Errorf("Similar = %+v, want long at distance 64, content (255/256-1/256)/(1-1/256)", ms)
+	}
+	for i := range 100 { // 156 of 256 values agree: an estimate of 155/255
+		q.Long[i] += 100
+	}
+	if ms, _ = x.Similar(ctx, &q, 3); len(ms) != 0 {
+		t.Errorf("Similar = %+v with a content far below MinContent, want none", ms)
+	}
 }
+
+// BandRowsAfterFirst is the index of the first sketch value after the
+// first band.
+const BandRowsAfterFirst = index.BandRows
 
 // The store holds no object per document, nor per key value: after
 // 50,000 documents of 21 keys each (as the default layout gives), with
