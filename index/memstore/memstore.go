@@ -119,6 +119,9 @@ func (s *Store) idOf(n uint32) string {
 	return unsafe.String(&s.data.chunks[chunk][off], int(idLen))
 }
 
+// fingerprint returns the fingerprint of document n.
+func (s *Store) fingerprint(n uint32) uint64 { return s.docs.at(n).fp }
+
 // deleted reports whether document n is deleted.
 func (s *Store) deleted(n uint32) bool { return s.docs.at(n).at == gone }
 
@@ -212,7 +215,11 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 			ps = append(ps, p)
 		}
 		if l.run != nil {
-			if key.Value < uint64(len(l.run.start)-1) {
+			switch {
+			case key.Value >= uint64(len(l.run.start)-1):
+			case near:
+				l.run.eachNear(key.Value, fold(uint64(fps[i])), k, add)
+			default:
 				l.run.each(key.Value, add)
 			}
 		} else {
@@ -316,7 +323,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 			gone, l.purged = s.deleted, s.dels
 		}
 		if l.run != nil {
-			l.run.merge(gone)
+			l.run.merge(gone, s.fingerprint)
 		} else {
 			l.table.merge(gone)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"slices"
@@ -466,19 +467,69 @@ func TestPostTableModel(t *testing.T) {
 	}
 }
 
-// keyRun against a map, as postTable.
+// keyRun against a map, as postTable, its documents' fingerprints
+// docFP; then eachNear against a filter by distance.
 func TestKeyRunModel(t *testing.T) {
 	r := newKeyRun(9)
-	testRunModel(t, r, func() []uint32 { return r.docs }, func() int { return r.recent.n })
-	if len(r.start) != 513 || int(r.start[512]) != len(r.docs) {
-		t.Fatalf("index of %d entries ending at %d, want 513 ending at %d", len(r.start), r.start[len(r.start)-1], len(r.docs))
+	testRunModel(t, keyRunOf{r}, func() []uint32 { return r.docs }, func() int { return r.recent.n })
+	if len(r.start) != 513 || int(r.start[512]) != len(r.docs) || len(r.folds) != len(r.docs) {
+		t.Fatalf("index of %d entries ending at %d, want 513 ending at %d; %d folds", len(r.start), r.start[len(r.start)-1], len(r.docs), len(r.folds))
 	}
 	for v := range 512 {
 		if r.start[v] > r.start[v+1] || !slices.IsSorted(r.docs[r.start[v]:r.start[v+1]]) {
 			t.Fatalf("run of value %d: %v", v, r.docs[r.start[v]:r.start[v+1]])
 		}
 	}
+	for i, d := range r.docs {
+		if r.folds[i] != fold(docFP(d)) {
+			t.Fatalf("posting %d (document %d): fold %#x, want %#x", i, d, r.folds[i], fold(docFP(d)))
+		}
+	}
+	// A query near some documents of value v: eachNear passes every
+	// document within k of it, and of the others those whose fold is
+	// within k (few).
+	r.add(5, 1<<20) // one recent posting, always passed
+	passed, far := 0, 0
+	for v := range uint64(400) {
+		ds := r.docs[r.start[v]:r.start[v+1]]
+		if len(ds) == 0 {
+			continue
+		}
+		q := docFP(ds[0]) ^ 0b1011<<40 // 3 bits from ds[0]
+		got := map[uint32]bool{}
+		r.eachNear(v, fold(q), 3, func(d uint32) { got[d] = true })
+		for _, d := range ds {
+			dist := bits.OnesCount64(docFP(d) ^ q)
+			passes := bits.OnesCount16(fold(docFP(d))^fold(q)) <= 3
+			if got[d] != passes || dist <= 3 && !got[d] {
+				t.Fatalf("value %d: document %d at distance %d (fold within 3: %v): passed %v", v, d, dist, passes, got[d])
+			}
+			if dist > 3 {
+				far++
+				if got[d] {
+					passed++
+				}
+			}
+		}
+		if !got[ds[0]] || got[1<<20] != (v == 5) {
+			t.Fatalf("value %d: passed %v", v, got)
+		}
+	}
+	// Unrelated fingerprints pass with a chance of about 1% (16
+	// random bits within 3 of the query's fold: 697/65,536).
+	if far < 5000 || passed*20 > far {
+		t.Errorf("%d of %d far postings passed", passed, far)
+	}
 }
+
+// docFP is the fingerprint of document d in TestKeyRunModel.
+func docFP(d uint32) uint64 { return mix(uint64(d)) }
+
+// keyRunOf is a keyRun as a runTable, its documents' fingerprints
+// docFP.
+type keyRunOf struct{ *keyRun }
+
+func (r keyRunOf) merge(gone func(uint32) bool) { r.keyRun.merge(gone, docFP) }
 
 // runDocs returns the documents of pt's run, in order.
 func (pt *postTable) runDocs() []uint32 {
