@@ -33,9 +33,12 @@ func bandValue(s *minhash.Sketch, b int) uint64 {
 }
 
 // A batch record (BatchRecord) keeps, in place of the 64 sketch values,
-// a 16-bit digest of each band: enough to tell whether a candidate
+// an 8-bit digest of each band: enough to tell whether a candidate
 // shares a band with a query (the engine's confirmation asks only
-// that), in 32 bytes instead of 128. Decoded, its Sketch holds the
+// that, and only of candidates found under the query's keys: an exact
+// copy, one within the distance, or one that shares a band, when a
+// chance agreement of the digests changes nothing), in 16 bytes instead
+// of 128. Decoded, its Sketch holds the
 // digest of band b at index b·BandRows and zeros elsewhere, a pattern
 // no sketch of minhash.New has (its values are never 0), so that the
 // Sketch is not zero: it says that the document has a sketch. Its
@@ -58,7 +61,7 @@ func digested(s *minhash.Sketch) bool {
 	return true
 }
 
-// bandDigest returns the 16-bit digest of band b of s, never 0; dig
+// bandDigest returns the 8-bit digest of band b of s, never 0; dig
 // says whether s is digested.
 func bandDigest(s *minhash.Sketch, dig bool, b int) uint16 {
 	if dig {
@@ -67,10 +70,10 @@ func bandDigest(s *minhash.Sketch, dig bool, b int) uint16 {
 	return digestOf(bandValue(s, b))
 }
 
-// digestOf is the digest of a band value: its top 16 bits after a
+// digestOf is the digest of a band value: its top 8 bits after a
 // multiplication that spreads every bit of it over them, 1 for 0.
 func digestOf(v uint64) uint16 {
-	h := uint16((v * 0x9e3779b97f4a7c15) >> 48)
+	h := uint16((v * 0x9e3779b97f4a7c15) >> 56)
 	return max(h, 1)
 }
 
@@ -87,7 +90,7 @@ func digestBands(s *minhash.Sketch) minhash.Sketch {
 // sharesBand reports whether a and b agree on a whole band: by their
 // values, or by the bands' digests when either holds only those (a
 // batch record's), which two different bands share with probability
-// 2^-16. A zero sketch shares none.
+// about 1/256. A zero sketch shares none.
 func sharesBand(a, b *minhash.Sketch) bool {
 	if a.IsZero() || b.IsZero() {
 		return false

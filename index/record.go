@@ -133,7 +133,7 @@ const recordVersion = 1
 //	keywords     uvarint count, then each: uvarint length, bytes, 8-byte little-endian IEEE 754 weight
 //	sketch       uvarint count (0 or minhash.Size), then count 2-byte little-endian values;
 //	             or, in a batch record (BatchRecord), count Bands and each
-//	             band's 16-bit digest, little-endian (see digested)
+//	             band's 8-bit digest (see digested)
 //	job          uvarint length, bytes
 //	seq          uvarint
 //	text         optional field 1 (fieldText), when d.Text is not empty:
@@ -179,7 +179,7 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 	case digested(&d.Sketch):
 		dst = binary.AppendUvarint(dst, Bands)
 		for b := range Bands {
-			dst = binary.LittleEndian.AppendUint16(dst, d.Sketch[b*BandRows])
+			dst = append(dst, byte(d.Sketch[b*BandRows]))
 		}
 	default:
 		dst = binary.AppendUvarint(dst, minhash.Size)
@@ -390,15 +390,14 @@ func (d *decoder) head(doc *Doc) {
 			doc.Sketch[i] = binary.LittleEndian.Uint16(p[2*i:])
 		}
 	case n == Bands:
-		p := d.bytes(2*Bands, "band digests")
+		p := d.bytes(Bands, "band digests")
 		for b := 0; p != nil && b < Bands; b++ {
-			v := binary.LittleEndian.Uint16(p[2*b:])
-			if v == 0 {
-				d.off -= 2 * (Bands - b)
+			if p[b] == 0 {
+				d.off -= Bands - b
 				d.fail("band digest %d is 0", b)
 				return
 			}
-			doc.Sketch[b*BandRows] = v
+			doc.Sketch[b*BandRows] = uint16(p[b])
 		}
 	case n != 0:
 		d.fail("sketch size %d: want 0, %d or %d", n, Bands, minhash.Size)
@@ -566,10 +565,12 @@ func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
 // BatchRecord is LeanRecord for a store that is kept for one batch run
 // and never saved (memstore.NewLean): when the record keeps a
 // confirmation sketch (Doc.Long), its 64-value sketch, 128 bytes, is
-// replaced by a 16-bit digest of each of its bands, 32 bytes (see
+// replaced by an 8-bit digest of each of its bands, 16 bytes (see
 // digested). A batch record decodes to a Doc whose Sketch holds the
-// digests: it tells whether a query shares a band with the document
-// (up to a chance of 2^-16 a band) and that the document has a sketch,
+// digests: it tells whether a candidate shares a band with a query (a
+// chance agreement of the digests, about 1/256 a band, changes nothing
+// for the candidates the engine confirms, see digested) and that the
+// document has a sketch,
 // while Content, Containment and Confirmed use the Long, as they do
 // for any two documents that both have one. Against a query without a
 // Long (a document of a record written before Longs were kept), its
