@@ -28,30 +28,30 @@ type arena struct {
 	bytes  int64 // bytes of the chunks in use
 }
 
-// add appends id, the length of rec and rec, one after the other, and
-// returns where they are: their chunk and offset.
-func (a *arena) add(id string, rec []byte) (chunk, off uint32) {
-	n := len(id) + binary.MaxVarintLen64 + len(rec)
+// add appends pre (nothing, or a document's fingerprint), id, the
+// length of rec and rec, one after the other, and returns where id is:
+// its chunk and offset (pre is just before it).
+func (a *arena) add(pre []byte, id string, rec []byte) (chunk, off uint32) {
+	n := len(pre) + len(id) + binary.MaxVarintLen64 + len(rec)
 	last := len(a.chunks) - 1
 	if last < 0 || len(a.chunks[last])+n > cap(a.chunks[last]) {
 		a.chunks = append(a.chunks, make([]byte, 0, max(n, chunkSize)))
 		last++
 	}
-	c := a.chunks[last]
+	c := append(a.chunks[last], pre...)
 	off = uint32(len(c))
 	c = append(c, id...)
 	c = binary.AppendUvarint(c, uint64(len(rec)))
 	a.chunks[last] = append(c, rec...)
-	a.bytes += int64(len(a.chunks[last])) - int64(off)
+	a.bytes += int64(len(a.chunks[last])) - int64(off) + int64(len(pre))
 	return uint32(last), off
 }
 
-// slot is one document's: its fingerprint, which its table postings
-// carry, and where its entry is in the arena (at, see pack): its ID,
-// the length of its record as a uvarint, and its record.
-type slot struct {
-	fp, at uint64
-}
+// A document's slot is where its entry is in the arena (see pack): its
+// ID, the length of its record as a uvarint, and its record, after its
+// fingerprint (which its table postings carry) in a store that keeps
+// records as they are given; a lean store reads the fingerprint from
+// its own record (see Store.fingerprint).
 
 // A slot's at packs the entry's chunk (26 bits), its offset in the
 // chunk (22 bits: chunks of chunkSize are filled, a larger entry gets
@@ -80,19 +80,19 @@ const slotBits = 16
 
 // slots holds the documents' slots; document n is slot n-1.
 type slots struct {
-	chunks [][]slot
+	chunks [][]uint64
 	n      int
 }
 
-func (t *slots) at(n uint32) *slot {
+func (t *slots) at(n uint32) *uint64 {
 	i := n - 1
 	return &t.chunks[i>>slotBits][i&(1<<slotBits-1)]
 }
 
 // add appends a slot and returns its document number.
-func (t *slots) add(sl slot) uint32 {
+func (t *slots) add(sl uint64) uint32 {
 	if t.n&(1<<slotBits-1) == 0 {
-		t.chunks = append(t.chunks, make([]slot, 1<<slotBits))
+		t.chunks = append(t.chunks, make([]uint64, 1<<slotBits))
 	}
 	t.chunks[t.n>>slotBits][t.n&(1<<slotBits-1)] = sl
 	t.n++

@@ -906,3 +906,62 @@ func TestPostingsNearLeavesOutFar(t *testing.T) {
 		t.Error("PostingsNear with one fingerprint for two keys: no error")
 	}
 }
+
+// A lean store takes a table posting's fingerprint from the record: it
+// refuses a write whose record's fingerprint is not the write's, and a
+// document deleted before its recent postings are merged costs the
+// merge nothing.
+func TestLeanFingerprint(t *testing.T) {
+	ctx := t.Context()
+	full := New()
+	x, err := index.New(ctx, full, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sk minhash.Sketch
+	for i := range sk {
+		sk[i] = uint16(i + 1)
+	}
+	d := index.Doc{ID: "a", Fingerprint: 0x1111222233334444, ContentHash: 1, Sketch: sk, Shingles: 9}
+	d.Long[0] = 1
+	if err := x.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := full.Records(ctx, []string{"a"})
+	if err != nil || recs[0] == nil {
+		t.Fatalf("Records: %v, %v", recs, err)
+	}
+	rec := recs[0]
+	s := NewLean()
+	key := index.Key{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x4444}
+	err = s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "a", Record: rec, Fingerprint: 0x1111222233334445, Keys: []index.Key{key}}}})
+	if want := `index: memory: write 0 (id "a"): the record's fingerprint is 1111222233334444, the write's 1111222233334445`; err == nil || err.Error() != want {
+		t.Errorf("Apply with another fingerprint: %v, want %s", err, want)
+	}
+	// minMerge+1 documents under one table key, the first deleted
+	// before the merge (without its keys: its posting stays until the
+	// merge): the others' postings carry the fingerprint.
+	b := &index.Batch{}
+	for i := range minMerge + 1 {
+		b.Writes = append(b.Writes, index.Write{ID: fmt.Sprint("d", i), Record: rec, Fingerprint: d.Fingerprint, Keys: []index.Key{key}})
+	}
+	if err := s.Apply(ctx, &index.Batch{Writes: b.Writes[:1]}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "d0", Replaces: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, &index.Batch{Writes: b.Writes[1:]}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := s.PostingsNear(ctx, []index.Key{key}, []simhash.Fingerprint{d.Fingerprint ^ 0b111}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps[0]) != minMerge || ps[0][0].Fingerprint != d.Fingerprint {
+		t.Errorf("PostingsNear: %d postings, the first %+v; want %d with fingerprint %v", len(ps[0]), ps[0][0], minMerge, d.Fingerprint)
+	}
+	if ps, _ = s.PostingsNear(ctx, []index.Key{key}, []simhash.Fingerprint{d.Fingerprint ^ 0b1111}, 3); len(ps[0]) != 0 {
+		t.Errorf("PostingsNear 4 bits away: %d postings, want none", len(ps[0]))
+	}
+}
