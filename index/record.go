@@ -580,13 +580,104 @@ func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
 // need them to remove its postings (memstore skips the postings of a
 // replaced or deleted document by its slot).
 func BatchRecord(dst, rec []byte, id string) ([]byte, error) {
-	d, err := decodeRecord(rec, id, false)
-	if err != nil {
-		return nil, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, err)
+	// It copies the fields it keeps as they are, checked as
+	// decodeRecord checks them, without making a Doc: it runs once for
+	// every document a batch run archives.
+	d := decoder{b: rec}
+	if v := d.bytes(1, "version"); v != nil && v[0] != recordVersion {
+		return nil, fmt.Errorf("record of %q: %w: record version %d: want %d", id, ErrCorrupt, v[0], recordVersion)
 	}
-	d.Title, d.Keywords, d.Text = "", nil, ""
-	if !d.Long.IsZero() && !d.Sketch.IsZero() && !digested(&d.Sketch) {
-		d.Sketch = digestBands(&d.Sketch)
+	hashes := d.bytes(16, "hashes")
+	at := d.off
+	d.varint("added seconds")
+	if nsec := d.uvarint("added nanoseconds"); d.err == nil && nsec >= 1e9 {
+		d.fail("added nanoseconds %d: want below 1e9", nsec)
 	}
-	return encodeDoc(dst, &d), nil
+	added := rec[at:d.off]
+	d.bytes(d.length("title length", 1), "title")
+	for range d.length("keyword count", 9) {
+		d.bytes(d.length("keyword length", 1), "keyword")
+		d.bytes(8, "keyword weight")
+	}
+	var sk minhash.Sketch
+	var digests []byte
+	switch n := d.uvarint("sketch size"); {
+	case d.err != nil:
+	case n == minhash.Size:
+		p := d.bytes(2*minhash.Size, "sketch")
+		for i := 0; p != nil && i < minhash.Size; i++ {
+			sk[i] = binary.LittleEndian.Uint16(p[2*i:])
+		}
+	case n == Bands:
+		digests = d.bytes(Bands, "band digests")
+		for b := 0; digests != nil && b < Bands; b++ {
+			if digests[b] == 0 {
+				d.off -= Bands - b
+				d.fail("band digest %d is 0", b)
+				break
+			}
+		}
+	case n != 0:
+		d.fail("sketch size %d: want 0, %d or %d", n, Bands, minhash.Size)
+	}
+	at = d.off
+	d.bytes(d.length("job length", 1), "job")
+	if seq := d.uvarint("seq"); seq > math.MaxInt64 {
+		d.fail("seq %d: out of range", seq)
+	}
+	jobSeq := rec[at:d.off]
+	// The optional fields but the text, checked by decoding them into
+	// a scratch Doc (which allocates only for a cluster or passages).
+	type field struct {
+		tag uint64
+		p   []byte
+	}
+	var buf [4]field
+	fields := buf[:0]
+	var scratch Doc
+	for last := uint64(0); d.err == nil && d.off < len(rec); {
+		tag := d.uvarint("field tag")
+		n := d.length("field length", 1)
+		start := d.off
+		p := d.bytes(n, "field")
+		switch {
+		case d.err != nil:
+		case tag <= last:
+			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
+		case tag == fieldText:
+		default:
+			d.field(&scratch, tag, p, start)
+			if tag >= fieldShingles && tag <= fieldPassages32 && (tag != fieldLong || !scratch.Long.IsZero()) {
+				fields = append(fields, field{tag, p})
+			}
+		}
+		last = tag
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, d.err)
+	}
+	dst = append(dst, recordVersion)
+	dst = append(dst, hashes...)
+	dst = append(dst, added...)
+	dst = append(dst, 0, 0) // no title, no keywords
+	switch {
+	case digests != nil:
+		dst = binary.AppendUvarint(dst, Bands)
+		dst = append(dst, digests...)
+	case sk.IsZero():
+		dst = binary.AppendUvarint(dst, 0)
+	case !scratch.Long.IsZero() || digested(&sk):
+		dst = binary.AppendUvarint(dst, Bands)
+		for b := range Bands {
+			dst = append(dst, byte(bandDigest(&sk, digested(&sk), b)))
+		}
+	default:
+		dst = binary.AppendUvarint(dst, minhash.Size)
+		dst, _ = sk.AppendBinary(dst)
+	}
+	dst = append(dst, jobSeq...)
+	for _, f := range fields {
+		dst = appendField(dst, f.tag, f.p)
+	}
+	return dst, nil
 }

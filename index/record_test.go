@@ -188,6 +188,12 @@ func FuzzDecodeDoc(f *testing.F) {
 	f.Add([]byte{1})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, rec []byte) {
+		// BatchRecord checks a record as decodeRecord does without
+		// its text.
+		_, errHead := decodeRecord(rec, "id", false)
+		if _, err := BatchRecord(nil, rec, "id"); (err == nil) != (errHead == nil) || err != nil && !strings.HasSuffix(err.Error(), errHead.Error()) {
+			t.Fatalf("BatchRecord: %v; decodeRecord without the text: %v", err, errHead)
+		}
 		d, err := decodeDoc(rec, "id")
 		if err != nil {
 			return
