@@ -36,15 +36,14 @@ func bandValue(s *minhash.Sketch, b int) uint64 {
 // an 8-bit digest of each band: enough to tell whether a candidate
 // shares a band with a query (the engine's confirmation asks only
 // that, and only of candidates found under the query's keys: an exact
-// copy, one within the distance, or one that shares a band, when a
-// chance agreement of the digests changes nothing), in 16 bytes instead
-// of 128. Decoded, its Sketch holds the
-// digest of band b at index b·BandRows and zeros elsewhere, a pattern
-// no sketch of minhash.New has (its values are never 0), so that the
-// Sketch is not zero: it says that the document has a sketch. Its
-// estimates (Sketch.Jaccard) mean nothing; Content and Confirmed use
-// the confirmation sketches (Doc.Long), which a batch record always
-// keeps.
+// copy, one within the distance, or one that shares a band, for which
+// a chance agreement of the digests changes nothing), in 16 bytes
+// instead of 128. Decoded, its Sketch holds the digest of band b at
+// index b·BandRows and zeros elsewhere, a pattern no sketch of
+// minhash.New has (its values are never 0), so that the Sketch is not
+// zero: it says that the document has a sketch. Its estimates
+// (Sketch.Jaccard) mean nothing; Content and Confirmed use the
+// confirmation sketches (Doc.Long), which a batch record always keeps.
 
 // digested reports whether s holds band digests (see above).
 func digested(s *minhash.Sketch) bool {
