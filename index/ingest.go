@@ -800,7 +800,7 @@ func (in *ingest) confirm(d *Doc, ks []int32) []Match {
 			}
 			continue
 		}
-		if sharesBand(d, r) {
+		if sharesBand(&d.Sketch, &r.Sketch) {
 			if m, ok := bandMatch(d, r, cd.id, in.x.minContent); ok {
 				out = append(out, m)
 			}
@@ -808,20 +808,6 @@ func (in *ingest) confirm(d *Doc, ks []int32) []Match {
 	}
 	SortMatches(out)
 	return out
-}
-
-// sharesBand reports whether the sketches of a and b, both known, agree
-// on a band.
-func sharesBand(a, b *Doc) bool {
-	if a.Sketch.IsZero() || b.Sketch.IsZero() {
-		return false
-	}
-	for band := 0; band < Bands; band++ {
-		if bandValue(&a.Sketch, band) == bandValue(&b.Sketch, band) {
-			return true
-		}
-	}
-	return false
 }
 
 // decide runs the protocol (see Ingest) for d, whose confirmed matches

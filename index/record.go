@@ -131,7 +131,9 @@ const recordVersion = 1
 //	added        varint seconds since 1970 UTC, uvarint nanoseconds
 //	title        uvarint length, UTF-8 bytes
 //	keywords     uvarint count, then each: uvarint length, bytes, 8-byte little-endian IEEE 754 weight
-//	sketch       uvarint count (0 or minhash.Size), then count 2-byte little-endian values
+//	sketch       uvarint count (0 or minhash.Size), then count 2-byte little-endian values;
+//	             or, in a batch record (BatchRecord), count Bands and each
+//	             band's 8-bit digest (see digested)
 //	job          uvarint length, bytes
 //	seq          uvarint
 //	text         optional field 1 (fieldText), when d.Text is not empty:
@@ -171,9 +173,15 @@ func encodeDoc(dst []byte, d *Doc) []byte {
 		dst = append(dst, k.Word...)
 		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(k.Weight))
 	}
-	if d.Sketch.IsZero() {
+	switch {
+	case d.Sketch.IsZero():
 		dst = binary.AppendUvarint(dst, 0)
-	} else {
+	case digested(&d.Sketch):
+		dst = binary.AppendUvarint(dst, Bands)
+		for b := range Bands {
+			dst = append(dst, byte(d.Sketch[b*BandRows]))
+		}
+	default:
 		dst = binary.AppendUvarint(dst, minhash.Size)
 		for _, v := range d.Sketch {
 			dst = binary.LittleEndian.AppendUint16(dst, v)
@@ -381,8 +389,18 @@ func (d *decoder) head(doc *Doc) {
 		for i := 0; p != nil && i < minhash.Size; i++ {
 			doc.Sketch[i] = binary.LittleEndian.Uint16(p[2*i:])
 		}
+	case n == Bands:
+		p := d.bytes(Bands, "band digests")
+		for b := 0; p != nil && b < Bands; b++ {
+			if p[b] == 0 {
+				d.off -= Bands - b
+				d.fail("band digest %d is 0", b)
+				return
+			}
+			doc.Sketch[b*BandRows] = uint16(p[b])
+		}
 	case n != 0:
-		d.fail("sketch size %d: want 0 or %d", n, minhash.Size)
+		d.fail("sketch size %d: want 0, %d or %d", n, Bands, minhash.Size)
 	}
 	doc.Job = string(d.bytes(d.length("job length", 1), "job"))
 	if seq := d.uvarint("seq"); seq > math.MaxInt64 {
@@ -542,4 +560,124 @@ func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
 	}
 	d.Title, d.Keywords, d.Text = "", nil, ""
 	return encodeDoc(dst, &d), nil
+}
+
+// BatchRecord is LeanRecord for a store that is kept for one batch run
+// and never saved (memstore.NewLean): when the record keeps a
+// confirmation sketch (Doc.Long), its 64-value sketch, 128 bytes, is
+// replaced by an 8-bit digest of each of its bands, 16 bytes (see
+// digested). A batch record decodes to a Doc whose Sketch holds the
+// digests: it tells whether a candidate shares a band with a query (a
+// chance agreement of the digests, about 1/256 a band, changes nothing
+// for the candidates the engine confirms, see digested) and that the
+// document has a sketch,
+// while Content, Containment and Confirmed use the Long, as they do
+// for any two documents that both have one. Against a query without a
+// Long (a document of a record written before Longs were kept), its
+// estimate is meaningless: a store of batch records is for documents
+// analysed by one run. Band keys made from a batch record (Index's
+// keys and oldKeys) are not the document's: such a store must not
+// need them to remove its postings (memstore skips the postings of a
+// replaced or deleted document by its slot).
+func BatchRecord(dst, rec []byte, id string) ([]byte, error) {
+	// It copies the fields it keeps as they are, checked as
+	// decodeRecord checks them, without making a Doc: it runs once for
+	// every document a batch run archives.
+	d := decoder{b: rec}
+	if v := d.bytes(1, "version"); v != nil && v[0] != recordVersion {
+		return nil, fmt.Errorf("record of %q: %w: record version %d: want %d", id, ErrCorrupt, v[0], recordVersion)
+	}
+	hashes := d.bytes(16, "hashes")
+	at := d.off
+	d.varint("added seconds")
+	if nsec := d.uvarint("added nanoseconds"); d.err == nil && nsec >= 1e9 {
+		d.fail("added nanoseconds %d: want below 1e9", nsec)
+	}
+	added := rec[at:d.off]
+	d.bytes(d.length("title length", 1), "title")
+	for range d.length("keyword count", 9) {
+		d.bytes(d.length("keyword length", 1), "keyword")
+		d.bytes(8, "keyword weight")
+	}
+	var sk minhash.Sketch
+	var digests []byte
+	switch n := d.uvarint("sketch size"); {
+	case d.err != nil:
+	case n == minhash.Size:
+		p := d.bytes(2*minhash.Size, "sketch")
+		for i := 0; p != nil && i < minhash.Size; i++ {
+			sk[i] = binary.LittleEndian.Uint16(p[2*i:])
+		}
+	case n == Bands:
+		digests = d.bytes(Bands, "band digests")
+		for b := 0; digests != nil && b < Bands; b++ {
+			if digests[b] == 0 {
+				d.off -= Bands - b
+				d.fail("band digest %d is 0", b)
+				break
+			}
+		}
+	case n != 0:
+		d.fail("sketch size %d: want 0, %d or %d", n, Bands, minhash.Size)
+	}
+	at = d.off
+	d.bytes(d.length("job length", 1), "job")
+	if seq := d.uvarint("seq"); seq > math.MaxInt64 {
+		d.fail("seq %d: out of range", seq)
+	}
+	jobSeq := rec[at:d.off]
+	// The optional fields but the text, checked by decoding them into
+	// a scratch Doc (which allocates only for a cluster or passages).
+	type field struct {
+		tag uint64
+		p   []byte
+	}
+	var buf [4]field
+	fields := buf[:0]
+	var scratch Doc
+	for last := uint64(0); d.err == nil && d.off < len(rec); {
+		tag := d.uvarint("field tag")
+		n := d.length("field length", 1)
+		start := d.off
+		p := d.bytes(n, "field")
+		switch {
+		case d.err != nil:
+		case tag <= last:
+			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
+		case tag == fieldText:
+		default:
+			d.field(&scratch, tag, p, start)
+			if tag >= fieldShingles && tag <= fieldPassages32 && (tag != fieldLong || !scratch.Long.IsZero()) {
+				fields = append(fields, field{tag, p})
+			}
+		}
+		last = tag
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, d.err)
+	}
+	dst = append(dst, recordVersion)
+	dst = append(dst, hashes...)
+	dst = append(dst, added...)
+	dst = append(dst, 0, 0) // no title, no keywords
+	switch {
+	case digests != nil:
+		dst = binary.AppendUvarint(dst, Bands)
+		dst = append(dst, digests...)
+	case sk.IsZero():
+		dst = binary.AppendUvarint(dst, 0)
+	case !scratch.Long.IsZero() || digested(&sk):
+		dst = binary.AppendUvarint(dst, Bands)
+		for b := range Bands {
+			dst = append(dst, byte(bandDigest(&sk, digested(&sk), b)))
+		}
+	default:
+		dst = binary.AppendUvarint(dst, minhash.Size)
+		dst, _ = sk.AppendBinary(dst)
+	}
+	dst = append(dst, jobSeq...)
+	for _, f := range fields {
+		dst = appendField(dst, f.tag, f.p)
+	}
+	return dst, nil
 }

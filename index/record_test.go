@@ -157,7 +157,7 @@ func TestDecodeDocErrors(t *testing.T) {
 		{"short long sketch", append(append([]byte(nil), good...), 4, 3, 1, 2, 3), "confirmation sketch field: minhash: invalid sketch encoding: long sketch of 3 bytes, want 256"},
 		{"long sketch of zeros", append(append(append([]byte(nil), good...), 4, 0x80, 2), make([]byte, 256)...), "confirmation sketch field: minhash: invalid sketch encoding: long sketch of zeros only"},
 		{"title too long", append(epoch[:19:19], 0x7f, 'H'), "title length: 127 does not fit"},
-		{"sketch size", append(epoch[:19:19], 0, 0, 3), "sketch size 3: want 0 or 64"},
+		{"sketch size", append(epoch[:19:19], 0, 0, 3), "sketch size 3: want 0, 16 or 64"},
 		{"truncated sketch", good[:len(good)-3], "sketch: need 128 bytes, have 127"},
 		{"truncated seq", good[:len(good)-1], "seq: bad uvarint"},
 		{"job too long", append(good[:len(good)-2:len(good)-2], 5, 'j'), "job length: 5 does not fit"},
@@ -182,9 +182,18 @@ func FuzzDecodeDoc(f *testing.F) {
 	f.Add(encodeDoc(nil, &Doc{Title: "t", Text: "正文 text kept with the record", Shingles: 7, Original: "o", Via: "v", Hops: 2}))
 	s, l, n := minhash.NewAll("a text with both sketches")
 	f.Add(encodeDoc(nil, &Doc{Title: "t", Sketch: s, Long: l, Shingles: n, Original: "o", Via: "v", Hops: 1}))
+	if b, err := BatchRecord(nil, encodeDoc(nil, &Doc{Sketch: s, Long: l, Shingles: n}), "id"); err == nil {
+		f.Add(b)
+	}
 	f.Add([]byte{1})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, rec []byte) {
+		// BatchRecord checks a record as decodeRecord does without
+		// its text.
+		_, errHead := decodeRecord(rec, "id", false)
+		if _, err := BatchRecord(nil, rec, "id"); (err == nil) != (errHead == nil) || err != nil && !strings.HasSuffix(err.Error(), errHead.Error()) {
+			t.Fatalf("BatchRecord: %v; decodeRecord without the text: %v", err, errHead)
+		}
 		d, err := decodeDoc(rec, "id")
 		if err != nil {
 			return
@@ -210,6 +219,22 @@ func FuzzDecodeDoc(f *testing.F) {
 		d.Title, d.Keywords, d.Text = "", nil, ""
 		if !bytes.Equal(encodeDoc(nil, &dl), encodeDoc(nil, &d)) {
 			t.Fatalf("lean record decodes to\n%+v\nwant\n%+v", dl, d)
+		}
+		// And a batch record: the lean one, with band digests for the
+		// sketch when there is a Long.
+		batch, err := BatchRecord(nil, rec, "id")
+		if err != nil {
+			t.Fatalf("BatchRecord of a record that decodes: %v", err)
+		}
+		db, err := decodeDoc(batch, "id")
+		if err != nil {
+			t.Fatalf("batch record %x does not decode: %v", batch, err)
+		}
+		if !d.Long.IsZero() && !d.Sketch.IsZero() && !digested(&d.Sketch) {
+			d.Sketch = digestBands(&d.Sketch)
+		}
+		if !bytes.Equal(encodeDoc(nil, &db), encodeDoc(nil, &d)) || sharesBand(&db.Sketch, &dl.Sketch) != !d.Sketch.IsZero() {
+			t.Fatalf("batch record decodes to\n%+v\nwant\n%+v", db, d)
 		}
 	})
 }
@@ -296,5 +321,110 @@ func TestLeanRecord(t *testing.T) {
 	}
 	if _, err := LeanRecord(nil, []byte{9}, "bad"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `"bad"`) {
 		t.Errorf("LeanRecord of a bad record: %v", err)
+	}
+}
+
+// BatchRecord is LeanRecord with the 64-value sketch replaced by an
+// 8-bit digest of each band when the record keeps a Long; without one
+// it is LeanRecord. The digests (the top 8 bits of the band value
+// times 0x9e3779b97f4a7c15) were worked out apart from the code.
+func TestBatchRecord(t *testing.T) {
+	d := Doc{
+		ID: "a", Fingerprint: 0x0123456789abcdef, ContentHash: 0xfedcba9876543210,
+		Title: "Hi", Keywords: []tfidf.Keyword{{Word: "x", Weight: 1.5}},
+		Added: time.Unix(300, 5).UTC(), Job: "j", Seq: 300, Shingles: 3, Text: "some text",
+	}
+	for i := range d.Sketch {
+		d.Sketch[i] = uint16(3*i + 1)
+	}
+	d.Long[0] = 9
+	got, err := BatchRecord([]byte("x"), encodeDoc(nil, &d), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "78" + // dst's byte
+		"01" + "0123456789abcdef" + "fedcba9876543210" + "d804" + "05" +
+		"00" + // no title
+		"00" + // no keywords
+		"10" + // 16 band digests
+		"fbe3cbb29a826a51392109f0d8c0a890" +
+		"01" + "6a" + "ac02" +
+		"02" + "01" + "03" + // field 2, shingles 3
+		"04" + "8002" + "09" + strings.Repeat("00", minhash.LongSize-1) // field 4: the Long
+	if h := hex.EncodeToString(got); h != want {
+		t.Errorf("BatchRecord = %s\nwant          %s", h, want)
+	}
+	back, err := decodeDoc(got[1:], "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sk minhash.Sketch
+	for b, v := range []uint16{0xfb, 0xe3, 0xcb, 0xb2, 0x9a, 0x82, 0x6a, 0x51, 0x39, 0x21, 0x09, 0xf0, 0xd8, 0xc0, 0xa8, 0x90} {
+		sk[b*BandRows] = v
+	}
+	if back.Sketch != sk {
+		t.Errorf("decoded sketch %v, want the digests at every fourth value: %v", back.Sketch, sk)
+	}
+	// Made again from itself, a batch record is unchanged.
+	again, err := BatchRecord(nil, got[1:], "a")
+	if err != nil || !bytes.Equal(again, got[1:]) {
+		t.Errorf("BatchRecord of a batch record = %x, %v; want it unchanged", again, err)
+	}
+	// Without a Long, the sketch stays: LeanRecord's record.
+	d.Long = minhash.Long{}
+	rec := encodeDoc(nil, &d)
+	lean, _ := LeanRecord(nil, rec, "a")
+	if got, err := BatchRecord(nil, rec, "a"); err != nil || !bytes.Equal(got, lean) {
+		t.Errorf("BatchRecord without a Long = %x, %v; want LeanRecord's %x", got, err, lean)
+	}
+	if _, err := BatchRecord(nil, []byte{9}, "bad"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `"bad"`) {
+		t.Errorf("BatchRecord of a bad record: %v", err)
+	}
+	// A digest of 0 is refused: no band digest is 0.
+	bad := bytes.Clone(got[1:])
+	bad[22+1+2] = 0 // the third digest
+	if _, err := decodeDoc(bad, "a"); err == nil || !strings.Contains(err.Error(), "byte 25: band digest 2 is 0") {
+		t.Errorf("a zero band digest: error %v", err)
+	}
+}
+
+// sharesBand compares band values, or their digests when either sketch
+// holds only those.
+func TestSharesBand(t *testing.T) {
+	var a minhash.Sketch
+	for i := range a {
+		a[i] = uint16(3*i + 1)
+	}
+	oneBand := a // band 5 agrees, every other band differs in one value
+	for b := range Bands {
+		if b != 5 {
+			oneBand[b*BandRows+2]++
+		}
+	}
+	none := oneBand
+	none[5*BandRows+3]++
+	partial := minhash.Sketch{0: 1} // a sketch with a value 0: not digested
+	for _, c := range []struct {
+		name string
+		a, b minhash.Sketch
+		want bool
+	}{
+		{"same", a, a, true},
+		{"one band", a, oneBand, true},
+		{"none", a, none, false},
+		{"zero", a, minhash.Sketch{}, false},
+		{"digests of the same", a, digestBands(&a), true},
+		{"digests, one band", digestBands(&oneBand), a, true},
+		{"digests, none", a, digestBands(&none), false},
+		{"both digested, one band", digestBands(&a), digestBands(&oneBand), true},
+		{"not digested: compared by value", partial, partial, true},
+		{"not digested, against another", partial, a, false},
+	} {
+		if got := sharesBand(&c.a, &c.b); got != c.want {
+			t.Errorf("%s: sharesBand = %v, want %v", c.name, got, c.want)
+		}
+		if got := sharesBand(&c.b, &c.a); got != c.want {
+			t.Errorf("%s, swapped: sharesBand = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

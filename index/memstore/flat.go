@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 )
 
@@ -27,30 +28,30 @@ type arena struct {
 	bytes  int64 // bytes of the chunks in use
 }
 
-// add appends id, the length of rec and rec, one after the other, and
-// returns where they are: their chunk and offset.
-func (a *arena) add(id string, rec []byte) (chunk, off uint32) {
-	n := len(id) + binary.MaxVarintLen64 + len(rec)
+// add appends pre (nothing, or a document's fingerprint), id, the
+// length of rec and rec, one after the other, and returns where id is:
+// its chunk and offset (pre is just before it).
+func (a *arena) add(pre []byte, id string, rec []byte) (chunk, off uint32) {
+	n := len(pre) + len(id) + binary.MaxVarintLen64 + len(rec)
 	last := len(a.chunks) - 1
 	if last < 0 || len(a.chunks[last])+n > cap(a.chunks[last]) {
 		a.chunks = append(a.chunks, make([]byte, 0, max(n, chunkSize)))
 		last++
 	}
-	c := a.chunks[last]
+	c := append(a.chunks[last], pre...)
 	off = uint32(len(c))
 	c = append(c, id...)
 	c = binary.AppendUvarint(c, uint64(len(rec)))
 	a.chunks[last] = append(c, rec...)
-	a.bytes += int64(len(a.chunks[last])) - int64(off)
+	a.bytes += int64(len(a.chunks[last])) - int64(off) + int64(len(pre))
 	return uint32(last), off
 }
 
-// slot is one document's: its fingerprint, which its table postings
-// carry, and where its entry is in the arena (at, see pack): its ID,
-// the length of its record as a uvarint, and its record.
-type slot struct {
-	fp, at uint64
-}
+// A document's slot is where its entry is in the arena (see pack): its
+// ID, the length of its record as a uvarint, and its record, after its
+// fingerprint (which its table postings carry) in a store that keeps
+// records as they are given; a lean store reads the fingerprint from
+// its own record (see Store.fingerprint).
 
 // A slot's at packs the entry's chunk (26 bits), its offset in the
 // chunk (22 bits: chunks of chunkSize are filled, a larger entry gets
@@ -79,19 +80,19 @@ const slotBits = 16
 
 // slots holds the documents' slots; document n is slot n-1.
 type slots struct {
-	chunks [][]slot
+	chunks [][]uint64
 	n      int
 }
 
-func (t *slots) at(n uint32) *slot {
+func (t *slots) at(n uint32) *uint64 {
 	i := n - 1
 	return &t.chunks[i>>slotBits][i&(1<<slotBits-1)]
 }
 
 // add appends a slot and returns its document number.
-func (t *slots) add(sl slot) uint32 {
+func (t *slots) add(sl uint64) uint32 {
 	if t.n&(1<<slotBits-1) == 0 {
-		t.chunks = append(t.chunks, make([]slot, 1<<slotBits))
+		t.chunks = append(t.chunks, make([]uint64, 1<<slotBits))
 	}
 	t.chunks[t.n>>slotBits][t.n&(1<<slotBits-1)] = sl
 	t.n++
@@ -207,15 +208,29 @@ const runBits = 18
 
 // keyRun holds the postings of one SimHash table whose keys have at
 // most runBits bits: a run of document numbers grouped by key value
-// (start[v] is where value v's begin, 4 bytes a posting), and the
+// (start[v] is where value v's begin, 4 bytes a posting) with the fold
+// of each document's fingerprint beside it (2 bytes a posting), and the
 // newest postings in a hashTable, merged into the run like a
 // postTable's. Its postings carry the documents' fingerprints from
-// their slots.
+// their slots; the folds let a query within a distance leave out most
+// of a key value's postings without reading their slots (see fold).
 type keyRun struct {
 	start  []uint32 // 1<<bits+1 offsets into docs
 	docs   []uint32
+	folds  []uint16 // folds[i] is the fold of docs[i]'s fingerprint
 	recent hashTable
 }
+
+// fold folds a 64-bit fingerprint onto 16 bits, the XOR of its four
+// 16-bit blocks. Folding is linear in XOR and a bit of the fold is the
+// parity of four bits of the fingerprint, so the distance between two
+// folds is at most that between the fingerprints: a posting whose fold
+// is more than k bits from the query's is more than k bits from it.
+// Under a key of one 16-bit block (the default layout) the block agrees
+// and the fold differs in the XOR of the other three: for a posting
+// unrelated to the query, 16 random bits, within 3 bits of the query's
+// with probability 697/65,536, about 1%.
+func fold(fp uint64) uint16 { return uint16(fp ^ fp>>16 ^ fp>>32 ^ fp>>48) }
 
 func newKeyRun(bits uint8) *keyRun { return &keyRun{start: make([]uint32, 1<<bits+1)} }
 
@@ -229,13 +244,28 @@ func (r *keyRun) each(v uint64, fn func(uint32)) {
 	r.recent.each(v, fn)
 }
 
+// eachNear is each that leaves out the run's documents whose fold is
+// more than k bits from q (the fold of the query's fingerprint); fn
+// sees the others, and every recent document, and checks them.
+func (r *keyRun) eachNear(v uint64, q uint16, k int, fn func(uint32)) {
+	a, b := r.start[v], r.start[v+1]
+	folds := r.folds[a:b]
+	for i, d := range r.docs[a:b] {
+		if bits.OnesCount16(folds[i]^q) <= k {
+			fn(d)
+		}
+	}
+	r.recent.each(v, fn)
+}
+
 // remove is postTable.remove: the caller deletes d.
 func (r *keyRun) remove(v uint64, d uint32) { r.recent.remove(v, d) }
 
 func (r *keyRun) full() bool { return r.recent.n >= max(minMerge, len(r.docs)/mergeShare) }
 
-// merge is postTable.merge.
-func (r *keyRun) merge(gone func(uint32) bool) {
+// merge is postTable.merge; fp returns the fingerprint of a recent
+// document, whose fold the run keeps.
+func (r *keyRun) merge(gone func(uint32) bool, fp func(uint32) uint64) {
 	type posting struct {
 		v uint64
 		d uint32
@@ -260,21 +290,21 @@ func (r *keyRun) merge(gone func(uint32) bool) {
 			}
 		}
 	}
-	start, docs := make([]uint32, len(r.start)), make([]uint32, 0, n)
+	start, docs, folds := make([]uint32, len(r.start)), make([]uint32, 0, n), make([]uint16, 0, n)
 	j := 0
 	for v := range uint64(len(start) - 1) {
 		start[v] = uint32(len(docs))
-		for _, d := range r.docs[r.start[v]:r.start[v+1]] {
-			if gone == nil || !gone(d) {
-				docs = append(docs, d)
+		for i := r.start[v]; i < r.start[v+1]; i++ {
+			if d := r.docs[i]; gone == nil || !gone(d) {
+				docs, folds = append(docs, d), append(folds, r.folds[i])
 			}
 		}
 		for ; j < len(add) && add[j].v == v; j++ {
-			docs = append(docs, add[j].d)
+			docs, folds = append(docs, add[j].d), append(folds, fold(fp(add[j].d)))
 		}
 	}
 	start[len(start)-1] = uint32(len(docs))
-	r.start, r.docs, r.recent = start, docs, hashTable{}
+	r.start, r.docs, r.folds, r.recent = start, docs, folds, hashTable{}
 }
 
 // hashID hashes an ID for the idTable.

@@ -7,9 +7,10 @@
 // the posting lists are sorted runs of document numbers, so that ten
 // million documents are a few thousand objects to the garbage
 // collector, none of which it scans. Beyond its ID and record, a
-// document of the default layout takes about 200 bytes: a 16-byte
-// slot, 4 to 8 in the ID table, 4 in each of the 4 SimHash tables and
-// 10 for each of its 17 sketch band and content postings. A replaced or
+// document of the default layout takes about 200 bytes: an 8-byte
+// slot, its fingerprint (8 bytes, in its entry; a lean store reads it
+// from its record), 4 to 8 in the ID table, 6 in each of the 4 SimHash
+// tables and 10 for each of its 17 sketch band and content postings. A replaced or
 // deleted document's ID and record stay in their chunk until the store
 // is closed: it is made for runs that add.
 package memstore
@@ -41,6 +42,7 @@ type Store struct {
 	meta   map[string][]byte
 	lean   bool   // keep records without what explains a match
 	buf    []byte // a lean record while Apply makes it
+	pre    [8]byte
 }
 
 // listKey names the posting lists of one kind of key: a SimHash table
@@ -65,10 +67,12 @@ func New() *Store {
 }
 
 // NewLean returns an empty store that keeps each record without the
-// fields that only explain a match to a person (index.LeanRecord): the
-// title, keywords and kept text. It is for one batch run, whose matches
-// nobody reads back for them; matches from it have no title and no
-// keywords.
+// fields that only explain a match to a person: the title, keywords
+// and kept text, and, when the record has a confirmation sketch, with
+// band digests for its 64-value sketch (index.BatchRecord). It is for
+// one batch run, whose matches nobody reads back for them; matches from
+// it have no title and no keywords, and its documents are confirmed
+// only against queries with a confirmation sketch.
 func NewLean() *Store {
 	s := New()
 	s.lean = true
@@ -90,7 +94,7 @@ var errClosed = fmt.Errorf("index: memory: %w", index.ErrClosed)
 // slices of the arena, which never changes them: the ID can be made a
 // string without a copy.
 func (s *Store) entry(n uint32) (id string, rec []byte) {
-	chunk, off, idLen := unpack(s.docs.at(n).at)
+	chunk, off, idLen := unpack(*s.docs.at(n))
 	c := s.data.chunks[chunk][off:]
 	recLen, k := binary.Uvarint(c[idLen:])
 	end := int(idLen) + k + int(recLen)
@@ -113,12 +117,36 @@ func (s *Store) lookup(id string) uint32 {
 }
 
 func (s *Store) idOf(n uint32) string {
-	chunk, off, idLen := unpack(s.docs.at(n).at)
+	chunk, off, idLen := unpack(*s.docs.at(n))
 	return unsafe.String(&s.data.chunks[chunk][off], int(idLen))
 }
 
+// fingerprint returns the fingerprint of document n, 0 when it is
+// deleted (its postings are skipped).
+func (s *Store) fingerprint(n uint32) uint64 {
+	at := *s.docs.at(n)
+	if at == gone {
+		return 0
+	}
+	return s.fingerprintAt(at)
+}
+
+// fingerprintAt returns the fingerprint of the document whose entry is
+// at at: in a lean store, bytes 1 to 8 of its record (Apply checked
+// them), else the 8 bytes before its ID.
+func (s *Store) fingerprintAt(at uint64) uint64 {
+	chunk, off, idLen := unpack(at)
+	c := s.data.chunks[chunk]
+	if !s.lean {
+		return binary.BigEndian.Uint64(c[off-8:])
+	}
+	c = c[off+idLen:]
+	_, k := binary.Uvarint(c)
+	return binary.BigEndian.Uint64(c[k+1:])
+}
+
 // deleted reports whether document n is deleted.
-func (s *Store) deleted(n uint32) bool { return s.docs.at(n).at == gone }
+func (s *Store) deleted(n uint32) bool { return *s.docs.at(n) == gone }
 
 // insertID files document n under its ID, which is not filed.
 func (s *Store) insertID(n uint32) {
@@ -195,22 +223,27 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 		near := fps != nil && key.Kind == index.KindTable
 		var ps []index.Posting
 		add := func(n uint32) {
-			sl := s.docs.at(n)
-			if sl.at == gone {
+			at := *s.docs.at(n)
+			if at == gone {
 				return // a posting the writes left behind
 			}
-			if near && simhash.Fingerprint(sl.fp).Distance(fps[i]) > k {
+			var fp simhash.Fingerprint
+			if key.Kind == index.KindTable {
+				fp = simhash.Fingerprint(s.fingerprintAt(at))
+			}
+			if near && fp.Distance(fps[i]) > k {
 				return
 			}
-			chunk, off, idLen := unpack(sl.at)
-			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen))}
-			if key.Kind == index.KindTable {
-				p.Fingerprint = simhash.Fingerprint(sl.fp)
-			}
+			chunk, off, idLen := unpack(at)
+			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen)), Fingerprint: fp}
 			ps = append(ps, p)
 		}
 		if l.run != nil {
-			if key.Value < uint64(len(l.run.start)-1) {
+			switch {
+			case key.Value >= uint64(len(l.run.start)-1):
+			case near:
+				l.run.eachNear(key.Value, fold(uint64(fps[i])), k, add)
+			default:
 				l.run.each(key.Value, add)
 			}
 		} else {
@@ -270,7 +303,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 				s.remove(k, n)
 			}
 			s.removeID(n)
-			s.docs.at(n).at = gone
+			*s.docs.at(n) = gone
 			s.live--
 			s.dels++
 		}
@@ -283,13 +316,22 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 		rec := w.Record
 		if s.lean {
 			var err error
-			if s.buf, err = index.LeanRecord(s.buf[:0], rec, w.ID); err != nil {
+			if s.buf, err = index.BatchRecord(s.buf[:0], rec, w.ID); err != nil {
 				return fmt.Errorf("index: memory: write %d: %w", i, err)
 			}
 			rec = s.buf
+			// The record's fingerprint is the write's: the slot's
+			// postings take it from the record (see fingerprintAt).
+			if fp := binary.BigEndian.Uint64(rec[1:9]); fp != uint64(w.Fingerprint) {
+				return fmt.Errorf("index: memory: write %d (id %q): the record's fingerprint is %016x, the write's %016x", i, w.ID, fp, uint64(w.Fingerprint))
+			}
 		}
-		c, off := s.data.add(w.ID, rec)
-		n = s.docs.add(slot{fp: uint64(w.Fingerprint), at: pack(c, off, len(w.ID))})
+		var pre []byte
+		if !s.lean {
+			pre = binary.BigEndian.AppendUint64(s.pre[:0], uint64(w.Fingerprint))
+		}
+		c, off := s.data.add(pre, w.ID, rec)
+		n = s.docs.add(pack(c, off, len(w.ID)))
 		s.insertID(n)
 		s.live++
 		for _, k := range w.Keys {
@@ -314,7 +356,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 			gone, l.purged = s.deleted, s.dels
 		}
 		if l.run != nil {
-			l.run.merge(gone)
+			l.run.merge(gone, s.fingerprint)
 		} else {
 			l.table.merge(gone)
 		}

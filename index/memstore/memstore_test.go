@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"slices"
@@ -347,7 +348,50 @@ func TestLean(t *testing.T) {
 	if len(ms) != 1 || ms[0].ID != "copy" || ms[0].Distance != 0 || ms[0].Content != 1 || ms[0].Title != "" || ms[0].Keywords != nil || ms[0].Original != "orig" {
 		t.Errorf("Similar = %+v, want copy at distance 0, content 1, without title or keywords", ms)
 	}
+
+	// With a confirmation sketch, the record keeps band digests for
+	// the 64 values (index.BatchRecord, which see for the first
+	// digest), and the Long confirms.
+	l := index.Doc{ID: "long", Fingerprint: 0x0f0f0f0f0f0f0f0f, ContentHash: 5, Sketch: sk, Shingles: 40}
+	for i := range l.Long {
+		l.Long[i] = uint8(i + 1)
+	}
+	if err := x.Add(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	got, err = x.Get(ctx, "long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Sketch == sk || got.Sketch.IsZero() || got.Long != l.Long || got.Sketch[0] != 0xfb || got.Sketch[1] != 0 {
+		t.Errorf("Get(long).Sketch = %v, want band digests (0xfb first, then three zeros, …)", got.Sketch)
+	}
+	// A query sharing one band (the first) and 255 of the Long's 256
+	// values, far by SimHash: found through the band, confirmed.
+	q = l
+	q.ID, q.ContentHash, q.Fingerprint = "q2", 6, ^l.Fingerprint
+	for i := BandRowsAfterFirst; i < len(q.Sketch); i++ {
+		q.Sketch[i]++
+	}
+	q.Long[255]++
+	ms, err = x.Similar(ctx, &q, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].ID != "long" || ms[0].Content != 254.0/255 || ms[0].Distance != 64 {
+		t.Errorf("Similar = %+v, want long at distance 64, content (255/256-1/256)/(1-1/256)", ms)
+	}
+	for i := range 100 { // 156 of 256 values agree: an estimate of 155/255
+		q.Long[i] += 100
+	}
+	if ms, _ = x.Similar(ctx, &q, 3); len(ms) != 0 {
+		t.Errorf("Similar = %+v with a content far below MinContent, want none", ms)
+	}
 }
+
+// BandRowsAfterFirst is the index of the first sketch value after the
+// first band.
+const BandRowsAfterFirst = index.BandRows
 
 // The store holds no object per document, nor per key value: after
 // 50,000 documents of 21 keys each (as the default layout gives), with
@@ -424,19 +468,69 @@ func TestPostTableModel(t *testing.T) {
 	}
 }
 
-// keyRun against a map, as postTable.
+// keyRun against a map, as postTable, its documents' fingerprints
+// docFP; then eachNear against a filter by distance.
 func TestKeyRunModel(t *testing.T) {
 	r := newKeyRun(9)
-	testRunModel(t, r, func() []uint32 { return r.docs }, func() int { return r.recent.n })
-	if len(r.start) != 513 || int(r.start[512]) != len(r.docs) {
-		t.Fatalf("index of %d entries ending at %d, want 513 ending at %d", len(r.start), r.start[len(r.start)-1], len(r.docs))
+	testRunModel(t, keyRunOf{r}, func() []uint32 { return r.docs }, func() int { return r.recent.n })
+	if len(r.start) != 513 || int(r.start[512]) != len(r.docs) || len(r.folds) != len(r.docs) {
+		t.Fatalf("index of %d entries ending at %d, want 513 ending at %d; %d folds", len(r.start), r.start[len(r.start)-1], len(r.docs), len(r.folds))
 	}
 	for v := range 512 {
 		if r.start[v] > r.start[v+1] || !slices.IsSorted(r.docs[r.start[v]:r.start[v+1]]) {
 			t.Fatalf("run of value %d: %v", v, r.docs[r.start[v]:r.start[v+1]])
 		}
 	}
+	for i, d := range r.docs {
+		if r.folds[i] != fold(docFP(d)) {
+			t.Fatalf("posting %d (document %d): fold %#x, want %#x", i, d, r.folds[i], fold(docFP(d)))
+		}
+	}
+	// A query near some documents of value v: eachNear passes every
+	// document within k of it, and of the others those whose fold is
+	// within k (few).
+	r.add(5, 1<<20) // one recent posting, always passed
+	passed, far := 0, 0
+	for v := range uint64(400) {
+		ds := r.docs[r.start[v]:r.start[v+1]]
+		if len(ds) == 0 {
+			continue
+		}
+		q := docFP(ds[0]) ^ 0b1011<<40 // 3 bits from ds[0]
+		got := map[uint32]bool{}
+		r.eachNear(v, fold(q), 3, func(d uint32) { got[d] = true })
+		for _, d := range ds {
+			dist := bits.OnesCount64(docFP(d) ^ q)
+			passes := bits.OnesCount16(fold(docFP(d))^fold(q)) <= 3
+			if got[d] != passes || dist <= 3 && !got[d] {
+				t.Fatalf("value %d: document %d at distance %d (fold within 3: %v): passed %v", v, d, dist, passes, got[d])
+			}
+			if dist > 3 {
+				far++
+				if got[d] {
+					passed++
+				}
+			}
+		}
+		if !got[ds[0]] || got[1<<20] != (v == 5) {
+			t.Fatalf("value %d: passed %v", v, got)
+		}
+	}
+	// Unrelated fingerprints pass with a chance of about 1% (16
+	// random bits within 3 of the query's fold: 697/65,536).
+	if far < 5000 || passed*20 > far {
+		t.Errorf("%d of %d far postings passed", passed, far)
+	}
 }
+
+// docFP is the fingerprint of document d in TestKeyRunModel.
+func docFP(d uint32) uint64 { return mix(uint64(d)) }
+
+// keyRunOf is a keyRun as a runTable, its documents' fingerprints
+// docFP.
+type keyRunOf struct{ *keyRun }
+
+func (r keyRunOf) merge(gone func(uint32) bool) { r.keyRun.merge(gone, docFP) }
 
 // runDocs returns the documents of pt's run, in order.
 func (pt *postTable) runDocs() []uint32 {
@@ -810,5 +904,64 @@ func TestPostingsNearLeavesOutFar(t *testing.T) {
 	}
 	if _, err := x.Store().(*Store).PostingsNear(ctx, keys, []simhash.Fingerprint{q}, 3); err == nil {
 		t.Error("PostingsNear with one fingerprint for two keys: no error")
+	}
+}
+
+// A lean store takes a table posting's fingerprint from the record: it
+// refuses a write whose record's fingerprint is not the write's, and a
+// document deleted before its recent postings are merged costs the
+// merge nothing.
+func TestLeanFingerprint(t *testing.T) {
+	ctx := t.Context()
+	full := New()
+	x, err := index.New(ctx, full, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sk minhash.Sketch
+	for i := range sk {
+		sk[i] = uint16(i + 1)
+	}
+	d := index.Doc{ID: "a", Fingerprint: 0x1111222233334444, ContentHash: 1, Sketch: sk, Shingles: 9}
+	d.Long[0] = 1
+	if err := x.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := full.Records(ctx, []string{"a"})
+	if err != nil || recs[0] == nil {
+		t.Fatalf("Records: %v, %v", recs, err)
+	}
+	rec := recs[0]
+	s := NewLean()
+	key := index.Key{Kind: index.KindTable, Table: 0, Bits: 16, Value: 0x4444}
+	err = s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "a", Record: rec, Fingerprint: 0x1111222233334445, Keys: []index.Key{key}}}})
+	if want := `index: memory: write 0 (id "a"): the record's fingerprint is 1111222233334444, the write's 1111222233334445`; err == nil || err.Error() != want {
+		t.Errorf("Apply with another fingerprint: %v, want %s", err, want)
+	}
+	// minMerge+1 documents under one table key, the first deleted
+	// before the merge (without its keys: its posting stays until the
+	// merge): the others' postings carry the fingerprint.
+	b := &index.Batch{}
+	for i := range minMerge + 1 {
+		b.Writes = append(b.Writes, index.Write{ID: fmt.Sprint("d", i), Record: rec, Fingerprint: d.Fingerprint, Keys: []index.Key{key}})
+	}
+	if err := s.Apply(ctx, &index.Batch{Writes: b.Writes[:1]}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, &index.Batch{Writes: []index.Write{{ID: "d0", Replaces: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, &index.Batch{Writes: b.Writes[1:]}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := s.PostingsNear(ctx, []index.Key{key}, []simhash.Fingerprint{d.Fingerprint ^ 0b111}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps[0]) != minMerge || ps[0][0].Fingerprint != d.Fingerprint {
+		t.Errorf("PostingsNear: %d postings, the first %+v; want %d with fingerprint %v", len(ps[0]), ps[0][0], minMerge, d.Fingerprint)
+	}
+	if ps, _ = s.PostingsNear(ctx, []index.Key{key}, []simhash.Fingerprint{d.Fingerprint ^ 0b1111}, 3); len(ps[0]) != 0 {
+		t.Errorf("PostingsNear 4 bits away: %d postings, want none", len(ps[0]))
 	}
 }
