@@ -265,9 +265,10 @@ type Store struct {
 	// lean says that the store keeps lean records (Options.Lean), and
 	// compress that it writes compressed tables (Options.Compress).
 	lean, compress bool
-	// wantLean is Options.Lean: what a store that Load rewrites whole
-	// keeps (see Load), whatever readLayout found.
-	wantLean  bool
+	// loadCut says that a Load of a numbered store was cut short in
+	// the directory (its mark was found in loadTmp at Open): what it
+	// wrote is numbered even where its settings did not land.
+	loadCut   bool
 	maxStuck  int64 // rebuild threshold for stuck counters; 0 means max(256, capacity/64)
 	loadChunk int   // documents Load sorts at a time; 0 means LoadChunk
 
@@ -317,6 +318,8 @@ func Open(dir string, opts *Options) (*Store, error) {
 	} else if free := freeSpace(dir); free >= 0 && free < MinFreeSpace {
 		return nil, fmt.Errorf("index: %s: %w: %d bytes free, need at least %d", dir, ErrNoSpace, free, int64(MinFreeSpace))
 	}
+	_, serr := os.Stat(filepath.Join(dir, loadTmp, loadNumbered))
+	loadCut := serr == nil
 	if !o.ReadOnly {
 		// Run files of a Load that did not finish.
 		if err := os.RemoveAll(filepath.Join(dir, loadTmp)); err != nil {
@@ -336,7 +339,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		sh.Close()
 		return nil, err
 	}
-	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd, lean: o.Lean, wantLean: o.Lean, compress: o.Compress}
+	s := &Store{dir: dir, db: db, fpRate: o.FalsePositive, readOnly: o.ReadOnly, shadow: sh, vlogDamage: vd, lean: o.Lean, compress: o.Compress, loadCut: loadCut}
 	fail := func(err error) (*Store, error) {
 		s.db.Close()
 		sh.Close()

@@ -60,6 +60,10 @@ const LoadChunk = 1 << 20
 // its run files. Open removes one left by a Load that did not finish.
 const loadTmp = "neardup-load.tmp"
 
+// loadNumbered is the file in loadTmp that says the Load writes a
+// numbered store.
+const loadNumbered = "numbered"
+
 // Load implements index.Loader: it fills a store that holds no
 // documents, writing Badger's tables directly instead of going through
 // its log and memtable (see above). For large numbers of documents it is
@@ -95,22 +99,14 @@ func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64,
 		return 0, fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
 	defer os.RemoveAll(tmp)
-	// The StreamWriter drops whatever a store without documents holds,
-	// so the store Load writes is a new one, with a new store's layout:
-	// numbered postings, the settings recorded, lean as asked. Without
-	// this, a store left by a Load cut short before its settings landed
-	// (only metadata, or postings and no record) was read as one written
-	// before issue #27 and loaded again with postings ending in IDs and
-	// no settings (TestKillDuringLoad). Nothing is written until l.write,
-	// so the layout read at Open comes back if Load returns before it.
-	numbered, mark, lean, next := s.numbered, s.mark, s.lean, s.next
-	writing := false
-	defer func() {
-		if !writing {
-			s.numbered, s.mark, s.lean, s.next = numbered, mark, lean, next
+	if s.numbered {
+		// The mark of a Load of a numbered store: one cut short before
+		// its settings' table landed leaves postings ending in numbers,
+		// or only metadata, and no 'M' "postings" (see readLayout).
+		if err := os.WriteFile(filepath.Join(tmp, loadNumbered), nil, 0o644); err != nil {
+			return 0, fmt.Errorf("index: %s: load: %w", s.dir, err)
 		}
-	}()
-	s.numbered, s.mark, s.lean, s.next = true, true, s.wantLean, 1
+	}
 	l := &loader{s: s, tmp: tmp}
 	for w := range writes {
 		if err := index.CheckID(w.ID); err != nil {
@@ -134,7 +130,6 @@ func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64,
 	if l.chunks == 0 {
 		return 0, nil // nothing to load: the store is left as it was
 	}
-	writing = true
 	if err := l.write(); err != nil {
 		// Part of the documents may be in the store: count what is
 		// there, so that the filters have no false negatives and Stats

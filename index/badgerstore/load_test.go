@@ -171,12 +171,12 @@ func TestLoadNothing(t *testing.T) {
 	}
 }
 
-// A store that holds metadata and no settings, as a Load killed before
-// its settings landed leaves it, is loaded again as a new store is:
+// A store that holds metadata and no settings, as a Load of a new store
+// killed before its settings landed leaves it, is read as a new store
+// when that Load's mark is in its directory, and loaded again as one:
 // numbered postings, its settings recorded, the same keys as Add
-// writes. (It used to be read as a store written before issue #27 and
-// loaded with postings ending in IDs: TestKillDuringLoad found it one
-// run in four.)
+// writes. (Without the mark it is read as a store written before issue
+// #27, which is what TestKillDuringLoad found one run in four.)
 func TestLoadOverCutShortLoad(t *testing.T) {
 	ctx := t.Context()
 	var docs []index.Doc
@@ -211,10 +211,26 @@ func TestLoadOverCutShortLoad(t *testing.T) {
 	if err := errors.Join(err, s.Close()); err != nil {
 		t.Fatal(err)
 	}
+	s, err = Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.numbered {
+		t.Error("without a Load's mark, a store of metadata and no settings is read as numbered")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, loadTmp), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, loadTmp, loadNumbered), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	x, s := openDir(t, dir, nil, nil)
-	if s.numbered {
-		t.Fatal("the store was read as a new one: the test proves nothing")
+	if !s.numbered {
+		t.Fatal("with the mark of a Load of a numbered store, the store is not read as numbered")
 	}
 	if n, err := x.Load(ctx, slices.Values(docs)); n != len(docs) || err != nil {
 		t.Fatalf("Load: %d, %v", n, err)

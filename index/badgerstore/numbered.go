@@ -55,7 +55,10 @@ func (s *Store) readLayout() (err error) {
 		}
 		it := txn.NewIterator(badger.IteratorOptions{})
 		it.Rewind()
-		empty = !it.Valid()
+		// A Load of a numbered store cut short before its settings
+		// landed wrote nothing but numbered keys after dropping
+		// everything: it is read as a new store is.
+		empty = !it.Valid() || s.loadCut
 		it.Close()
 		prefix := []byte{kindNum}
 		rt := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true})
