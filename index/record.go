@@ -331,7 +331,28 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 		return Doc{}, nil, fmt.Errorf("record version %d: want %d", v[0], recordVersion)
 	}
 	d.head(&doc)
-	for last := uint64(0); d.err == nil && d.off < len(b); {
+	d.fields(func(tag uint64, p []byte, start int) {
+		if tag != fieldText {
+			d.field(&doc, tag, p, start)
+			return
+		}
+		text = p
+		if withText {
+			d.text(&doc, p, start)
+		}
+	})
+	if d.err != nil {
+		return Doc{}, nil, d.err
+	}
+	return doc, text, nil
+}
+
+// fields reads the optional fields that follow a record's head, each a
+// tag, a length and its bytes, in ascending order of tag, and calls fn
+// with each field's tag, bytes and offset, until the end of the record
+// or the first error.
+func (d *decoder) fields(fn func(tag uint64, p []byte, start int)) {
+	for last := uint64(0); d.err == nil && d.off < len(d.b); {
 		tag := d.uvarint("field tag")
 		n := d.length("field length", 1)
 		start := d.off
@@ -340,20 +361,11 @@ func decodeFields(b []byte, id string, withText bool) (Doc, []byte, error) {
 		case d.err != nil:
 		case tag <= last:
 			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
-		case tag == fieldText:
-			text = p
-			if withText {
-				d.text(&doc, p, start)
-			}
 		default:
-			d.field(&doc, tag, p, start)
+			fn(tag, p, start)
 		}
 		last = tag
 	}
-	if d.err != nil {
-		return Doc{}, nil, d.err
-	}
-	return doc, text, nil
 }
 
 // head decodes the fields every record has, after its version: the
@@ -635,24 +647,15 @@ func BatchRecord(dst, rec []byte, id string) ([]byte, error) {
 	var buf [4]field
 	fields := buf[:0]
 	var scratch Doc
-	for last := uint64(0); d.err == nil && d.off < len(rec); {
-		tag := d.uvarint("field tag")
-		n := d.length("field length", 1)
-		start := d.off
-		p := d.bytes(n, "field")
-		switch {
-		case d.err != nil:
-		case tag <= last:
-			d.fail("field tag %d after %d: want ascending tags above 0", tag, last)
-		case tag == fieldText:
-		default:
-			d.field(&scratch, tag, p, start)
-			if tag >= fieldShingles && tag <= fieldPassages32 && (tag != fieldLong || !scratch.Long.IsZero()) {
-				fields = append(fields, field{tag, p})
-			}
+	d.fields(func(tag uint64, p []byte, start int) {
+		if tag == fieldText {
+			return
 		}
-		last = tag
-	}
+		d.field(&scratch, tag, p, start)
+		if tag >= fieldShingles && tag <= fieldPassages32 && (tag != fieldLong || !scratch.Long.IsZero()) {
+			fields = append(fields, field{tag, p})
+		}
+	})
 	if d.err != nil {
 		return nil, fmt.Errorf("record of %q: %w: %w", id, ErrCorrupt, d.err)
 	}
