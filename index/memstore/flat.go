@@ -202,6 +202,33 @@ func (t *hashTable) remove(v uint64, d uint32) {
 	t.keys[i], t.docs[i] = 0, 0
 }
 
+// posting is a hashTable's posting as a run's merge takes it: h is
+// the key value as the run orders it (see sorted), d the document.
+type posting struct {
+	h uint64
+	d uint32
+}
+
+// sorted returns the postings of t whose documents gone does not
+// report deleted (all of them with gone nil), each with key(v) for its
+// value v, ordered by that and then by document: what a run's merge
+// folds in.
+func (t *hashTable) sorted(gone func(uint32) bool, key func(uint64) uint64) []posting {
+	add := make([]posting, 0, t.n)
+	for i, d := range t.docs {
+		if d != 0 && (gone == nil || !gone(d)) {
+			add = append(add, posting{key(t.keys[i]), d})
+		}
+	}
+	slices.SortFunc(add, func(a, b posting) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.d, b.d)
+	})
+	return add
+}
+
 // runBits is the widest table key kept in a keyRun, whose index has
 // 2^runBits+1 entries at most. A wider table key goes into a postTable.
 const runBits = 18
@@ -266,22 +293,7 @@ func (r *keyRun) full() bool { return r.recent.n >= max(minMerge, len(r.docs)/me
 // merge is postTable.merge; fp returns the fingerprint of a recent
 // document, whose fold the run keeps.
 func (r *keyRun) merge(gone func(uint32) bool, fp func(uint32) uint64) {
-	type posting struct {
-		v uint64
-		d uint32
-	}
-	add := make([]posting, 0, r.recent.n)
-	for i, d := range r.recent.docs {
-		if d != 0 && (gone == nil || !gone(d)) {
-			add = append(add, posting{r.recent.keys[i], d})
-		}
-	}
-	slices.SortFunc(add, func(a, b posting) int {
-		if c := cmp.Compare(a.v, b.v); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.d, b.d)
-	})
+	add := r.recent.sorted(gone, func(v uint64) uint64 { return v })
 	n := len(add) + len(r.docs)
 	if gone != nil {
 		for _, d := range r.docs {
@@ -299,7 +311,7 @@ func (r *keyRun) merge(gone func(uint32) bool, fp func(uint32) uint64) {
 				docs, folds = append(docs, d), append(folds, r.folds[i])
 			}
 		}
-		for ; j < len(add) && add[j].v == v; j++ {
+		for ; j < len(add) && add[j].h == v; j++ {
 			docs, folds = append(docs, add[j].d), append(folds, fold(fp(add[j].d)))
 		}
 	}
@@ -400,22 +412,7 @@ func (t *postTable) full() bool { return t.recent.n >= max(minMerge, t.len()/mer
 // (the caller knows of too few deleted documents for a purge to pay:
 // it reads every posting's slot).
 func (t *postTable) merge(gone func(uint32) bool) {
-	type posting struct {
-		h uint64
-		d uint32
-	}
-	add := make([]posting, 0, t.recent.n)
-	for i, d := range t.recent.docs {
-		if d != 0 && (gone == nil || !gone(d)) {
-			add = append(add, posting{mix(t.recent.keys[i]), d})
-		}
-	}
-	slices.SortFunc(add, func(a, b posting) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.d, b.d)
-	})
+	add := t.recent.sorted(gone, mix)
 	n := len(add) + t.len()
 	if gone != nil {
 		for i := range t.len() {
