@@ -266,6 +266,7 @@ type Store struct {
 	bucketBits int
 	lean       bool         // the archive keeps lean records (Options.Lean)
 	levels     bool         // passage postings by level (keys.go, Passage levels)
+	postLevels bool         // table, band and content postings by level (keys.go, Posting levels)
 	top        atomic.Int64 // the highest passage level known to hold postings
 	epoch      string
 	markers    []string // the marker key of every slot
@@ -746,18 +747,23 @@ func (s *Store) openBucketBits(ctx context.Context) error {
 	if s.opts.ReadOnly {
 		v, err = s.c.Get(ctx, key).Result()
 	} else {
-		v, err = s.c.SetArgs(ctx, key, strconv.Itoa(want), redis.SetArgs{Mode: "NX", Get: true}).Result()
+		// A new archive files its postings by level; its setting,
+		// "B levels", is one that binaries of before refuse.
+		create := strconv.Itoa(want) + " levels"
+		v, err = s.c.SetArgs(ctx, key, create, redis.SetArgs{Mode: "NX", Get: true}).Result()
 		if err == redis.Nil {
-			v, err = strconv.Itoa(want), nil
+			v, err = create, nil
 		}
 	}
 	if err != nil {
 		return s.errorf("bucket bits: %w", err)
 	}
-	n, err := strconv.Atoi(v)
+	bits, lv := strings.CutSuffix(v, " levels")
+	n, err := strconv.Atoi(bits)
 	if err != nil || n < MinBucketBits || n > MaxBucketBits {
 		return s.errorf("%w: bucket bits %q", index.ErrCorrupt, v)
 	}
+	s.postLevels = lv
 	if s.opts.BucketBits != 0 && s.opts.BucketBits != n {
 		return s.errorf("%w: the archive has bucket bits %d; the options ask for %d", index.ErrMismatch, n, s.opts.BucketBits)
 	}
