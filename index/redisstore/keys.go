@@ -54,15 +54,34 @@ type bucket struct {
 	match    uint64
 	matchLen int
 	table    bool // records carry a fingerprint
+
+	// A bucket of a posting level (keys.go, Posting levels) holds
+	// numbers of its level only: a record carries num - base in
+	// numLen bytes (the level's size needs), not numBytes.
+	base   uint64
+	numLen int // 0: numBytes
+}
+
+// nlen is the size of a record's number.
+func (b *bucket) nlen() int {
+	if b.numLen == 0 {
+		return numBytes
+	}
+	return b.numLen
 }
 
 // recLen is the size of one packed record.
 func (b *bucket) recLen() int {
-	n := b.matchLen + numBytes
+	n := b.matchLen + b.nlen()
 	if b.table {
 		n += fpBytes
 	}
 	return n
+}
+
+// numString is num as b's records carry it.
+func (b *bucket) numString(num uint64) string {
+	return string(appendNumN(nil, num-b.base, b.nlen()))
 }
 
 // mix64 is MurmurHash3's 64-bit finalizer, a bijection: band values
@@ -230,7 +249,10 @@ func (s *Store) levelBucket(k index.Key, l int) bucket {
 		v, width = k.Value, int(k.Bits)
 	}
 	bb := max(s.bucketBits-levelShift+l, 0)
-	return s.makeBucket(k.Kind, []byte{k.Table, 0x80 | byte(l)}, v, width, min(width, bb, maxLevelBits))
+	b := s.makeBucket(k.Kind, []byte{k.Table, 0x80 | byte(l)}, v, width, min(width, bb, maxLevelBits))
+	b.base = (uint64(1)<<l - 1) << s.bucketBits
+	b.numLen = min((s.bucketBits+l+7)/8, numBytes)
+	return b
 }
 
 // levelKey returns the Redis key of bucket j of kind and table at level
@@ -264,11 +286,11 @@ func (b *bucket) appendRecord(dst []byte, fp simhash.Fingerprint, num uint64) []
 	if b.table {
 		dst = binary.BigEndian.AppendUint64(dst, uint64(fp))
 	}
-	return appendNum(dst, num)
+	return appendNumN(dst, num-b.base, b.nlen())
 }
 
 // numOffset is where the number starts in a record.
-func (b *bucket) numOffset() int { return b.recLen() - numBytes }
+func (b *bucket) numOffset() int { return b.recLen() - b.nlen() }
 
 // scan calls f with the fingerprint and number of every record of val
 // whose match is b's.
@@ -292,13 +314,20 @@ func (b *bucket) scan(val string, f func(fp simhash.Fingerprint, num uint64)) er
 			fp = simhash.Fingerprint(binary.BigEndian.Uint64([]byte(r[:fpBytes])))
 			r = r[fpBytes:]
 		}
-		f(fp, parseNum(r))
+		var n uint64
+		for i := 0; i < len(r); i++ {
+			n = n<<8 | uint64(r[i])
+		}
+		f(fp, b.base+n)
 	}
 	return nil
 }
 
-func appendNum(dst []byte, num uint64) []byte {
-	for i := numBytes - 1; i >= 0; i-- {
+func appendNum(dst []byte, num uint64) []byte { return appendNumN(dst, num, numBytes) }
+
+// appendNumN appends the low n bytes of num, big-endian.
+func appendNumN(dst []byte, num uint64, n int) []byte {
+	for i := n - 1; i >= 0; i-- {
 		dst = append(dst, byte(num>>(8*i)))
 	}
 	return dst

@@ -31,16 +31,20 @@ func TestPostingLevelBucket(t *testing.T) {
 		mlen  int
 		rlen  int
 	}{
-		// Level 0: the top 10 of 16 bits in the key, 6 in a match byte.
-		{s, tk, 1, "a:t\x02\x80\x01\x34", 0x2f, 1, 14},
-		// Level 4 (numbers 983040 to 2031615): 14 bits.
-		{s, tk, 1000000, "a:t\x02\x84\x13\x4b", 0x3, 1, 14},
-		// From level 6 the whole key: no match, as a flat bucket.
-		{s, tk, 10000000, "a:t\x02\x87\x4d\x2f", 0, 0, 13},
+		// Level 0: the top 10 of 16 bits in the key, 6 in a match byte;
+		// numbers below 2^16 in 2 bytes.
+		{s, tk, 1, "a:t\x02\x80\x01\x34", 0x2f, 1, 11},
+		// Level 4 (numbers 983040 to 2031615): 14 bits; numbers less
+		// 983040 in 3 bytes.
+		{s, tk, 1000000, "a:t\x02\x84\x13\x4b", 0x3, 1, 12},
+		// From level 6 the whole key: no match.
+		{s, tk, 10000000, "a:t\x02\x87\x4d\x2f", 0, 0, 11},
 		// A band: the mixed value's top 10 bits, 54 in 7 bytes.
-		{s, bk, 1, "a:b\x05\x80" + string([]byte{byte(m >> 62), byte(m >> 54)}), m & (1<<54 - 1), 7, 12},
+		{s, bk, 1, "a:b\x05\x80" + string([]byte{byte(m >> 62), byte(m >> 54)}), m & (1<<54 - 1), 7, 9},
 		// Level 2: 12 bits.
-		{s, bk, 200000, "a:b\x05\x82" + string([]byte{byte(m >> 60), byte(m >> 52)}), m & (1<<52 - 1), 7, 12},
+		{s, bk, 200000, "a:b\x05\x82" + string([]byte{byte(m >> 60), byte(m >> 52)}), m & (1<<52 - 1), 7, 10},
+		// Level 9 (from 33488896): numbers in 4 bytes.
+		{s, tk, 40000000, "a:t\x02\x89\x4d\x2f", 0, 0, 12},
 		// A flat archive: bucketOf's 16 bits at any number.
 		{flat, tk, 1000000, "a:t\x02\x4d\x2f", 0, 0, 13},
 		{flat, bk, 1, "a:b\x05" + string([]byte{byte(m >> 56), byte(m >> 48)}), m & (1<<48 - 1), 6, 11},
@@ -57,6 +61,19 @@ func TestPostingLevelBucket(t *testing.T) {
 	}
 	if got := s.levelKey(index.KindTable, 2, 4, 0x134b, 14); got != "a:t\x02\x84\x13\x4b" {
 		t.Errorf("levelKey = %q", got)
+	}
+	// A record at level 4: match, fingerprint, 1000000-983040 = 0x4240.
+	b, _ := s.bucketFor(tk, 1000000)
+	rec := b.appendRecord(nil, 0x4d2f000000000001, 1000000)
+	if want := "\x03\x4d\x2f\x00\x00\x00\x00\x00\x01\x00\x42\x40"; string(rec) != want {
+		t.Errorf("record %q, want %q", rec, want)
+	}
+	var got []uint64
+	if err := b.scan(string(rec)+"\x02"+string(rec[1:]), func(_ simhash.Fingerprint, num uint64) { got = append(got, num) }); err != nil || len(got) != 1 || got[0] != 1000000 {
+		t.Errorf("scan = %v, %v; want [1000000] (the other record's match differs)", got, err)
+	}
+	if n := b.numString(1000000); n != "\x00\x42\x40" || b.numOffset() != 9 {
+		t.Errorf("numString = %q, numOffset %d", n, b.numOffset())
 	}
 	if got, want := s.describe("a:t\x02\x84\x13\x4b"), "t2 level 4 bucket 134b"; got != want {
 		t.Errorf("describe = %q, want %q", got, want)

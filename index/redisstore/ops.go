@@ -499,9 +499,8 @@ func (s *Store) unlinkApply(ctx context.Context, b *applyBatch) error {
 		}
 		hk, f := s.numHash(p.prev)
 		cmds = append(cmds, redis.NewIntCmd(ctx, "hdel", hk, f))
-		pn := numString(p.prev)
 		for _, bk := range p.old {
-			cmds = append(cmds, redis.NewCmd(ctx, "fcall", fnRemoveNum, 1, bk.key, bk.recLen(), bk.numOffset(), pn))
+			cmds = append(cmds, redis.NewCmd(ctx, "fcall", fnRemoveNum, 1, bk.key, bk.recLen(), bk.numOffset(), bk.numString(p.prev)))
 		}
 	}
 	if err := s.exec(ctx, cmds, true); err != nil {
