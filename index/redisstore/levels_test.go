@@ -119,6 +119,13 @@ func TestPostingLevels(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Records under a hash of their ID, not the ID.
+	if n, err := s.c.Exists(ctx, s.prefix+"rd000").Result(); err != nil || n != 0 {
+		t.Errorf("a record under its ID: %d, %v", n, err)
+	}
+	if n, err := s.c.Exists(ctx, s.recordKey("d000")).Result(); err != nil || n != 1 || len(s.recordKey("d000")) != len(s.prefix)+1+recordHashLen {
+		t.Errorf("no record under the ID's hash: %d, %v", n, err)
+	}
 	// Numbers 1-900: levels 0, 1 and 2.
 	if got := s.levelOf(900); got != 2 {
 		t.Fatalf("levelOf(900) = %d, want 2", got)
@@ -204,5 +211,78 @@ func TestPostingLevels(t *testing.T) {
 		if s2.levelOf(g.Num) != 2 || g.Original || len(g.Matches) == 0 || g.Matches[0].ID != docs[i].ID {
 			t.Errorf("Ingest(%s): number %d, original %v, matches %v; want a duplicate of %s", copies[i].ID, g.Num, g.Original, ids(g.Matches), docs[i].ID)
 		}
+	}
+}
+
+// Record keys of a new archive hold the first 16 bytes of the ID's
+// SHA-256 (printf d1 | sha256sum: 8b53639f152c8fc6ef30802fde462ba0…).
+func TestRecordKey(t *testing.T) {
+	s := &Store{prefix: "a:", hashedKeys: true}
+	if got, want := s.recordKey("d1"), "a:r\x8b\x53\x63\x9f\x15\x2c\x8f\xc6\xef\x30\x80\x2f\xde\x46\x2b\xa0"; got != want {
+		t.Errorf("recordKey(d1) = %q, want %q", got, want)
+	}
+	old := &Store{prefix: "a:"}
+	if got := old.recordKey("d1"); got != "a:rd1" {
+		t.Errorf("recordKey(d1) of an archive of before = %q, want \"a:rd1\"", got)
+	}
+}
+
+// An archive created before the posting levels and hashed record keys
+// ('M' "bucketbits" "16", no "recordkeys") is read and written as it
+// was: flat buckets at their literal keys, records under their IDs;
+// Near, Similar and the record scan find its documents.
+func TestOldLayoutArchive(t *testing.T) {
+	c := redistest.Shared(t)
+	url := c.URL(redistest.Name(t))
+	s, err := Open(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What an archive of before holds before its first write.
+	if err := s.c.Set(ctx, s.storeKey("bucketbits"), "16", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.c.Del(ctx, s.storeKey("recordkeys")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = Open(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.postLevels || s.hashedKeys || s.bucketBits != 16 {
+		t.Fatalf("opened with posting levels %v, hashed keys %v, bucket bits %d; want the flat layout of 16", s.postLevels, s.hashedKeys, s.bucketBits)
+	}
+	x, err := index.New(ctx, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	d := doc("d1", 0x4d2f_0001_0002_0003, 1)
+	if err := x.Add(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{s.prefix + "rd1", s.prefix + "t\x00\x4d\x2f", s.prefix + "t\x03\x00\x03"} {
+		if n, err := s.c.Exists(ctx, k).Result(); err != nil || n != 1 {
+			t.Errorf("key %q: exists %d, %v", k, n, err)
+		}
+	}
+	if n, err := s.c.StrLen(ctx, s.prefix+"t\x00\x4d\x2f").Result(); err != nil || n != 13 {
+		t.Errorf("table 0's bucket holds %d bytes, %v; want one 13-byte posting", n, err)
+	}
+	near, err := x.Near(ctx, d.Fingerprint^1, 3)
+	if err != nil || len(near) != 1 || near[0].ID != "d1" {
+		t.Errorf("Near = %v, %v", ids(near), err)
+	}
+	q := d
+	q.ID, q.Fingerprint = "q", ^d.Fingerprint
+	sim, err := x.Similar(ctx, &q, 3)
+	if err != nil || len(sim) != 1 || sim[0].ID != "d1" {
+		t.Errorf("Similar = %v, %v", ids(sim), err)
+	}
+	var scanned []string
+	if err := s.ScanRecords(ctx, func(id string, _ []byte) error { scanned = append(scanned, id); return nil }); err != nil || len(scanned) != 1 || scanned[0] != "d1" {
+		t.Errorf("ScanRecords = %v, %v", scanned, err)
 	}
 }

@@ -1083,6 +1083,12 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 		seen := make(map[string]bool)
 		it := m.ScanType(ctx, 0, pre+"*", scanCount, "string").Iterator()
 		var keys []string
+		type scanned struct {
+			id  string
+			num uint64
+			rec []byte
+		}
+		var recs []scanned
 		flush := func() error {
 			if len(keys) == 0 {
 				return nil
@@ -1104,15 +1110,37 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 				if err != nil {
 					return s.errorf("scan records: %w", err)
 				}
-				id := keys[i][len(pre):]
 				if len(v) < numBytes {
-					return s.errorf("%w: record of %q is %d bytes: want at least %d", index.ErrCorrupt, id, len(v), numBytes)
+					what := strconv.Quote(keys[i][len(pre):])
+					if s.hashedKeys {
+						what = s.describe(keys[i])
+					}
+					return s.errorf("%w: record %s is %d bytes: want at least %d", index.ErrCorrupt, what, len(v), numBytes)
 				}
-				if err := fn(id, []byte(v[numBytes:])); err != nil {
+				recs = append(recs, scanned{keys[i][len(pre):], parseNum(v), []byte(v[numBytes:])})
+			}
+			if s.hashedKeys {
+				// The key holds a hash: the IDs are the numbers'.
+				ids := map[uint64]string{}
+				for _, r := range recs {
+					ids[r.num] = ""
+				}
+				if err := s.resolve(ctx, ids); err != nil {
+					return s.errorf("scan records: %w", err)
+				}
+				for i := range recs {
+					recs[i].id = ids[recs[i].num]
+				}
+			}
+			for _, r := range recs {
+				if r.id == "" {
+					continue // deleted or replaced since the GET
+				}
+				if err := fn(r.id, r.rec); err != nil {
 					return err
 				}
 			}
-			keys = keys[:0]
+			keys, recs = keys[:0], recs[:0]
 			return nil
 		}
 		for it.Next(ctx) {

@@ -267,6 +267,7 @@ type Store struct {
 	lean       bool         // the archive keeps lean records (Options.Lean)
 	levels     bool         // passage postings by level (keys.go, Passage levels)
 	postLevels bool         // table, band and content postings by level (keys.go, Posting levels)
+	hashedKeys bool         // record keys hold a hash of the ID (keys.go, recordKey)
 	top        atomic.Int64 // the highest passage level known to hold postings
 	epoch      string
 	markers    []string // the marker key of every slot
@@ -487,6 +488,38 @@ func (s *Store) openPassages(ctx context.Context, creating bool) error {
 	return nil
 }
 
+// openRecordKeys reads, or records when the archive is being created,
+// how it names records: 'M' "recordkeys" is "hashed" (see recordKey);
+// an archive without it, created before, names them by their IDs.
+func (s *Store) openRecordKeys(ctx context.Context, creating bool) error {
+	key := s.storeKey("recordkeys")
+	var v string
+	var err error
+	if creating && !s.opts.ReadOnly {
+		v, err = s.c.SetArgs(ctx, key, "hashed", redis.SetArgs{Mode: "NX", Get: true}).Result()
+		if err == redis.Nil {
+			v, err = "hashed", nil
+		}
+	} else {
+		v, err = s.c.Get(ctx, key).Result()
+		if err == redis.Nil {
+			v, err = "ids", nil
+		}
+	}
+	if err != nil {
+		return s.errorf("record keys setting: %w", err)
+	}
+	switch v {
+	case "hashed":
+		s.hashedKeys = true
+	case "ids":
+		s.hashedKeys = false
+	default:
+		return s.errorf("%w: record keys setting %q: want hashed or ids", index.ErrCorrupt, v)
+	}
+	return nil
+}
+
 // appendRecord appends to dst the record rec of document id as the
 // archive keeps it: lean (index.LeanRecord) in a lean archive.
 func (s *Store) appendRecord(dst, rec []byte, id string) ([]byte, error) {
@@ -596,6 +629,9 @@ func (s *Store) openEpoch(ctx context.Context) (creating bool, err error) {
 	// The passage layout is recorded before the archive is ready, so
 	// that no writer opening it later takes it for an older one.
 	if err := s.openPassages(ctx, state == epochCreating); err != nil {
+		return false, err
+	}
+	if err := s.openRecordKeys(ctx, state == epochCreating); err != nil {
 		return false, err
 	}
 	if state == epochCreating {
