@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +55,7 @@ var (
 	compact = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
 	ingest  = flag.Bool("ingest", false, "write through Index.Ingest (the race-free shared ingest dedup uses, with its states) instead of Index.Add")
 	lean    = flag.Bool("lean", false, "a lean archive (redisstore.Options.Lean): records without title, keywords and text")
+	cpuprof = flag.String("cpuprofile", "", "write a CPU profile of the ingest to this file")
 	real    = flag.Bool("real", false, "real-looking documents: 47-byte IDs (news.example.com/zh/2026/MM/DD/a000000001.html), titles of 18 Chinese characters and 32 keywords of 2 or 3, as dedup stores for bench/gencorpus's articles")
 )
 
@@ -148,6 +151,15 @@ func main() {
 		*n, *batch, *sketch && !*bare, *bare, *ingest, s.BucketBits(), xs.Tables, st0.Masters, st0.UsedMemory>>20)
 
 	// Ingest.
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatal(err)
+		}
+	}
 	cpu0, scpu0 := clientCPU(), serverCPU(ctx, s)
 	r := rand.New(rand.NewPCG(42, 42))
 	fps := make([]simhash.Fingerprint, 0, *n)
@@ -186,6 +198,9 @@ func main() {
 		float64(*n)/addTime.Seconds(), float64(*n)/addTime.Seconds(), float64(*n*postings)/addTime.Seconds())
 
 	ccpu, scpu := clientCPU()-cpu0, serverCPU(ctx, s)-scpu0
+	if *cpuprof != "" {
+		pprof.StopCPUProfile()
+	}
 	fmt.Printf("ingest CPU: client %.1f µs/document, servers %.1f µs/document (%.1f µs/posting together)\n",
 		ccpu.Seconds()*1e6/float64(*n), scpu.Seconds()*1e6/float64(*n), (ccpu+scpu).Seconds()*1e6/float64(*n*postings))
 
