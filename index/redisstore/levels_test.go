@@ -286,3 +286,40 @@ func TestOldLayoutArchive(t *testing.T) {
 		t.Errorf("ScanRecords = %v, %v", scanned, err)
 	}
 }
+
+// postings=flat makes a new archive of flat buckets, which later
+// openers keep; other values are refused.
+func TestFlatPostings(t *testing.T) {
+	c := redistest.Shared(t)
+	url := c.URL(redistest.Name(t))
+	s, err := Open(ctx, url+"?postings=flat", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.postLevels || !s.hashedKeys {
+		t.Fatalf("postings=flat: posting levels %v, hashed keys %v; want flat buckets, hashed keys", s.postLevels, s.hashedKeys)
+	}
+	x, err := index.New(ctx, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Add(ctx, doc("d1", 0x4d2f_0001_0002_0003, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.c.StrLen(ctx, s.prefix+"t\x00\x4d\x2f").Result(); err != nil || n != 13 {
+		t.Errorf("table 0's flat bucket holds %d bytes, %v; want one 13-byte posting", n, err)
+	}
+	again, err := Open(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again.postLevels {
+		t.Error("an archive created flat opened with posting levels")
+	}
+	if _, _, _, err := ParseURL(url + "?postings=tree"); err == nil || !strings.Contains(err.Error(), `postings="tree": want flat or levels`) {
+		t.Errorf("postings=tree: %v", err)
+	}
+}

@@ -279,6 +279,16 @@ type Options struct {
 	// ('M' "records"); an archive opened later keeps what it was created
 	// with, whatever Lean says.
 	Lean bool
+
+	// FlatPostings makes a new archive keep its table, band and content
+	// postings in flat buckets of 2^BucketBits, as archives created
+	// before 2026-11-27 do, rather than in levels (keys.go, Posting
+	// levels): fewer reads a query and 0.58 times the shared ingest's
+	// CPU at 10^6 documents, for more memory (1,175 bytes a lean
+	// document at 10^6 against 899, 2,049 against 928 at 10^5, with
+	// bucket bits 16). Recorded like BucketBits; an archive opened later
+	// keeps what it was created with.
+	FlatPostings bool
 }
 
 // Store is an index.Store in a Redis Cluster.
@@ -344,6 +354,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 			o.RetryWindow = opts.RetryWindow
 		}
 		o.ReadOnly, o.Cluster, o.Lean = opts.ReadOnly, opts.Cluster, opts.Lean
+		o.FlatPostings = o.FlatPostings || opts.FlatPostings
 	}
 	s := &Store{url: Redact(url), prefix: name + ":", opts: o}
 	if o.BucketBits != 0 && (o.BucketBits < MinBucketBits || o.BucketBits > MaxBucketBits) {
@@ -806,9 +817,13 @@ func (s *Store) openBucketBits(ctx context.Context) error {
 	if s.opts.ReadOnly {
 		v, err = s.c.Get(ctx, key).Result()
 	} else {
-		// A new archive files its postings by level; its setting,
-		// "B levels", is one that binaries of before refuse.
+		// A new archive files its postings by level unless asked
+		// not to; its setting, "B levels", is one that binaries of
+		// before refuse.
 		create := strconv.Itoa(want) + " levels"
+		if s.opts.FlatPostings {
+			create = strconv.Itoa(want)
+		}
 		v, err = s.c.SetArgs(ctx, key, create, redis.SetArgs{Mode: "NX", Get: true}).Result()
 		if err == redis.Nil {
 			v, err = create, nil
