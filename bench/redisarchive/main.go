@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +55,7 @@ var (
 	compact = flag.Bool("compact", false, "also compact the buckets (Store.Compact) after ingest and measure memory again")
 	ingest  = flag.Bool("ingest", false, "write through Index.Ingest (the race-free shared ingest dedup uses, with its states) instead of Index.Add")
 	lean    = flag.Bool("lean", false, "a lean archive (redisstore.Options.Lean): records without title, keywords and text")
+	cpuprof = flag.String("cpuprofile", "", "write a CPU profile of the ingest to this file")
 	real    = flag.Bool("real", false, "real-looking documents: 47-byte IDs (news.example.com/zh/2026/MM/DD/a000000001.html), titles of 18 Chinese characters and 32 keywords of 2 or 3, as dedup stores for bench/gencorpus's articles")
 )
 
@@ -148,19 +151,24 @@ func main() {
 		*n, *batch, *sketch && !*bare, *bare, *ingest, s.BucketBits(), xs.Tables, st0.Masters, st0.UsedMemory>>20)
 
 	// Ingest.
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatal(err)
+		}
+	}
 	cpu0, scpu0 := clientCPU(), serverCPU(ctx, s)
 	r := rand.New(rand.NewPCG(42, 42))
 	fps := make([]simhash.Fingerprint, 0, *n)
-	var sample []index.Doc
 	start := time.Now()
 	var addTime time.Duration
 	docs := make([]index.Doc, 0, *batch)
 	for i := 0; i < *n; i++ {
 		d := doc(r, i)
 		fps = append(fps, d.Fingerprint)
-		if i%(*n/1000+1) == 0 {
-			sample = append(sample, d)
-		}
 		docs = append(docs, d)
 		if len(docs) == *batch || i == *n-1 {
 			t := time.Now()
@@ -190,6 +198,9 @@ func main() {
 		float64(*n)/addTime.Seconds(), float64(*n)/addTime.Seconds(), float64(*n*postings)/addTime.Seconds())
 
 	ccpu, scpu := clientCPU()-cpu0, serverCPU(ctx, s)-scpu0
+	if *cpuprof != "" {
+		pprof.StopCPUProfile()
+	}
 	fmt.Printf("ingest CPU: client %.1f µs/document, servers %.1f µs/document (%.1f µs/posting together)\n",
 		ccpu.Seconds()*1e6/float64(*n), scpu.Seconds()*1e6/float64(*n), (ccpu+scpu).Seconds()*1e6/float64(*n*postings))
 
@@ -200,7 +211,7 @@ func main() {
 	}
 	fmt.Printf("memory: used_memory %d MiB over %d masters, %d documents: %.1f bytes/document (%.1f after the empty archive's %d MiB)\n",
 		st.UsedMemory>>20, st.Masters, st.Docs, st.BytesPerDoc, float64(st.UsedMemory-st0.UsedMemory)/float64(st.Docs), st0.UsedMemory>>20)
-	memoryByKind(ctx, s, sample)
+	memoryByKind(ctx, s, st.Docs)
 	if st.StateSamples > 0 {
 		fmt.Printf("  ingest states: %.2f bytes/document (MEMORY USAGE of state hashes holding %d states)\n", st.StateBytesPerDoc, st.StateSamples)
 	}
@@ -220,7 +231,7 @@ func main() {
 		}
 		fmt.Printf("compact: %d buckets in %v; used_memory %d MiB: %.1f bytes/document (%.1f after the empty archive)\n",
 			n, time.Since(t).Round(time.Millisecond), stc.UsedMemory>>20, stc.BytesPerDoc, float64(stc.UsedMemory-st0.UsedMemory)/float64(stc.Docs))
-		memoryByKind(ctx, s, sample)
+		memoryByKind(ctx, s, stc.Docs)
 	}
 
 	// Queries: a random document, 0 to 3 bits flipped.
@@ -279,88 +290,83 @@ func main() {
 	}
 }
 
-// memoryByKind prints MEMORY USAGE averages for the keys of the sample
-// documents: their records, their number-hash entries and their buckets.
-func memoryByKind(ctx context.Context, s *redisstore.Store, sample []index.Doc) {
+// memoryByKind prints, for each kind of key of the archive (records,
+// number hashes, table, band and content buckets), MEMORY USAGE and
+// value bytes averaged over a sample of its keys (the first 3000 a
+// master's SCAN finds), and per document: that average times the kind's
+// keys (counted by a SCAN of every key) over the documents.
+func memoryByKind(ctx context.Context, s *redisstore.Store, docs int64) {
 	c := s.Client()
-	name := strings.TrimSuffix(s.String()[strings.LastIndex(s.String(), "/")+1:], "")
-	var rec, recBytes int64
-	for _, d := range sample {
-		k := name + ":r" + d.ID
-		u, err := c.MemoryUsage(ctx, k, 0).Result()
-		if err != nil {
-			fatal(err)
-		}
-		l, _ := c.StrLen(ctx, k).Result()
-		rec += u
-		recBytes += l
-	}
-	fmt.Printf("  records: MEMORY USAGE %.1f bytes/document for %.1f bytes of value (%d sampled)\n",
-		float64(rec)/float64(len(sample)), float64(recBytes)/float64(len(sample)), len(sample))
-	// Posting buckets and number hashes: scan a share of the keyspace on
-	// each master.
-	type agg struct{ keys, mem, bytes int64 }
+	name := s.String()[strings.LastIndex(s.String(), "/")+1:]
+	type agg struct{ all, keys, mem, bytes int64 }
 	kinds := map[byte]*agg{}
-	var mu = make(chan struct{}, 1)
-	mu <- struct{}{}
+	var mu sync.Mutex
 	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 		var cursor uint64
-		seen := 0
-		for seen < 3000 {
+		sampled := map[byte]int{}
+		for {
 			keys, next, err := m.Scan(ctx, cursor, name+":*", 1000).Result()
 			if err != nil {
 				return err
 			}
 			for _, k := range keys {
 				kind := k[len(name)+1]
-				if kind != 't' && kind != 'b' && kind != 'c' && kind != 'n' {
+				if !strings.ContainsRune("rntbc", rune(kind)) {
 					continue
 				}
-				u, err := m.MemoryUsage(ctx, k, 0).Result()
-				if err != nil {
-					return err
+				var u, l int64
+				if sampled[kind] < 3000 {
+					sampled[kind]++
+					if u, err = m.MemoryUsage(ctx, k, 0).Result(); err != nil {
+						return err
+					}
+					if kind == 'n' {
+						l, _ = m.HLen(ctx, k).Result()
+					} else {
+						l, _ = m.StrLen(ctx, k).Result()
+					}
 				}
-				var l int64
-				if kind == 'n' {
-					l, _ = m.HLen(ctx, k).Result()
-				} else {
-					l, _ = m.StrLen(ctx, k).Result()
-				}
-				<-mu
+				mu.Lock()
 				a := kinds[kind]
 				if a == nil {
 					a = &agg{}
 					kinds[kind] = a
 				}
-				a.keys++
-				a.mem += u
-				a.bytes += l
-				mu <- struct{}{}
-				seen++
+				a.all++
+				if u > 0 {
+					a.keys++
+					a.mem += u
+					a.bytes += l
+				}
+				mu.Unlock()
 			}
-			cursor = next
-			if cursor == 0 {
-				break
+			if cursor = next; cursor == 0 {
+				return nil
 			}
 		}
-		return nil
 	})
 	if err != nil {
 		fatal(err)
 	}
-	for _, kind := range []byte{'t', 'b', 'c', 'n'} {
+	var sum float64
+	var parts []string
+	for _, kind := range []byte{'r', 'n', 't', 'b', 'c'} {
 		a := kinds[kind]
-		if a == nil {
+		if a == nil || a.keys == 0 {
 			continue
 		}
 		unit := "bytes of value"
 		if kind == 'n' {
 			unit = "entries"
 		}
-		fmt.Printf("  %c keys: %d sampled, MEMORY USAGE %.0f bytes/key for %.1f %s: %.2f bytes of memory per %s\n",
-			kind, a.keys, float64(a.mem)/float64(a.keys), float64(a.bytes)/float64(a.keys), unit,
-			float64(a.mem)/float64(a.bytes), strings.TrimSuffix(strings.TrimPrefix(unit, "bytes of "), "s"))
+		per := float64(a.mem) / float64(a.keys) * float64(a.all) / float64(docs)
+		sum += per
+		parts = append(parts, fmt.Sprintf("%c %.1f", kind, per))
+		fmt.Printf("  %c keys: %d of %d sampled, MEMORY USAGE %.0f bytes/key for %.1f %s: %.2f bytes of memory per %s; %.1f bytes/document\n",
+			kind, a.keys, a.all, float64(a.mem)/float64(a.keys), float64(a.bytes)/float64(a.keys), unit,
+			float64(a.mem)/float64(a.bytes), strings.TrimSuffix(strings.TrimPrefix(unit, "bytes of "), "s"), per)
 	}
+	fmt.Printf("  per document by kind: %s; sum %.1f\n", strings.Join(parts, ", "), sum)
 }
 
 // clientCPU returns the CPU time this process has used.

@@ -127,7 +127,7 @@ func TestIngestDeleteRecordOnly(t *testing.T) {
 	held := func() int {
 		n := 0
 		for tb := range 4 {
-			bk, err := s.bucketOf(index.Key{Kind: index.KindTable, Table: uint8(tb), Bits: 16, Value: uint64(b.Fingerprint>>(48-16*tb)) & 0xffff})
+			bk, err := s.bucketFor(index.Key{Kind: index.KindTable, Table: uint8(tb), Bits: 16, Value: uint64(b.Fingerprint>>(48-16*tb)) & 0xffff}, res[1].Num)
 			if err != nil {
 				t.Fatal(err)
 			}

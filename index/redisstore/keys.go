@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -54,15 +55,34 @@ type bucket struct {
 	match    uint64
 	matchLen int
 	table    bool // records carry a fingerprint
+
+	// A bucket of a posting level (keys.go, Posting levels) holds
+	// numbers of its level only: a record carries num - base in
+	// numLen bytes (the level's size needs), not numBytes.
+	base   uint64
+	numLen int // 0: numBytes
+}
+
+// nlen is the size of a record's number.
+func (b *bucket) nlen() int {
+	if b.numLen == 0 {
+		return numBytes
+	}
+	return b.numLen
 }
 
 // recLen is the size of one packed record.
 func (b *bucket) recLen() int {
-	n := b.matchLen + numBytes
+	n := b.matchLen + b.nlen()
 	if b.table {
 		n += fpBytes
 	}
 	return n
+}
+
+// numString is num as b's records carry it.
+func (b *bucket) numString(num uint64) string {
+	return string(appendNumN(nil, num-b.base, b.nlen()))
 }
 
 // mix64 is MurmurHash3's 64-bit finalizer, a bijection: band values
@@ -187,14 +207,75 @@ func (s *Store) passageBucket(k index.Key, l int) bucket {
 	return s.makeBucket(index.KindPassage, []byte{name, byte(l)}, v, w, min(w, s.bucketBits+l, maxLevelBits))
 }
 
+// Posting levels. An archive created since 2026-11-27 07:00 UTC (its
+// 'M' "bucketbits" setting is "B levels") files table, band and content
+// postings by document number too, in the passage levels' number ranges
+// (levelOf), so that a bucket holds about 2^levelShift postings of one
+// table or band at any size of the archive: level l has 2^(B-levelShift+l)
+// buckets per table or band (at most 2^32; a table key of fewer bits,
+// 2^bits, its postings then more than 2^levelShift a bucket). A flat
+// bucket of 2^B holds N/2^B postings: 1.5 at 10^5 documents, where a
+// bucket's ~90 bytes of Redis overhead made postings cost five times
+// their data, 15 at 10^6 (twice), 15,000 at 10^9 (read by every query).
+// A query reads one bucket per key and level (5 levels at 10^6 with B =
+// 16). A full level's buckets take no more postings (new documents get
+// higher numbers), so they are rewritten at their exact size while the
+// next level fills (compactLevels): APPEND leaves them up to half empty.
+// A bucket's Redis key is the prefix, the kind, the table or band
+// number, 0x80 | the level, then the value's top bits (as bucketOf's,
+// after mixing) in whole bytes; its records are as in the flat layout.
+// Archives created before keep the flat layout ("bucketbits" is "B"),
+// which they are read and written in; binaries of before refuse an
+// archive of levels (its bucket bits do not parse).
+const levelShift = 6
+
+// leveled reports whether k's postings are filed by level: passage keys
+// in an archive of passage levels, table, band and content keys in one
+// of posting levels.
+func (s *Store) leveled(k index.Key) bool {
+	if k.Kind == index.KindPassage {
+		return s.levels
+	}
+	return s.postLevels
+}
+
+// levelBucket returns the bucket of k at level l; k must be leveled
+// (and bucketOf must have checked it).
+func (s *Store) levelBucket(k index.Key, l int) bucket {
+	if k.Kind == index.KindPassage {
+		return s.passageBucket(k, l)
+	}
+	v, width := mix64(k.Value), 64
+	if k.Kind == index.KindTable {
+		v, width = k.Value, int(k.Bits)
+	}
+	bb := max(s.bucketBits-levelShift+l, 0)
+	b := s.makeBucket(k.Kind, []byte{k.Table, 0x80 | byte(l)}, v, width, min(width, bb, maxLevelBits))
+	b.base = (uint64(1)<<l - 1) << s.bucketBits
+	b.numLen = min((s.bucketBits+l+7)/8, numBytes)
+	return b
+}
+
+// levelKey returns the Redis key of bucket j of kind and table at level
+// l, whose buckets carry bb bits (levelBucket's).
+func (s *Store) levelKey(kind index.Kind, table uint8, l int, j uint64, bb int) string {
+	key := make([]byte, 0, len(s.prefix)+3+(bb+7)/8)
+	key = append(key, s.prefix...)
+	key = append(key, byte(kind), table, 0x80|byte(l))
+	for i := (bb+7)/8 - 1; i >= 0; i-- {
+		key = append(key, byte(j>>(8*i)))
+	}
+	return string(key)
+}
+
 // bucketFor returns the bucket of key k of document number num: its
-// level's in an archive of passage levels, bucketOf's otherwise.
+// level's when k is leveled, bucketOf's otherwise.
 func (s *Store) bucketFor(k index.Key, num uint64) (bucket, error) {
 	b, err := s.bucketOf(k)
-	if err != nil || k.Kind != index.KindPassage || !s.levels {
+	if err != nil || !s.leveled(k) {
 		return b, err
 	}
-	return s.passageBucket(k, s.levelOf(num)), nil
+	return s.levelBucket(k, s.levelOf(num)), nil
 }
 
 // appendRecord appends the packed record of document num, with
@@ -206,11 +287,11 @@ func (b *bucket) appendRecord(dst []byte, fp simhash.Fingerprint, num uint64) []
 	if b.table {
 		dst = binary.BigEndian.AppendUint64(dst, uint64(fp))
 	}
-	return appendNum(dst, num)
+	return appendNumN(dst, num-b.base, b.nlen())
 }
 
 // numOffset is where the number starts in a record.
-func (b *bucket) numOffset() int { return b.recLen() - numBytes }
+func (b *bucket) numOffset() int { return b.recLen() - b.nlen() }
 
 // scan calls f with the fingerprint and number of every record of val
 // whose match is b's.
@@ -234,13 +315,20 @@ func (b *bucket) scan(val string, f func(fp simhash.Fingerprint, num uint64)) er
 			fp = simhash.Fingerprint(binary.BigEndian.Uint64([]byte(r[:fpBytes])))
 			r = r[fpBytes:]
 		}
-		f(fp, parseNum(r))
+		var n uint64
+		for i := 0; i < len(r); i++ {
+			n = n<<8 | uint64(r[i])
+		}
+		f(fp, b.base+n)
 	}
 	return nil
 }
 
-func appendNum(dst []byte, num uint64) []byte {
-	for i := numBytes - 1; i >= 0; i-- {
+func appendNum(dst []byte, num uint64) []byte { return appendNumN(dst, num, numBytes) }
+
+// appendNumN appends the low n bytes of num, big-endian.
+func appendNumN(dst []byte, num uint64, n int) []byte {
+	for i := n - 1; i >= 0; i-- {
 		dst = append(dst, byte(num>>(8*i)))
 	}
 	return dst
@@ -257,8 +345,23 @@ func parseNum(s string) uint64 {
 	return n
 }
 
-// recordKey returns the key of the record of id.
-func (s *Store) recordKey(id string) string { return s.prefix + string(kindRecord) + id }
+// recordKey returns the key of the record of id: the ID itself in an
+// archive created before 2026-11-27 08:00 UTC, the first recordHashLen
+// bytes of its SHA-256 since ('M' "recordkeys" "hashed"): 32 bytes of
+// memory a record less with IDs of 40 to 60 bytes (a key of 20 to 30
+// bytes takes jemalloc's class of 32, one of 60 its class of 64), and
+// the number's hash (n) still holds the ID. Two IDs of one hash would
+// share a record key, the second refused as taken: at 10^10 documents
+// the chance that any two of them do is about 10^-19.
+func (s *Store) recordKey(id string) string {
+	if !s.hashedKeys {
+		return s.prefix + string(kindRecord) + id
+	}
+	h := sha256.Sum256([]byte(id))
+	return s.prefix + string(kindRecord) + string(h[:recordHashLen])
+}
+
+const recordHashLen = 16
 
 // numHash returns the key and field of num in the number→ID hashes.
 func (s *Store) numHash(num uint64) (key, field string) {
@@ -293,6 +396,9 @@ func (s *Store) describe(key string) string {
 			name := string(rest[0])
 			if k := index.Kind(rest[0]); k != index.KindContent && (k != index.KindPassage || rest[1] == passage32) {
 				name += strconv.Itoa(int(rest[1]))
+			}
+			if index.Kind(rest[0]) != index.KindPassage && s.postLevels && len(rest) >= 3 && rest[2]&0x80 != 0 {
+				return fmt.Sprintf("%s level %d bucket %x", name, rest[2]&^0x80, rest[3:])
 			}
 			return fmt.Sprintf("%s bucket %x", name, rest[2:])
 		}

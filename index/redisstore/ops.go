@@ -51,8 +51,8 @@ func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fi
 		return nil, err
 	}
 	defer s.life.RUnlock()
-	// A key's buckets: one, or one per passage level up to the highest
-	// known (then N tells whether there are more).
+	// A key's buckets: one, or one per level up to the highest known
+	// (then N tells whether there are more).
 	bs := make([][]bucket, len(keys))
 	at := make(map[string]int, len(keys))
 	cmds := make([]redis.Cmder, 0, len(keys)+5)
@@ -69,13 +69,13 @@ func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fi
 		if err != nil {
 			return nil, s.errorf("postings: %w", err)
 		}
-		if k.Kind != index.KindPassage || !s.levels {
+		if !s.leveled(k) {
 			bs[i] = []bucket{b}
 			get(b)
 			continue
 		}
 		for l := 0; l <= top; l++ {
-			b := s.passageBucket(k, l)
+			b := s.levelBucket(k, l)
 			bs[i] = append(bs[i], b)
 			get(b)
 		}
@@ -101,9 +101,9 @@ func (s *Store) postings(ctx context.Context, keys []index.Key, fps []simhash.Fi
 		if lt := s.levelOf(n); lt > top {
 			more := len(cmds)
 			for i, k := range keys {
-				if k.Kind == index.KindPassage {
+				if s.leveled(k) {
 					for l := top + 1; l <= lt; l++ {
-						b := s.passageBucket(k, l)
+						b := s.levelBucket(k, l)
 						bs[i] = append(bs[i], b)
 						get(b)
 					}
@@ -339,6 +339,9 @@ func (s *Store) apply(ctx context.Context, ws []index.Write, lens [][]int64, sha
 	if err != nil {
 		return nil, s.errorf("apply: %w", err)
 	}
+	if err := s.compactLevels(ctx, b); err != nil {
+		return nil, err
+	}
 	nums := make([]uint64, len(ws))
 	for i := range b.ps {
 		nums[i] = b.ps[i].num
@@ -361,7 +364,8 @@ type applyBatch struct {
 	ps     []applyPlan
 	lens   [][]int64
 	shared bool
-	nNew   int // the writes with a record
+	nNew   int    // the writes with a record
+	first  uint64 // the new numbers are first to first+nNew-1
 
 	mu       sync.Mutex
 	docs     int64 // the change in the number of documents
@@ -435,6 +439,7 @@ func (s *Store) numberApply(ctx context.Context, b *applyBatch) error {
 			return s.errorf("apply: document numbers exhausted (%d)", last)
 		}
 		next := last - uint64(b.nNew) + 1
+		b.first = next
 		for i := range ws {
 			if ws[i].Record != nil {
 				ps[i].num = next
@@ -450,24 +455,24 @@ func (s *Store) numberApply(ctx context.Context, b *applyBatch) error {
 	return nil
 }
 
-// levelApply puts the passage postings of an archive of passage levels
-// in the buckets of their documents' numbers, known now: the new
-// number's level for the postings written, the old number's for those
-// removed (planApply found level 0's).
+// levelApply puts the leveled postings (keys.go, Passage levels and
+// Posting levels) in the buckets of their documents' numbers, known
+// now: the new number's level for the postings written, the old
+// number's for those removed (planApply found the flat buckets).
 func (s *Store) levelApply(b *applyBatch) {
-	if !s.levels {
+	if !s.levels && !s.postLevels {
 		return
 	}
 	for i := range b.ws {
 		w, p := &b.ws[i], &b.ps[i]
 		for j, k := range w.Keys {
-			if k.Kind == index.KindPassage {
-				p.keys[j] = s.passageBucket(k, s.levelOf(p.num))
+			if s.leveled(k) {
+				p.keys[j] = s.levelBucket(k, s.levelOf(p.num))
 			}
 		}
 		for j, k := range w.OldKeys {
-			if k.Kind == index.KindPassage {
-				p.old[j] = s.passageBucket(k, s.levelOf(p.prev))
+			if s.leveled(k) {
+				p.old[j] = s.levelBucket(k, s.levelOf(p.prev))
 			}
 		}
 	}
@@ -494,9 +499,8 @@ func (s *Store) unlinkApply(ctx context.Context, b *applyBatch) error {
 		}
 		hk, f := s.numHash(p.prev)
 		cmds = append(cmds, redis.NewIntCmd(ctx, "hdel", hk, f))
-		pn := numString(p.prev)
 		for _, bk := range p.old {
-			cmds = append(cmds, redis.NewCmd(ctx, "fcall", fnRemoveNum, 1, bk.key, bk.recLen(), bk.numOffset(), pn))
+			cmds = append(cmds, redis.NewCmd(ctx, "fcall", fnRemoveNum, 1, bk.key, bk.recLen(), bk.numOffset(), bk.numString(p.prev)))
 		}
 	}
 	if err := s.exec(ctx, cmds, true); err != nil {
@@ -944,6 +948,64 @@ var _ index.Store = (*Store)(nil)
 var _ index.ClusterReporter = (*Store)(nil)
 var _ fmt.Stringer = (*Store)(nil)
 
+// compactLevels rewrites at their exact size (neardup_v1_compact) the
+// buckets of the level below that of b's new numbers, whose postings
+// are all written (keys.go, Posting levels), a share per number: the
+// batches that take the first 2^-levelShift of level l's numbers
+// compact level l-1, bucket j by the batch holding the number at j's
+// place in that stretch, so that each bucket is compacted once, and the
+// cost, one function call per 2^(levelShift-1) postings or fewer, is
+// spread over those batches. A posting a slow writer appends to level
+// l-1 afterwards grows its bucket again (APPEND; Compact shrinks it).
+// The tables and bands are those of b's keys; a function call is safe
+// to repeat.
+func (s *Store) compactLevels(ctx context.Context, b *applyBatch) error {
+	if !s.postLevels || b.nNew == 0 {
+		return nil
+	}
+	type group struct {
+		kind  index.Kind
+		table uint8
+		width int
+	}
+	var groups []group
+	for i := range b.ws {
+		for _, k := range b.ws[i].Keys {
+			if k.Kind == index.KindPassage {
+				continue
+			}
+			g := group{k.Kind, k.Table, 64}
+			if k.Kind == index.KindTable {
+				g.width = int(k.Bits)
+			}
+			if !slices.Contains(groups, g) {
+				groups = append(groups, g)
+			}
+		}
+	}
+	first, last := b.first, b.first+uint64(b.nNew)-1
+	var cmds []redis.Cmder
+	for l := max(s.levelOf(first), 1); l <= s.levelOf(last); l++ {
+		start := (uint64(1)<<l - 1) << s.bucketBits
+		w := s.bucketBits + l - levelShift // the stretch is 2^w numbers
+		p0, p1 := max(first, start)-start, min(last-start, uint64(1)<<w-1)
+		if p0 > p1 {
+			continue
+		}
+		for _, g := range groups {
+			bb := min(g.width, s.bucketBits-levelShift+l-1, maxLevelBits)
+			d := w - bb // bucket j is compacted by number start + j<<d
+			for j := (p0 + 1<<d - 1) >> d; j <= p1>>d; j++ {
+				cmds = append(cmds, redis.NewCmd(ctx, "fcall", fnCompact, 1, s.levelKey(g.kind, g.table, l-1, j, bb)))
+			}
+		}
+	}
+	if err := s.exec(ctx, cmds, true); err != nil {
+		return s.errorf("apply: compacting a level: %w", err)
+	}
+	return nil
+}
+
 // Compact rewrites every posting bucket of the archive at its exact
 // size, a function call per bucket, a SCAN per master, and returns the
 // buckets rewritten. APPEND grows strings by doubling, so buckets hold
@@ -1021,6 +1083,12 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 		seen := make(map[string]bool)
 		it := m.ScanType(ctx, 0, pre+"*", scanCount, "string").Iterator()
 		var keys []string
+		type scanned struct {
+			id  string
+			num uint64
+			rec []byte
+		}
+		var recs []scanned
 		flush := func() error {
 			if len(keys) == 0 {
 				return nil
@@ -1042,15 +1110,37 @@ func (s *Store) ScanRecords(ctx context.Context, fn func(id string, rec []byte) 
 				if err != nil {
 					return s.errorf("scan records: %w", err)
 				}
-				id := keys[i][len(pre):]
 				if len(v) < numBytes {
-					return s.errorf("%w: record of %q is %d bytes: want at least %d", index.ErrCorrupt, id, len(v), numBytes)
+					what := strconv.Quote(keys[i][len(pre):])
+					if s.hashedKeys {
+						what = s.describe(keys[i])
+					}
+					return s.errorf("%w: record %s is %d bytes: want at least %d", index.ErrCorrupt, what, len(v), numBytes)
 				}
-				if err := fn(id, []byte(v[numBytes:])); err != nil {
+				recs = append(recs, scanned{keys[i][len(pre):], parseNum(v), []byte(v[numBytes:])})
+			}
+			if s.hashedKeys {
+				// The key holds a hash: the IDs are the numbers'.
+				ids := map[uint64]string{}
+				for _, r := range recs {
+					ids[r.num] = ""
+				}
+				if err := s.resolve(ctx, ids); err != nil {
+					return s.errorf("scan records: %w", err)
+				}
+				for i := range recs {
+					recs[i].id = ids[recs[i].num]
+				}
+			}
+			for _, r := range recs {
+				if r.id == "" {
+					continue // deleted or replaced since the GET
+				}
+				if err := fn(r.id, r.rec); err != nil {
 					return err
 				}
 			}
-			keys = keys[:0]
+			keys, recs = keys[:0], recs[:0]
 			return nil
 		}
 		for it.Next(ctx) {

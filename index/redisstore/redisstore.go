@@ -13,19 +13,32 @@
 //
 // Every key is NAME ':' and one kind byte, then binary; no key has a
 // hash tag ({...}), so an archive's keys spread over every slot. With
-// the default 4-block layout and bucket bits 16:
+// the default 4-block layout and bucket bits B = 16, in an archive
+// created since 2026-11-27 (posting levels, see keys.go; L is 0x80 |
+// the level l of the document's number, which has 2^(10+l) buckets):
+//
+//	t table L BUCKET → packed postings: match (1 or 0) fingerprint (8) number (2 to 5)
+//	b band  L BUCKET → packed postings: match (6 or 7) number (2 to 5)
+//	c 0     L BUCKET → packed postings: match (6 or 7) number (2 to 5)
+//	r HASH          → number (5), then the record (index's format), HASH
+//	                  the first 16 bytes of the ID's SHA-256
+//
+// and in an archive created before (flat buckets, records by ID):
 //
 //	t table BUCKET  → packed postings: fingerprint (8) number (5)
 //	b band  BUCKET  → packed postings: match (6) number (5)
 //	c 0     BUCKET  → packed postings: match (6) number (5)
 //	r ID            → number (5), then the record (index's format)
+//
+// and in both:
+//
 //	n NUMBER/128    → hash {NUMBER%128 (1 byte) → ID}
 //	s NUMBER/128    → hash {NUMBER%128 (1 byte) → state} (index.Ingest's documents)
 //	N               → the last document number handed out (INCRBY)
 //	D               → the number of documents (INCRBY)
 //	m NAME          → the values of Claim ("format", "layout", "analyzer")
 //	p 96 LEVEL BUCKET → packed postings: match (2) number (5) (passage keys, see keys.go)
-//	M epoch|bucketbits|records|passages → the store's own settings
+//	M epoch|bucketbits|records|passages|recordkeys → the store's own settings
 //	e DECIMAL       → hash {e: epoch}, one in every slot
 //	Z               → sorted set of the largest posting keys
 //
@@ -45,7 +58,17 @@
 // about one posting per passage of a document at any size; archives
 // created before those levels keep 2^bits flat passage buckets.
 //
-// Why these choices, measured at 10^6 documents on 3 masters (see
+// A bucket of a posting level holds numbers of that level only, so its
+// records carry the number less the level's first, in the bytes the
+// level's size needs (2 at level 0, 3 up to level 8 with B = 16).
+// Posting levels keep about 64 postings in a bucket at any size of the
+// archive, and full levels are compacted: measured at 10^6 lean
+// documents (bench/redisarchive -real -lean), postings take 1.3 bytes
+// of memory a byte of data and 280 bytes a document, against 2.1 and
+// 506 in flat buckets of 2^16, and a query reads one bucket per key and
+// level (5 levels at 10^6).
+//
+// Why the flat layout's choices, measured at 10^6 documents on 3 masters (see
 // bench/redisarchive and docs/capacity.md): a bucket costs its data times
 // about 2 at 15 postings a bucket and 1.4 at 60 (each Redis key has ~70
 // bytes of its own, and APPEND grows by doubling), against 358 bytes a
@@ -69,7 +92,7 @@
 // # Reads
 //
 // Postings reads all its keys in one pipeline (GET per bucket, a
-// passage key's at every level it knows of, and N; go-redis splits it
+// leveled key's at every level it knows of, and N; go-redis splits it
 // by node), then, if N shows levels it did not know of, their buckets
 // in another, and resolves the numbers it found in a second (HMGET per
 // number hash; PostingsLimit resolves at most a limit a key, for reuse's
@@ -256,6 +279,16 @@ type Options struct {
 	// ('M' "records"); an archive opened later keeps what it was created
 	// with, whatever Lean says.
 	Lean bool
+
+	// FlatPostings makes a new archive keep its table, band and content
+	// postings in flat buckets of 2^BucketBits, as archives created
+	// before 2026-11-27 do, rather than in levels (keys.go, Posting
+	// levels): fewer reads a query and 0.58 times the shared ingest's
+	// CPU at 10^6 documents, for more memory (1,175 bytes a lean
+	// document at 10^6 against 899, 2,049 against 928 at 10^5, with
+	// bucket bits 16). Recorded like BucketBits; an archive opened later
+	// keeps what it was created with.
+	FlatPostings bool
 }
 
 // Store is an index.Store in a Redis Cluster.
@@ -266,6 +299,8 @@ type Store struct {
 	bucketBits int
 	lean       bool         // the archive keeps lean records (Options.Lean)
 	levels     bool         // passage postings by level (keys.go, Passage levels)
+	postLevels bool         // table, band and content postings by level (keys.go, Posting levels)
+	hashedKeys bool         // record keys hold a hash of the ID (keys.go, recordKey)
 	top        atomic.Int64 // the highest passage level known to hold postings
 	epoch      string
 	markers    []string // the marker key of every slot
@@ -319,6 +354,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 			o.RetryWindow = opts.RetryWindow
 		}
 		o.ReadOnly, o.Cluster, o.Lean = opts.ReadOnly, opts.Cluster, opts.Lean
+		o.FlatPostings = o.FlatPostings || opts.FlatPostings
 	}
 	s := &Store{url: Redact(url), prefix: name + ":", opts: o}
 	if o.BucketBits != 0 && (o.BucketBits < MinBucketBits || o.BucketBits > MaxBucketBits) {
@@ -486,6 +522,38 @@ func (s *Store) openPassages(ctx context.Context, creating bool) error {
 	return nil
 }
 
+// openRecordKeys reads, or records when the archive is being created,
+// how it names records: 'M' "recordkeys" is "hashed" (see recordKey);
+// an archive without it, created before, names them by their IDs.
+func (s *Store) openRecordKeys(ctx context.Context, creating bool) error {
+	key := s.storeKey("recordkeys")
+	var v string
+	var err error
+	if creating && !s.opts.ReadOnly {
+		v, err = s.c.SetArgs(ctx, key, "hashed", redis.SetArgs{Mode: "NX", Get: true}).Result()
+		if err == redis.Nil {
+			v, err = "hashed", nil
+		}
+	} else {
+		v, err = s.c.Get(ctx, key).Result()
+		if err == redis.Nil {
+			v, err = "ids", nil
+		}
+	}
+	if err != nil {
+		return s.errorf("record keys setting: %w", err)
+	}
+	switch v {
+	case "hashed":
+		s.hashedKeys = true
+	case "ids":
+		s.hashedKeys = false
+	default:
+		return s.errorf("%w: record keys setting %q: want hashed or ids", index.ErrCorrupt, v)
+	}
+	return nil
+}
+
 // appendRecord appends to dst the record rec of document id as the
 // archive keeps it: lean (index.LeanRecord) in a lean archive.
 func (s *Store) appendRecord(dst, rec []byte, id string) ([]byte, error) {
@@ -595,6 +663,9 @@ func (s *Store) openEpoch(ctx context.Context) (creating bool, err error) {
 	// The passage layout is recorded before the archive is ready, so
 	// that no writer opening it later takes it for an older one.
 	if err := s.openPassages(ctx, state == epochCreating); err != nil {
+		return false, err
+	}
+	if err := s.openRecordKeys(ctx, state == epochCreating); err != nil {
 		return false, err
 	}
 	if state == epochCreating {
@@ -746,18 +817,27 @@ func (s *Store) openBucketBits(ctx context.Context) error {
 	if s.opts.ReadOnly {
 		v, err = s.c.Get(ctx, key).Result()
 	} else {
-		v, err = s.c.SetArgs(ctx, key, strconv.Itoa(want), redis.SetArgs{Mode: "NX", Get: true}).Result()
+		// A new archive files its postings by level unless asked
+		// not to; its setting, "B levels", is one that binaries of
+		// before refuse.
+		create := strconv.Itoa(want) + " levels"
+		if s.opts.FlatPostings {
+			create = strconv.Itoa(want)
+		}
+		v, err = s.c.SetArgs(ctx, key, create, redis.SetArgs{Mode: "NX", Get: true}).Result()
 		if err == redis.Nil {
-			v, err = strconv.Itoa(want), nil
+			v, err = create, nil
 		}
 	}
 	if err != nil {
 		return s.errorf("bucket bits: %w", err)
 	}
-	n, err := strconv.Atoi(v)
+	bits, lv := strings.CutSuffix(v, " levels")
+	n, err := strconv.Atoi(bits)
 	if err != nil || n < MinBucketBits || n > MaxBucketBits {
 		return s.errorf("%w: bucket bits %q", index.ErrCorrupt, v)
 	}
+	s.postLevels = lv
 	if s.opts.BucketBits != 0 && s.opts.BucketBits != n {
 		return s.errorf("%w: the archive has bucket bits %d; the options ask for %d", index.ErrMismatch, n, s.opts.BucketBits)
 	}

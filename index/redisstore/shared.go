@@ -174,7 +174,7 @@ func (s *Store) readBefore(ctx context.Context, ws []index.Write, nums []uint64,
 			if err != nil {
 				return nil, s.errorf("append-read: %w", err)
 			}
-			if k.Kind == index.KindPassage && s.levels {
+			if s.leveled(k) {
 				// The other levels, whole: of two documents
 				// under this key at different levels, the
 				// second to append finds the first's posting
@@ -184,8 +184,9 @@ func (s *Store) readBefore(ctx context.Context, ws []index.Write, nums []uint64,
 				own := s.levelOf(nums[i])
 				for l := 0; l <= top; l++ {
 					if l != own {
-						c := redis.NewStringCmd(ctx, "get", s.passageBucket(k, l).key)
-						reads = append(reads, read{i, j, s.passageBucket(k, l), c})
+						lb := s.levelBucket(k, l)
+						c := redis.NewStringCmd(ctx, "get", lb.key)
+						reads = append(reads, read{i, j, lb, c})
 						cmds = append(cmds, c)
 					}
 				}
@@ -239,17 +240,17 @@ func (s *Store) readBefore(ctx context.Context, ws []index.Write, nums []uint64,
 	return out, nil
 }
 
-// topLevel returns, when some write of ws has a passage key in an
-// archive of passage levels, the highest level of the document numbers
-// handed out so far (a GET of N, after the writes' appends), and 0
-// otherwise.
+// topLevel returns, when some write of ws has a leveled key (keys.go,
+// Passage levels and Posting levels), the highest level of the document
+// numbers handed out so far (a GET of N, after the writes' appends),
+// and 0 otherwise.
 func (s *Store) topLevel(ctx context.Context, ws []index.Write, nums []uint64) (int, error) {
-	if !s.levels {
+	if !s.levels && !s.postLevels {
 		return 0, nil
 	}
 	need := false
 	for i := range ws {
-		need = need || nums[i] != 0 && slices.ContainsFunc(ws[i].Keys, func(k index.Key) bool { return k.Kind == index.KindPassage })
+		need = need || nums[i] != 0 && slices.ContainsFunc(ws[i].Keys, s.leveled)
 	}
 	if !need {
 		return 0, nil

@@ -30,6 +30,7 @@ const (
 	paramWaitReplicas = "wait_replicas"
 	paramWaitTimeout  = "wait_timeout"
 	paramRetryWindow  = "retry_window"
+	paramPostings     = "postings"
 )
 
 // ParseURL parses an archive URL,
@@ -40,7 +41,8 @@ const (
 // into the archive name, go-redis's cluster options and the store
 // options the query sets (bucket_bits, wait_replicas, wait_timeout,
 // retry_window: Options.BucketBits and so on; retry_window=0 turns the
-// store's retries off). The hosts are seed nodes of the cluster; NAME (1 to 64 of A-Z a-z 0-9 _ .
+// store's retries off; postings=flat is Options.FlatPostings, postings=levels
+// the default). The hosts are seed nodes of the cluster; NAME (1 to 64 of A-Z a-z 0-9 _ .
 // -) namespaces every key, so that several archives share one cluster.
 // Further seeds may also be given as addr=HOST:PORT parameters, and
 // go-redis's own parameters (dial_timeout=3s, pool_size=20, ...) pass
@@ -105,6 +107,14 @@ func ParseURL(raw string) (name string, copts *redis.ClusterOptions, opts Option
 			opts.RetryWindow = -1 // none
 		}
 	}
+	switch v := q.Get(paramPostings); v {
+	case "flat":
+		opts.FlatPostings = true
+	case "", "levels":
+	default:
+		return fail("%s=%q: want flat or levels", paramPostings, v)
+	}
+	q.Del(paramPostings)
 	q.Del(paramRetryWindow)
 	q.Del(paramBucketBits)
 	q.Del(paramWaitReplicas)
