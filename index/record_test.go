@@ -428,3 +428,40 @@ func TestSharesBand(t *testing.T) {
 		}
 	}
 }
+
+// A batch record's band digests give no band keys: the document is
+// filed, and its postings removed, under its table, content and
+// passage keys alone, while the record it was made from gives all.
+func TestBatchRecordKeys(t *testing.T) {
+	l, err := newLayout(4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &Index{layout: l}
+	d := Doc{ID: "a", Fingerprint: 0x0123456789abcdef, ContentHash: 7, Passages: []uint64{9}}
+	for i := range d.Sketch {
+		d.Sketch[i] = uint16(3*i + 1)
+	}
+	d.Long[0] = 1
+	batch, err := BatchRecord(nil, encodeDoc(nil, &d), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := decodeDoc(batch, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := func(keys []Key) map[Kind]int {
+		n := map[Kind]int{}
+		for _, k := range keys {
+			n[k.Kind]++
+		}
+		return n
+	}
+	if got, want := kinds(x.keys(nil, &d)), map[Kind]int{KindTable: 4, KindContent: 1, KindBand: Bands, KindPassage: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys of the document: %v, want %v", got, want)
+	}
+	if got, want := kinds(x.oldKeys(&back)), map[Kind]int{KindTable: 4, KindContent: 1, KindPassage: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys of its batch record: %v, want %v", got, want)
+	}
+}

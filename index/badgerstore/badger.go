@@ -218,9 +218,16 @@ type Options struct {
 	// what it was created with, whatever Compress says.
 	Compress bool
 
-	// Lean makes a new store keep its records lean (index.LeanRecord):
+	// Lean makes a new store keep its records lean (index.BatchRecord):
 	// without the title, keywords and kept text, which only explain a
-	// match to a person, at about 40% of the bytes a document on disk.
+	// match to a person, and with an 8-bit digest of each band of the
+	// 64-value sketch in place of its values when the record has a
+	// confirmation sketch (the digests tell whether a candidate shares
+	// a band; the confirmation sketch measures it), at about 35% of the
+	// bytes a document on disk. A replaced document gets a new number
+	// (its old band postings, which its digests cannot name, then
+	// resolve to nothing); Salvage of a lean store files its documents
+	// under their table, content and passage keys, not their band keys.
 	// For an archive of batch runs, which explain no match: Get, check
 	// and serve show its documents and matches without them. The store
 	// records the choice when it is created ('M' "records"); a store

@@ -197,7 +197,7 @@ func (l *loader) add(w *index.Write) error {
 	from, k0 := len(l.recs), len(l.keys)
 	if l.s.lean {
 		var err error
-		if l.recs, err = index.LeanRecord(l.recs, w.Record, w.ID); err != nil {
+		if l.recs, err = index.BatchRecord(l.recs, w.Record, w.ID); err != nil {
 			return fmt.Errorf("index: %s: load %q: %w", l.s.dir, w.ID, err)
 		}
 	} else {
