@@ -232,8 +232,16 @@ func (l *loader) sortChunk() error {
 	if len(l.docs) == 0 {
 		return nil
 	}
-	// Within the chunk the last document of an ID wins.
-	slices.SortStableFunc(l.docs, func(a, b loadDoc) int { return strings.Compare(a.id, b.id) })
+	// Within the chunk the last document of an ID wins: the documents
+	// are sorted by ID and then by their order in the chunk, which
+	// their records' offsets follow (pdqsort, unlike a stable sort,
+	// takes one pass over IDs that come sorted).
+	slices.SortFunc(l.docs, func(a, b loadDoc) int {
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rec[0], b.rec[0])
+	})
 	docs := l.docs[:0]
 	for i := range l.docs {
 		if i+1 < len(l.docs) && l.docs[i+1].id == l.docs[i].id {
@@ -309,22 +317,11 @@ func (l *loader) sortChunk() error {
 			},
 		})
 	}
-	err := parallel(len(tasks), func(i int, keys []sortKey) ([]sortKey, error) {
+	err := parallel(len(tasks), func(i int, sc [2][]sortKey) ([2][]sortKey, error) {
 		tk := &tasks[i]
-		keys = tk.keys(keys[:0])
-		slices.SortFunc(keys, func(p, q sortKey) int {
-			switch {
-			case p.a != q.a:
-				return cmp.Compare(p.a, q.a)
-			case p.b != q.b:
-				return cmp.Compare(p.b, q.b)
-			case p.id != q.id:
-				return strings.Compare(p.id, q.id)
-			}
-			return cmp.Compare(p.num, q.num)
-		})
+		keys, spare := sortKeys(tk.keys(sc[0][:0]), sc[1], tk.stream == streamBand)
 		var kb []byte
-		return keys, l.writeRun(tk.stream, chunk, len(keys), func(i int, dst []byte) ([]byte, []byte) {
+		return [2][]sortKey{keys, spare}, l.writeRun(tk.stream, chunk, len(keys), func(i int, dst []byte) ([]byte, []byte) {
 			kb = tk.appendKey(kb[:0], &keys[i])
 			return kb, nil
 		})
@@ -359,6 +356,61 @@ func (l *loader) sortChunk() error {
 	l.chunks++
 	l.docs, l.recs, l.keys = l.docs[:0], l.recs[:0], l.keys[:0]
 	return nil
+}
+
+// compareKeys orders sort keys as their key bytes sort.
+func compareKeys(p, q sortKey) int {
+	switch {
+	case p.a != q.a:
+		return cmp.Compare(p.a, q.a)
+	case p.b != q.b:
+		return cmp.Compare(p.b, q.b)
+	case p.id != q.id:
+		return strings.Compare(p.id, q.id)
+	}
+	return cmp.Compare(p.num, q.num)
+}
+
+// sortKeys sorts keys (compareKeys), whose first 16 bits (of a, or for
+// band keys, whose a is a band below 16, of a's 4 bits and b's first 12)
+// are about uniform: a counting pass puts them in 2^16 buckets by those
+// bits, in order, and each bucket, a handful of keys, is sorted alone.
+// It returns the sorted keys and a slice to pass as spare next time:
+// keys and spare, or spare (grown as needed, holding the sorted keys)
+// and keys.
+func sortKeys(keys, spare []sortKey, band bool) (sorted, nextSpare []sortKey) {
+	const bits = 16
+	top := func(k *sortKey) uint64 { return k.a >> (64 - bits) }
+	if band {
+		top = func(k *sortKey) uint64 { return k.a<<(bits-4) | k.b>>(64-bits+4) }
+		if slices.ContainsFunc(keys, func(k sortKey) bool { return k.a >= 1<<4 }) {
+			top = nil
+		}
+	}
+	if len(keys) < 1<<bits || top == nil {
+		slices.SortFunc(keys, compareKeys)
+		return keys, spare
+	}
+	var count [1<<bits + 1]int
+	for i := range keys {
+		count[top(&keys[i])+1]++
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	out := slices.Grow(spare[:0], len(keys))[:len(keys)]
+	next := count
+	for i := range keys {
+		t := top(&keys[i])
+		out[next[t]] = keys[i]
+		next[t]++
+	}
+	for i := range 1 << bits {
+		if b := out[count[i]:count[i+1]]; len(b) > 1 {
+			slices.SortFunc(b, compareKeys)
+		}
+	}
+	return out, keys
 }
 
 // parallel runs f(0) … f(n−1) on GOMAXPROCS goroutines, each with a
@@ -683,18 +735,79 @@ type streamBuf struct {
 	sw      *badger.StreamWriter
 	buf     *z.Buffer
 	version uint64
-	kv      pb.KV // reused: KVToBuffer copies it into buf
 }
 
 // put adds a key-value pair to stream id, writing the buffer out when it
 // is large.
 func (w *streamBuf) put(id uint32, key, value []byte) error {
-	w.kv.Key, w.kv.Value, w.kv.Version, w.kv.StreamId = key, value, w.version, id
-	badger.KVToBuffer(&w.kv, w.buf)
+	appendKV(w.buf.SliceAllocate(sizeKV(key, value, w.version, id))[:0], key, value, w.version, id)
 	if w.buf.LenNoPadding() >= 8<<20 {
 		return w.write()
 	}
 	return nil
+}
+
+// The protocol buffer encoding of a badger pb.KV with a key, value,
+// version and stream ID, as badger.KVToBuffer writes it (proto3: a field
+// with its zero value is left out; fields in the order of their
+// numbers), written by hand: proto.Marshal's reflection was 9% of
+// Load's CPU.
+const (
+	kvKey      = 1<<3 | 2 // field 1, bytes
+	kvValue    = 2<<3 | 2 // field 2, bytes
+	kvVersion  = 4<<3 | 0 // field 4, varint
+	kvStreamID = 10<<3 | 0
+)
+
+// sizeKV is the length of appendKV's encoding.
+func sizeKV(key, value []byte, version uint64, id uint32) int {
+	n := 0
+	if len(key) > 0 {
+		n += 1 + uvarintLen(uint64(len(key))) + len(key)
+	}
+	if len(value) > 0 {
+		n += 1 + uvarintLen(uint64(len(value))) + len(value)
+	}
+	if version != 0 {
+		n += 1 + uvarintLen(version)
+	}
+	if id != 0 {
+		n += 1 + uvarintLen(uint64(id))
+	}
+	return n
+}
+
+// appendKV appends the encoding of a pb.KV of key, value, version and
+// stream id to dst.
+func appendKV(dst, key, value []byte, version uint64, id uint32) []byte {
+	if len(key) > 0 {
+		dst = append(dst, kvKey)
+		dst = binary.AppendUvarint(dst, uint64(len(key)))
+		dst = append(dst, key...)
+	}
+	if len(value) > 0 {
+		dst = append(dst, kvValue)
+		dst = binary.AppendUvarint(dst, uint64(len(value)))
+		dst = append(dst, value...)
+	}
+	if version != 0 {
+		dst = append(dst, kvVersion)
+		dst = binary.AppendUvarint(dst, version)
+	}
+	if id != 0 {
+		dst = append(dst, kvStreamID)
+		dst = binary.AppendUvarint(dst, uint64(id))
+	}
+	return dst
+}
+
+// uvarintLen is the length of the uvarint encoding of v.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // done ends stream id: its last table is written.
