@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4/pb"
@@ -116,4 +117,44 @@ func TestSortKeys(t *testing.T) {
 			spare = next
 		}
 	}
+}
+
+// byID sorts a chunk's documents as a stable sort by ID does, keeping
+// the last of each ID: IDs with a long common prefix, shorter and
+// longer than the 16 bytes compared as integers, with zero bytes where
+// the integers are zero-filled, and repeated.
+func TestByID(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, prefix := range []string{"", "news.example.com/zh/2026/"} {
+		for _, n := range []int{1, 2, 1000} {
+			l := &loader{}
+			for i := range n {
+				var b []byte
+				for range r.IntN(24) {
+					b = append(b, "ab\x00\xff"[r.IntN(4)])
+				}
+				l.docs = append(l.docs, loadDoc{id: prefix + string(b), num: uint64(i + 1)})
+			}
+			want := slices.Clone(l.docs)
+			slices.SortStableFunc(want, func(a, b loadDoc) int { return strings.Compare(a.id, b.id) })
+			var last []loadDoc // the last of each ID
+			for i, d := range want {
+				if i+1 == len(want) || want[i+1].id != d.id {
+					last = append(last, d)
+				}
+			}
+			want = last
+			if got := l.byID(); !slices.Equal(got, want) {
+				t.Errorf("prefix %q, %d documents: byID gives\n%q\nwant\n%q", prefix, n, ids(got), ids(want))
+			}
+		}
+	}
+}
+
+func ids(ds []loadDoc) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, fmt.Sprintf("%s#%d", d.id, d.num))
+	}
+	return out
 }
