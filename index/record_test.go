@@ -465,3 +465,40 @@ func TestBatchRecordKeys(t *testing.T) {
 		t.Errorf("keys of its batch record: %v, want %v", got, want)
 	}
 }
+
+// RestoreSketch gives a batch record's document its sketch back from
+// its band keys' values, and refuses values whose digests differ, a
+// document without digests, and values that are not a sketch's.
+func TestRestoreSketch(t *testing.T) {
+	var sk minhash.Sketch
+	for i := range sk {
+		sk[i] = uint16(3*i + 1)
+	}
+	var bands [Bands]uint64
+	for b := range Bands {
+		bands[b] = bandValue(&sk, b)
+	}
+	if bands[1] != 0x000d_0010_0013_0016 {
+		t.Fatalf("band 1's value %x, want d, 10, 13, 16", bands[1])
+	}
+	d := Doc{Sketch: digestBands(&sk)}
+	if !RestoreSketch(&d, &bands) || d.Sketch != sk {
+		t.Errorf("RestoreSketch: %v, want %v", d.Sketch, sk)
+	}
+	// Now whole: nothing to restore.
+	if RestoreSketch(&d, &bands) {
+		t.Errorf("RestoreSketch of a whole sketch: true")
+	}
+	d = Doc{Sketch: digestBands(&sk)}
+	wrong := bands
+	wrong[7]++
+	if RestoreSketch(&d, &wrong) || d.Sketch != digestBands(&sk) {
+		t.Errorf("RestoreSketch with band 7 changed: true or sketch changed: %v", d.Sketch)
+	}
+	var zero [Bands]uint64
+	var zeroSk minhash.Sketch
+	z := Doc{Sketch: digestBands(&zeroSk)}
+	if RestoreSketch(&z, &zero) {
+		t.Errorf("RestoreSketch of all-zero values: true")
+	}
+}

@@ -230,11 +230,11 @@ type Options struct {
 	// match to a person, and with an 8-bit digest of each band of the
 	// 64-value sketch in place of its values when the record has a
 	// confirmation sketch (the digests tell whether a candidate shares
-	// a band; the confirmation sketch measures it), at about 35% of the
+	// a band; the confirmation sketch measures it), at about 38% of the
 	// bytes a document on disk. A replaced document gets a new number
 	// (its old band postings, which its digests cannot name, then
-	// resolve to nothing); Salvage of a lean store files its documents
-	// under their table, content and passage keys, not their band keys.
+	// resolve to nothing); Salvage gives a lean record its sketch back
+	// from its band postings (index.RestoreSketch).
 	// For an archive of batch runs, which explain no match: Get, check
 	// and serve show its documents and matches without them. The store
 	// records the choice when it is created ('M' "records"); a store

@@ -308,3 +308,61 @@ func digestsOnly(s *minhash.Sketch) bool {
 	}
 	return true
 }
+
+// Salvage of a lean store gives its records their sketches back from
+// their band keys, so that the salvaged store finds what the store of
+// whole records finds, band candidates included.
+func TestSalvageLeanDigests(t *testing.T) {
+	ctx := t.Context()
+	docs := []index.Doc{
+		leanDoc("a", 1, 0, 1, 2, 3, 4, 5, 6, 7),
+		leanDoc("b", 2, 0, 1, 2, 3, 4, 5, 6, 8),
+		leanDoc("c", 3, 0, 1, 2, 3, 4, 5),
+		leanDoc("d", 4, 8, 9),
+	}
+	replaced := leanDoc("b", 5, 1, 2, 3, 4, 5, 6, 7, 9) // b replaced: renumbered, its old band postings left
+	dir := filepath.Join(t.TempDir(), "lean")
+	x, _ := openDir(t, dir, &Options{Lean: true, Compress: true}, nil)
+	if err := x.Add(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(ctx, replaced); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := index.New(ctx, memstore.New(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.Add(ctx, docs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.Add(ctx, replaced); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if _, n, err := Salvage(ctx, dir, out, nil); err != nil || n != 4 {
+		t.Fatalf("Salvage: %d documents, %v", n, err)
+	}
+	y, s := openDir(t, out, nil, nil)
+	if !s.lean {
+		t.Errorf("salvaged store not lean")
+	}
+	for _, q := range append(docs, replaced) {
+		got, want := similarOf(t, y, q), similarOf(t, ref, q)
+		if got != want {
+			t.Errorf("salvaged: Similar(%s) = %s\nwant (whole records) %s", q.ID, got, want)
+		}
+	}
+	// a and c share bands with b's new text and each other: found by
+	// bands, as their fingerprints are far apart.
+	if got := similarOf(t, y, docs[0]); !strings.Contains(got, "c@") || !strings.Contains(got, "b@") {
+		t.Errorf("salvaged: Similar(a) = %s, want b and c among them", got)
+	}
+	// The salvaged records keep digests again.
+	if d, err := y.Get(ctx, "a"); err != nil || !digestsOnly(&d.Sketch) {
+		t.Errorf("salvaged record of a: sketch %v, %v; want band digests", d.Sketch, err)
+	}
+}
