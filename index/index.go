@@ -380,7 +380,10 @@ func (x *Index) keys(dst []Key, d *Doc) []Key {
 		dst = append(dst, x.layout.key(t, d.Fingerprint))
 	}
 	dst = append(dst, Key{Kind: KindContent, Value: d.ContentHash})
-	if !d.Sketch.IsZero() {
+	// A batch record's band digests (see digested) give no band keys:
+	// the document's are not in it, and a store that keeps such records
+	// does not need them to remove its postings.
+	if !d.Sketch.IsZero() && !digested(&d.Sketch) {
 		for b := 0; b < Bands; b++ {
 			dst = append(dst, Key{Kind: KindBand, Table: uint8(b), Value: bandValue(&d.Sketch, b)})
 		}

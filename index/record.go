@@ -574,8 +574,10 @@ func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
 	return encodeDoc(dst, &d), nil
 }
 
-// BatchRecord is LeanRecord for a store that is kept for one batch run
-// and never saved (memstore.NewLean): when the record keeps a
+// BatchRecord is LeanRecord for a store that never needs a document's
+// band keys to remove its postings (memstore.NewLean, kept for one batch
+// run; a lean badgerstore, which gives a replaced document a new
+// number): when the record keeps a
 // confirmation sketch (Doc.Long), its 64-value sketch, 128 bytes, is
 // replaced by an 8-bit digest of each of its bands, 16 bytes (see
 // digested). A batch record decodes to a Doc whose Sketch holds the
@@ -588,9 +590,11 @@ func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
 // Long (a document of a record written before Longs were kept), its
 // estimate is meaningless: a store of batch records is for documents
 // analysed by one run. Band keys made from a batch record (Index's
-// keys and oldKeys) are not the document's: such a store must not
-// need them to remove its postings (memstore skips the postings of a
-// replaced or deleted document by its slot).
+// keys and oldKeys) are none: such a store must not need them to
+// remove its postings (memstore skips the postings of a replaced or
+// deleted document by its slot, a lean badgerstore by its number); a
+// store rebuilt from such records needs their band keys' values
+// (RestoreSketch).
 func BatchRecord(dst, rec []byte, id string) ([]byte, error) {
 	// It copies the fields it keeps as they are, checked as
 	// decodeRecord checks them, without making a Doc: it runs once for
@@ -683,4 +687,31 @@ func BatchRecord(dst, rec []byte, id string) ([]byte, error) {
 		dst = appendField(dst, f.tag, f.p)
 	}
 	return dst, nil
+}
+
+// RestoreSketch sets the 64-value sketch of d, a document decoded from
+// a batch record (BatchRecord: its Sketch holds band digests), from the
+// values of its band keys (bands[b] is the Value of its KindBand key of
+// band b), and reports whether it did: only when d holds digests and
+// every band's value has d's digest. It is for rebuilding a store of
+// batch records from its records and band postings
+// (badgerstore.Salvage), whose keys the digests cannot name.
+func RestoreSketch(d *Doc, bands *[Bands]uint64) bool {
+	if !digested(&d.Sketch) {
+		return false
+	}
+	var s minhash.Sketch
+	for b, v := range bands {
+		if digestOf(v) != d.Sketch[b*BandRows] {
+			return false
+		}
+		for i := range BandRows {
+			s[b*BandRows+i] = uint16(v >> (16 * (BandRows - 1 - i)))
+		}
+	}
+	if slices.Contains(s[:], 0) {
+		return false // not a sketch of minhash.New, whose values are never 0
+	}
+	d.Sketch = s
+	return true
 }

@@ -428,3 +428,77 @@ func TestSharesBand(t *testing.T) {
 		}
 	}
 }
+
+// A batch record's band digests give no band keys: the document is
+// filed, and its postings removed, under its table, content and
+// passage keys alone, while the record it was made from gives all.
+func TestBatchRecordKeys(t *testing.T) {
+	l, err := newLayout(4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &Index{layout: l}
+	d := Doc{ID: "a", Fingerprint: 0x0123456789abcdef, ContentHash: 7, Passages: []uint64{9}}
+	for i := range d.Sketch {
+		d.Sketch[i] = uint16(3*i + 1)
+	}
+	d.Long[0] = 1
+	batch, err := BatchRecord(nil, encodeDoc(nil, &d), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := decodeDoc(batch, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := func(keys []Key) map[Kind]int {
+		n := map[Kind]int{}
+		for _, k := range keys {
+			n[k.Kind]++
+		}
+		return n
+	}
+	if got, want := kinds(x.keys(nil, &d)), map[Kind]int{KindTable: 4, KindContent: 1, KindBand: Bands, KindPassage: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys of the document: %v, want %v", got, want)
+	}
+	if got, want := kinds(x.oldKeys(&back)), map[Kind]int{KindTable: 4, KindContent: 1, KindPassage: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys of its batch record: %v, want %v", got, want)
+	}
+}
+
+// RestoreSketch gives a batch record's document its sketch back from
+// its band keys' values, and refuses values whose digests differ, a
+// document without digests, and values that are not a sketch's.
+func TestRestoreSketch(t *testing.T) {
+	var sk minhash.Sketch
+	for i := range sk {
+		sk[i] = uint16(3*i + 1)
+	}
+	var bands [Bands]uint64
+	for b := range Bands {
+		bands[b] = bandValue(&sk, b)
+	}
+	if bands[1] != 0x000d_0010_0013_0016 {
+		t.Fatalf("band 1's value %x, want d, 10, 13, 16", bands[1])
+	}
+	d := Doc{Sketch: digestBands(&sk)}
+	if !RestoreSketch(&d, &bands) || d.Sketch != sk {
+		t.Errorf("RestoreSketch: %v, want %v", d.Sketch, sk)
+	}
+	// Now whole: nothing to restore.
+	if RestoreSketch(&d, &bands) {
+		t.Errorf("RestoreSketch of a whole sketch: true")
+	}
+	d = Doc{Sketch: digestBands(&sk)}
+	wrong := bands
+	wrong[7]++
+	if RestoreSketch(&d, &wrong) || d.Sketch != digestBands(&sk) {
+		t.Errorf("RestoreSketch with band 7 changed: true or sketch changed: %v", d.Sketch)
+	}
+	var zero [Bands]uint64
+	var zeroSk minhash.Sketch
+	z := Doc{Sketch: digestBands(&zeroSk)}
+	if RestoreSketch(&z, &zero) {
+		t.Errorf("RestoreSketch of all-zero values: true")
+	}
+}

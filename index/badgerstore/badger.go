@@ -120,6 +120,7 @@
 package badgerstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -211,16 +212,29 @@ type Options struct {
 	Logf func(format string, args ...any)
 
 	// Compress makes a new store write compressed tables (ZSTD at its
-	// fastest level, 16 KB blocks, with a cache of 64 MiB of
-	// decompressed blocks): about 40% fewer bytes on disk (see
+	// fastest level, 16 KB blocks, with a cache of decompressed blocks:
+	// BlockCache): about 40% fewer bytes on disk (see
 	// bench/README.md), for slower reads. The store records the choice
 	// when it is created ('M' "tables"); a store opened later keeps
 	// what it was created with, whatever Compress says.
 	Compress bool
 
-	// Lean makes a new store keep its records lean (index.LeanRecord):
+	// BlockCache is the size in bytes of the cache of decompressed
+	// blocks of a store with compressed tables; 0 sizes it at Open from
+	// the tables' bytes on disk (see blockCacheSize): 256 MiB for a new
+	// store, up to 2 GiB (an archive of about 1.3×10^6 lean documents).
+	BlockCache int64
+
+	// Lean makes a new store keep its records lean (index.BatchRecord):
 	// without the title, keywords and kept text, which only explain a
-	// match to a person, at about 40% of the bytes a document on disk.
+	// match to a person, and with an 8-bit digest of each band of the
+	// 64-value sketch in place of its values when the record has a
+	// confirmation sketch (the digests tell whether a candidate shares
+	// a band; the confirmation sketch measures it), at about 38% of the
+	// bytes a document on disk. A replaced document gets a new number
+	// (its old band postings, which its digests cannot name, then
+	// resolve to nothing); Salvage gives a lean record its sketch back
+	// from its band postings (index.RestoreSketch).
 	// For an archive of batch runs, which explain no match: Get, check
 	// and serve show its documents and matches without them. The store
 	// records the choice when it is created ('M' "records"); a store
@@ -585,14 +599,38 @@ func badgerOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Option
 			WithCompression(options.ZSTD).
 			WithZSTDCompressionLevel(1).
 			WithBlockSize(compressedBlock).
-			WithBlockCacheSize(blockCache)
+			WithBlockCacheSize(cmp.Or(o.BlockCache, blockCacheSize(tableBytes(dir))))
 	}
 	return plainOptions(dir, o, vd)
 }
 
-// blockCache is the size of Badger's cache of decompressed blocks of a
-// store with Options.Compress.
-const blockCache = 64 << 20
+// blockCacheSize is the size of Badger's cache of decompressed blocks of
+// a store with Options.Compress whose tables take sst bytes on disk:
+// twice that (decompressed, they take about twice as much) and 256 MiB
+// for what a run adds, between 64 MiB and 2 GiB. Every lookup of a
+// posting seeks in a table of each level, and a block the cache misses
+// is decompressed again: with 64 MiB, `dedup --index` of 20,000 articles
+// into an archive of 4×10^5 took 20.6 s of CPU, with 1 GiB 12.7 s
+// (bench/README.md).
+func blockCacheSize(sst int64) int64 {
+	return min(max(2*sst+256<<20, 64<<20), 2<<30)
+}
+
+// tableBytes is the bytes of the tables (.sst files) in dir, 0 when
+// there are none or it cannot be read.
+func tableBytes(dir string) int64 {
+	es, _ := os.ReadDir(dir)
+	var n int64
+	for _, e := range es {
+		if !strings.HasSuffix(e.Name(), ".sst") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
 
 // compressedBlock is the size of a compressed store's table blocks
 // (Badger's default, for uncompressed ones, is 4 KB): ZSTD finds more

@@ -756,3 +756,53 @@ func TestSalvageKeepsSettings(t *testing.T) {
 		}
 	}
 }
+
+// The cache of decompressed blocks is twice the tables' bytes and 256
+// MiB, between 64 MiB and 2 GiB; Options.BlockCache sets it, and a
+// compressed store's Badger gets it.
+func TestBlockCache(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct{ sst, want int64 }{
+		{0, 256 * mib},
+		{100 * mib, 456 * mib},
+		{384 * mib, 1024 * mib},
+		{896 * mib, 2048 * mib},
+		{5000 * mib, 2048 * mib},
+	} {
+		if got := blockCacheSize(c.sst); got != c.want {
+			t.Errorf("blockCacheSize(%d MiB) = %d MiB, want %d", c.sst/mib, got/mib, c.want/mib)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "idx")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, size := range map[string]int64{"000001.sst": 10 * mib, "000002.sst": 20 * mib, "000001.vlog": 100 * mib} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(filepath.Join(dir, name), size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := tableBytes(dir); got != 30*mib {
+		t.Errorf("tableBytes = %d, want %d", got, 30*mib)
+	}
+	for _, c := range []struct {
+		o    Options
+		want int64
+	}{
+		{Options{Compress: true}, 256 * mib},
+		{Options{Compress: true, BlockCache: 8 * mib}, 8 * mib},
+		{Options{}, 0},
+	} {
+		s, err := Open(filepath.Join(t.TempDir(), "idx"), &c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.db.Opts().BlockCacheSize; got != c.want {
+			t.Errorf("%+v: Badger's block cache %d, want %d", c.o, got, c.want)
+		}
+		s.Close()
+	}
+}

@@ -197,7 +197,7 @@ func (l *loader) add(w *index.Write) error {
 	from, k0 := len(l.recs), len(l.keys)
 	if l.s.lean {
 		var err error
-		if l.recs, err = index.LeanRecord(l.recs, w.Record, w.ID); err != nil {
+		if l.recs, err = index.BatchRecord(l.recs, w.Record, w.ID); err != nil {
 			return fmt.Errorf("index: %s: load %q: %w", l.s.dir, w.ID, err)
 		}
 	} else {
@@ -233,14 +233,7 @@ func (l *loader) sortChunk() error {
 		return nil
 	}
 	// Within the chunk the last document of an ID wins.
-	slices.SortStableFunc(l.docs, func(a, b loadDoc) int { return strings.Compare(a.id, b.id) })
-	docs := l.docs[:0]
-	for i := range l.docs {
-		if i+1 < len(l.docs) && l.docs[i+1].id == l.docs[i].id {
-			continue
-		}
-		docs = append(docs, l.docs[i])
-	}
+	docs := l.byID()
 	chunk := l.chunks
 	// Each stream is sorted and written by one of GOMAXPROCS workers.
 	// keys builds a stream's sort keys, appendKey makes the key bytes.
@@ -309,22 +302,11 @@ func (l *loader) sortChunk() error {
 			},
 		})
 	}
-	err := parallel(len(tasks), func(i int, keys []sortKey) ([]sortKey, error) {
+	err := parallel(len(tasks), func(i int, sc [2][]sortKey) ([2][]sortKey, error) {
 		tk := &tasks[i]
-		keys = tk.keys(keys[:0])
-		slices.SortFunc(keys, func(p, q sortKey) int {
-			switch {
-			case p.a != q.a:
-				return cmp.Compare(p.a, q.a)
-			case p.b != q.b:
-				return cmp.Compare(p.b, q.b)
-			case p.id != q.id:
-				return strings.Compare(p.id, q.id)
-			}
-			return cmp.Compare(p.num, q.num)
-		})
+		keys, spare := sortKeys(tk.keys(sc[0][:0]), sc[1], tk.stream == streamBand)
 		var kb []byte
-		return keys, l.writeRun(tk.stream, chunk, len(keys), func(i int, dst []byte) ([]byte, []byte) {
+		return [2][]sortKey{keys, spare}, l.writeRun(tk.stream, chunk, len(keys), func(i int, dst []byte) ([]byte, []byte) {
 			kb = tk.appendKey(kb[:0], &keys[i])
 			return kb, nil
 		})
@@ -347,10 +329,21 @@ func (l *loader) sortChunk() error {
 		return err
 	}
 	if numbered {
-		// The numbers' IDs, in the order of the numbers.
-		slices.SortFunc(docs, func(a, b loadDoc) int { return cmp.Compare(a.num, b.num) })
-		err = l.writeRun(streamNum, chunk, len(docs), func(i int, dst []byte) ([]byte, []byte) {
-			return appendNum(append(dst, kindNum), docs[i].num), []byte(docs[i].id)
+		// The numbers' IDs, in the order of the numbers: the chunk's
+		// documents were numbered from first in the order they came,
+		// so each number's place is its offset from first (a
+		// document left out for a later one of its ID leaves a gap).
+		first, last := docs[0].num, docs[0].num
+		for i := range docs {
+			first, last = min(first, docs[i].num), max(last, docs[i].num)
+		}
+		byNum := make([]*loadDoc, last-first+1)
+		for i := range docs {
+			byNum[docs[i].num-first] = &docs[i]
+		}
+		byNum = slices.DeleteFunc(byNum, func(d *loadDoc) bool { return d == nil })
+		err = l.writeRun(streamNum, chunk, len(byNum), func(i int, dst []byte) ([]byte, []byte) {
+			return appendNum(append(dst, kindNum), byNum[i].num), []byte(byNum[i].id)
 		})
 		if err != nil {
 			return err
@@ -359,6 +352,127 @@ func (l *loader) sortChunk() error {
 	l.chunks++
 	l.docs, l.recs, l.keys = l.docs[:0], l.recs[:0], l.keys[:0]
 	return nil
+}
+
+// byID returns the documents of the chunk sorted by ID, the last of
+// each ID only (in place of l.docs). IDs compare by their first 16
+// bytes after the prefix every ID of the chunk shares, as two integers,
+// and by the rest only when those are equal: full comparisons of IDs
+// with long common prefixes were a sixth of Load's CPU.
+func (l *loader) byID() []loadDoc {
+	docs := l.docs
+	if len(docs) == 0 {
+		return docs
+	}
+	common := len(docs[0].id)
+	for i := 1; i < len(docs) && common > 0; i++ {
+		id := docs[i].id
+		common = min(common, len(id))
+		for j := 0; j < common; j++ {
+			if id[j] != docs[0].id[j] {
+				common = j
+				break
+			}
+		}
+	}
+	type idKey struct {
+		hi, lo uint64
+		pos    int32
+	}
+	// word is the 8 bytes of s from i, big-endian, zero-filled: equal
+	// words of equal-length strings are equal bytes; a shorter string
+	// sorts first among equal words through the rest's comparison.
+	word := func(s string, i int) uint64 {
+		var b [8]byte
+		if i < len(s) {
+			copy(b[:], s[i:])
+		}
+		return binary.BigEndian.Uint64(b[:])
+	}
+	keys := make([]idKey, len(docs))
+	for i := range docs {
+		keys[i] = idKey{word(docs[i].id, common), word(docs[i].id, common+8), int32(i)}
+	}
+	rest := common + 16
+	slices.SortFunc(keys, func(p, q idKey) int {
+		switch {
+		case p.hi != q.hi:
+			return cmp.Compare(p.hi, q.hi)
+		case p.lo != q.lo:
+			return cmp.Compare(p.lo, q.lo)
+		}
+		a, b := docs[p.pos].id, docs[q.pos].id
+		if c := strings.Compare(a[min(rest, len(a)):], b[min(rest, len(b)):]); c != 0 || len(a) != len(b) {
+			if c == 0 {
+				return cmp.Compare(len(a), len(b))
+			}
+			return c
+		}
+		return cmp.Compare(p.pos, q.pos)
+	})
+	out := make([]loadDoc, 0, len(docs))
+	for i, k := range keys {
+		if i+1 < len(keys) && docs[keys[i+1].pos].id == docs[k.pos].id {
+			continue
+		}
+		out = append(out, docs[k.pos])
+	}
+	return out
+}
+
+// compareKeys orders sort keys as their key bytes sort.
+func compareKeys(p, q sortKey) int {
+	switch {
+	case p.a != q.a:
+		return cmp.Compare(p.a, q.a)
+	case p.b != q.b:
+		return cmp.Compare(p.b, q.b)
+	case p.id != q.id:
+		return strings.Compare(p.id, q.id)
+	}
+	return cmp.Compare(p.num, q.num)
+}
+
+// sortKeys sorts keys (compareKeys), whose first 16 bits (of a, or for
+// band keys, whose a is a band below 16, of a's 4 bits and b's first 12)
+// are about uniform: a counting pass puts them in 2^16 buckets by those
+// bits, in order, and each bucket, a handful of keys, is sorted alone.
+// It returns the sorted keys and a slice to pass as spare next time:
+// keys and spare, or spare (grown as needed, holding the sorted keys)
+// and keys.
+func sortKeys(keys, spare []sortKey, band bool) (sorted, nextSpare []sortKey) {
+	const bits = 16
+	top := func(k *sortKey) uint64 { return k.a >> (64 - bits) }
+	if band {
+		top = func(k *sortKey) uint64 { return k.a<<(bits-4) | k.b>>(64-bits+4) }
+		if slices.ContainsFunc(keys, func(k sortKey) bool { return k.a >= 1<<4 }) {
+			top = nil
+		}
+	}
+	if len(keys) < 1<<bits || top == nil {
+		slices.SortFunc(keys, compareKeys)
+		return keys, spare
+	}
+	var count [1<<bits + 1]int
+	for i := range keys {
+		count[top(&keys[i])+1]++
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	out := slices.Grow(spare[:0], len(keys))[:len(keys)]
+	next := count
+	for i := range keys {
+		t := top(&keys[i])
+		out[next[t]] = keys[i]
+		next[t]++
+	}
+	for i := range 1 << bits {
+		if b := out[count[i]:count[i+1]]; len(b) > 1 {
+			slices.SortFunc(b, compareKeys)
+		}
+	}
+	return out, keys
 }
 
 // parallel runs f(0) … f(n−1) on GOMAXPROCS goroutines, each with a
@@ -683,18 +797,79 @@ type streamBuf struct {
 	sw      *badger.StreamWriter
 	buf     *z.Buffer
 	version uint64
-	kv      pb.KV // reused: KVToBuffer copies it into buf
 }
 
 // put adds a key-value pair to stream id, writing the buffer out when it
 // is large.
 func (w *streamBuf) put(id uint32, key, value []byte) error {
-	w.kv.Key, w.kv.Value, w.kv.Version, w.kv.StreamId = key, value, w.version, id
-	badger.KVToBuffer(&w.kv, w.buf)
+	appendKV(w.buf.SliceAllocate(sizeKV(key, value, w.version, id))[:0], key, value, w.version, id)
 	if w.buf.LenNoPadding() >= 8<<20 {
 		return w.write()
 	}
 	return nil
+}
+
+// The protocol buffer encoding of a badger pb.KV with a key, value,
+// version and stream ID, as badger.KVToBuffer writes it (proto3: a field
+// with its zero value is left out; fields in the order of their
+// numbers), written by hand: proto.Marshal's reflection was 9% of
+// Load's CPU.
+const (
+	kvKey      = 1<<3 | 2 // field 1, bytes
+	kvValue    = 2<<3 | 2 // field 2, bytes
+	kvVersion  = 4<<3 | 0 // field 4, varint
+	kvStreamID = 10<<3 | 0
+)
+
+// sizeKV is the length of appendKV's encoding.
+func sizeKV(key, value []byte, version uint64, id uint32) int {
+	n := 0
+	if len(key) > 0 {
+		n += 1 + uvarintLen(uint64(len(key))) + len(key)
+	}
+	if len(value) > 0 {
+		n += 1 + uvarintLen(uint64(len(value))) + len(value)
+	}
+	if version != 0 {
+		n += 1 + uvarintLen(version)
+	}
+	if id != 0 {
+		n += 1 + uvarintLen(uint64(id))
+	}
+	return n
+}
+
+// appendKV appends the encoding of a pb.KV of key, value, version and
+// stream id to dst.
+func appendKV(dst, key, value []byte, version uint64, id uint32) []byte {
+	if len(key) > 0 {
+		dst = append(dst, kvKey)
+		dst = binary.AppendUvarint(dst, uint64(len(key)))
+		dst = append(dst, key...)
+	}
+	if len(value) > 0 {
+		dst = append(dst, kvValue)
+		dst = binary.AppendUvarint(dst, uint64(len(value)))
+		dst = append(dst, value...)
+	}
+	if version != 0 {
+		dst = append(dst, kvVersion)
+		dst = binary.AppendUvarint(dst, version)
+	}
+	if id != 0 {
+		dst = append(dst, kvStreamID)
+		dst = binary.AppendUvarint(dst, uint64(id))
+	}
+	return dst
+}
+
+// uvarintLen is the length of the uvarint encoding of v.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // done ends stream id: its last table is written.

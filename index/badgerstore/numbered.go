@@ -265,10 +265,11 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 	}
 	num, added := old, int64(0)
 	if num != 0 && s.lean {
-		// A lean record may lack the sketch its band keys come from
-		// (index.LeanRecord), so that OldKeys lack them too: the old
-		// number is retired with whatever postings are left under it,
-		// which then resolve to no ID, and the record gets a new one.
+		// A lean record keeps band digests, not the sketch its band
+		// keys come from (index.BatchRecord), so that OldKeys lack
+		// them: the old number is retired with whatever postings are
+		// left under it, which then resolve to no ID, and the record
+		// gets a new one.
 		if err := txn.Delete(numKey(num)); err != nil {
 			return nil, 0, s.writeErr("add", w.ID, err)
 		}
@@ -300,7 +301,7 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 	v := appendNum(make([]byte, 0, numLen+len(w.Record)), num)
 	if s.lean {
 		var err error
-		if v, err = index.LeanRecord(v, w.Record, w.ID); err != nil {
+		if v, err = index.BatchRecord(v, w.Record, w.ID); err != nil {
 			return nil, 0, fmt.Errorf("index: %s: add %q: %w", s.dir, w.ID, err)
 		}
 	} else {

@@ -2,10 +2,12 @@ package badgerstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/dgraph-io/badger/v4"
@@ -121,8 +123,10 @@ func Verify(ctx context.Context, dir string) (*Report, error) {
 // it cannot be read) (the newest version of each; a record in a
 // damaged block is lost, and a record deleted in a damaged block may
 // come back) goes into an index with the same layout and analyzer,
-// which files it under all its keys again, and keeps the store's
-// settings (lean records, compressed tables) whatever opts say of them.
+// which files it under all its keys again (a lean record, which keeps
+// band digests, gets its sketch back from its band postings:
+// index.RestoreSketch), and keeps the store's settings (lean records,
+// compressed tables) whatever opts say of them.
 // The memtable logs (.mem files, the writes of a writer that did not
 // close) are not read; they are reported as damage when they hold
 // data. It returns the report and the number of documents out holds.
@@ -191,8 +195,8 @@ type newest struct {
 	value            []byte
 }
 
-// newestKeys are the document and metadata keys Salvage read, each at
-// its newest version.
+// newestKeys are the document, metadata and band posting keys Salvage
+// read, each at its newest version.
 type newestKeys map[string]*newest
 
 // readNewest reads the document and metadata entries of the table files
@@ -206,7 +210,10 @@ func readNewest(ctx context.Context, dir string, tables []tablecheck.File, r *Re
 		}
 		r.Tables++
 		r.Entries += tablecheck.Walk(dir, f, func(e *tablecheck.Entry) {
-			if len(e.Key) == 0 || (e.Key[0] != kindDoc && e.Key[0] != kindMeta && e.Key[0] != kindStoreMeta) {
+			// Band postings of numbered stores too: a lean record keeps
+			// band digests, which name no band keys (see docs).
+			band := len(e.Key) == bandPrefixLen+numLen && e.Key[0] == byte(index.KindBand)
+			if len(e.Key) == 0 || (e.Key[0] != kindDoc && e.Key[0] != kindMeta && e.Key[0] != kindStoreMeta && !band) {
 				return
 			}
 			if n := keep[string(e.Key)]; n != nil && n.version >= e.Version {
@@ -241,6 +248,29 @@ func (keep newestKeys) docs(r *Report) []index.Doc {
 		}
 	}
 	sort.Strings(ids)
+	// The values of each number's band keys, for lean records
+	// (index.RestoreSketch).
+	type bandValues struct {
+		v    [index.Bands]uint64
+		seen [index.Bands]int
+	}
+	var bands map[uint64]*bandValues
+	if numbered {
+		bands = map[uint64]*bandValues{}
+		for k, n := range keep {
+			if k[0] != byte(index.KindBand) || len(k) != bandPrefixLen+numLen || n.deleted || int(k[1]) >= index.Bands {
+				continue
+			}
+			num := readNum([]byte(k[bandPrefixLen:]))
+			bv := bands[num]
+			if bv == nil {
+				bv = &bandValues{}
+				bands[num] = bv
+			}
+			bv.v[k[1]] = binary.BigEndian.Uint64([]byte(k[2:bandPrefixLen]))
+			bv.seen[k[1]]++
+		}
+	}
 	var docs []index.Doc
 	for _, k := range ids {
 		n, id := keep[k], k[1:]
@@ -249,9 +279,10 @@ func (keep newestKeys) docs(r *Report) []index.Doc {
 			continue
 		}
 		rec := n.value
+		var num uint64
 		if numbered {
 			var err error
-			if _, rec, err = splitDocValue(rec); err != nil {
+			if num, rec, err = splitDocValue(rec); err != nil {
 				r.Damage = append(r.Damage, Damage{File: "(table entry)", Block: -1, ID: id, Err: err})
 				continue
 			}
@@ -260,6 +291,12 @@ func (keep newestKeys) docs(r *Report) []index.Doc {
 		if err != nil {
 			r.Damage = append(r.Damage, Damage{File: "(table entry)", Block: -1, ID: id, Err: err})
 			continue
+		}
+		// A lean record's band digests get the sketch back from its
+		// number's band keys, one for each band; else the document is
+		// filed under no band key.
+		if bv := bands[num]; bv != nil && !slices.ContainsFunc(bv.seen[:], func(n int) bool { return n != 1 }) {
+			index.RestoreSketch(&d, &bv.v)
 		}
 		docs = append(docs, d)
 	}
