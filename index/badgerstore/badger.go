@@ -334,11 +334,10 @@ func Open(dir string, opts *Options) (*Store, error) {
 	}
 	_, serr := os.Stat(filepath.Join(dir, loadTmp, loadNumbered))
 	loadCut := serr == nil
-	if !o.ReadOnly {
-		// Run files of a Load that did not finish.
-		if err := os.RemoveAll(filepath.Join(dir, loadTmp)); err != nil {
-			return nil, fmt.Errorf("index: open %s: %w", dir, err)
-		}
+	// The metadata a Load cut short kept aside (see loadMeta).
+	savedMeta, merr := os.ReadFile(filepath.Join(dir, loadTmp, loadMeta))
+	if merr != nil && !errors.Is(merr, fs.ErrNotExist) {
+		return nil, fmt.Errorf("index: open %s: %w", dir, merr)
 	}
 	// Badger reads the tables' indexes in goroutines of its own, where
 	// a damaged one is a panic that ends the process: they are read
@@ -358,6 +357,16 @@ func Open(dir string, opts *Options) (*Store, error) {
 		s.db.Close()
 		sh.Close()
 		return nil, err
+	}
+	if err := s.restoreLoadMeta(readLoadMeta(savedMeta)); err != nil {
+		return fail(err)
+	}
+	if !o.ReadOnly {
+		// Run files of a Load that did not finish, removed once its
+		// metadata is back.
+		if err := os.RemoveAll(filepath.Join(dir, loadTmp)); err != nil {
+			return fail(fmt.Errorf("index: open %s: %w", dir, err))
+		}
 	}
 	if err := s.checkMeta(); err != nil {
 		return fail(err)
@@ -681,6 +690,46 @@ func (l badgerLogger) Errorf(format string, args ...any)   { l.log("error", form
 func (l badgerLogger) Warningf(format string, args ...any) { l.log("warning", format, args) }
 func (badgerLogger) Infof(string, ...any)                  {}
 func (badgerLogger) Debugf(string, ...any)                 {}
+
+// restoreLoadMeta puts back the metadata kvs a Load kept aside when
+// the store has no format metadata: the Load was cut short after
+// dropping the database and before its metadata table landed.
+func (s *Store) restoreLoadMeta(kvs [][2][]byte) (err error) {
+	if len(kvs) == 0 {
+		return nil
+	}
+	defer s.recoverTo("restoring metadata", &err)
+	var format bool
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
+		switch _, err := s.get(txn, tabs, metaKey(index.MetaFormat)); {
+		case err == nil:
+			format = true
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("index: %s: reading metadata: %w", s.dir, err)
+	case format:
+		return nil
+	case s.readOnly:
+		return fmt.Errorf("index: %s: a Load was cut short before its metadata landed: open it for writing once to restore it", s.dir)
+	}
+	err = s.db.Update(func(txn *badger.Txn) error {
+		for _, kv := range kvs {
+			if err := txn.Set(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("index: %s: restoring the metadata of a Load cut short: %w", s.dir, err)
+	}
+	return nil
+}
 
 // checkMeta refuses a database that holds keys but no index format,
 // and a read-only open of a directory without an index.

@@ -64,6 +64,66 @@ const loadTmp = "neardup-load.tmp"
 // numbered store.
 const loadNumbered = "numbered"
 
+// loadMeta is the file in loadTmp that holds the store's metadata
+// ('m' keys: format, layout, analyzer, ...) while Load rewrites the
+// database: the StreamWriter drops everything before it writes, and its
+// tables land in no fixed order, so a Load cut short may leave
+// documents without the metadata table. Open puts the metadata back
+// from this file (restoreLoadMeta). Its format: for each key and value,
+// a uvarint length and the bytes.
+const loadMeta = "meta"
+
+// writeLoadMeta writes kvs to path and syncs it and its directory.
+func writeLoadMeta(path string, kvs [][2][]byte) error {
+	var b []byte
+	for _, kv := range kvs {
+		for _, x := range kv {
+			b = binary.AppendUvarint(b, uint64(len(x)))
+			b = append(b, x...)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// readLoadMeta reads a file writeLoadMeta wrote; a file cut short (the
+// process died while writing it, before Load dropped anything) gives
+// nil.
+func readLoadMeta(b []byte) [][2][]byte {
+	var kvs [][2][]byte
+	for len(b) > 0 {
+		var kv [2][]byte
+		for i := range kv {
+			n, w := binary.Uvarint(b)
+			if w <= 0 || uint64(len(b)-w) < n {
+				return nil
+			}
+			kv[i], b = b[w:w+int(n)], b[w+int(n):]
+		}
+		kvs = append(kvs, kv)
+	}
+	return kvs
+}
+
 // Load implements index.Loader: it fills a store that holds no
 // documents, writing Badger's tables directly instead of going through
 // its log and memtable (see above). For large numbers of documents it is
@@ -543,10 +603,14 @@ func (l *loader) writeRun(stream, chunk, n int, kv func(i int, dst []byte) (key,
 // and builds the filters.
 func (l *loader) write() error {
 	s := l.s
-	// The metadata, read before the StreamWriter drops everything.
+	// The metadata, read before the StreamWriter drops everything, and
+	// kept in the run directory until its table lands (see loadMeta).
 	meta, err := s.readMeta()
 	if err != nil {
 		return err
+	}
+	if err := writeLoadMeta(filepath.Join(l.tmp, loadMeta), meta); err != nil {
+		return fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
 	sw := s.db.NewStreamWriter()
 	defer sw.Cancel()
