@@ -301,6 +301,17 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 	}
 	in := &ingest{x: x, sh: x.sh, o: o, batch: docs, out: make([]Ingested, len(docs)),
 		stored: make([]*Doc, len(docs)), before: make([][][]Earlier, len(docs)), local: map[uint64]Status{}}
+	if l, ok := x.sh.(*local); ok && l.nr != nil {
+		// The store's documents are known by the store's numbers.
+		in.cs.byNum = storeNum
+		in.cs.resolve = func(id string) uint64 {
+			nums, err := l.nr.Nums(ctx, []string{id})
+			if err != nil {
+				return 0 // closed: nothing found by number, as by ID
+			}
+			return nums[0]
+		}
+	}
 	if l, ok := x.sh.(*local); ok {
 		if err := l.begin(ctx); err != nil {
 			return nil, err

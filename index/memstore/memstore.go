@@ -235,7 +235,7 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 				return
 			}
 			chunk, off, idLen := unpack(at)
-			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen)), Fingerprint: fp}
+			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen)), Fingerprint: fp, Num: uint64(n)}
 			ps = append(ps, p)
 		}
 		if l.run != nil {
@@ -270,6 +270,40 @@ func (s *Store) Records(_ context.Context, ids []string) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// RecordsByNum implements index.NumberedRecords: the documents are
+// read from their slots, their IDs not looked up.
+func (s *Store) RecordsByNum(_ context.Context, nums []uint64) ([][]byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, errClosed
+	}
+	out := make([][]byte, len(nums))
+	for i, n := range nums {
+		if n == 0 || n > uint64(s.docs.n) || s.deleted(uint32(n)) {
+			continue
+		}
+		_, out[i] = s.entry(uint32(n))
+	}
+	return out, nil
+}
+
+// Nums implements index.NumberedRecords.
+func (s *Store) Nums(_ context.Context, ids []string) ([]uint64, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, errClosed
+	}
+	out := make([]uint64, len(ids))
+	for i, id := range ids {
+		out[i] = uint64(s.lookup(id))
+	}
+	return out, nil
+}
+
+var _ index.NumberedRecords = (*Store)(nil)
 
 // Apply implements index.Store. The store keeps copies of the IDs and
 // records: a caller's ID is often a slice of a much larger input line,
