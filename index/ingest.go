@@ -747,12 +747,13 @@ func (in *ingest) fetch(ctx context.Context, ks []int32) error {
 		return err
 	}
 	errs := make([]error, len(recs))
+	docs := make([]Doc, len(recs)) // one allocation, not one a candidate
 	parallel(len(recs), func(j int) {
 		c := &in.cs.c[want[j]]
 		c.doc, c.read = nil, true
 		if recs[j] != nil {
-			doc, err := in.x.decode(ids[j], recs[j], false)
-			c.doc, errs[j] = &doc, err
+			docs[j], errs[j] = in.x.decode(ids[j], recs[j], false)
+			c.doc = &docs[j]
 		}
 	})
 	for _, err := range errs {
