@@ -39,10 +39,14 @@ type Store struct {
 	live   int64
 	dels   int64 // documents deleted or replaced
 	lists  map[listKey]*list
-	meta   map[string][]byte
-	lean   bool   // keep records without what explains a match
-	buf    []byte // a lean record while Apply makes it
-	pre    [8]byte
+	// listCache caches lists' entries by a hash of their keys (see
+	// listOf): a document's 21 keys are each a map lookup otherwise.
+	// Filled under the write lock, read under either.
+	listCache [64]listEntry
+	meta      map[string][]byte
+	lean      bool   // keep records without what explains a match
+	buf       []byte // a lean record while Apply makes it
+	pre       [8]byte
 }
 
 // listKey names the posting lists of one kind of key: a SimHash table
@@ -51,6 +55,25 @@ type listKey struct {
 	kind  index.Kind
 	table uint8
 	bits  uint8
+}
+
+// listEntry is an entry of Store.listCache.
+type listEntry struct {
+	k listKey
+	l *list
+}
+
+// at returns the index in Store.listCache of the entry of lk.
+func (lk listKey) at() int {
+	return int((uint(lk.kind)*0x9e37 + uint(lk.table)*0x85eb + uint(lk.bits)*0xc2b2) >> 4 & 63)
+}
+
+// listOf returns the lists of lk, nil when there are none. s.mu is held.
+func (s *Store) listOf(lk listKey) *list {
+	if e := &s.listCache[lk.at()]; e.l != nil && e.k == lk {
+		return e.l
+	}
+	return s.lists[lk]
 }
 
 // list is the posting lists of one listKey: a keyRun when its keys are
@@ -216,7 +239,7 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 	}
 	out := make([][]index.Posting, len(keys))
 	for i, key := range keys {
-		l := s.lists[listKey{key.Kind, key.Table, key.Bits}]
+		l := s.listOf(listKey{key.Kind, key.Table, key.Bits})
 		if l == nil {
 			continue
 		}
@@ -401,7 +424,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 // add files document n under k. s.mu is held.
 func (s *Store) add(k index.Key, n uint32) {
 	lk := listKey{k.Kind, k.Table, k.Bits}
-	l := s.lists[lk]
+	l := s.listOf(lk)
 	if l == nil {
 		l = &list{}
 		if k.Kind == index.KindTable && k.Bits <= runBits {
@@ -409,6 +432,7 @@ func (s *Store) add(k index.Key, n uint32) {
 		}
 		s.lists[lk] = l
 	}
+	s.listCache[lk.at()] = listEntry{lk, l}
 	if l.run != nil {
 		l.run.add(k.Value, n) // Apply checked that it has at most runBits bits
 	} else {
@@ -418,7 +442,7 @@ func (s *Store) add(k index.Key, n uint32) {
 
 // remove deletes the posting of document n under k. s.mu is held.
 func (s *Store) remove(k index.Key, n uint32) {
-	l := s.lists[listKey{k.Kind, k.Table, k.Bits}]
+	l := s.listOf(listKey{k.Kind, k.Table, k.Bits})
 	switch {
 	case l == nil:
 	case l.run != nil:
@@ -460,7 +484,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
-	s.data, s.docs, s.ids, s.lists, s.meta = arena{}, slots{}, idTable{}, nil, nil
+	s.data, s.docs, s.ids, s.lists, s.meta, s.listCache = arena{}, slots{}, idTable{}, nil, nil, [64]listEntry{}
 	return nil
 }
 
