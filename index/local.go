@@ -378,6 +378,13 @@ func (l *local) records(ctx context.Context, ids []string, nums []uint64) ([][]b
 			byNumAt = append(byNumAt, i)
 			continue
 		}
+		if nums != nil && nums[i] >= firstFresh {
+			// A written document, found by its number.
+			if d := l.docs[nums[i]]; d != nil && d.w != nil && !d.gone && d.id == id {
+				out[i] = d.w.Record
+				continue
+			}
+		}
 		if nums != nil && nums[i] < firstFresh && nums[i] != 0 {
 			rest = append(rest, id)
 			at = append(at, i)
