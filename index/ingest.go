@@ -746,14 +746,25 @@ func (in *ingest) fetch(ctx context.Context, ks []int32) error {
 	if err != nil {
 		return err
 	}
-	errs := make([]error, len(recs))
-	docs := make([]Doc, len(recs)) // one allocation, not one a candidate
-	parallel(len(recs), func(j int) {
-		c := &in.cs.c[want[j]]
-		c.doc, c.read = nil, true
-		if recs[j] != nil {
-			docs[j], errs[j] = in.x.decode(ids[j], recs[j], false)
-			c.doc = &docs[j]
+	// Decoded on every core, fetchChunk records at a time into a slab
+	// of Docs (one allocation a chunk, not one a candidate).
+	chunks := (len(recs) + fetchChunk - 1) / fetchChunk
+	errs := make([]error, chunks)
+	parallelChunks(chunks, func(ch int) {
+		lo, hi := ch*fetchChunk, min(len(recs), (ch+1)*fetchChunk)
+		docs := make([]Doc, hi-lo)
+		for j := lo; j < hi; j++ {
+			c := &in.cs.c[want[j]]
+			c.doc, c.read = nil, true
+			if recs[j] == nil {
+				continue
+			}
+			var err error
+			if docs[j-lo], err = in.x.decode(ids[j], recs[j], false); err != nil {
+				errs[ch] = err
+				return
+			}
+			c.doc = &docs[j-lo]
 		}
 	})
 	for _, err := range errs {
@@ -763,6 +774,10 @@ func (in *ingest) fetch(ctx context.Context, ks []int32) error {
 	}
 	return nil
 }
+
+// fetchChunk is how many candidates' records fetch decodes in one
+// goroutine's turn.
+const fetchChunk = 32
 
 // fetchIDs returns the candidates with the IDs ids (added, with no
 // number, if they were none), sorted, without repeats, their records

@@ -400,28 +400,31 @@ func (l *local) records(ctx context.Context, ids []string, nums []uint64) ([][]b
 		at = append(at, i)
 	}
 	l.mu.Unlock()
-	if len(byNum) > 0 {
-		recs, err := l.nr.RecordsByNum(ctx, byNum)
-		if err != nil {
-			return nil, err
-		}
-		for j, r := range recs {
-			out[byNumAt[j]] = r
-		}
-	}
-	// The store's, readChunk × 4 at a time on every core.
+	// The store's, readChunk × 4 at a time on every core: by number
+	// (their slots and records are cache misses), then by ID.
 	const chunk = 4 * readChunk
-	chunks := (len(rest) + chunk - 1) / chunk
+	numChunks := (len(byNum) + chunk - 1) / chunk
+	chunks := numChunks + (len(rest)+chunk-1)/chunk
 	errs := make([]error, chunks)
 	parallelChunks(chunks, func(c int) {
-		lo, hi := c*chunk, min(len(rest), (c+1)*chunk)
-		recs, err := l.st.Records(ctx, rest[lo:hi])
+		var recs [][]byte
+		var err error
+		var to []int
+		if c < numChunks {
+			lo, hi := c*chunk, min(len(byNum), (c+1)*chunk)
+			recs, err = l.nr.RecordsByNum(ctx, byNum[lo:hi])
+			to = byNumAt[lo:hi]
+		} else {
+			lo, hi := (c-numChunks)*chunk, min(len(rest), (c-numChunks+1)*chunk)
+			recs, err = l.st.Records(ctx, rest[lo:hi])
+			to = at[lo:hi]
+		}
 		if err != nil {
 			errs[c] = err
 			return
 		}
 		for j, r := range recs {
-			out[at[lo+j]] = r
+			out[to[j]] = r
 		}
 	})
 	for _, err := range errs {
