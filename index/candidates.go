@@ -136,13 +136,7 @@ func (cs *cands) numShard(num uint64) uint8 {
 
 // find returns the index of the candidate with the ID id.
 func (cs *cands) find(id string) (int32, bool) {
-	if len(cs.shards) > 0 {
-		s := maphash.String(cs.seed, id) & cs.mask
-		if k, ok := cs.shards[s][id]; ok {
-			return cs.off[s] + k, true
-		}
-	}
-	if k, ok := cs.extra[id]; ok {
+	if k, ok := cs.findID(id); ok {
 		return k, true
 	}
 	if cs.resolve != nil && len(cs.numShards) > 0 {
@@ -151,6 +145,19 @@ func (cs *cands) find(id string) (int32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// findID returns the index of the candidate known by the ID id (not
+// by number).
+func (cs *cands) findID(id string) (int32, bool) {
+	if len(cs.shards) > 0 {
+		s := maphash.String(cs.seed, id) & cs.mask
+		if k, ok := cs.shards[s][id]; ok {
+			return cs.off[s] + k, true
+		}
+	}
+	k, ok := cs.extra[id]
+	return k, ok
 }
 
 // findNum returns the index of the candidate known by the number num
@@ -169,7 +176,14 @@ func (cs *cands) add(id string, num uint64) int32 {
 			return k
 		}
 	}
-	if k, ok := cs.find(id); ok {
+	if num >= firstFresh {
+		// A written document: known by its ID, never by a store's
+		// number (it is not stored while its Ingest runs), so not
+		// resolved.
+		if k, ok := cs.findID(id); ok {
+			return k
+		}
+	} else if k, ok := cs.find(id); ok {
 		return k
 	}
 	if cs.extra == nil {

@@ -126,6 +126,13 @@ func TestCandsByNum(t *testing.T) {
 		if resolved != 2 {
 			t.Errorf("GOMAXPROCS %d: resolve called %d times; want 2 (s, t: b0 and u are found by ID)", procs, resolved)
 		}
+		b0, _ := cs.find("b0")
+		if k := cs.add("b0", fresh); k != b0 || resolved != 2 {
+			t.Errorf("GOMAXPROCS %d: add(b0, its written number) = %d, %d resolved; want b0's %d, none more resolved", procs, k, resolved, b0)
+		}
+		if k := cs.add("n", fresh+5); k != 4 || resolved != 2 {
+			t.Errorf("GOMAXPROCS %d: add(n, a written number) = %d, %d resolved; want 4, none more resolved", procs, k, resolved)
+		}
 		s, _ := cs.find("s")
 		if k := cs.add("s", 5); k != s {
 			t.Errorf("GOMAXPROCS %d: add(s, 5) = %d; want s's %d", procs, k, s)
@@ -134,8 +141,8 @@ func TestCandsByNum(t *testing.T) {
 			t.Errorf("GOMAXPROCS %d: find(v), a stored document no one saw: found", procs)
 		}
 		v := cs.add("v", 0)
-		if v != 4 || cs.c[v].id != "v" {
-			t.Errorf("GOMAXPROCS %d: add(v, 0) = %d: %+v; want 4, v", procs, v, cs.c[v])
+		if v != 5 || cs.c[v].id != "v" {
+			t.Errorf("GOMAXPROCS %d: add(v, 0) = %d: %+v; want 5, v", procs, v, cs.c[v])
 		}
 		if k, ok := cs.find("v"); !ok || k != v || cs.add("v", 7) != v {
 			t.Errorf("GOMAXPROCS %d: after add(v): find(v) = %d, %v; add(v, 7) = %d; want %d", procs, k, ok, cs.add("v", 7), v)
