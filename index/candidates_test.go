@@ -78,3 +78,74 @@ func TestCandsBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestCandsByNum: with byNum, a document seen under the store's own
+// number (storeNum) has one entry by that number, found by ID through
+// resolve; the others (a written document's number, a number local
+// handed out) by ID, as before.
+func TestCandsByNum(t *testing.T) {
+	const low, fresh = firstLow, firstFresh
+	seen := [][]Earlier{
+		{{Num: 5, ID: "s"}, {Num: fresh, ID: "b0"}, {Num: 5, ID: "s"}}, // s under two keys, its number both times
+		{{Num: 6, ID: "t"}, {Num: low + 1, ID: "u"}, {Num: 5, ID: "s"}},
+		{{Num: low + 2, ID: "u"}, {Num: fresh, ID: "b0"}, {Num: 6, ID: "t"}},
+	}
+	order := []int{0, 1, 2}
+	want := []string{
+		"0: b0@1099511627776 s@5",
+		"1: s@5 t@6 u@8589934594",
+		"2: b0@1099511627776 t@6 u@8589934594",
+	}
+	nums := map[string]uint64{"s": 5, "t": 6, "v": 7}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 3, 16} {
+		runtime.GOMAXPROCS(procs)
+		resolved := 0
+		cs := cands{byNum: storeNum, resolve: func(id string) uint64 { resolved++; return nums[id] }}
+		idx := cs.build(len(seen), order, seen)
+		if len(cs.c) != 4 {
+			t.Errorf("GOMAXPROCS %d: %d candidates; want 4 (b0, s, t, u)", procs, len(cs.c))
+		}
+		var got []string
+		for i, ks := range idx {
+			var l []string
+			for _, k := range ks {
+				l = append(l, fmt.Sprintf("%s@%d", cs.c[k].id, cs.c[k].num))
+			}
+			slices.Sort(l)
+			got = append(got, fmt.Sprintf("%d: %s", i, strings.Join(l, " ")))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("GOMAXPROCS %d: candidates\n%q\nwant\n%q", procs, got, want)
+		}
+		for _, id := range []string{"b0", "s", "t", "u"} {
+			if k, ok := cs.find(id); !ok || cs.c[k].id != id {
+				t.Errorf("GOMAXPROCS %d: find(%q) = %d, %v", procs, id, k, ok)
+			}
+		}
+		if resolved != 2 {
+			t.Errorf("GOMAXPROCS %d: resolve called %d times; want 2 (s, t: b0 and u are found by ID)", procs, resolved)
+		}
+		b0, _ := cs.find("b0")
+		if k := cs.add("b0", fresh); k != b0 || resolved != 2 {
+			t.Errorf("GOMAXPROCS %d: add(b0, its written number) = %d, %d resolved; want b0's %d, none more resolved", procs, k, resolved, b0)
+		}
+		if k := cs.add("n", fresh+5); k != 4 || resolved != 2 {
+			t.Errorf("GOMAXPROCS %d: add(n, a written number) = %d, %d resolved; want 4, none more resolved", procs, k, resolved)
+		}
+		s, _ := cs.find("s")
+		if k := cs.add("s", 5); k != s {
+			t.Errorf("GOMAXPROCS %d: add(s, 5) = %d; want s's %d", procs, k, s)
+		}
+		if _, ok := cs.find("v"); ok {
+			t.Errorf("GOMAXPROCS %d: find(v), a stored document no one saw: found", procs)
+		}
+		v := cs.add("v", 0)
+		if v != 5 || cs.c[v].id != "v" {
+			t.Errorf("GOMAXPROCS %d: add(v, 0) = %d: %+v; want 5, v", procs, v, cs.c[v])
+		}
+		if k, ok := cs.find("v"); !ok || k != v || cs.add("v", 7) != v {
+			t.Errorf("GOMAXPROCS %d: after add(v): find(v) = %d, %v; add(v, 7) = %d; want %d", procs, k, ok, cs.add("v", 7), v)
+		}
+	}
+}

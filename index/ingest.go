@@ -301,6 +301,17 @@ func (x *Index) Ingest(ctx context.Context, docs []Doc, o IngestOptions) (out []
 	}
 	in := &ingest{x: x, sh: x.sh, o: o, batch: docs, out: make([]Ingested, len(docs)),
 		stored: make([]*Doc, len(docs)), before: make([][][]Earlier, len(docs)), local: map[uint64]Status{}}
+	if l, ok := x.sh.(*local); ok && l.nr != nil {
+		// The store's documents are known by the store's numbers.
+		in.cs.byNum = storeNum
+		in.cs.resolve = func(id string) uint64 {
+			nums, err := l.nr.Nums(ctx, []string{id})
+			if err != nil {
+				return 0 // closed: nothing found by number, as by ID
+			}
+			return nums[0]
+		}
+	}
 	if l, ok := x.sh.(*local); ok {
 		if err := l.begin(ctx); err != nil {
 			return nil, err
@@ -735,13 +746,25 @@ func (in *ingest) fetch(ctx context.Context, ks []int32) error {
 	if err != nil {
 		return err
 	}
-	errs := make([]error, len(recs))
-	parallel(len(recs), func(j int) {
-		c := &in.cs.c[want[j]]
-		c.doc, c.read = nil, true
-		if recs[j] != nil {
-			doc, err := in.x.decode(ids[j], recs[j], false)
-			c.doc, errs[j] = &doc, err
+	// Decoded on every core, fetchChunk records at a time into a slab
+	// of Docs (one allocation a chunk, not one a candidate).
+	chunks := (len(recs) + fetchChunk - 1) / fetchChunk
+	errs := make([]error, chunks)
+	parallelChunks(chunks, func(ch int) {
+		lo, hi := ch*fetchChunk, min(len(recs), (ch+1)*fetchChunk)
+		docs := make([]Doc, hi-lo)
+		for j := lo; j < hi; j++ {
+			c := &in.cs.c[want[j]]
+			c.doc, c.read = nil, true
+			if recs[j] == nil {
+				continue
+			}
+			var err error
+			if docs[j-lo], err = in.x.decode(ids[j], recs[j], false); err != nil {
+				errs[ch] = err
+				return
+			}
+			c.doc = &docs[j-lo]
 		}
 	})
 	for _, err := range errs {
@@ -751,6 +774,10 @@ func (in *ingest) fetch(ctx context.Context, ks []int32) error {
 	}
 	return nil
 }
+
+// fetchChunk is how many candidates' records fetch decodes in one
+// goroutine's turn.
+const fetchChunk = 32
 
 // fetchIDs returns the candidates with the IDs ids (added, with no
 // number, if they were none), sorted, without repeats, their records

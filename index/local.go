@@ -29,9 +29,13 @@ import (
 //
 // Numbers: written documents count up from firstFresh; a stateless
 // document of the store that a write sees gets a number below it, lower
-// than every written one, unique, in no particular order (only being
-// below and unique matters: the decisions order matches by Similar's
-// order, not by number).
+// than every written one, in no particular order (only being below
+// matters: the decisions order matches by Similar's order, not by
+// number). In a store whose postings carry its own numbers
+// (NumberedRecords: memstore) that number is the store's, below
+// firstLow, the same each time the document is seen, and Ingest reads
+// the record under it; in the others it is a new one from firstLow up
+// each time the document is seen.
 //
 // The overlay's posting lists are in one shard per core (rounded up to
 // a power of 2), which AppendRead fills at once, a goroutine a shard,
@@ -40,6 +44,7 @@ import (
 type local struct {
 	x  *Index
 	st Store
+	nr NumberedRecords // st, if it is one
 
 	mu   sync.Mutex
 	next uint64        // the next written document's number
@@ -61,8 +66,17 @@ type local struct {
 }
 
 // firstFresh is the first number of a written document: below it are
-// the stateless documents seen.
-const firstFresh = 1 << 40
+// the stateless documents seen. Below firstLow are the store's own
+// numbers (Posting.Num), from firstLow up the numbers local hands out
+// to the others.
+const (
+	firstFresh = 1 << 40
+	firstLow   = 1 << 33
+)
+
+// storeNum reports whether n is the number of a stateless document by
+// the store's own numbering (Posting.Num).
+func storeNum(n uint64) bool { return n != 0 && n < firstLow }
 
 // lkey is a Key as the overlay's map of lists holds it: 16 bytes
 // without padding, which the map hashes as plain memory (Key's padding
@@ -130,6 +144,7 @@ var _ Shared = (*local)(nil)
 
 func newLocal(x *Index, st Store) *local {
 	l := &local{x: x, st: st, next: firstFresh}
+	l.nr, _ = st.(NumberedRecords)
 	shards := 1 // a power of 2, for shard's mask
 	for shards < runtime.GOMAXPROCS(0) {
 		shards *= 2
@@ -149,7 +164,7 @@ func (l *local) reset() {
 	for _, m := range l.lists {
 		clear(m)
 	}
-	l.low.Store(1)
+	l.low.Store(firstLow)
 }
 
 // shard returns the number of the shard of l.lists that holds the list
@@ -348,13 +363,28 @@ func (l *local) Records(ctx context.Context, ids []string) ([][]byte, error) {
 // (nil: not known). A document seen under a stateless number (below
 // firstFresh: see before and Reappend) has its record in the store, not
 // in the overlay's writes, so it is read there without a lookup in the
-// overlay: a batch's candidates are mostly such documents.
+// overlay: a batch's candidates are mostly such documents; under the
+// store's own number (storeNum), it is read by that number.
 func (l *local) records(ctx context.Context, ids []string, nums []uint64) ([][]byte, error) {
 	out := make([][]byte, len(ids))
 	var rest []string
 	var at []int
+	var byNum []uint64
+	var byNumAt []int
 	l.mu.Lock()
 	for i, id := range ids {
+		if nums != nil && l.nr != nil && storeNum(nums[i]) {
+			byNum = append(byNum, nums[i])
+			byNumAt = append(byNumAt, i)
+			continue
+		}
+		if nums != nil && nums[i] >= firstFresh {
+			// A written document, found by its number.
+			if d := l.docs[nums[i]]; d != nil && d.w != nil && !d.gone && d.id == id {
+				out[i] = d.w.Record
+				continue
+			}
+		}
 		if nums != nil && nums[i] < firstFresh && nums[i] != 0 {
 			rest = append(rest, id)
 			at = append(at, i)
@@ -370,19 +400,31 @@ func (l *local) records(ctx context.Context, ids []string, nums []uint64) ([][]b
 		at = append(at, i)
 	}
 	l.mu.Unlock()
-	// The store's, readChunk × 4 at a time on every core.
+	// The store's, readChunk × 4 at a time on every core: by number
+	// (their slots and records are cache misses), then by ID.
 	const chunk = 4 * readChunk
-	chunks := (len(rest) + chunk - 1) / chunk
+	numChunks := (len(byNum) + chunk - 1) / chunk
+	chunks := numChunks + (len(rest)+chunk-1)/chunk
 	errs := make([]error, chunks)
 	parallelChunks(chunks, func(c int) {
-		lo, hi := c*chunk, min(len(rest), (c+1)*chunk)
-		recs, err := l.st.Records(ctx, rest[lo:hi])
+		var recs [][]byte
+		var err error
+		var to []int
+		if c < numChunks {
+			lo, hi := c*chunk, min(len(byNum), (c+1)*chunk)
+			recs, err = l.nr.RecordsByNum(ctx, byNum[lo:hi])
+			to = byNumAt[lo:hi]
+		} else {
+			lo, hi := (c-numChunks)*chunk, min(len(rest), (c-numChunks+1)*chunk)
+			recs, err = l.st.Records(ctx, rest[lo:hi])
+			to = at[lo:hi]
+		}
 		if err != nil {
 			errs[c] = err
 			return
 		}
 		for j, r := range recs {
-			out[at[lo+j]] = r
+			out[to[j]] = r
 		}
 	})
 	for _, err := range errs {
@@ -488,7 +530,11 @@ func (l *local) before(k Key, filed *llist, stored []Posting, id string, n uint6
 		if filed.has(p.ID) {
 			continue // in the overlay (stored since): below
 		}
-		out = append(out, Earlier{Num: l.low.Add(1) - 1, ID: p.ID, Fingerprint: p.Fingerprint})
+		num := p.Num
+		if l.nr == nil || !storeNum(num) {
+			num = l.low.Add(1) - 1
+		}
+		out = append(out, Earlier{Num: num, ID: p.ID, Fingerprint: p.Fingerprint})
 	}
 	for d := range filed.docs {
 		if d.num >= n {

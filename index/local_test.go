@@ -12,8 +12,8 @@ import (
 	"github.com/neardup/neardup/index/memstore"
 )
 
-// failing is a store whose Records fails, once fail is set, after ok
-// more calls.
+// failing is a store whose Records and RecordsByNum fail, once fail
+// is set, after ok more calls of either.
 type failing struct {
 	*memstore.Store
 	fail bool
@@ -23,13 +23,28 @@ type failing struct {
 var errInjected = errors.New("injected failure")
 
 func (f *failing) Records(ctx context.Context, ids []string) ([][]byte, error) {
+	if err := f.call(); err != nil {
+		return nil, err
+	}
+	return f.Store.Records(ctx, ids)
+}
+
+func (f *failing) RecordsByNum(ctx context.Context, nums []uint64) ([][]byte, error) {
+	if err := f.call(); err != nil {
+		return nil, err
+	}
+	return f.Store.RecordsByNum(ctx, nums)
+}
+
+// call counts a call, and fails it once fail is set and ok is spent.
+func (f *failing) call() error {
 	if f.fail {
 		if f.ok == 0 {
-			return nil, errInjected
+			return errInjected
 		}
 		f.ok--
 	}
-	return f.Store.Records(ctx, ids)
+	return nil
 }
 
 // TestInProcessDeferred: a deferred Ingest's decisions reach the store

@@ -108,10 +108,30 @@ func (k Key) String() string {
 
 // A Posting is one document in a posting list. Fingerprint is set in
 // table postings, so that a candidate's distance is known without its
-// record, and zero in band, content and passage postings.
+// record, and zero in band, content and passage postings. Num is the
+// store's own number of the document in a store that reads records by
+// number (NumberedRecords: memstore), 1 to 2^32−1, and 0 in the others.
 type Posting struct {
 	ID          string
 	Fingerprint simhash.Fingerprint
+	Num         uint64
+}
+
+// NumberedRecords is a Store whose postings carry its own numbers of
+// the documents (Posting.Num), under which it reads their records
+// without looking their IDs up (memstore). Ingest counts, deduplicates
+// and reads the candidates such a store's postings name by these
+// numbers, not by hashing their IDs: at 10^6 documents and more, an
+// article has hundreds of candidates.
+type NumberedRecords interface {
+	// RecordsByNum returns the record of each document number (as
+	// Posting.Num gave it), nil where the number has no document any
+	// more (deleted or replaced since) or never had one. The caller
+	// must not modify the records.
+	RecordsByNum(ctx context.Context, nums []uint64) ([][]byte, error)
+	// Nums returns the number of the document with each ID, 0 where
+	// the store holds none.
+	Nums(ctx context.Context, ids []string) ([]uint64, error)
 }
 
 // Batch is a list of document writes for Store.Apply.

@@ -101,9 +101,10 @@ func (t *slots) add(sl uint64) uint32 {
 
 // idTable maps IDs to document numbers: an open-addressing table with
 // linear probing of document numbers, which are compared by the IDs in
-// the arena.
+// the arena when their tags (8 bits of the ID's hash, idTag) agree.
 type idTable struct {
 	slots []uint32 // len a power of two; 0 is empty
+	tags  []uint8  // the tag of each slot's ID
 	n     int
 }
 

@@ -9,7 +9,7 @@
 // collector, none of which it scans. Beyond its ID and record, a
 // document of the default layout takes about 200 bytes: an 8-byte
 // slot, its fingerprint (8 bytes, in its entry; a lean store reads it
-// from its record), 4 to 8 in the ID table, 6 in each of the 4 SimHash
+// from its record), 5 to 10 in the ID table, 6 in each of the 4 SimHash
 // tables and 10 for each of its 17 sketch band and content postings. A replaced or
 // deleted document's ID and record stay in their chunk until the store
 // is closed: it is made for runs that add.
@@ -39,10 +39,14 @@ type Store struct {
 	live   int64
 	dels   int64 // documents deleted or replaced
 	lists  map[listKey]*list
-	meta   map[string][]byte
-	lean   bool   // keep records without what explains a match
-	buf    []byte // a lean record while Apply makes it
-	pre    [8]byte
+	// listCache caches lists' entries by a hash of their keys (see
+	// listOf): a document's 21 keys are each a map lookup otherwise.
+	// Filled under the write lock, read under either.
+	listCache [64]listEntry
+	meta      map[string][]byte
+	lean      bool   // keep records without what explains a match
+	buf       []byte // a lean record while Apply makes it
+	pre       [8]byte
 }
 
 // listKey names the posting lists of one kind of key: a SimHash table
@@ -51,6 +55,25 @@ type listKey struct {
 	kind  index.Kind
 	table uint8
 	bits  uint8
+}
+
+// listEntry is an entry of Store.listCache.
+type listEntry struct {
+	k listKey
+	l *list
+}
+
+// at returns the index in Store.listCache of the entry of lk.
+func (lk listKey) at() int {
+	return int((uint(lk.kind)*0x9e37 + uint(lk.table)*0x85eb + uint(lk.bits)*0xc2b2) >> 4 & 63)
+}
+
+// listOf returns the lists of lk, nil when there are none. s.mu is held.
+func (s *Store) listOf(lk listKey) *list {
+	if e := &s.listCache[lk.at()]; e.l != nil && e.k == lk {
+		return e.l
+	}
+	return s.lists[lk]
 }
 
 // list is the posting lists of one listKey: a keyRun when its keys are
@@ -108,13 +131,21 @@ func (s *Store) lookup(id string) uint32 {
 		return 0
 	}
 	mask := uint64(len(t.slots) - 1)
-	for i := maphash.String(s.seed, id) & mask; t.slots[i] != 0; i = (i + 1) & mask {
-		if n := t.slots[i]; s.idOf(n) == id {
+	h := maphash.String(s.seed, id)
+	tag := idTag(h)
+	for i := h & mask; t.slots[i] != 0; i = (i + 1) & mask {
+		// The tag spares reading the IDs of most other documents on
+		// the way (two cache misses each: slot and arena).
+		if n := t.slots[i]; t.tags[i] == tag && s.idOf(n) == id {
 			return n
 		}
 	}
 	return 0
 }
+
+// idTag is the tag of an ID of hash h in the ID table: bits its slot's
+// index does not use.
+func idTag(h uint64) uint8 { return uint8(h >> 56) }
 
 func (s *Store) idOf(n uint32) string {
 	chunk, off, idLen := unpack(*s.docs.at(n))
@@ -154,6 +185,7 @@ func (s *Store) insertID(n uint32) {
 	if 4*(t.n+1) > 3*len(t.slots) {
 		old := t.slots
 		t.slots, t.n = make([]uint32, max(1024, 2*len(old))), 0
+		t.tags = make([]uint8, len(t.slots))
 		for _, m := range old {
 			if m != 0 {
 				s.insertID(m)
@@ -161,11 +193,12 @@ func (s *Store) insertID(n uint32) {
 		}
 	}
 	mask := uint64(len(t.slots) - 1)
-	i := maphash.String(s.seed, s.idOf(n)) & mask
+	h := maphash.String(s.seed, s.idOf(n))
+	i := h & mask
 	for t.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = n
+	t.slots[i], t.tags[i] = n, idTag(h)
 	t.n++
 }
 
@@ -182,11 +215,11 @@ func (s *Store) removeID(n uint32) {
 	for j := (i + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
 		h := home(t.slots[j])
 		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
-			t.slots[i] = t.slots[j]
+			t.slots[i], t.tags[i] = t.slots[j], t.tags[j]
 			i = j
 		}
 	}
-	t.slots[i] = 0
+	t.slots[i], t.tags[i] = 0, 0
 }
 
 // Postings implements index.Store.
@@ -216,7 +249,7 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 	}
 	out := make([][]index.Posting, len(keys))
 	for i, key := range keys {
-		l := s.lists[listKey{key.Kind, key.Table, key.Bits}]
+		l := s.listOf(listKey{key.Kind, key.Table, key.Bits})
 		if l == nil {
 			continue
 		}
@@ -235,7 +268,7 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 				return
 			}
 			chunk, off, idLen := unpack(at)
-			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen)), Fingerprint: fp}
+			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen)), Fingerprint: fp, Num: uint64(n)}
 			ps = append(ps, p)
 		}
 		if l.run != nil {
@@ -270,6 +303,40 @@ func (s *Store) Records(_ context.Context, ids []string) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// RecordsByNum implements index.NumberedRecords: the documents are
+// read from their slots, their IDs not looked up.
+func (s *Store) RecordsByNum(_ context.Context, nums []uint64) ([][]byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, errClosed
+	}
+	out := make([][]byte, len(nums))
+	for i, n := range nums {
+		if n == 0 || n > uint64(s.docs.n) || s.deleted(uint32(n)) {
+			continue
+		}
+		_, out[i] = s.entry(uint32(n))
+	}
+	return out, nil
+}
+
+// Nums implements index.NumberedRecords.
+func (s *Store) Nums(_ context.Context, ids []string) ([]uint64, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, errClosed
+	}
+	out := make([]uint64, len(ids))
+	for i, id := range ids {
+		out[i] = uint64(s.lookup(id))
+	}
+	return out, nil
+}
+
+var _ index.NumberedRecords = (*Store)(nil)
 
 // Apply implements index.Store. The store keeps copies of the IDs and
 // records: a caller's ID is often a slice of a much larger input line,
@@ -367,7 +434,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) error {
 // add files document n under k. s.mu is held.
 func (s *Store) add(k index.Key, n uint32) {
 	lk := listKey{k.Kind, k.Table, k.Bits}
-	l := s.lists[lk]
+	l := s.listOf(lk)
 	if l == nil {
 		l = &list{}
 		if k.Kind == index.KindTable && k.Bits <= runBits {
@@ -375,6 +442,7 @@ func (s *Store) add(k index.Key, n uint32) {
 		}
 		s.lists[lk] = l
 	}
+	s.listCache[lk.at()] = listEntry{lk, l}
 	if l.run != nil {
 		l.run.add(k.Value, n) // Apply checked that it has at most runBits bits
 	} else {
@@ -384,7 +452,7 @@ func (s *Store) add(k index.Key, n uint32) {
 
 // remove deletes the posting of document n under k. s.mu is held.
 func (s *Store) remove(k index.Key, n uint32) {
-	l := s.lists[listKey{k.Kind, k.Table, k.Bits}]
+	l := s.listOf(listKey{k.Kind, k.Table, k.Bits})
 	switch {
 	case l == nil:
 	case l.run != nil:
@@ -426,7 +494,7 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
-	s.data, s.docs, s.ids, s.lists, s.meta = arena{}, slots{}, idTable{}, nil, nil
+	s.data, s.docs, s.ids, s.lists, s.meta, s.listCache = arena{}, slots{}, idTable{}, nil, nil, [64]listEntry{}
 	return nil
 }
 

@@ -752,15 +752,18 @@ func TestPostingsMerged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The documents are numbered in the order of their
+			// writes: the first 20,000 from 1, the replaced ones
+			// (every sixth of the first 12,000) from 20,001.
 			var want []index.Posting
 			switch {
 			case i >= 12000 || i%3 != 0:
 				if gen == 0 {
-					want = []index.Posting{{ID: id(i)}}
+					want = []index.Posting{{ID: id(i), Num: uint64(i + 1)}}
 				}
 			case i%2 == 0:
 				if gen == 1 {
-					want = []index.Posting{{ID: id(i)}}
+					want = []index.Posting{{ID: id(i), Num: uint64(docs + i/6 + 1)}}
 				}
 			}
 			for j, k := range ks {
@@ -963,5 +966,60 @@ func TestLeanFingerprint(t *testing.T) {
 	}
 	if ps, _ = s.PostingsNear(ctx, []index.Key{key}, []simhash.Fingerprint{d.Fingerprint ^ 0b1111}, 3); len(ps[0]) != 0 {
 		t.Errorf("PostingsNear 4 bits away: %d postings, want none", len(ps[0]))
+	}
+}
+
+// RecordsByNum reads the record of each number that Postings gave and
+// Nums returns, and none of a number replaced, deleted or never given.
+func TestRecordsByNum(t *testing.T) {
+	ctx := t.Context()
+	s := New()
+	key := index.Key{Kind: index.KindContent, Value: 9}
+	b := &index.Batch{Writes: []index.Write{
+		{ID: "a", Record: []byte("ra"), Keys: []index.Key{key}},
+		{ID: "b", Record: []byte("rb"), Keys: []index.Key{key}},
+		{ID: "c", Record: []byte("rc"), Keys: []index.Key{key}},
+	}}
+	if err := s.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	b = &index.Batch{Writes: []index.Write{
+		{ID: "a", Record: []byte("ra2"), Keys: []index.Key{key}, Replaces: true, OldKeys: []index.Key{key}},
+		{ID: "b", Replaces: true, OldKeys: []index.Key{key}},
+	}}
+	if err := s.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	nums, err := s.Nums(ctx, []string{"a", "b", "c", "d"})
+	if err != nil || !slices.Equal(nums, []uint64{4, 0, 3, 0}) {
+		t.Errorf("Nums(a, b, c, d) = %v, %v; want [4 0 3 0]", nums, err)
+	}
+	recs, err := s.RecordsByNum(ctx, []uint64{0, 1, 2, 3, 4, 5, 1 << 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "", "", "rc", "ra2", "", ""} // 1 a replaced, 2 b deleted
+	for i, r := range recs {
+		if string(r) != want[i] || (r == nil) != (want[i] == "") {
+			t.Errorf("RecordsByNum: record %d = %q; want %q", i, r, want[i])
+		}
+	}
+	ps, err := s.Postings(ctx, []index.Key{key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, p := range ps[0] {
+		got[p.ID] = p.Num
+	}
+	if len(got) != 2 || got["a"] != 4 || got["c"] != 3 {
+		t.Errorf("Postings: numbers %v; want a 4, c 3", got)
+	}
+	s.Close()
+	if _, err := s.RecordsByNum(ctx, []uint64{3}); err == nil {
+		t.Error("RecordsByNum after Close: no error")
+	}
+	if _, err := s.Nums(ctx, []string{"c"}); err == nil {
+		t.Error("Nums after Close: no error")
 	}
 }
