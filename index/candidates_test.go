@@ -149,3 +149,25 @@ func TestCandsByNum(t *testing.T) {
 		}
 	}
 }
+
+func TestSameID(t *testing.T) {
+	long := "news.example.com/zh/2026/03/03/a001670678.html"
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"", "", true},
+		{"a", "a", true},
+		{"a", "b", false},
+		{"a", "ab", false},
+		{long, long, true},
+		{long, "news.example.com/zh/2026/03/03/a001670679.html", false},
+		{long, "news.example.com/zh/2026/03/04/a001670678.html", false}, // differs before the last 16 bytes
+		{long, "xews.example.com/zh/2026/03/03/a001670678.html", false},
+		{long, long[:len(long)-1], false},
+	} {
+		if got := sameID(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameID(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -810,10 +810,13 @@ func (in *ingest) confirm(d *Doc, ks []int32) []Match {
 	for _, c := range ks {
 		cd := &in.cs.c[c]
 		r := cd.doc
-		if r == nil || cd.id == d.ID || (d.Job != "" && r.Job == d.Job && r.Seq > d.Seq) {
+		if r == nil || (r.Seq > d.Seq && d.Job != "" && r.Job == d.Job) || sameID(cd.id, d.ID) {
 			// A document of this job at a later position (stored by
 			// an interrupted run of the job) is not a candidate yet:
-			// an uninterrupted run has not seen it.
+			// an uninterrupted run has not seen it. (Seq first: in a
+			// run that was not interrupted no candidate is later, and
+			// the job names, equal, are not compared; at 10^7 the
+			// comparisons were 10% of dedup's CPU.)
 			continue
 		}
 		if r.ContentHash == d.ContentHash {
@@ -835,6 +838,22 @@ func (in *ingest) confirm(d *Doc, ks []int32) []Match {
 	}
 	SortMatches(out)
 	return out
+}
+
+// sameID reports whether a == b, comparing the last bytes first: IDs
+// of one length (URLs of one site) share long prefixes and differ near
+// their ends, and at 10^7 archived documents an article is compared
+// with hundreds of candidates.
+func sameID(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := len(a) - 1; i >= 0 && i >= len(a)-16; i-- {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return a == b
 }
 
 // decide runs the protocol (see Ingest) for d, whose confirmed matches
