@@ -358,7 +358,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		sh.Close()
 		return nil, err
 	}
-	if err := s.restoreLoadMeta(readLoadMeta(savedMeta)); err != nil {
+	if err := s.checkMeta(readLoadMeta(savedMeta)); err != nil {
 		return fail(err)
 	}
 	if !o.ReadOnly {
@@ -367,9 +367,6 @@ func Open(dir string, opts *Options) (*Store, error) {
 		if err := os.RemoveAll(filepath.Join(dir, loadTmp)); err != nil {
 			return fail(fmt.Errorf("index: open %s: %w", dir, err))
 		}
-	}
-	if err := s.checkMeta(); err != nil {
-		return fail(err)
 	}
 	if err := s.readLayout(); err != nil {
 		return fail(err)
@@ -691,33 +688,10 @@ func (l badgerLogger) Warningf(format string, args ...any) { l.log("warning", fo
 func (badgerLogger) Infof(string, ...any)                  {}
 func (badgerLogger) Debugf(string, ...any)                 {}
 
-// restoreLoadMeta puts back the metadata kvs a Load kept aside when
-// the store has no format metadata: the Load was cut short after
-// dropping the database and before its metadata table landed.
-func (s *Store) restoreLoadMeta(kvs [][2][]byte) (err error) {
-	if len(kvs) == 0 {
-		return nil
-	}
-	defer s.recoverTo("restoring metadata", &err)
-	var format bool
-	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
-		switch _, err := s.get(txn, tabs, metaKey(index.MetaFormat)); {
-		case err == nil:
-			format = true
-		case !errors.Is(err, badger.ErrKeyNotFound):
-			return err
-		}
-		return nil
-	})
-	switch {
-	case err != nil:
-		return fmt.Errorf("index: %s: reading metadata: %w", s.dir, err)
-	case format:
-		return nil
-	case s.readOnly:
-		return fmt.Errorf("index: %s: a Load was cut short before its metadata landed: open it for writing once to restore it", s.dir)
-	}
-	err = s.db.Update(func(txn *badger.Txn) error {
+// restoreMeta writes kvs, the metadata a Load kept aside (see
+// loadMeta).
+func (s *Store) restoreMeta(kvs [][2][]byte) error {
+	err := s.db.Update(func(txn *badger.Txn) error {
 		for _, kv := range kvs {
 			if err := txn.Set(kv[0], kv[1]); err != nil {
 				return err
@@ -732,8 +706,11 @@ func (s *Store) restoreLoadMeta(kvs [][2][]byte) (err error) {
 }
 
 // checkMeta refuses a database that holds keys but no index format,
-// and a read-only open of a directory without an index.
-func (s *Store) checkMeta() (err error) {
+// and a read-only open of a directory without an index. A database
+// without its format whose Load was cut short (after the StreamWriter
+// dropped everything, before the metadata's table landed) gets back
+// the metadata that Load kept aside, saved (see loadMeta).
+func (s *Store) checkMeta(saved [][2][]byte) (err error) {
 	defer s.recoverTo("reading metadata", &err)
 	var format bool
 	var empty bool
@@ -761,6 +738,10 @@ func (s *Store) checkMeta() (err error) {
 		return fmt.Errorf("index: %s: reading metadata: %w", s.dir, err)
 	case format:
 		return nil
+	case len(saved) > 0 && s.readOnly:
+		return fmt.Errorf("index: %s: a Load was cut short before its metadata landed: open it for writing once to restore it", s.dir)
+	case len(saved) > 0:
+		return s.restoreMeta(saved)
 	case !empty:
 		return fmt.Errorf("index: %s holds a Badger database that is not a neardup index (no format metadata)", s.dir)
 	case s.readOnly:

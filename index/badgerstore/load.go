@@ -69,7 +69,7 @@ const loadNumbered = "numbered"
 // database: the StreamWriter drops everything before it writes, and its
 // tables land in no fixed order, so a Load cut short may leave
 // documents without the metadata table. Open puts the metadata back
-// from this file (restoreLoadMeta). Its format: for each key and value,
+// from this file (checkMeta). Its format: for each key and value,
 // a uvarint length and the bytes.
 const loadMeta = "meta"
 
