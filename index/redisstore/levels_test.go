@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/redistest"
 	"github.com/neardup/neardup/simhash"
+	"sync"
 )
 
 // The posting levels' keys, literally (bucket bits 16: level 0 has
@@ -164,6 +165,7 @@ func TestPostingLevels(t *testing.T) {
 	// string's allocation, a jemalloc class, and the key's own).
 	var loose []string
 	var seen int
+	var mu sync.Mutex // ForEachMaster calls fn for the masters at once
 	err = s.c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 		keys, err := m.Keys(ctx, s.prefix+"[tbc]*").Result()
 		if err != nil {
@@ -181,10 +183,12 @@ func TestPostingLevels(t *testing.T) {
 			if err != nil {
 				return err
 			}
+			mu.Lock()
 			seen++
 			if n > 64 && u > n+n*3/10+80 { // a class of 1,280 for 1,024 bytes and the header
 				loose = append(loose, fmt.Sprintf("%s: %d bytes, MEMORY USAGE %d", s.describe(k), n, u))
 			}
+			mu.Unlock()
 		}
 		return nil
 	})
