@@ -69,40 +69,15 @@ const loadNumbered = "numbered"
 // database: the StreamWriter drops everything before it writes, and its
 // tables land in no fixed order, so a Load cut short may leave
 // documents without the metadata table. Open puts the metadata back
-// from this file (checkMeta). Its format: for each key and value,
-// a uvarint length and the bytes.
+// from this file (checkMeta). Its format is a run file's (writeKVs).
 const loadMeta = "meta"
 
-// writeLoadMeta writes kvs to path and syncs it and its directory.
+// writeLoadMeta writes kvs to path, as a run file is written
+// (writeKVs), and syncs it and its directory.
 func writeLoadMeta(path string, kvs [][2][]byte) error {
-	var b []byte
-	for _, kv := range kvs {
-		for _, x := range kv {
-			b = binary.AppendUvarint(b, uint64(len(x)))
-			b = append(b, x...)
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return writeKVs(path, len(kvs), func(i int, dst []byte) ([]byte, []byte) {
+		return append(dst, kvs[i][0]...), kvs[i][1]
+	}, true)
 }
 
 // readLoadMeta reads a file writeLoadMeta wrote; a file cut short (the
@@ -568,13 +543,22 @@ func parallel[T any](n int, f func(i int, scratch T) (T, error)) error {
 	return nil
 }
 
-// writeRun writes n key-value pairs, each a uvarint key length, the key,
-// a uvarint value length and the value, to the run file of a stream of
-// a chunk.
+// writeRun writes n key-value pairs to the run file of a stream of a
+// chunk (writeKVs).
 func (l *loader) writeRun(stream, chunk, n int, kv func(i int, dst []byte) (key, value []byte)) error {
-	f, err := os.Create(l.runPath(stream, chunk))
-	if err != nil {
+	if err := writeKVs(l.runPath(stream, chunk), n, kv, false); err != nil {
 		return fmt.Errorf("index: load: %w", err)
+	}
+	return nil
+}
+
+// writeKVs writes n key-value pairs, each a uvarint key length, the key,
+// a uvarint value length and the value, to a new file at path; with
+// sync, it syncs the file and its directory.
+func writeKVs(path string, n int, kv func(i int, dst []byte) (key, value []byte), sync bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var lb [2 * binary.MaxVarintLen64]byte
@@ -589,14 +573,23 @@ func (l *loader) writeRun(stream, chunk, n int, kv func(i int, dst []byte) (key,
 		w.Write(lb[:m])
 		w.Write(v)
 	}
-	if err := w.Flush(); err != nil {
+	err = w.Flush()
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if err != nil {
 		f.Close()
-		return fmt.Errorf("index: load: %w", err)
+		return err
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("index: load: %w", err)
+	if err := f.Close(); err != nil || !sync {
+		return err
 	}
-	return nil
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // write merges the runs into the database, replacing its empty contents,
