@@ -490,9 +490,16 @@ func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]int32,
 			order = append(order, i)
 		}
 	}
+	var nr NumberedRecords // a store whose records are read in place
+	if l, ok := in.sh.(*local); ok {
+		nr = l.nr
+	}
 	parallel(len(order), func(j int) {
 		i := order[j]
 		seen[i] = in.x.seen(&in.batch[i], in.out[i].Num, in.before[i], in.o.Distance)
+		if nr != nil {
+			seen[i] = in.x.dropUnconfirmable(ctx, nr, &in.batch[i], seen[i], in.o.Distance)
+		}
 	})
 	cands = in.cs.build(len(in.batch), order, seen)
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(in.out[a].Num, in.out[b].Num) })

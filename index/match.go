@@ -115,11 +115,18 @@ func Confirmed(a, b *Doc, minContent float64) bool {
 		return true
 	}
 	if !a.Long.IsZero() && !b.Long.IsZero() {
-		return j >= LongContainmentFloor && minhash.Containment(j, a.Shingles, b.Shingles) >= LongMinContainment
+		return confirmedLong(j, a.Shingles, b.Shingles, minContent)
 	}
 	small, large := min(a.Shingles, b.Shingles), max(a.Shingles, b.Shingles)
 	return j >= ContainmentFloor && float64(small) >= MinSizeRatio*float64(large) &&
 		minhash.Containment(j, a.Shingles, b.Shingles) >= MinContainment
+}
+
+// confirmedLong is Confirmed for two documents with confirmation
+// sketches whose estimated Jaccard similarity is j and whose content
+// sets have na and nb 5-grams.
+func confirmedLong(j float64, na, nb int, minContent float64) bool {
+	return j >= minContent || j >= LongContainmentFloor && minhash.Containment(j, na, nb) >= LongMinContainment
 }
 
 // The second way a candidate is confirmed by the 64-value sketches (see

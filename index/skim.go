@@ -1,0 +1,155 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/simhash"
+)
+
+// skim is what confirm needs of a stored record to turn a candidate
+// down, read in place (see skimRecord).
+type skim struct {
+	fingerprint simhash.Fingerprint
+	contentHash uint64
+	sketch      bool // the record has a sketch (or its band digests)
+	shingles    int
+	long        *minhash.Long // the record's confirmation sketch, in the record; nil: none
+}
+
+// skimRecord reads a record's hashes, whether it has a sketch, its
+// content-set size and its confirmation sketch without decoding the
+// rest or copying anything. It checks the head as decodeRecord does;
+// of the optional fields it reads only those two. ok is false for a
+// record it cannot read (decodeRecord then says what is wrong).
+func skimRecord(b []byte) (s skim, ok bool) {
+	d := decoder{b: b}
+	if v := d.bytes(1, "version"); v == nil || v[0] != recordVersion {
+		return skim{}, false
+	}
+	if p := d.bytes(16, "hashes"); p != nil {
+		s.fingerprint = simhash.Fingerprint(binary.BigEndian.Uint64(p))
+		s.contentHash = binary.BigEndian.Uint64(p[8:])
+	}
+	d.varint("added seconds")
+	if nsec := d.uvarint("added nanoseconds"); nsec >= 1e9 {
+		return skim{}, false
+	}
+	d.bytes(d.length("title length", 1), "title")
+	for range d.length("keyword count", 9) {
+		d.bytes(d.length("keyword length", 1), "keyword")
+		d.bytes(8, "keyword weight")
+	}
+	switch n := d.uvarint("sketch size"); {
+	case d.err != nil:
+	case n == minhash.Size:
+		s.sketch = d.bytes(2*minhash.Size, "sketch") != nil
+	case n == Bands:
+		s.sketch = d.bytes(Bands, "band digests") != nil
+	case n != 0:
+		return skim{}, false
+	}
+	d.bytes(d.length("job length", 1), "job")
+	d.uvarint("seq")
+	d.fields(func(tag uint64, p []byte, start int) {
+		switch tag {
+		case fieldShingles:
+			v, k := binary.Uvarint(p)
+			if k != len(p) || v == 0 || v > math.MaxInt32 {
+				d.off = start
+				d.fail("content-set size field %x", p)
+				return
+			}
+			s.shingles = int(v)
+		case fieldLong:
+			if len(p) != minhash.LongEncodedSize {
+				d.off = start
+				d.fail("confirmation sketch field: %d bytes", len(p))
+				return
+			}
+			s.long = (*minhash.Long)(p)
+		}
+	})
+	if d.err != nil {
+		return skim{}, false
+	}
+	return s, true
+}
+
+// unconfirmable reports whether confirm turns down the stored document
+// r as a match of d, whatever r's record says of its cluster: r is no
+// exact copy of d, is farther than k bits from it, and, both having
+// sketches and confirmation sketches, is not Confirmed. Only what a
+// record never changes decides, so a candidate turned down here stays
+// down after the call decides its cluster.
+func (x *Index) unconfirmable(d *Doc, r *skim, k int) bool {
+	if r.contentHash == d.ContentHash || d.Fingerprint.Distance(r.fingerprint) <= k {
+		return false
+	}
+	if !r.sketch || r.long == nil || r.long.IsZero() || d.Sketch.IsZero() || d.Long.IsZero() {
+		return false
+	}
+	return !confirmedLong(d.Long.Jaccard(r.long), d.Shingles, r.shingles, x.minContent)
+}
+
+// dropUnconfirmable leaves out of seen, the documents d saw, those of
+// the store (under its own numbers) that confirm would turn down,
+// reading their records in place. In a large archive most of what an
+// article sees through its sketch bands are articles that share a
+// sentence or two with it: at 10^7 documents of the synthetic corpus
+// (bench/README.md) about a hundred an article, and decoding each
+// record to turn it down cost more than the article's analysis.
+func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Doc, seen []Earlier, k int) []Earlier {
+	if d.Sketch.IsZero() || d.Long.IsZero() {
+		return seen
+	}
+	type ref struct {
+		num uint64
+		at  int
+	}
+	var refs []ref
+	for p, e := range seen {
+		if storeNum(e.Num) {
+			refs = append(refs, ref{e.Num, p})
+		}
+	}
+	if len(refs) == 0 {
+		return seen
+	}
+	slices.SortFunc(refs, func(a, b ref) int { return cmp.Compare(a.num, b.num) })
+	nums := make([]uint64, 0, len(refs))
+	for _, r := range refs {
+		if len(nums) == 0 || nums[len(nums)-1] != r.num {
+			nums = append(nums, r.num)
+		}
+	}
+	recs, err := nr.RecordsByNum(ctx, nums)
+	if err != nil || len(recs) != len(nums) {
+		return seen // fetch reads them again and reports the error
+	}
+	drop := make([]bool, len(seen))
+	dropped := false
+	j := 0
+	for i, n := range nums {
+		sk, ok := skimRecord(recs[i])
+		out := ok && x.unconfirmable(d, &sk, k)
+		for ; j < len(refs) && refs[j].num == n; j++ {
+			drop[refs[j].at] = out
+		}
+		dropped = dropped || out
+	}
+	if !dropped {
+		return seen
+	}
+	kept := seen[:0]
+	for p, e := range seen {
+		if !drop[p] {
+			kept = append(kept, e)
+		}
+	}
+	return kept
+}

@@ -1,0 +1,201 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/minhash"
+)
+
+// longAgreeing returns a confirmation sketch that agrees with base
+// (values 0 to 255) on its first k values: Jaccard (k−1)/255.
+func longAgreeing(k int) minhash.Long {
+	var l minhash.Long
+	for i := range l {
+		l[i] = uint8(i)
+		if i >= k {
+			l[i] ^= 0xa5
+		}
+	}
+	return l
+}
+
+func TestSkimRecord(t *testing.T) {
+	long := longAgreeing(256)
+	var sk minhash.Sketch
+	for i := range sk {
+		sk[i] = uint16(i + 1)
+	}
+	full := Doc{ID: "full", Fingerprint: 0x0123456789abcdef, ContentHash: 0xfedcba9876543210, Title: "标题",
+		Keywords: nil, Sketch: sk, Long: long, Shingles: 412, Added: time.Unix(1700000000, 5).UTC(),
+		Job: "job", Seq: 7, Text: "正文 the text", Original: "o", Via: "o", Hops: 1, Passages: []uint64{1, 2}}
+	batch, err := BatchRecord(nil, encodeDoc(nil, &full), "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		rec      []byte
+		ok       bool
+		fp, ch   uint64
+		sketch   bool
+		shingles int
+		long     bool
+	}{
+		{"full record", encodeDoc(nil, &full), true, 0x0123456789abcdef, 0xfedcba9876543210, true, 412, true},
+		{"batch record (band digests)", batch, true, 0x0123456789abcdef, 0xfedcba9876543210, true, 412, true},
+		{"no sketch, no long", encodeDoc(nil, &Doc{Fingerprint: 0x10, ContentHash: 0x20}), true, 0x10, 0x20, false, 0, false},
+		{"sketch without long", encodeDoc(nil, &Doc{Fingerprint: 0x11, Sketch: sk, Shingles: 3}), true, 0x11, 0, true, 3, false},
+		{"empty", nil, false, 0, 0, false, 0, false},
+		{"version 2", append([]byte{2}, encodeDoc(nil, &full)[1:]...), false, 0, 0, false, 0, false},
+		{"cut in the head", encodeDoc(nil, &full)[:20], false, 0, 0, false, 0, false},
+		{"long field short", append(encodeDoc(nil, &Doc{Fingerprint: 1}), fieldLong, 2, 1, 2), false, 0, 0, false, 0, false},
+		{"fields out of order", append(encodeDoc(nil, &Doc{Fingerprint: 1}), fieldLong, 0, fieldShingles, 1, 5), false, 0, 0, false, 0, false},
+		{"shingles 0", append(encodeDoc(nil, &Doc{Fingerprint: 1}), fieldShingles, 1, 0), false, 0, 0, false, 0, false},
+	} {
+		s, ok := skimRecord(tt.rec)
+		if ok != tt.ok || uint64(s.fingerprint) != tt.fp || s.contentHash != tt.ch || s.sketch != tt.sketch ||
+			s.shingles != tt.shingles || (s.long != nil) != tt.long {
+			t.Errorf("%s: skimRecord = %#x %#x sketch %v shingles %d long %v, %v; want %#x %#x %v %d %v, %v", tt.name,
+				uint64(s.fingerprint), s.contentHash, s.sketch, s.shingles, s.long != nil, ok, tt.fp, tt.ch, tt.sketch, tt.shingles, tt.long, tt.ok)
+		}
+		if s.long != nil && *s.long != long {
+			t.Errorf("%s: skimmed confirmation sketch differs from the record's", tt.name)
+		}
+	}
+}
+
+// FuzzSkimRecord checks skimRecord against decodeRecord: a record that
+// decodes is skimmed, to the same fields.
+func FuzzSkimRecord(f *testing.F) {
+	s, l, n := minhash.NewAll("a text with both sketches, for the fuzzer")
+	d := Doc{Fingerprint: 3, ContentHash: 4, Title: "t", Sketch: s, Long: l, Shingles: n, Job: "j", Seq: 2, Original: "o", Via: "o", Hops: 1}
+	f.Add(encodeDoc(nil, &d))
+	if b, err := BatchRecord(nil, encodeDoc(nil, &d), "id"); err == nil {
+		f.Add(b)
+	}
+	f.Add(encodeDoc(nil, &Doc{}))
+	f.Fuzz(func(t *testing.T, rec []byte) {
+		sk, ok := skimRecord(rec)
+		doc, err := decodeRecord(rec, "id", false)
+		if err != nil {
+			return // skimRecord may read what decodeRecord refuses; fetch decodes it and fails
+		}
+		if !ok {
+			t.Fatalf("skimRecord refused a record that decodes: %x", rec)
+		}
+		if sk.fingerprint != doc.Fingerprint || sk.contentHash != doc.ContentHash || sk.sketch != !doc.Sketch.IsZero() || sk.shingles != doc.Shingles {
+			t.Fatalf("skim %+v; decoded %v %v %v %v", sk, doc.Fingerprint, doc.ContentHash, !doc.Sketch.IsZero(), doc.Shingles)
+		}
+		if (sk.long != nil && *sk.long != doc.Long) || (sk.long == nil && !doc.Long.IsZero()) {
+			t.Fatalf("skimmed confirmation sketch %v; decoded %v", sk.long, doc.Long)
+		}
+	})
+}
+
+// TestUnconfirmable checks the rule against Confirmed's: a document is
+// turned down only when it is no exact copy, farther than the distance,
+// and not Confirmed by the confirmation sketches.
+func TestUnconfirmable(t *testing.T) {
+	x := &Index{minContent: 0.7}
+	var sk minhash.Sketch
+	sk[0] = 1
+	d := &Doc{Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	for _, tt := range []struct {
+		name string
+		r    Doc
+		want bool
+	}{
+		{"J 0.40, far", Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(103), Shingles: 1000}, true},
+		{"J 0.70, far", Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(180), Shingles: 1000}, false},
+		{"J 0.686 (under min-content)", Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(176), Shingles: 1000}, true},
+		{"J 0.573, contained (600 in 1000)", Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(147), Shingles: 600}, false},
+		{"J 0.569: under the floor", Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(146), Shingles: 550}, true},
+		{"J 0.40, 3 bits away", Doc{Fingerprint: 0x7, ContentHash: 2, Sketch: sk, Long: longAgreeing(103), Shingles: 1000}, false},
+		{"J 0.40, same content hash", Doc{Fingerprint: 0xffff, ContentHash: 1, Sketch: sk, Long: longAgreeing(103), Shingles: 1000}, false},
+		{"no confirmation sketch", Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Shingles: 1000}, false},
+		{"no sketch", Doc{Fingerprint: 0xffff, ContentHash: 2, Long: longAgreeing(103), Shingles: 1000}, false},
+	} {
+		s, ok := skimRecord(encodeDoc(nil, &tt.r))
+		if !ok {
+			t.Fatalf("%s: skimRecord failed", tt.name)
+		}
+		if got := x.unconfirmable(d, &s, 3); got != tt.want {
+			t.Errorf("%s: unconfirmable = %v, want %v", tt.name, got, tt.want)
+		}
+		// Never a document confirm would match.
+		if tt.want && (tt.r.ContentHash == d.ContentHash || d.Fingerprint.Distance(tt.r.Fingerprint) <= 3 || Confirmed(d, &tt.r, 0.7)) {
+			t.Errorf("%s: turned down, but confirm would match it", tt.name)
+		}
+	}
+}
+
+// numbered is a NumberedRecords of fixed records.
+type numbered struct {
+	recs map[uint64][]byte
+	err  error
+	read []uint64
+}
+
+func (n *numbered) RecordsByNum(_ context.Context, nums []uint64) ([][]byte, error) {
+	n.read = append(n.read, nums...)
+	out := make([][]byte, len(nums))
+	for i, m := range nums {
+		out[i] = n.recs[m]
+	}
+	return out, n.err
+}
+
+func (n *numbered) Nums(context.Context, []string) ([]uint64, error) { return nil, nil }
+
+func TestDropUnconfirmable(t *testing.T) {
+	x := &Index{minContent: 0.7}
+	var sk minhash.Sketch
+	sk[0] = 1
+	d := &Doc{ID: "d", Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	far := func(k int) []byte {
+		return encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(k), Shingles: 1000})
+	}
+	nr := &numbered{recs: map[uint64][]byte{
+		2: far(103),                                                                                       // J 0.40: down
+		3: far(200),                                                                                       // J 0.78: kept
+		4: encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 1, Sketch: sk, Long: longAgreeing(103)}), // an exact copy
+		5: {9, 9},                                                                                         // not a record: kept for fetch to report
+		7: far(50),                                                                                        // J 0.19: down
+	}}
+	seen := []Earlier{
+		{Num: 1, ID: "table", Fingerprint: 0x3}, // within 3 bits: kept
+		{Num: 2, ID: "low"},
+		{Num: 3, ID: "high"},
+		{Num: 2, ID: "low"}, // seen under another band too
+		{Num: 4, ID: "exact"},
+		{Num: 5, ID: "corrupt"},
+		{Num: 6, ID: "gone"},                   // no record (deleted since): kept
+		{Num: firstFresh + 1, ID: "this call"}, // written by this call: kept unread
+		{Num: 7, ID: "low 2"},
+	}
+	got := x.dropUnconfirmable(t.Context(), nr, d, slices.Clone(seen), 3)
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.ID)
+	}
+	if want := []string{"table", "high", "exact", "corrupt", "gone", "this call"}; !slices.Equal(ids, want) {
+		t.Errorf("kept %q, want %q", ids, want)
+	}
+	if want := []uint64{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(nr.read, want) {
+		t.Errorf("read the records of %v, want %v (each once, in order)", nr.read, want)
+	}
+	nr.err = errors.New("store down")
+	if got := x.dropUnconfirmable(t.Context(), nr, d, slices.Clone(seen), 3); len(got) != len(seen) {
+		t.Errorf("with the store failing, kept %d of %d; want all (fetch reports the error)", len(got), len(seen))
+	}
+	bare := *d
+	bare.Long = minhash.Long{}
+	nr.read = nil
+	if got := x.dropUnconfirmable(t.Context(), nr, &bare, slices.Clone(seen), 3); len(got) != len(seen) || nr.read != nil {
+		t.Errorf("a query without a confirmation sketch: kept %d of %d, read %v; want all, none read", len(got), len(seen), nr.read)
+	}
+}
