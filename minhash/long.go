@@ -56,8 +56,17 @@ func (m *longMins) densify() Long {
 	return l
 }
 
-// IsZero reports whether l is the zero Long: no sketch.
-func (l *Long) IsZero() bool { return *l == Long{} }
+// IsZero reports whether l is the zero Long: no sketch. It reads a
+// Long made from a text only as far as its first non-zero value, most
+// often the first 8 bytes.
+func (l *Long) IsZero() bool {
+	for i := 0; i < LongSize; i += 8 {
+		if binary.LittleEndian.Uint64(l[i:]) != 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // longChance is the probability that two different minima agree on
 // their low 8 bits.

@@ -377,3 +377,18 @@ func TestLongMinsSketch(t *testing.T) {
 		}
 	}
 }
+
+func TestLongIsZero(t *testing.T) {
+	for _, tt := range []struct {
+		at   int // the value set to 0x01; -1: none
+		want bool
+	}{{-1, true}, {0, false}, {7, false}, {8, false}, {100, false}, {LongSize - 1, false}} {
+		var l Long
+		if tt.at >= 0 {
+			l[tt.at] = 0x01
+		}
+		if got := l.IsZero(); got != tt.want {
+			t.Errorf("IsZero with value %d set = %v, want %v", tt.at, got, tt.want)
+		}
+	}
+}
