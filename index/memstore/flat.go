@@ -25,7 +25,29 @@ const chunkSize = 4 << 20
 // valid and unchanged for as long as the reader keeps it.
 type arena struct {
 	chunks [][]byte
-	bytes  int64 // bytes of the chunks in use
+	spare  []byte // the rest of the block the last chunks were cut from
+	bytes  int64  // bytes of the chunks in use
+}
+
+// blockChunks is how many chunks the arena allocates at once (a block
+// of 64 MiB) once it holds as many: a block's 2 MiB pages can be huge
+// (adviseHuge), where a chunk's 4 MiB would often hold only one.
+const blockChunks = 16
+
+// chunk returns a new empty chunk for an entry of n bytes.
+func (a *arena) chunk(n int) []byte {
+	if n > chunkSize {
+		return make([]byte, 0, n)
+	}
+	if len(a.chunks) < blockChunks {
+		return make([]byte, 0, chunkSize)
+	}
+	if len(a.spare) < chunkSize {
+		a.spare = adviseHuge(make([]byte, blockChunks*chunkSize))
+	}
+	c := a.spare[:0:chunkSize]
+	a.spare = a.spare[chunkSize:]
+	return c
 }
 
 // add appends pre (nothing, or a document's fingerprint), id, the
@@ -35,7 +57,7 @@ func (a *arena) add(pre []byte, id string, rec []byte) (chunk, off uint32) {
 	n := len(pre) + len(id) + binary.MaxVarintLen64 + len(rec)
 	last := len(a.chunks) - 1
 	if last < 0 || len(a.chunks[last])+n > cap(a.chunks[last]) {
-		a.chunks = append(a.chunks, make([]byte, 0, max(n, chunkSize)))
+		a.chunks = append(a.chunks, a.chunk(n))
 		last++
 	}
 	c := append(a.chunks[last], pre...)
@@ -81,6 +103,7 @@ const slotBits = 16
 // slots holds the documents' slots; document n is slot n-1.
 type slots struct {
 	chunks [][]uint64
+	spare  []uint64 // the rest of the block the last chunks were cut from
 	n      int
 }
 
@@ -92,7 +115,17 @@ func (t *slots) at(n uint32) *uint64 {
 // add appends a slot and returns its document number.
 func (t *slots) add(sl uint64) uint32 {
 	if t.n&(1<<slotBits-1) == 0 {
-		t.chunks = append(t.chunks, make([]uint64, 1<<slotBits))
+		if len(t.spare) == 0 {
+			// After the first blockChunks chunks, blockChunks at a
+			// time, for huge pages (see arena.chunk).
+			n := 1 << slotBits
+			if len(t.chunks) >= blockChunks {
+				n *= blockChunks
+			}
+			t.spare = adviseHuge(make([]uint64, n))
+		}
+		t.chunks = append(t.chunks, t.spare[:1<<slotBits:1<<slotBits])
+		t.spare = t.spare[1<<slotBits:]
 	}
 	t.chunks[t.n>>slotBits][t.n&(1<<slotBits-1)] = sl
 	t.n++
@@ -136,7 +169,7 @@ const maxLoad = 0.5
 func (t *hashTable) grow() {
 	size := max(1024, 2*len(t.keys))
 	old, oldDocs := t.keys, t.docs
-	t.keys, t.docs, t.n = make([]uint64, size), make([]uint32, size), 0
+	t.keys, t.docs, t.n = adviseHuge(make([]uint64, size)), adviseHuge(make([]uint32, size)), 0
 	for i, d := range oldDocs {
 		if d != 0 {
 			t.add(old[i], d)
@@ -303,7 +336,7 @@ func (r *keyRun) merge(gone func(uint32) bool, fp func(uint32) uint64) {
 			}
 		}
 	}
-	start, docs, folds := make([]uint32, len(r.start)), make([]uint32, 0, n), make([]uint16, 0, n)
+	start, docs, folds := make([]uint32, len(r.start)), adviseHuge(make([]uint32, 0, n)), adviseHuge(make([]uint16, 0, n))
 	j := 0
 	for v := range uint64(len(start) - 1) {
 		start[v] = uint32(len(docs))
@@ -422,7 +455,7 @@ func (t *postTable) merge(gone func(uint32) bool) {
 			}
 		}
 	}
-	ents := make([]byte, 0, n*postingSize)
+	ents := adviseHuge(make([]byte, 0, n*postingSize))
 	start := make([]uint32, 1<<dirBits+1)
 	out := func(h uint64, d uint32) {
 		ents = binary.LittleEndian.AppendUint32(ents, uint32(h))

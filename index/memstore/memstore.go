@@ -184,8 +184,8 @@ func (s *Store) insertID(n uint32) {
 	t := &s.ids
 	if 4*(t.n+1) > 3*len(t.slots) {
 		old := t.slots
-		t.slots, t.n = make([]uint32, max(1024, 2*len(old))), 0
-		t.tags = make([]uint8, len(t.slots))
+		t.slots, t.n = adviseHuge(make([]uint32, max(1024, 2*len(old)))), 0
+		t.tags = adviseHuge(make([]uint8, len(t.slots)))
 		for _, m := range old {
 			if m != 0 {
 				s.insertID(m)
