@@ -20,8 +20,9 @@
 //	t table L BUCKET → packed postings: match (1 or 0) fingerprint (8) number (2 to 5)
 //	b band  L BUCKET → packed postings: match (6 or 7) number (2 to 5)
 //	c 0     L BUCKET → packed postings: match (6 or 7) number (2 to 5)
-//	r HASH          → number (5), then the record (index's format), HASH
-//	                  the first 16 bytes of the ID's SHA-256
+//	r HASH          → number (5), then the record (index's format; in a
+//	                  lean archive index.BatchRecord), HASH the first 16
+//	                  bytes of the ID's SHA-256
 //
 // and in an archive created before (flat buckets, records by ID):
 //
@@ -275,8 +276,8 @@ type Options struct {
 	// (index.BatchRecord): without the title, keywords and kept text,
 	// which only explain a match to a person, and with an 8-bit digest
 	// of each sketch band in place of the 64 sketch values when the
-	// record has the confirmation sketch (records written by a binary
-	// of before 2026-11-27 11:00 keep the 64 values; both are read).
+	// record has the confirmation sketch (records written before
+	// 2026-11-27's band digests keep the 64 values; both are read).
 	// For an archive of batch runs, which explain no match: Get, check
 	// and serve show its documents and matches without them. The choice is recorded when the archive is created
 	// ('M' "records"); an archive opened later keeps what it was created
