@@ -576,8 +576,8 @@ func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
 
 // BatchRecord is LeanRecord for a store that never needs a document's
 // band keys to remove its postings (memstore.NewLean, kept for one batch
-// run; a lean badgerstore, which gives a replaced document a new
-// number): when the record keeps a
+// run; a lean badgerstore or redisstore, which give a replaced document
+// a new number): when the record keeps a
 // confirmation sketch (Doc.Long), its 64-value sketch, 128 bytes, is
 // replaced by an 8-bit digest of each of its bands, 16 bytes (see
 // digested). A batch record decodes to a Doc whose Sketch holds the
@@ -592,7 +592,8 @@ func LeanRecord(dst, rec []byte, id string) ([]byte, error) {
 // analysed by one run. Band keys made from a batch record (Index's
 // keys and oldKeys) are none: such a store must not need them to
 // remove its postings (memstore skips the postings of a replaced or
-// deleted document by its slot, a lean badgerstore by its number); a
+// deleted document by its slot, a lean badgerstore or redisstore by its
+// number); a
 // store rebuilt from such records needs their band keys' values
 // (RestoreSketch).
 func BatchRecord(dst, rec []byte, id string) ([]byte, error) {

@@ -1,7 +1,8 @@
 // redisarchive measures a Redis archive: ingest rate through Index.Add,
 // memory per document (used_memory over the masters, and MEMORY USAGE
 // of samples of each kind of key), Near and Similar latency, and
-// candidates per query. It is a program rather than a benchmark because
+// candidates per query; with -packed, what the records would cost
+// packed in hashes rather than a key each. It is a program rather than a benchmark because
 // a million documents take a minute or more. Without -url it starts a
 // 3-master cluster on loopback with scripts/redis-cluster (in a
 // temporary directory, stopped at the end), so that the memory figures
@@ -14,12 +15,14 @@
 //	go run ./bench/redisarchive -n 1000000 -bare
 //	go run ./bench/redisarchive -n 1000000 -compact
 //	go run ./bench/redisarchive -n 1000000 -real -lean
+//	go run ./bench/redisarchive -n 1000000 -real -lean -packed hashes
 //	go run ./bench/redisarchive -n 200000 -ingest
 //	go run ./bench/redisarchive -n 200000 -url redis://127.0.0.1:7000/bench
 package main
 
 import (
 	"context"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"log"
@@ -56,6 +59,7 @@ var (
 	ingest  = flag.Bool("ingest", false, "write through Index.Ingest (the race-free shared ingest dedup uses, with its states) instead of Index.Add")
 	lean    = flag.Bool("lean", false, "a lean archive (redisstore.Options.Lean): records without title, keywords and text")
 	cpuprof = flag.String("cpuprofile", "", "write a CPU profile of the ingest to this file")
+	packed  = flag.String("packed", "", "after the memory figures, measure records packed in hashes of about 64 by their key's hash (what records keyed one a key would cost packed): \"hashes\" (the cluster's own hash settings: values over 64 bytes make a hash table) or \"listpack\" (hash-max-listpack-value raised to 1024 on the masters first: only with a cluster of its own, no -url)")
 	real    = flag.Bool("real", false, "real-looking documents: 47-byte IDs (news.example.com/zh/2026/MM/DD/a000000001.html), titles of 18 Chinese characters and 32 keywords of 2 or 3, as dedup stores for bench/gencorpus's articles")
 )
 
@@ -219,6 +223,11 @@ func main() {
 		fmt.Printf("  largest bucket: %s, %d postings, %d bytes\n", b.Key, b.Postings, b.Bytes)
 	}
 
+	if *packed != "" {
+		packRecords(ctx, s, st.Docs, st0.UsedMemory)
+		return // the records are gone: no queries
+	}
+
 	if *compact {
 		t := time.Now()
 		n, err := s.Compact(ctx)
@@ -367,6 +376,144 @@ func memoryByKind(ctx context.Context, s *redisstore.Store, docs int64) {
 			float64(a.mem)/float64(a.bytes), strings.TrimSuffix(strings.TrimPrefix(unit, "bytes of "), "s"), per)
 	}
 	fmt.Printf("  per document by kind: %s; sum %.1f\n", strings.Join(parts, ", "), sum)
+}
+
+// packRecords measures what the archive's records would cost packed in
+// hashes rather than a key each: it copies every record key's value
+// (number and record) into a field of a hash of its bucket, NAME ":R"
+// and the top bits of the key's 16 hash bytes (about 64 records a
+// hash), the field the next 8 bytes; then it deletes the record keys.
+// used_memory before, between and after gives the cost of either form,
+// Redis's dictionary of keys included, which MEMORY USAGE leaves out.
+// The archive is unusable afterwards (its records are gone): it is the
+// last thing measured (no queries follow).
+func packRecords(ctx context.Context, s *redisstore.Store, docs, empty int64) {
+	c := s.Client()
+	name := s.String()[strings.LastIndex(s.String(), "/")+1:]
+	switch *packed {
+	case "hashes":
+	case "listpack":
+		if *url != "" && stopCluster == nil {
+			fatal(fmt.Errorf("-packed listpack changes the masters' settings: only with a cluster of its own (no -url)"))
+		}
+		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			return m.ConfigSet(ctx, "hash-max-listpack-value", "1024").Err()
+		})
+		if err != nil {
+			fatal(err)
+		}
+	default:
+		fatal(fmt.Errorf("-packed %q: want hashes or listpack", *packed))
+	}
+	bits := 0
+	for int64(64)<<bits < docs {
+		bits++
+	}
+	used := func() int64 {
+		st, err := s.ClusterStats(ctx, 0)
+		if err != nil {
+			fatal(err)
+		}
+		return st.UsedMemory
+	}
+	// The record keys, by master (each master's SCAN); their values are
+	// copied in pipelines of 1,000.
+	var mu sync.Mutex
+	var recKeys []string
+	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		var cursor uint64
+		for {
+			keys, next, err := m.Scan(ctx, cursor, name+":r*", 1000).Result()
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			for _, k := range keys {
+				if len(k) == len(name)+2+16 {
+					recKeys = append(recKeys, k)
+				}
+			}
+			mu.Unlock()
+			if cursor = next; cursor == 0 {
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		fatal(err)
+	}
+	if int64(len(recKeys)) != docs {
+		fatal(fmt.Errorf("-packed: %d record keys of 16 hash bytes for %d documents (an archive of hashed record keys is needed)", len(recKeys), docs))
+	}
+	bucket := func(k string) (string, string) {
+		h := []byte(k[len(name)+2:])
+		top := binary.BigEndian.Uint32(h) >> (32 - bits)
+		if bits == 0 {
+			top = 0
+		}
+		return fmt.Sprintf("%s:R%08x", name, top), string(h[4:12])
+	}
+	m0 := used()
+	for i := 0; i < len(recKeys); i += 1000 {
+		keys := recKeys[i:min(i+1000, len(recKeys))]
+		vals, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, k := range keys {
+				p.Get(ctx, k)
+			}
+			return nil
+		})
+		if err != nil {
+			fatal(err)
+		}
+		_, err = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for j, k := range keys {
+				hk, f := bucket(k)
+				p.HSet(ctx, hk, f, vals[j].(*redis.StringCmd).Val())
+			}
+			return nil
+		})
+		if err != nil {
+			fatal(err)
+		}
+	}
+	m1 := used()
+	for i := 0; i < len(recKeys); i += 1000 {
+		keys := recKeys[i:min(i+1000, len(recKeys))]
+		_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, k := range keys {
+				p.Unlink(ctx, k)
+			}
+			return nil
+		})
+		if err != nil {
+			fatal(err)
+		}
+	}
+	time.Sleep(time.Second) // UNLINK frees large values in the background
+	m2 := used()
+	// A sample of the hashes: encoding, fields, MEMORY USAGE.
+	var enc string
+	var hmem, hlen, hn int64
+	for i := 0; i < len(recKeys) && hn < 300; i += max(1, len(recKeys)/300) {
+		hk, _ := bucket(recKeys[i])
+		e, err := c.ObjectEncoding(ctx, hk).Result()
+		if err != nil {
+			fatal(err)
+		}
+		u, err := c.MemoryUsage(ctx, hk, 0).Result()
+		if err != nil {
+			fatal(err)
+		}
+		l, err := c.HLen(ctx, hk).Result()
+		if err != nil {
+			fatal(err)
+		}
+		enc, hmem, hlen, hn = e, hmem+u, hlen+l, hn+1
+	}
+	fmt.Printf("packed records (%s): %d hashes of 2^%d, %.1f records a hash, encoding %s, MEMORY USAGE %.1f bytes/record\n",
+		*packed, int64(1)<<bits, bits, float64(hlen)/float64(hn), enc, float64(hmem)/float64(hlen))
+	fmt.Printf("  used_memory: a key a record %.1f bytes/document, packed %.1f (%.1f less); in all %.1f bytes/document packed (used_memory less the empty archive's)\n",
+		float64(m1-m2)/float64(docs), float64(m1-m0)/float64(docs), float64((m1-m2)-(m1-m0))/float64(docs), float64(m2-empty)/float64(docs))
 }
 
 // clientCPU returns the CPU time this process has used.

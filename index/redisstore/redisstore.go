@@ -20,8 +20,9 @@
 //	t table L BUCKET → packed postings: match (1 or 0) fingerprint (8) number (2 to 5)
 //	b band  L BUCKET → packed postings: match (6 or 7) number (2 to 5)
 //	c 0     L BUCKET → packed postings: match (6 or 7) number (2 to 5)
-//	r HASH          → number (5), then the record (index's format), HASH
-//	                  the first 16 bytes of the ID's SHA-256
+//	r HASH          → number (5), then the record (index's format; in a
+//	                  lean archive index.BatchRecord), HASH the first 16
+//	                  bytes of the ID's SHA-256
 //
 // and in an archive created before (flat buckets, records by ID):
 //
@@ -271,11 +272,14 @@ type Options struct {
 	// client is made (timeouts, pool sizes, TLS).
 	Cluster func(*redis.ClusterOptions)
 
-	// Lean makes a new archive keep its records lean (index.LeanRecord):
-	// without the title, keywords and kept text, which only explain a
-	// match to a person. For an archive of batch runs, which explain no
-	// match: Get, check and serve show its documents and matches
-	// without them. The choice is recorded when the archive is created
+	// Lean makes a new archive keep its records lean
+	// (index.BatchRecord): without the title, keywords and kept text,
+	// which only explain a match to a person, and with an 8-bit digest
+	// of each sketch band in place of the 64 sketch values when the
+	// record has the confirmation sketch (records written before
+	// 2026-11-27's band digests keep the 64 values; both are read).
+	// For an archive of batch runs, which explain no match: Get, check
+	// and serve show its documents and matches without them. The choice is recorded when the archive is created
 	// ('M' "records"); an archive opened later keeps what it was created
 	// with, whatever Lean says.
 	Lean bool
@@ -555,12 +559,18 @@ func (s *Store) openRecordKeys(ctx context.Context, creating bool) error {
 }
 
 // appendRecord appends to dst the record rec of document id as the
-// archive keeps it: lean (index.LeanRecord) in a lean archive.
+// archive keeps it: a batch record (index.BatchRecord: lean, and band
+// digests in place of the 64 sketch values of a record with a
+// confirmation sketch) in a lean archive. The digests name no band
+// keys, so removing such a document (replaced or deleted) leaves its
+// band postings; they resolve to nothing, because a written record
+// always gets a new number and the old one is unlinked first (see
+// "Writes, atomicity and durability").
 func (s *Store) appendRecord(dst, rec []byte, id string) ([]byte, error) {
 	if !s.lean {
 		return append(dst, rec...), nil
 	}
-	return index.LeanRecord(dst, rec, id)
+	return index.BatchRecord(dst, rec, id)
 }
 
 // infoField returns the value of field in the text of INFO.
