@@ -370,7 +370,11 @@ func TestBadOptions(t *testing.T) {
 // once Add has returned, until killed.
 func helperAdd() {
 	ctx := context.Background()
-	x, err := OpenIndex(ctx, os.Getenv("NEARDUP_INDEX_DIR"), nil, nil)
+	var opts *Options
+	if os.Getenv("NEARDUP_INDEX_MEM") == "1" {
+		opts = &Options{MemPostings: true}
+	}
+	x, err := OpenIndex(ctx, os.Getenv("NEARDUP_INDEX_DIR"), opts, nil)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
