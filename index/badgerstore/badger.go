@@ -99,6 +99,16 @@
 // Deletes leave the ID and band filters' bits set (a needless read at
 // worst); a rebuild clears them.
 //
+// # Postings in memory
+//
+// A store opened with Options.MemPostings (what `neardup dedup --index`
+// does) keeps a copy of its table, band and content postings and of its
+// documents' IDs in memory, built at Open and kept up to date by Apply,
+// so that Postings and PostingsNear seek in no table: a batch run's
+// lookups then cost the same whatever the size of the archive. The
+// copy is a cache; everything is written to Badger as without it (see
+// mem.go).
+//
 // # Damage
 //
 // A damaged directory is an error wrapping index.ErrCorrupt that names
