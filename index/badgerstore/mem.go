@@ -99,13 +99,49 @@ type memList struct {
 	// mergeMin is the fewest additions merged into the runs at once
 	// (more when the runs are long: an eighth of them).
 	mergeMin int
+	// starts[b] is where the values whose top bits (the value >> shift)
+	// are b start in the runs, and starts[b+1] where they end: a value
+	// is looked up in its bucket, not in the whole runs.
+	starts []uint32
+	shift  uint
+}
+
+// newMemList returns the list of a memKind whose values are width
+// bytes: 2^16 buckets by their top 16 bits (fewer for narrower ones).
+func newMemList(table bool, width uint8, mergeMin int) *memList {
+	bits := min(16, 8*uint(width))
+	return &memList{table: table, mergeMin: mergeMin, shift: 8*uint(width) - bits, starts: make([]uint32, 1<<bits+1)}
+}
+
+// index computes starts from the runs.
+func (l *memList) index() {
+	b := 0
+	for i, v := range l.vals {
+		for top := int(v >> l.shift); b <= top; b++ {
+			l.starts[b] = uint32(i)
+		}
+	}
+	for ; b < len(l.starts); b++ {
+		l.starts[b] = uint32(len(l.vals))
+	}
+}
+
+// first returns the index in the runs of the first posting under val,
+// or where it would be.
+func (l *memList) first(val uint64) int {
+	top := val >> l.shift
+	if top+1 >= uint64(len(l.starts)) {
+		return len(l.vals)
+	}
+	lo, hi := int(l.starts[top]), int(l.starts[top+1])
+	i, _ := slices.BinarySearch(l.vals[lo:hi], val)
+	return lo + i
 }
 
 // find appends to ps the postings under val, leaving out a table
 // posting more than k bits from fp when k >= 0.
 func (l *memList) find(val uint64, fp simhash.Fingerprint, k, at int, ps []numPosting) []numPosting {
-	i, _ := slices.BinarySearch(l.vals, val)
-	for ; i < len(l.vals) && l.vals[i] == val; i++ {
+	for i := l.first(val); i < len(l.vals) && l.vals[i] == val; i++ {
 		n := l.nums[i]
 		if n == 0 {
 			continue
@@ -146,8 +182,7 @@ func (l *memList) add(val, fp uint64, num uint32) {
 
 // remove removes the posting of num under val, if there is one.
 func (l *memList) remove(val uint64, num uint32) {
-	i, _ := slices.BinarySearch(l.vals, val)
-	for ; i < len(l.vals) && l.vals[i] == val; i++ {
+	for i := l.first(val); i < len(l.vals) && l.vals[i] == val; i++ {
 		if l.nums[i] == num {
 			l.nums[i] = 0
 			l.dead++
@@ -206,12 +241,13 @@ func (l *memList) merge() {
 	}
 	l.vals, l.nums, l.fps, l.dead = vals, nums, fps, 0
 	l.added, l.nAdd = nil, 0
+	l.index()
 }
 
 // bytes is the memory the list takes, its map of additions estimated
 // at 64 bytes a value.
 func (l *memList) bytes() int64 {
-	return int64(cap(l.vals))*8 + int64(cap(l.fps))*8 + int64(cap(l.nums))*4 + int64(len(l.added))*64 + int64(l.nAdd)*24
+	return int64(cap(l.vals))*8 + int64(cap(l.starts))*4 + int64(cap(l.fps))*8 + int64(cap(l.nums))*4 + int64(len(l.added))*64 + int64(l.nAdd)*24
 }
 
 // memIDs keeps the ID of each document number in chunks of bytes that
@@ -290,7 +326,7 @@ const memMergeMin = 1 << 14
 func (m *memPostings) list(mk memKind) *memList {
 	l := m.lists[mk]
 	if l == nil {
-		l = &memList{table: mk.kind == index.KindTable, mergeMin: m.mergeMin}
+		l = newMemList(mk.kind == index.KindTable, mk.width, m.mergeMin)
 		m.lists[mk] = l
 	}
 	return l
@@ -384,6 +420,9 @@ func (s *Store) buildMem() (_ *memPostings, err error) {
 			if err := s.scanPostings(txn, tabs, m, kind); err != nil {
 				return err
 			}
+		}
+		for _, l := range m.lists {
+			l.index()
 		}
 		return nil
 	})

@@ -15,7 +15,7 @@ import (
 // the additions, leaves out what was removed, and keeps both across
 // merges; a table list leaves out the fingerprints too far.
 func TestMemList(t *testing.T) {
-	l := &memList{table: true, mergeMin: 4}
+	l := newMemList(true, 2, 4)
 	find := func(val uint64, fp simhash.Fingerprint, k int) []string {
 		var out []string
 		for _, p := range l.find(val, fp, k, 0, nil) {
@@ -65,7 +65,7 @@ func TestMemList(t *testing.T) {
 	check("merged again", 8, 0, -1, "6/f3", "8/ab")
 
 	// A band or content list keeps no fingerprint.
-	b := &memList{mergeMin: 2}
+	b := newMemList(false, 8, 2)
 	b.add(4, 0xff, 1)
 	b.add(4, 0xfe, 2)
 	b.add(4, 0xfd, 3)
