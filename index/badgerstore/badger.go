@@ -326,6 +326,8 @@ type Store struct {
 	// memLog is what the transaction Apply is filling writes, for mem
 	// once it is committed (guarded by wmu).
 	memLog []memWrite
+	// memLoaded says that Open loaded mem from the postings file.
+	memLoaded bool
 }
 
 // OpenIndex opens the store in dir (see Open) and the index in it (see
@@ -426,9 +428,14 @@ func Open(dir string, opts *Options) (*Store, error) {
 	}
 	s.rebuilds.Store(0)
 	if o.MemPostings && s.numbered && !o.ReadOnly {
-		m, err := s.buildMem()
+		// The copy the last Close saved, if nothing was written since;
+		// else read from the store.
+		m, err := s.loadPostings(s.db.MaxVersion())
+		s.memLoaded = err == nil
 		if err != nil {
-			return fail(err)
+			if m, err = s.buildMem(); err != nil {
+				return fail(err)
+			}
 		}
 		s.mem.Store(m)
 	}
@@ -1498,6 +1505,13 @@ func (s *Store) Close() error {
 		var stamp uint64
 		if tablecheck.Protect(func() error { stamp = s.db.MaxVersion(); return nil }) == nil {
 			_ = s.saveFilters(stamp)
+			// Likewise the postings kept in memory; a file left by
+			// an earlier run is stale once anything is written.
+			if m := s.mem.Load(); m != nil {
+				_ = s.savePostings(m, stamp)
+			} else {
+				_ = os.Remove(filepath.Join(s.dir, postingsFile))
+			}
 		}
 	}
 	err := s.db.Close()
