@@ -175,6 +175,9 @@ func readMemPostings(data []byte, stamp, next uint64) (*memPostings, error) {
 		if h == nil {
 			break
 		}
+		if !zero(h[3:]) {
+			return nil, fmt.Errorf("%w: list header %x", errPostingsFile, h)
+		}
 		mk := memKind{kind: index.Kind(h[0]), table: h[1], width: h[2]}
 		if _, dup := m.lists[mk]; dup || mk.width == 0 || mk.width > 8 || !slices.Contains([]index.Kind{index.KindTable, index.KindBand, index.KindContent}, mk.kind) {
 			return nil, fmt.Errorf("%w: list %q/%d/%d", errPostingsFile, h[0], h[1], h[2])
@@ -196,6 +199,9 @@ func readMemPostings(data []byte, stamp, next uint64) (*memPostings, error) {
 			}
 		}
 		nb := r.take(4*n + (8-4*n%8)%8)
+		if nb != nil && !zero(nb[4*n:]) {
+			return nil, fmt.Errorf("%w: list %q/%d: padding %x", errPostingsFile, h[0], h[1], nb[4*n:])
+		}
 		l.nums = make([]uint32, n)
 		for i := range l.nums {
 			if nb == nil {
@@ -230,6 +236,9 @@ func readMemPostings(data []byte, stamp, next uint64) (*memPostings, error) {
 		c := r.take(n + (8-n%8)%8)
 		if c == nil {
 			break
+		}
+		if !zero(c[n:]) {
+			return nil, fmt.Errorf("%w: ID chunk padding %x", errPostingsFile, c[n:])
 		}
 		m.ids.chunks = append(m.ids.chunks, append([]byte(nil), c[:n]...))
 		m.ids.bytes += int64(n)
@@ -294,4 +303,14 @@ func (r *memReader) count(per int) int {
 		return 0
 	}
 	return int(n)
+}
+
+// zero reports whether b is all zero bytes (a postings file's padding).
+func zero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
