@@ -503,6 +503,9 @@ func (s *Store) memPostingsOf(m *memPostings, keys []index.Key, fps []simhash.Fi
 			rest[i] = key
 			continue
 		}
+		if key.Kind == index.KindContent && !s.mayContain(key.Value) {
+			continue // the content filter answers first, as for Badger (Stats counts it)
+		}
 		l := m.lists[mk]
 		if l == nil {
 			continue
