@@ -136,6 +136,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -427,7 +428,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 		}
 	}
 	s.rebuilds.Store(0)
-	if o.MemPostings && s.numbered && !o.ReadOnly {
+	// (A store of more than 2^32 − 1 numbers, which the copy's 32-bit
+	// numbers cannot hold, is read from Badger.)
+	if o.MemPostings && s.numbered && !o.ReadOnly && s.next <= math.MaxUint32 {
 		// The copy the last Close saved, if nothing was written since;
 		// else read from the store.
 		m, err := s.loadPostings(s.db.MaxVersion())

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -139,6 +140,9 @@ func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (_ int6
 		// the Load wrote (all of it, or the part a failure left).
 		defer func() {
 			s.dropMem()
+			if s.next > math.MaxUint32 {
+				return // more numbers than the copy holds: Badger is read
+			}
 			if m, merr := s.buildMem(); merr == nil {
 				s.mem.Store(m)
 			} else {

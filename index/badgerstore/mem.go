@@ -244,12 +244,6 @@ func (l *memList) merge() {
 	l.index()
 }
 
-// bytes is the memory the list takes, its map of additions estimated
-// at 64 bytes a value.
-func (l *memList) bytes() int64 {
-	return int64(cap(l.vals))*8 + int64(cap(l.starts))*4 + int64(cap(l.fps))*8 + int64(cap(l.nums))*4 + int64(len(l.added))*64 + int64(l.nAdd)*24
-}
-
 // memIDs keeps the ID of each document number in chunks of bytes that
 // are never written again once an ID is in them, so that an ID handed
 // out as a string that points into a chunk stays valid.
@@ -330,17 +324,6 @@ func (m *memPostings) list(mk memKind) *memList {
 		m.lists[mk] = l
 	}
 	return l
-}
-
-// Bytes is the memory the copy takes.
-func (m *memPostings) Bytes() int64 {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	n := int64(cap(m.ids.at))*8 + int64(len(m.ids.chunks))*memChunk
-	for _, l := range m.lists {
-		n += l.bytes()
-	}
-	return n
 }
 
 // memWrite is one write of an Apply as the memory copy needs it: its
