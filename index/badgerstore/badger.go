@@ -254,7 +254,7 @@ type Options struct {
 
 	// MemPostings keeps a copy of the store's table, band and content
 	// postings, and of its documents' IDs, in memory while it is open
-	// (see mem.go): built at Open from the store, at about 400 bytes a
+	// (see mem.go): built at Open from the store, at about 315 bytes a
 	// document (bench/README.md), and kept up to date by Apply, so that
 	// Postings and PostingsNear read no table of Badger's and their
 	// cost does not grow with the archive. For a batch run that owns
