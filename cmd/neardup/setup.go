@@ -175,6 +175,9 @@ func (s *setup) open(dir string, a *neardup.Analyzer, k int, minContent float64,
 		// by default for dedup; see leanFlag).
 		o.Lean = s.c.Bool("lean")
 		o.Compress = o.Lean
+		// dedup is a batch run that owns the archive: its lookups are
+		// served from memory.
+		o.MemPostings = s.c.Command.Name == "dedup" && !readOnly
 		if o.Lean && s.c.IsSet("keep-text") && s.c.Bool("keep-text") {
 			s.fail("--keep-text keeps texts that a lean archive (--lean) does not: give one of them")
 			return nil

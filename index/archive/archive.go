@@ -45,6 +45,12 @@ type Options struct {
 	// reads slower; an existing one keeps what it was created with).
 	// Other stores ignore it.
 	Compress bool
+	// MemPostings has a Badger directory opened for writing keep its
+	// postings in memory while it is open (badgerstore.Options.MemPostings:
+	// lookups that do not slow down as the archive grows, for memory
+	// and a read of the postings at Open): for a batch run that owns
+	// the archive. Other stores ignore it.
+	MemPostings bool
 	// Logf, if not nil, receives the store's warnings.
 	Logf func(format string, args ...any)
 }
@@ -138,7 +144,7 @@ func open(ctx context.Context, name string, o Options) (*index.Index, error) {
 	if redisstore.IsURL(name) {
 		s, err = redisstore.Open(ctx, name, &redisstore.Options{ReadOnly: o.ReadOnly, Lean: o.Lean})
 	} else {
-		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Lean: o.Lean, Compress: o.Compress})
+		s, err = badgerstore.Open(name, &badgerstore.Options{ReadOnly: o.ReadOnly, Logf: o.Logf, Lean: o.Lean, Compress: o.Compress, MemPostings: o.MemPostings})
 	}
 	if err != nil {
 		return nil, err

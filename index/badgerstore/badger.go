@@ -99,6 +99,16 @@
 // Deletes leave the ID and band filters' bits set (a needless read at
 // worst); a rebuild clears them.
 //
+// # Postings in memory
+//
+// A store opened with Options.MemPostings (what `neardup dedup --index`
+// does) keeps a copy of its table, band and content postings and of its
+// documents' IDs in memory, built at Open and kept up to date by Apply,
+// so that Postings and PostingsNear seek in no table: a batch run's
+// lookups then cost the same whatever the size of the archive. The
+// copy is a cache; everything is written to Badger as without it (see
+// mem.go).
+//
 // # Damage
 //
 // A damaged directory is an error wrapping index.ErrCorrupt that names
@@ -126,6 +136,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -240,6 +251,18 @@ type Options struct {
 	// records the choice when it is created ('M' "records"); a store
 	// opened later keeps what it was created with, whatever Lean says.
 	Lean bool
+
+	// MemPostings keeps a copy of the store's table, band and content
+	// postings, and of its documents' IDs, in memory while it is open
+	// (see mem.go): built at Open from the store, at about 315 bytes a
+	// document (bench/README.md), and kept up to date by Apply, so that
+	// Postings and PostingsNear read no table of Badger's and their
+	// cost does not grow with the archive. For a batch run that owns
+	// the archive (`neardup dedup --index`); records and postings are
+	// still written to Badger as without it. A store written before
+	// issue #27 (postings that end in IDs), or a read-only one, ignores
+	// it.
+	MemPostings bool
 }
 
 func (o *Options) resolve() (Options, error) {
@@ -297,6 +320,15 @@ type Store struct {
 	shadow     *tablecheck.Shadows  // handles on the tables, to find damage Badger reads as missing keys
 	checksOff  bool                 // no checks of the tables: set by BenchmarkReadCheck only, to time them
 	vlogDamage *tablecheck.ValueLog // value-log files Badger could not read values from
+
+	// mem is the memory copy of the postings (Options.MemPostings), nil
+	// when there is none or a failed write left it stale.
+	mem atomic.Pointer[memPostings]
+	// memLog is what the transaction Apply is filling writes, for mem
+	// once it is committed (guarded by wmu).
+	memLog []memWrite
+	// memLoaded says that Open loaded mem from the postings file.
+	memLoaded bool
 }
 
 // OpenIndex opens the store in dir (see Open) and the index in it (see
@@ -396,6 +428,20 @@ func Open(dir string, opts *Options) (*Store, error) {
 		}
 	}
 	s.rebuilds.Store(0)
+	// (A store of more than 2^32 − 1 numbers, which the copy's 32-bit
+	// numbers cannot hold, is read from Badger.)
+	if o.MemPostings && s.numbered && !o.ReadOnly && s.next <= math.MaxUint32 {
+		// The copy the last Close saved, if nothing was written since;
+		// else read from the store.
+		m, err := s.loadPostings(s.db.MaxVersion())
+		s.memLoaded = err == nil
+		if err != nil {
+			if m, err = s.buildMem(); err != nil {
+				return fail(err)
+			}
+		}
+		s.mem.Store(m)
+	}
 	return s, nil
 }
 
@@ -948,10 +994,19 @@ func (s *Store) postingsOf(_ context.Context, keys []index.Key, fps []simhash.Fi
 	}
 	defer s.life.RUnlock()
 	out := make([][]index.Posting, len(keys))
+	rest := keys // the keys to read from Badger (Kind 0: read already)
+	if m := s.mem.Load(); m != nil {
+		if rest = s.memPostingsOf(m, keys, fps, k, out); rest == nil {
+			return out, nil
+		}
+	}
 	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		var prefix []byte
 		var nums []numPosting
 		for i, key := range keys {
+			if rest[i].Kind == 0 {
+				continue // read from memory
+			}
 			if key.Kind == index.KindContent && !s.mayContain(key.Value) {
 				continue
 			}
@@ -1125,7 +1180,9 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		done    chan error
 		id      string // the first document, for errors
 		removed []uint64
+		mem     []memWrite
 	}
+	s.memLog = nil
 	var inflight []*commit
 	var failed error
 	txn := s.db.NewTransaction(true)
@@ -1143,6 +1200,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 			txn = s.db.NewTransaction(true)
 			clear(pending) // its numbers are handed out again
 			s.next = next
+			s.memLog = s.memLog[:0]
 			limit = max(1, min(limit, len(writes))/2)
 			continue
 		case errors.Is(err, badger.ErrTxnTooBig):
@@ -1156,7 +1214,8 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		// Badger starts a transaction only once every commit before it
 		// is written, so beginning it later would wait for this one.
 		nextTxn := s.db.NewTransaction(true)
-		c := &commit{done: make(chan error, 1), id: writes[0].ID, removed: removed}
+		c := &commit{done: make(chan error, 1), id: writes[0].ID, removed: removed, mem: s.memLog}
+		s.memLog = nil
 		// Counted before the commit is written, so that a rebuild of
 		// the filters (which waits for the commit) counts it too.
 		s.docs.Add(added)
@@ -1182,10 +1241,19 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		}
 		if !recount {
 			s.forget(c.removed)
+			if m := s.mem.Load(); m != nil {
+				m.apply(c.mem)
+			}
 		}
 	}
+	s.memLog = nil
 	if failed == nil {
 		s.mark = false
+	}
+	if recount || failed != nil && len(inflight) > 0 {
+		// Some of the writes may be in the store and not in the memory
+		// copy, or the other way round: Badger is read from now on.
+		s.dropMem()
 	}
 	if recount {
 		// A commit failed: its documents were counted and are in the
@@ -1440,6 +1508,13 @@ func (s *Store) Close() error {
 		var stamp uint64
 		if tablecheck.Protect(func() error { stamp = s.db.MaxVersion(); return nil }) == nil {
 			_ = s.saveFilters(stamp)
+			// Likewise the postings kept in memory; a file left by
+			// an earlier run is stale once anything is written.
+			if m := s.mem.Load(); m != nil {
+				_ = s.savePostings(m, stamp)
+			} else {
+				_ = os.Remove(filepath.Join(s.dir, postingsFile))
+			}
 		}
 	}
 	err := s.db.Close()

@@ -62,6 +62,21 @@ func TestConformanceCompressed(t *testing.T) {
 	})
 }
 
+// A store that keeps its postings in memory (Options.MemPostings)
+// passes the suite.
+func TestConformanceMemPostings(t *testing.T) {
+	indextest.Run(t, func(t *testing.T) index.Store {
+		s, err := Open(filepath.Join(t.TempDir(), "idx"), &Options{MemPostings: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.mem.Load() == nil {
+			t.Fatal("no postings in memory")
+		}
+		return s
+	})
+}
+
 func openStore(t *testing.T) index.Store {
 	s, err := Open(filepath.Join(t.TempDir(), "idx"), nil)
 	if err != nil {
@@ -355,7 +370,11 @@ func TestBadOptions(t *testing.T) {
 // once Add has returned, until killed.
 func helperAdd() {
 	ctx := context.Background()
-	x, err := OpenIndex(ctx, os.Getenv("NEARDUP_INDEX_DIR"), nil, nil)
+	var opts *Options
+	if os.Getenv("NEARDUP_INDEX_MEM") == "1" {
+		opts = &Options{MemPostings: true}
+	}
+	x, err := OpenIndex(ctx, os.Getenv("NEARDUP_INDEX_DIR"), opts, nil)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)

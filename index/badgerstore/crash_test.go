@@ -127,6 +127,26 @@ func TestKillDuringAdd(t *testing.T) {
 	t.Logf("%d acknowledged documents survived 3 kills", len(acked))
 }
 
+// A writer that keeps its postings in memory (Options.MemPostings)
+// loses none of the documents it acknowledged either, and a store
+// opened with them after each kill finds every one.
+func TestKillDuringAddMemPostings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	t.Setenv("NEARDUP_INDEX_MEM", "1")
+	r := rand.New(rand.NewPCG(7, 9))
+	acked := killAdds(t, filepath.Join(t.TempDir(), "idx"), 3, &Options{MemPostings: true}, func(int) (func(int, *exec.Cmd), int) {
+		stop := 20 + r.IntN(60)
+		return func(n int, cmd *exec.Cmd) {
+			if n == stop {
+				cmd.Process.Kill() // SIGKILL
+			}
+		}, stop
+	})
+	t.Logf("%d acknowledged documents survived 3 kills", len(acked))
+}
+
 // crashCheckAcked opens dir with opts and checks that every acknowledged
 // document is there and found by Near, Exact and (when it has a sketch)
 // Similar.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -114,7 +115,7 @@ func readLoadMeta(b []byte) [][2][]byte {
 // it writes the tables, the store holds part of the documents, possibly
 // a document without all of its keys; adding the same documents again
 // (the store is no longer empty) replaces them whole.
-func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64, error) {
+func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (_ int64, err error) {
 	s.life.Lock()
 	defer s.life.Unlock()
 	if s.closed {
@@ -134,6 +135,21 @@ func (s *Store) Load(ctx context.Context, writes iter.Seq[*index.Write]) (int64,
 		return 0, fmt.Errorf("index: %s: load: %w", s.dir, err)
 	}
 	defer os.RemoveAll(tmp)
+	if s.mem.Load() != nil {
+		// The memory copy of the postings is built again from what
+		// the Load wrote (all of it, or the part a failure left).
+		defer func() {
+			s.dropMem()
+			if s.next > math.MaxUint32 {
+				return // more numbers than the copy holds: Badger is read
+			}
+			if m, merr := s.buildMem(); merr == nil {
+				s.mem.Store(m)
+			} else {
+				err = errors.Join(err, merr)
+			}
+		}()
+	}
 	if s.numbered {
 		// The mark of a Load of a numbered store: one cut short before
 		// its settings' table landed leaves postings ending in numbers,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/neardup/neardup/index"
@@ -201,7 +202,7 @@ func (s *Store) resolve(txn *badger.Txn, tabs []*tablecheck.Table, ps []numPosti
 			}
 		}
 		if id != "" {
-			out[p.at] = append(out[p.at], index.Posting{ID: id, Fingerprint: p.fp})
+			out[p.at] = append(out[p.at], index.Posting{ID: id, Fingerprint: p.fp, Num: postingNum(p.num)})
 		}
 	}
 	return nil
@@ -220,6 +221,11 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 	old, had := nums[0][w.ID]
 	if !had {
 		old, had = nums[1][w.ID]
+	}
+	if !had {
+		s.bmu.RLock()
+		had = !s.ids.mayContain(xxhash.Sum64String(w.ID)) // no record: none to read
+		s.bmu.RUnlock()
 	}
 	if !had {
 		item, err := txn.Get(docKey(w.ID))
@@ -261,6 +267,7 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 		if err := txn.Delete(numKey(old)); err != nil {
 			return nil, 0, s.writeErr("delete", w.ID, err)
 		}
+		s.logMem(w, old, 0)
 		return removed, -1, nil
 	}
 	num, added := old, int64(0)
@@ -310,6 +317,7 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 	if err := txn.Set(docKey(w.ID), v); err != nil {
 		return nil, 0, s.writeErr("add", w.ID, err)
 	}
+	s.logMem(w, old, num)
 	return removed, added, nil
 }
 

@@ -1,0 +1,640 @@
+package badgerstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/badgerstore/internal/tablecheck"
+	"github.com/neardup/neardup/simhash"
+)
+
+// Postings in memory (Options.MemPostings).
+//
+// A posting read from Badger is a prefix seek in the memtables and in a
+// table of every level of the LSM tree, and resolving its number to an
+// ID a point read more: about 21 prefix reads an article and one read
+// a candidate, which grew with the archive (bench/README.md). A batch
+// run that owns the archive keeps, instead, a copy of the table, band
+// and content postings of a numbered store, and the ID of each
+// document number, in flat tables in memory: built at Open from the
+// store (a sequential read of its keys, which Badger keeps sorted) and
+// kept up to date by Apply once each of its transactions is committed.
+// The copy is a cache of what Badger holds, never written anywhere:
+// the records, and every posting, are still written to Badger, so a
+// process killed at any moment loses nothing more than without it.
+// Passage postings (package reuse) are read from Badger as before.
+//
+// Each posting list kind (a SimHash table, a band, the content hashes)
+// is one memList: sorted runs of (key value, document number), with the
+// fingerprint beside them in a table's, and a map of the postings added
+// since the last merge; a deleted posting's number becomes 0 in place.
+// The key value is the Badger key's prefix past its kind and table
+// bytes, read as a big-endian integer, so that a list answers exactly
+// the prefix reads Badger would.
+
+// memKind names one posting list kind of the memory copy: the key's
+// kind, its table or band byte (0 for content keys) and the length of
+// its value in bytes.
+type memKind struct {
+	kind  index.Kind
+	table uint8
+	width uint8
+}
+
+// memKindOf returns the memKind and key value of the Badger key prefix
+// of k (appendPrefix), and false for a kind the copy does not keep.
+func memKindOf(prefix []byte) (memKind, uint64, bool) {
+	var start int
+	switch index.Kind(prefix[0]) {
+	case index.KindTable, index.KindBand:
+		start = 2
+	case index.KindContent:
+		start = 1
+	default:
+		return memKind{}, 0, false
+	}
+	v := prefix[start:]
+	if len(v) > 8 {
+		return memKind{}, 0, false
+	}
+	var val uint64
+	for _, b := range v {
+		val = val<<8 | uint64(b)
+	}
+	mk := memKind{kind: index.Kind(prefix[0]), width: uint8(len(v))}
+	if start == 2 {
+		mk.table = prefix[1]
+	}
+	return mk, val, true
+}
+
+// memPost is one posting of a memList's recent additions.
+type memPost struct {
+	val, fp uint64
+	num     uint32
+}
+
+// memList is the postings of one memKind: runs sorted by value (vals,
+// nums, and fps in a table's list), and the additions since they were
+// merged, by value.
+type memList struct {
+	table bool
+	vals  []uint64
+	fps   []uint64 // table lists only
+	nums  []uint32 // 0: deleted
+	dead  int      // deleted postings in the runs
+	added map[uint64][]memPost
+	nAdd  int
+	// mergeMin is the fewest additions merged into the runs at once
+	// (more when the runs are long: an eighth of them).
+	mergeMin int
+	// starts[b] is where the values whose top bits (the value >> shift)
+	// are b start in the runs, and starts[b+1] where they end: a value
+	// is looked up in its bucket, not in the whole runs.
+	starts []uint32
+	shift  uint
+}
+
+// newMemList returns the list of a memKind whose values are width
+// bytes: 2^16 buckets by their top 16 bits (fewer for narrower ones).
+func newMemList(table bool, width uint8, mergeMin int) *memList {
+	bits := min(16, 8*uint(width))
+	return &memList{table: table, mergeMin: mergeMin, shift: 8*uint(width) - bits, starts: make([]uint32, 1<<bits+1)}
+}
+
+// index computes starts from the runs.
+func (l *memList) index() {
+	b := 0
+	for i, v := range l.vals {
+		for top := int(v >> l.shift); b <= top; b++ {
+			l.starts[b] = uint32(i)
+		}
+	}
+	for ; b < len(l.starts); b++ {
+		l.starts[b] = uint32(len(l.vals))
+	}
+}
+
+// first returns the index in the runs of the first posting under val,
+// or where it would be.
+func (l *memList) first(val uint64) int {
+	top := val >> l.shift
+	if top+1 >= uint64(len(l.starts)) {
+		return len(l.vals)
+	}
+	lo, hi := int(l.starts[top]), int(l.starts[top+1])
+	i, _ := slices.BinarySearch(l.vals[lo:hi], val)
+	return lo + i
+}
+
+// find appends to ps the postings under val, leaving out a table
+// posting more than k bits from fp when k >= 0.
+func (l *memList) find(val uint64, fp simhash.Fingerprint, k, at int, ps []numPosting) []numPosting {
+	for i := l.first(val); i < len(l.vals) && l.vals[i] == val; i++ {
+		n := l.nums[i]
+		if n == 0 {
+			continue
+		}
+		p := numPosting{num: uint64(n), at: at}
+		if l.table {
+			p.fp = simhash.Fingerprint(l.fps[i])
+			if k >= 0 && fp.Distance(p.fp) > k {
+				continue
+			}
+		}
+		ps = append(ps, p)
+	}
+	for _, a := range l.added[val] {
+		p := numPosting{num: uint64(a.num), fp: simhash.Fingerprint(a.fp), at: at}
+		if l.table && k >= 0 && fp.Distance(p.fp) > k {
+			continue
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// add adds the posting of num under val.
+func (l *memList) add(val, fp uint64, num uint32) {
+	if l.added == nil {
+		l.added = map[uint64][]memPost{}
+	}
+	if !l.table {
+		fp = 0 // only table postings carry the fingerprint
+	}
+	l.added[val] = append(l.added[val], memPost{val: val, fp: fp, num: num})
+	l.nAdd++
+	if l.nAdd >= max(l.mergeMin, len(l.vals)/8) {
+		l.merge()
+	}
+}
+
+// remove removes the posting of num under val, if there is one.
+func (l *memList) remove(val uint64, num uint32) {
+	for i := l.first(val); i < len(l.vals) && l.vals[i] == val; i++ {
+		if l.nums[i] == num {
+			l.nums[i] = 0
+			l.dead++
+			return
+		}
+	}
+	as := l.added[val]
+	for j, a := range as {
+		if a.num == num {
+			as = slices.Delete(as, j, j+1)
+			l.nAdd--
+			if len(as) == 0 {
+				delete(l.added, val)
+			} else {
+				l.added[val] = as
+			}
+			return
+		}
+	}
+}
+
+// merge merges the additions into the runs, dropping deleted postings.
+func (l *memList) merge() {
+	add := make([]memPost, 0, l.nAdd)
+	for _, as := range l.added {
+		add = append(add, as...)
+	}
+	slices.SortFunc(add, func(a, b memPost) int { return cmp.Compare(a.val, b.val) })
+	n := len(l.vals) - l.dead + len(add)
+	vals, nums := make([]uint64, 0, n), make([]uint32, 0, n)
+	var fps []uint64
+	if l.table {
+		fps = make([]uint64, 0, n)
+	}
+	j := 0
+	take := func(a memPost) {
+		vals, nums = append(vals, a.val), append(nums, a.num)
+		if l.table {
+			fps = append(fps, a.fp)
+		}
+	}
+	for i, v := range l.vals {
+		for ; j < len(add) && add[j].val < v; j++ {
+			take(add[j])
+		}
+		if l.nums[i] == 0 {
+			continue
+		}
+		vals, nums = append(vals, v), append(nums, l.nums[i])
+		if l.table {
+			fps = append(fps, l.fps[i])
+		}
+	}
+	for ; j < len(add); j++ {
+		take(add[j])
+	}
+	l.vals, l.nums, l.fps, l.dead = vals, nums, fps, 0
+	l.added, l.nAdd = nil, 0
+	l.index()
+}
+
+// memIDs keeps the ID of each document number in chunks of bytes that
+// are never written again once an ID is in them, so that an ID handed
+// out as a string that points into a chunk stays valid.
+type memIDs struct {
+	chunks [][]byte
+	at     []uint64 // by number: chunk (26 bits), offset (22), length (16); 0: none
+	bytes  int64
+}
+
+const (
+	memChunk   = 4 << 20
+	memOffBits = 22
+	memLenBits = 16
+)
+
+// set makes id the ID of num.
+func (m *memIDs) set(num uint64, id string) {
+	last := len(m.chunks) - 1
+	if last < 0 || len(m.chunks[last])+len(id) > cap(m.chunks[last]) {
+		m.chunks = append(m.chunks, make([]byte, 0, memChunk))
+		last++
+	}
+	off := len(m.chunks[last])
+	m.chunks[last] = append(m.chunks[last], id...)
+	m.bytes += int64(len(id))
+	for uint64(len(m.at)) <= num {
+		m.at = append(m.at, 0)
+	}
+	m.at[num] = uint64(last)<<(memOffBits+memLenBits) | uint64(off)<<memLenBits | uint64(len(id))
+}
+
+// drop forgets num's ID.
+func (m *memIDs) drop(num uint64) {
+	if num < uint64(len(m.at)) {
+		m.at[num] = 0
+	}
+}
+
+// id returns num's ID, "" when it has none. The string points into a
+// chunk: it is not copied.
+func (m *memIDs) id(num uint64) string {
+	if num >= uint64(len(m.at)) || m.at[num] == 0 {
+		return ""
+	}
+	a := m.at[num]
+	c, off, n := a>>(memOffBits+memLenBits), (a>>memLenBits)&(1<<memOffBits-1), a&(1<<memLenBits-1)
+	return unsafe.String(&m.chunks[c][off], n)
+}
+
+// memPostings is the memory copy of a numbered store's postings and
+// IDs (see above). mu guards it: Apply writes under it, after each of
+// its transactions commits, and reads share it.
+type memPostings struct {
+	mu    sync.RWMutex
+	lists map[memKind]*memList
+	ids   memIDs
+	// stale says that a write failed after some of it may have been
+	// committed: the copy no longer says what the store holds, and the
+	// store reads Badger until it is built again.
+	stale bool
+	// mergeMin is memList.mergeMin of the lists.
+	mergeMin int
+}
+
+func newMemPostings() *memPostings {
+	return &memPostings{lists: map[memKind]*memList{}, mergeMin: memMergeMin}
+}
+
+// memMergeMin is memPostings.mergeMin: 16,384 postings (a test sets
+// fewer).
+const memMergeMin = 1 << 14
+
+// list returns the list of mk, made if it is not there.
+func (m *memPostings) list(mk memKind) *memList {
+	l := m.lists[mk]
+	if l == nil {
+		l = newMemList(mk.kind == index.KindTable, mk.width, m.mergeMin)
+		m.lists[mk] = l
+	}
+	return l
+}
+
+// memWrite is one write of an Apply as the memory copy needs it: its
+// number before (0: none) and after (0: deleted).
+type memWrite struct {
+	w        *index.Write
+	old, num uint64
+}
+
+// apply applies ws, committed, to the copy.
+func (m *memPostings) apply(ws []memWrite) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var prefix []byte
+	for _, mw := range ws {
+		w := mw.w
+		if mw.old != 0 {
+			for _, k := range w.OldKeys {
+				prefix = appendPrefix(prefix[:0], k)
+				if mk, val, ok := memKindOf(prefix); ok {
+					m.list(mk).remove(val, uint32(mw.old))
+				}
+			}
+			if mw.num != mw.old {
+				m.ids.drop(mw.old)
+			}
+		}
+		if mw.num == 0 {
+			continue
+		}
+		m.ids.set(mw.num, w.ID)
+		for _, k := range w.Keys {
+			prefix = appendPrefix(prefix[:0], k)
+			if mk, val, ok := memKindOf(prefix); ok {
+				m.list(mk).add(val, uint64(w.Fingerprint), uint32(mw.num))
+			}
+		}
+	}
+}
+
+// buildMem builds the memory copy from the store: its 'n' keys and its
+// table, band and content posting keys, read in key order.
+func (s *Store) buildMem() (_ *memPostings, err error) {
+	defer s.recoverTo("reading postings into memory", &err)
+	if s.next > math.MaxUint32 {
+		return nil, fmt.Errorf("index: %s: %d documents numbered: postings in memory hold at most %d", s.dir, s.next-1, uint32(math.MaxUint32))
+	}
+	m := newMemPostings()
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
+		prefix := []byte{kindNum}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 256})
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			key := item.Key()
+			if len(key) != 1+numLen {
+				it.Close()
+				return fmt.Errorf("%w: number key %x: want 'n' and %d bytes", ErrCorrupt, key, numLen)
+			}
+			num := readNum(key[1:])
+			err := item.Value(func(v []byte) error {
+				if len(v) == 0 || len(v) > math.MaxUint16 {
+					return fmt.Errorf("%w: number %d: ID of %d bytes", ErrCorrupt, num, len(v))
+				}
+				m.ids.set(num, string(v))
+				return nil
+			})
+			if err != nil {
+				it.Close()
+				return err
+			}
+		}
+		it.Close()
+		if err := s.shadow.CheckRead(tabs, prefix, false); err != nil {
+			return err
+		}
+		for _, kind := range []index.Kind{index.KindTable, index.KindBand, index.KindContent} {
+			if err := s.scanPostings(txn, tabs, m, kind); err != nil {
+				return err
+			}
+		}
+		for _, l := range m.lists {
+			l.index()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: reading postings into memory: %w", s.dir, err)
+	}
+	return m, nil
+}
+
+// scanPostings reads every posting key of kind into m, in key order:
+// each list's runs come out sorted.
+func (s *Store) scanPostings(txn *badger.Txn, tabs []*tablecheck.Table, m *memPostings, kind index.Kind) error {
+	prefix := []byte{byte(kind)}
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	var last memKind
+	var l *memList
+	for it.Rewind(); it.Valid(); it.Next() {
+		key := it.Item().Key()
+		tail := numLen
+		if kind == index.KindTable {
+			tail += 8
+		}
+		head := 1
+		if kind != index.KindContent {
+			head = 2
+		}
+		if len(key) < head+1+tail || len(key) > head+8+tail {
+			return fmt.Errorf("%w: posting key %x: %d bytes", ErrCorrupt, key, len(key))
+		}
+		mk, val, _ := memKindOf(key[:len(key)-tail])
+		if l == nil || mk != last {
+			l, last = m.list(mk), mk
+		}
+		if n := len(l.vals); n > 0 && l.vals[n-1] > val {
+			return fmt.Errorf("%w: posting key %x out of order", ErrCorrupt, key)
+		}
+		num := readNum(key[len(key)-numLen:])
+		if num == 0 || num > math.MaxUint32 {
+			return fmt.Errorf("%w: posting key %x: document number %d", ErrCorrupt, key, num)
+		}
+		l.vals, l.nums = append(l.vals, val), append(l.nums, uint32(num))
+		if kind == index.KindTable {
+			l.fps = append(l.fps, binary.BigEndian.Uint64(key[len(key)-tail:]))
+		}
+	}
+	return s.shadow.CheckRead(tabs, prefix, false)
+}
+
+// postingNum is Posting.Num of the document numbered num: num, or 0
+// above the 2^32 − 1 that index.Posting allows.
+func postingNum(num uint64) uint64 {
+	if num > math.MaxUint32 {
+		return 0
+	}
+	return num
+}
+
+// memPostingsOf reads into out the postings of the keys the memory copy
+// m keeps, as postingsOf does from Badger, and returns the keys left to
+// read from Badger with the others' Kind 0, or nil when none is left.
+func (s *Store) memPostingsOf(m *memPostings, keys []index.Key, fps []simhash.Fingerprint, k int, out [][]index.Posting) []index.Key {
+	var rest []index.Key
+	var prefix []byte
+	var ps []numPosting
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.stale {
+		return keys
+	}
+	for i, key := range keys {
+		prefix = appendPrefix(prefix[:0], key)
+		mk, val, ok := memKindOf(prefix)
+		if !ok {
+			if rest == nil {
+				rest = make([]index.Key, len(keys))
+			}
+			rest[i] = key
+			continue
+		}
+		if key.Kind == index.KindContent && !s.mayContain(key.Value) {
+			continue // the content filter answers first, as for Badger (Stats counts it)
+		}
+		l := m.lists[mk]
+		if l == nil {
+			continue
+		}
+		var fp simhash.Fingerprint
+		if fps != nil {
+			fp = fps[i]
+		}
+		ps = l.find(val, fp, k, i, ps[:0])
+		for _, p := range ps {
+			if id := m.ids.id(p.num); id != "" {
+				out[i] = append(out[i], index.Posting{ID: id, Fingerprint: p.fp, Num: postingNum(p.num)})
+			}
+		}
+	}
+	return rest
+}
+
+// RecordsByNum implements index.NumberedRecords: the number's ID (from
+// the memory copy, or its 'n' key), then its record, which must carry
+// the same number (a document replaced since has another).
+func (s *Store) RecordsByNum(_ context.Context, nums []uint64) (_ [][]byte, err error) {
+	defer s.recoverTo("reading records", &err)
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	defer s.life.RUnlock()
+	out := make([][]byte, len(nums))
+	if !s.numbered {
+		return out, nil
+	}
+	ids := make([]string, len(nums))
+	if m := s.mem.Load(); m != nil {
+		m.mu.RLock()
+		if !m.stale {
+			for i, n := range nums {
+				ids[i] = m.ids.id(n)
+			}
+		}
+		m.mu.RUnlock()
+	}
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
+		for i, n := range nums {
+			if n == 0 || n > maxNum {
+				continue
+			}
+			id := ids[i]
+			if id == "" {
+				v, err := s.getNamed(txn, tabs, numKey(n))
+				switch {
+				case errors.Is(err, badger.ErrKeyNotFound):
+					continue
+				case err != nil:
+					return fmt.Errorf("index: %s: reading document number %d: %w", s.dir, n, err)
+				}
+				id = string(v)
+			}
+			num, rec, err := s.docOf(txn, tabs, id)
+			if err != nil {
+				return err
+			}
+			if num == n {
+				out[i] = rec
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Nums implements index.NumberedRecords: the numbers the records of
+// ids carry (0 in a store whose postings end in IDs).
+func (s *Store) Nums(_ context.Context, ids []string) (_ []uint64, err error) {
+	defer s.recoverTo("reading records", &err)
+	if err := s.use(); err != nil {
+		return nil, err
+	}
+	defer s.life.RUnlock()
+	out := make([]uint64, len(ids))
+	if !s.numbered {
+		return out, nil
+	}
+	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
+		for i, id := range ids {
+			s.bmu.RLock()
+			maybe := s.ids.mayContain(xxhash.Sum64String(id))
+			s.bmu.RUnlock()
+			if !maybe {
+				continue
+			}
+			num, _, err := s.docOf(txn, tabs, id)
+			if err != nil {
+				return err
+			}
+			out[i] = num
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// docOf reads the number and record of id in a numbered store; 0 and
+// nil when it has none.
+func (s *Store) docOf(txn *badger.Txn, tabs []*tablecheck.Table, id string) (uint64, []byte, error) {
+	v, err := s.getNamed(txn, tabs, docKey(id))
+	var ce *corruptError
+	switch {
+	case errors.Is(err, badger.ErrKeyNotFound):
+		return 0, nil, nil
+	case errors.As(err, &ce):
+		if ce.Damage.ID == "" {
+			ce.Damage.ID = id
+		}
+		return 0, nil, ce
+	case err != nil:
+		return 0, nil, fmt.Errorf("index: %s: reading document %q: %w", s.dir, id, err)
+	}
+	num, rec, err := splitDocValue(v)
+	if err != nil {
+		return 0, nil, fmt.Errorf("index: %s: reading document %q: %w", s.dir, id, err)
+	}
+	return num, rec, nil
+}
+
+// logMem notes, when the store keeps postings in memory, that the
+// transaction being filled writes w, numbered old before and num after.
+// wmu is held.
+func (s *Store) logMem(w *index.Write, old, num uint64) {
+	if s.mem.Load() != nil {
+		s.memLog = append(s.memLog, memWrite{w: w, old: old, num: num})
+	}
+}
+
+// dropMem stops using the memory copy of the postings: a write failed,
+// and the copy may not say what the store holds. Postings and
+// PostingsNear read Badger from then on.
+func (s *Store) dropMem() {
+	if m := s.mem.Swap(nil); m != nil {
+		m.mu.Lock()
+		m.stale = true
+		m.mu.Unlock()
+	}
+}

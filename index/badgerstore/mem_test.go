@@ -1,0 +1,549 @@
+package badgerstore
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/indextest"
+	"github.com/neardup/neardup/simhash"
+)
+
+// A memList finds what was added under a value, in the runs and among
+// the additions, leaves out what was removed, and keeps both across
+// merges; a table list leaves out the fingerprints too far.
+func TestMemList(t *testing.T) {
+	l := newMemList(true, 2, 4)
+	find := func(val uint64, fp simhash.Fingerprint, k int) []string {
+		var out []string
+		for _, p := range l.find(val, fp, k, 0, nil) {
+			out = append(out, fmt.Sprintf("%d/%x", p.num, uint64(p.fp)))
+		}
+		slices.Sort(out)
+		return out
+	}
+	check := func(step string, val uint64, fp simhash.Fingerprint, k int, want ...string) {
+		t.Helper()
+		if got := find(val, fp, k); !slices.Equal(got, want) {
+			t.Errorf("%s: find(%d, %x, %d) = %q, want %q", step, val, uint64(fp), k, got, want)
+		}
+	}
+	l.add(7, 0xf0, 1)
+	l.add(7, 0xf1, 2)
+	l.add(3, 0x0f, 3)
+	check("added", 7, 0xf0, -1, "1/f0", "2/f1")
+	check("added", 7, 0xf0, 0, "1/f0")
+	check("added", 3, 0, -1, "3/f")
+	check("added", 5, 0, -1)
+	if len(l.vals) != 0 || l.nAdd != 3 {
+		t.Fatalf("merged before %d additions: %d in the runs, %d added", l.mergeMin, len(l.vals), l.nAdd)
+	}
+	l.add(9, 0x01, 4) // the fourth: merged
+	if !slices.Equal(l.vals, []uint64{3, 7, 7, 9}) || l.nAdd != 0 || len(l.added) != 0 {
+		t.Fatalf("after the merge: runs %v, %d added", l.vals, l.nAdd)
+	}
+	check("merged", 7, 0xf0, -1, "1/f0", "2/f1")
+	check("merged", 9, 0, -1, "4/1")
+	l.remove(7, 1) // in the runs
+	l.add(7, 0xf2, 5)
+	l.remove(7, 5)  // among the additions
+	l.remove(7, 99) // not there
+	l.add(8, 0xf3, 6)
+	check("removed", 7, 0, -1, "2/f1")
+	check("removed", 8, 0, -1, "6/f3")
+	if l.dead != 1 {
+		t.Errorf("%d dead postings in the runs, want 1", l.dead)
+	}
+	l.add(1, 0xaa, 7)
+	l.add(8, 0xab, 8)
+	l.add(10, 0xac, 9) // the fourth since the merge: merged, the dead one dropped
+	if !slices.Equal(l.vals, []uint64{1, 3, 7, 8, 8, 9, 10}) || !slices.Equal(l.nums, []uint32{7, 3, 2, 6, 8, 4, 9}) || l.dead != 0 {
+		t.Fatalf("after the second merge: runs %v, numbers %v, %d dead", l.vals, l.nums, l.dead)
+	}
+	check("merged again", 8, 0, -1, "6/f3", "8/ab")
+
+	// A band or content list keeps no fingerprint.
+	b := newMemList(false, 8, 2)
+	b.add(4, 0xff, 1)
+	b.add(4, 0xfe, 2)
+	b.add(4, 0xfd, 3)
+	if got := b.find(4, 0, 0, 0, nil); len(got) != 3 || got[0].fp != 0 || got[2].fp != 0 {
+		t.Errorf("band list: %+v, want 3 postings without fingerprints", got)
+	}
+}
+
+// memKindOf reads a key prefix as appendPrefix writes it.
+func TestMemKindOf(t *testing.T) {
+	tests := []struct {
+		key  index.Key
+		want memKind
+		val  uint64
+	}{
+		{index.Key{Kind: index.KindTable, Table: 3, Bits: 16, Value: 0xbeef}, memKind{index.KindTable, 3, 2}, 0xbeef},
+		// 13 bits are kept left-aligned in 2 bytes, as Badger's key.
+		{index.Key{Kind: index.KindTable, Table: 1, Bits: 13, Value: 0x1abc}, memKind{index.KindTable, 1, 2}, 0x1abc << 3},
+		{index.Key{Kind: index.KindBand, Table: 15, Value: 0x0102030405060708}, memKind{index.KindBand, 15, 8}, 0x0102030405060708},
+		{index.Key{Kind: index.KindContent, Value: 42}, memKind{index.KindContent, 0, 8}, 42},
+	}
+	for _, tt := range tests {
+		mk, val, ok := memKindOf(appendPrefix(nil, tt.key))
+		if !ok || mk != tt.want || val != tt.val {
+			t.Errorf("%v: %+v %x %v, want %+v %x", tt.key, mk, val, ok, tt.want, tt.val)
+		}
+	}
+	if _, _, ok := memKindOf(appendPrefix(nil, index.Key{Kind: index.KindPassage, Value: 1})); ok {
+		t.Error("a passage key is kept in memory")
+	}
+}
+
+// memIDs hands out each number's ID, and none for a dropped or unknown
+// number.
+func TestMemIDs(t *testing.T) {
+	var m memIDs
+	m.set(3, "c")
+	m.set(1, "标识/a")
+	m.set(2, "b")
+	m.drop(2)
+	for num, want := range map[uint64]string{0: "", 1: "标识/a", 2: "", 3: "c", 4: "", 1 << 20: ""} {
+		if got := m.id(num); got != want {
+			t.Errorf("id(%d) = %q, want %q", num, got, want)
+		}
+	}
+}
+
+// postingsList is what Postings and PostingsNear of s say of keys, each
+// list sorted: "id/num/fingerprint".
+func postingsList(t *testing.T, s *Store, keys []index.Key, fps []simhash.Fingerprint, k int) [][]string {
+	t.Helper()
+	var ps [][]index.Posting
+	var err error
+	if fps == nil {
+		ps, err = s.Postings(t.Context(), keys)
+	} else {
+		ps, err = s.PostingsNear(t.Context(), keys, fps, k)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]string, len(ps))
+	for i, l := range ps {
+		for _, p := range l {
+			out[i] = append(out[i], fmt.Sprintf("%s/%d/%x", p.ID, p.Num, uint64(p.Fingerprint)))
+		}
+		slices.Sort(out[i])
+	}
+	return out
+}
+
+// A store with its postings in memory answers Postings and PostingsNear
+// as Badger does, through random adds, replaces and deletes (with
+// merges every few postings), after each Apply and after it is opened
+// again (the copy built from the store), whole and lean.
+func TestMemPostingsAgree(t *testing.T) {
+	for _, lean := range []bool{false, true} {
+		t.Run(fmt.Sprintf("lean=%v", lean), func(t *testing.T) {
+			testMemPostingsAgree(t, lean)
+		})
+	}
+}
+
+func testMemPostingsAgree(t *testing.T, lean bool) {
+	ctx := t.Context()
+	dir := filepath.Join(t.TempDir(), "idx")
+	opts := &Options{MemPostings: true, Lean: lean}
+	s, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if s != nil {
+			s.Close()
+		}
+	}()
+	s.mem.Load().mergeMin = 3
+	if _, err := s.Claim(ctx, map[string][]byte{index.MetaFormat: {1}}); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(27, 3))
+	var all []index.Key
+	for tb := range 4 {
+		for v := range 4 {
+			all = append(all, index.Key{Kind: index.KindTable, Table: uint8(tb), Bits: 16, Value: uint64(v)})
+		}
+	}
+	for b := range 3 {
+		for v := range 3 {
+			all = append(all, index.Key{Kind: index.KindBand, Table: uint8(b), Value: uint64(v) << 48})
+		}
+	}
+	for v := range 4 {
+		all = append(all, index.Key{Kind: index.KindContent, Value: uint64(v)})
+		all = append(all, index.Key{Kind: index.KindPassage, Value: uint64(v)})
+	}
+	fps := make([]simhash.Fingerprint, len(all))
+	for i := range fps {
+		fps[i] = simhash.Fingerprint(r.Uint64() & 0xff)
+	}
+	type doc struct {
+		fp   simhash.Fingerprint
+		keys []index.Key
+	}
+	docs := map[string]doc{}
+	randKeys := func(fp simhash.Fingerprint) []index.Key {
+		var ks []index.Key
+		for tb := range 4 {
+			ks = append(ks, index.Key{Kind: index.KindTable, Table: uint8(tb), Bits: 16, Value: uint64(fp>>(8*tb)) & 3})
+		}
+		if !lean { // a lean record's band digests cannot name its old band keys
+			for b := range 3 {
+				ks = append(ks, index.Key{Kind: index.KindBand, Table: uint8(b), Value: uint64(r.IntN(3)) << 48})
+			}
+		}
+		return append(ks, index.Key{Kind: index.KindContent, Value: uint64(r.IntN(4))}, index.Key{Kind: index.KindPassage, Value: uint64(r.IntN(4))})
+	}
+	compare := func(step string) {
+		t.Helper()
+		mem := postingsList(t, s, all, nil, -1)
+		near := postingsList(t, s, all, fps, 3)
+		m := s.mem.Swap(nil)
+		if m == nil {
+			t.Fatalf("%s: no postings in memory", step)
+		}
+		disk := postingsList(t, s, all, nil, -1)
+		diskNear := postingsList(t, s, all, fps, 3)
+		s.mem.Store(m)
+		for i := range all {
+			if !slices.Equal(mem[i], disk[i]) {
+				t.Fatalf("%s: postings of %v: memory %q, Badger %q", step, all[i], mem[i], disk[i])
+			}
+			if !slices.Equal(near[i], diskNear[i]) {
+				t.Fatalf("%s: near postings of %v: memory %q, Badger %q", step, all[i], near[i], diskNear[i])
+			}
+		}
+	}
+	for step := range 60 {
+		var b index.Batch
+		for range 1 + r.IntN(6) {
+			id := fmt.Sprintf("d%d", r.IntN(25))
+			old, had := docs[id]
+			w := index.Write{ID: id, Replaces: had, OldFingerprint: old.fp, OldKeys: old.keys}
+			if had && r.IntN(4) == 0 {
+				delete(docs, id) // a delete
+			} else {
+				fp := simhash.Fingerprint(r.Uint64())
+				w.Fingerprint, w.Keys = fp, randKeys(fp)
+				w.Record = testRecord(t, id, fp)
+				docs[id] = doc{fp, w.Keys}
+			}
+			b.Writes = append(b.Writes, w)
+			if slices.ContainsFunc(b.Writes[:len(b.Writes)-1], func(o index.Write) bool { return o.ID == id }) {
+				b.Writes = b.Writes[:len(b.Writes)-1] // one write of an ID a batch, so OldKeys are right
+				docs[id] = old
+				if !had {
+					delete(docs, id)
+				}
+			}
+		}
+		if err := s.Apply(ctx, &b); err != nil {
+			t.Fatal(err)
+		}
+		compare(fmt.Sprintf("step %d", step))
+		if step%20 == 19 {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if s, err = Open(dir, opts); err != nil {
+				t.Fatal(err)
+			}
+			if !s.memLoaded {
+				t.Fatalf("reopened after step %d: the postings were not loaded from their file", step)
+			}
+			s.mem.Load().mergeMin = 3
+			compare(fmt.Sprintf("reopened after step %d", step))
+		}
+	}
+	if len(docs) == 0 {
+		t.Fatal("no documents left to compare")
+	}
+}
+
+// testRecord is a record of id with fingerprint fp, with a confirmation
+// sketch (so that a lean store keeps band digests).
+func testRecord(t *testing.T, id string, fp simhash.Fingerprint) []byte {
+	t.Helper()
+	d := index.Doc{ID: id, Fingerprint: fp, ContentHash: uint64(fp) >> 7, Shingles: 50}
+	for i := range d.Sketch {
+		d.Sketch[i] = uint16(uint64(fp) >> (i % 48))
+	}
+	for i := range d.Long {
+		d.Long[i] = byte(i)
+	}
+	return wholeRecord(t, d)
+}
+
+// RecordsByNum reads the record of each number postings carry, nothing
+// for a number retired (a lean document replaced) or never handed out;
+// Nums gives the numbers back by ID. With and without the postings in
+// memory.
+func TestRecordsByNum(t *testing.T) {
+	for _, mem := range []bool{false, true} {
+		t.Run(fmt.Sprintf("mem=%v", mem), func(t *testing.T) {
+			ctx := t.Context()
+			s, err := Open(filepath.Join(t.TempDir(), "idx"), &Options{MemPostings: mem, Lean: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			key := index.Key{Kind: index.KindContent, Value: 9}
+			add := func(id string, fp simhash.Fingerprint, replaces bool) []byte {
+				rec := testRecord(t, id, fp)
+				w := index.Write{ID: id, Record: rec, Fingerprint: fp, Keys: []index.Key{key}, Replaces: replaces}
+				if replaces {
+					w.OldKeys = []index.Key{key}
+				}
+				if err := s.Apply(ctx, &index.Batch{Writes: []index.Write{w}}); err != nil {
+					t.Fatal(err)
+				}
+				return rec
+			}
+			add("a", 1, false)
+			recB := add("b", 2, false)
+			recA := add("a", 3, true) // lean: a gets number 3, 1 is retired
+			ps, err := s.Postings(ctx, []index.Key{key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range ps[0] {
+				got = append(got, fmt.Sprintf("%s/%d", p.ID, p.Num))
+			}
+			slices.Sort(got)
+			if want := []string{"a/3", "b/2"}; !slices.Equal(got, want) {
+				t.Errorf("postings %q, want %q", got, want)
+			}
+			recs, err := s.RecordsByNum(ctx, []uint64{3, 1, 2, 4, 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lean := func(rec []byte, id string) []byte {
+				b, err := index.BatchRecord(nil, rec, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+			want := [][]byte{lean(recA, "a"), nil, lean(recB, "b"), nil, nil}
+			if !slices.EqualFunc(recs, want, func(a, b []byte) bool { return string(a) == string(b) && (a == nil) == (b == nil) }) {
+				t.Errorf("RecordsByNum(3, 1, 2, 4, 0): %d, %d, %d, %d, %d bytes; want %d, nil, %d, nil, nil", len(recs[0]), len(recs[1]), len(recs[2]), len(recs[3]), len(recs[4]), len(want[0]), len(want[2]))
+			}
+			nums, err := s.Nums(ctx, []string{"b", "a", "c"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []uint64{2, 3, 0}; !slices.Equal(nums, want) {
+				t.Errorf("Nums(b, a, c) = %v, want %v", nums, want)
+			}
+		})
+	}
+}
+
+// A store written before numbered postings keeps no postings in
+// memory: it reads them from Badger, as before.
+func TestMemPostingsOldArchive(t *testing.T) {
+	x, s := openDir(t, oldStore(t), &Options{MemPostings: true}, &index.Options{Blocks: 5, MaxDistance: 3, AnalyzerID: "old/v1"})
+	if s.mem.Load() != nil {
+		t.Fatal("an archive of postings by ID keeps its postings in memory")
+	}
+	docs := oldArchiveDocs()
+	for _, d := range docs {
+		ms, err := x.Near(t.Context(), d.Fingerprint, 0)
+		if err != nil || !slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == d.ID }) {
+			t.Errorf("Near(%s) = %v, %v", d.ID, ms, err)
+		}
+	}
+	nums, err := s.Nums(t.Context(), []string{docs[0].ID})
+	if err != nil || nums[0] != 0 {
+		t.Errorf("Nums of an archive by ID = %v, %v; want 0", nums, err)
+	}
+}
+
+// The postings file's bytes, written field by field: a content list
+// with two postings, a table list (16-bit values) with one, and the
+// IDs of numbers 1 and 2 in one chunk.
+func TestPostingsFileGolden(t *testing.T) {
+	m := newMemPostings()
+	m.ids.set(2, "bb")
+	m.ids.set(1, "a")
+	c := m.list(memKind{index.KindContent, 0, 8})
+	c.add(0x0102, 0, 2)
+	c.add(0x0101, 0, 1)
+	tb := m.list(memKind{index.KindTable, 3, 2})
+	tb.add(0xbeef, 0xbeef000000000001, 1)
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	writeMemPostings(w, m, 77, 3)
+	w.Flush()
+	u := func(v uint64) string { return fmt.Sprintf("%016x", bits.ReverseBytes64(v)) }
+	want := hex.EncodeToString([]byte("NDPOST01")) + u(77) + u(3) + u(2) +
+		// 'c' list: kind, table 0, width 8, 5 zero bytes; 2 postings
+		"6300080000000000" + u(2) + u(0x0101) + u(0x0102) + "01000000" + "02000000" +
+		// 't' list 3: width 2; 1 posting; its number padded to 8 bytes; its fingerprint
+		"7403020000000000" + u(1) + u(0xbeef) + "01000000" + "00000000" + u(0xbeef000000000001) +
+		// 3 ID slots: none, "a" at offset 2 of chunk 0, "bb" at offset 0
+		u(3) + u(0) + u(2<<16|1) + u(2) +
+		// 1 chunk of 3 bytes, padded
+		u(1) + u(3) + hex.EncodeToString([]byte("bba")) + "0000000000"
+	if got := hex.EncodeToString(buf.Bytes()); got != want {
+		t.Fatalf("postings file\n%s\nwant\n%s", got, want)
+	}
+	data := binary.LittleEndian.AppendUint64(buf.Bytes(), xxhash.Sum64(buf.Bytes()))
+	r, err := readMemPostings(data, 77, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.ids.id(1) + "," + r.ids.id(2); got != "a,bb" {
+		t.Errorf("IDs read back: %q", got)
+	}
+	if ps := r.lists[memKind{index.KindTable, 3, 2}].find(0xbeef, 0, -1, 0, nil); len(ps) != 1 || ps[0].num != 1 || ps[0].fp != 0xbeef000000000001 {
+		t.Errorf("table postings read back: %+v", ps)
+	}
+	if ps := r.lists[memKind{index.KindContent, 0, 8}].find(0x0102, 0, -1, 0, nil); len(ps) != 1 || ps[0].num != 2 {
+		t.Errorf("content postings read back: %+v", ps)
+	}
+	for _, tt := range []struct {
+		stamp, next uint64
+	}{{78, 3}, {77, 4}} {
+		if _, err := readMemPostings(data, tt.stamp, tt.next); !errors.Is(err, errPostingsFile) {
+			t.Errorf("read for stamp %d, next %d: %v, want it refused", tt.stamp, tt.next, err)
+		}
+	}
+	for i := range data {
+		bad := slices.Clone(data)
+		bad[i] ^= 0x10
+		if _, err := readMemPostings(bad, 77, 3); !errors.Is(err, errPostingsFile) {
+			t.Fatalf("byte %d changed: %v, want it refused", i, err)
+		}
+	}
+	for n := range len(data) {
+		if _, err := readMemPostings(data[:n], 77, 3); err == nil {
+			t.Fatalf("cut to %d bytes: read", n)
+		}
+	}
+}
+
+// A postings file that is stale (written into by an Open without
+// MemPostings, which removes it at Close) or damaged is not used: Open
+// reads the postings from the store, and they are right.
+func TestPostingsFileStaleOrDamaged(t *testing.T) {
+	ctx := t.Context()
+	dir := filepath.Join(t.TempDir(), "idx")
+	docs := indextestDocs(0, 40)
+	x, s := openDir(t, dir, &Options{MemPostings: true}, nil)
+	if err := x.Add(ctx, docs[:20]...); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	path := filepath.Join(dir, postingsFile)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("no postings file after Close: %v", err)
+	}
+	// Another writer without the copy: the file is gone after it.
+	x, _ = openDir(t, dir, nil, nil)
+	if err := x.Add(ctx, docs[20:30]...); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("postings file after a writer without MemPostings: %v", err)
+	}
+	x, s = openDir(t, dir, &Options{MemPostings: true}, nil)
+	if s.memLoaded {
+		t.Fatal("loaded postings from a file that is not there")
+	}
+	if err := x.Add(ctx, docs[30:]...); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	// Damaged: one byte changed.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, s = openDir(t, dir, &Options{MemPostings: true}, nil)
+	if s.memLoaded {
+		t.Fatal("loaded a damaged postings file")
+	}
+	for _, d := range docs {
+		ms, err := x.Near(ctx, d.Fingerprint, 0)
+		if err != nil || !slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == d.ID }) {
+			t.Fatalf("Near(%s) = %v, %v", d.ID, ms, err)
+		}
+	}
+}
+
+// indextestDocs are documents from..to-1 of indextest.SeqDocs.
+func indextestDocs(from, to int) []index.Doc {
+	return indextest.SeqDocs(from, to, 0)
+}
+
+// FuzzReadMemPostings: no input panics readMemPostings, and what it
+// accepts is written back byte for byte.
+func FuzzReadMemPostings(f *testing.F) {
+	m := newMemPostings()
+	m.ids.set(1, "a")
+	m.ids.set(2, "bb")
+	m.list(memKind{index.KindContent, 0, 8}).add(5, 0, 1)
+	m.list(memKind{index.KindTable, 0, 2}).add(7, 9, 2)
+	m.list(memKind{index.KindBand, 4, 8}).add(1<<60, 0, 2)
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	writeMemPostings(w, m, 1, 3)
+	w.Flush()
+	f.Add(buf.Bytes())
+	f.Add([]byte("NDPOST01"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var stamp, next uint64 = 1, 3
+		if len(body) >= 24 {
+			stamp, next = binary.LittleEndian.Uint64(body[8:]), binary.LittleEndian.Uint64(body[16:])
+		}
+		data := binary.LittleEndian.AppendUint64(slices.Clone(body), xxhash.Sum64(body))
+		r, err := readMemPostings(data, stamp, next)
+		if err != nil {
+			if !errors.Is(err, errPostingsFile) {
+				t.Fatalf("error not wrapping errPostingsFile: %v", err)
+			}
+			return
+		}
+		for _, l := range r.lists {
+			for _, v := range l.vals {
+				for _, p := range l.find(v, 0, -1, 0, nil) {
+					_ = r.ids.id(p.num)
+				}
+			}
+		}
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		writeMemPostings(w, r, stamp, next)
+		w.Flush()
+		if !bytes.Equal(out.Bytes(), body) {
+			t.Fatalf("read and written again:\n%x\nwant\n%x", out.Bytes(), body)
+		}
+	})
+}
