@@ -327,8 +327,6 @@ type Store struct {
 	// memLog is what the transaction Apply is filling writes, for mem
 	// once it is committed (guarded by wmu).
 	memLog []memWrite
-	// memLoaded says that Open loaded mem from the postings file.
-	memLoaded bool
 }
 
 // OpenIndex opens the store in dir (see Open) and the index in it (see
@@ -431,14 +429,9 @@ func Open(dir string, opts *Options) (*Store, error) {
 	// (A store of more than 2^32 − 1 numbers, which the copy's 32-bit
 	// numbers cannot hold, is read from Badger.)
 	if o.MemPostings && s.numbered && !o.ReadOnly && s.next <= math.MaxUint32 {
-		// The copy the last Close saved, if nothing was written since;
-		// else read from the store.
-		m, err := s.loadPostings(s.db.MaxVersion())
-		s.memLoaded = err == nil
+		m, err := s.buildMem()
 		if err != nil {
-			if m, err = s.buildMem(); err != nil {
-				return fail(err)
-			}
+			return fail(err)
 		}
 		s.mem.Store(m)
 	}
@@ -1508,13 +1501,6 @@ func (s *Store) Close() error {
 		var stamp uint64
 		if tablecheck.Protect(func() error { stamp = s.db.MaxVersion(); return nil }) == nil {
 			_ = s.saveFilters(stamp)
-			// Likewise the postings kept in memory; a file left by
-			// an earlier run is stale once anything is written.
-			if m := s.mem.Load(); m != nil {
-				_ = s.savePostings(m, stamp)
-			} else {
-				_ = os.Remove(filepath.Join(s.dir, postingsFile))
-			}
 		}
 	}
 	err := s.db.Close()

@@ -1,24 +1,13 @@
 package badgerstore
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/binary"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"math/bits"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/index/indextest"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -268,9 +257,6 @@ func testMemPostingsAgree(t *testing.T, lean bool) {
 			if s, err = Open(dir, opts); err != nil {
 				t.Fatal(err)
 			}
-			if !s.memLoaded {
-				t.Fatalf("reopened after step %d: the postings were not loaded from their file", step)
-			}
 			s.mem.Load().mergeMin = 3
 			compare(fmt.Sprintf("reopened after step %d", step))
 		}
@@ -378,172 +364,4 @@ func TestMemPostingsOldArchive(t *testing.T) {
 	if err != nil || nums[0] != 0 {
 		t.Errorf("Nums of an archive by ID = %v, %v; want 0", nums, err)
 	}
-}
-
-// The postings file's bytes, written field by field: a content list
-// with two postings, a table list (16-bit values) with one, and the
-// IDs of numbers 1 and 2 in one chunk.
-func TestPostingsFileGolden(t *testing.T) {
-	m := newMemPostings()
-	m.ids.set(2, "bb")
-	m.ids.set(1, "a")
-	c := m.list(memKind{index.KindContent, 0, 8})
-	c.add(0x0102, 0, 2)
-	c.add(0x0101, 0, 1)
-	tb := m.list(memKind{index.KindTable, 3, 2})
-	tb.add(0xbeef, 0xbeef000000000001, 1)
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	writeMemPostings(w, m, 77, 3)
-	w.Flush()
-	u := func(v uint64) string { return fmt.Sprintf("%016x", bits.ReverseBytes64(v)) }
-	want := hex.EncodeToString([]byte("NDPOST01")) + u(77) + u(3) + u(2) +
-		// 'c' list: kind, table 0, width 8, 5 zero bytes; 2 postings
-		"6300080000000000" + u(2) + u(0x0101) + u(0x0102) + "01000000" + "02000000" +
-		// 't' list 3: width 2; 1 posting; its number padded to 8 bytes; its fingerprint
-		"7403020000000000" + u(1) + u(0xbeef) + "01000000" + "00000000" + u(0xbeef000000000001) +
-		// 3 ID slots: none, "a" at offset 2 of chunk 0, "bb" at offset 0
-		u(3) + u(0) + u(2<<16|1) + u(2) +
-		// 1 chunk of 3 bytes, padded
-		u(1) + u(3) + hex.EncodeToString([]byte("bba")) + "0000000000"
-	if got := hex.EncodeToString(buf.Bytes()); got != want {
-		t.Fatalf("postings file\n%s\nwant\n%s", got, want)
-	}
-	data := binary.LittleEndian.AppendUint64(buf.Bytes(), xxhash.Sum64(buf.Bytes()))
-	r, err := readMemPostings(data, 77, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := r.ids.id(1) + "," + r.ids.id(2); got != "a,bb" {
-		t.Errorf("IDs read back: %q", got)
-	}
-	if ps := r.lists[memKind{index.KindTable, 3, 2}].find(0xbeef, 0, -1, 0, nil); len(ps) != 1 || ps[0].num != 1 || ps[0].fp != 0xbeef000000000001 {
-		t.Errorf("table postings read back: %+v", ps)
-	}
-	if ps := r.lists[memKind{index.KindContent, 0, 8}].find(0x0102, 0, -1, 0, nil); len(ps) != 1 || ps[0].num != 2 {
-		t.Errorf("content postings read back: %+v", ps)
-	}
-	for _, tt := range []struct {
-		stamp, next uint64
-	}{{78, 3}, {77, 4}} {
-		if _, err := readMemPostings(data, tt.stamp, tt.next); !errors.Is(err, errPostingsFile) {
-			t.Errorf("read for stamp %d, next %d: %v, want it refused", tt.stamp, tt.next, err)
-		}
-	}
-	for i := range data {
-		bad := slices.Clone(data)
-		bad[i] ^= 0x10
-		if _, err := readMemPostings(bad, 77, 3); !errors.Is(err, errPostingsFile) {
-			t.Fatalf("byte %d changed: %v, want it refused", i, err)
-		}
-	}
-	for n := range len(data) {
-		if _, err := readMemPostings(data[:n], 77, 3); err == nil {
-			t.Fatalf("cut to %d bytes: read", n)
-		}
-	}
-}
-
-// A postings file that is stale (written into by an Open without
-// MemPostings, which removes it at Close) or damaged is not used: Open
-// reads the postings from the store, and they are right.
-func TestPostingsFileStaleOrDamaged(t *testing.T) {
-	ctx := t.Context()
-	dir := filepath.Join(t.TempDir(), "idx")
-	docs := indextestDocs(0, 40)
-	x, s := openDir(t, dir, &Options{MemPostings: true}, nil)
-	if err := x.Add(ctx, docs[:20]...); err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	path := filepath.Join(dir, postingsFile)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("no postings file after Close: %v", err)
-	}
-	// Another writer without the copy: the file is gone after it.
-	x, _ = openDir(t, dir, nil, nil)
-	if err := x.Add(ctx, docs[20:30]...); err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("postings file after a writer without MemPostings: %v", err)
-	}
-	x, s = openDir(t, dir, &Options{MemPostings: true}, nil)
-	if s.memLoaded {
-		t.Fatal("loaded postings from a file that is not there")
-	}
-	if err := x.Add(ctx, docs[30:]...); err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	// Damaged: one byte changed.
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(data)/2] ^= 1
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	x, s = openDir(t, dir, &Options{MemPostings: true}, nil)
-	if s.memLoaded {
-		t.Fatal("loaded a damaged postings file")
-	}
-	for _, d := range docs {
-		ms, err := x.Near(ctx, d.Fingerprint, 0)
-		if err != nil || !slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == d.ID }) {
-			t.Fatalf("Near(%s) = %v, %v", d.ID, ms, err)
-		}
-	}
-}
-
-// indextestDocs are documents from..to-1 of indextest.SeqDocs.
-func indextestDocs(from, to int) []index.Doc {
-	return indextest.SeqDocs(from, to, 0)
-}
-
-// FuzzReadMemPostings: no input panics readMemPostings, and what it
-// accepts is written back byte for byte.
-func FuzzReadMemPostings(f *testing.F) {
-	m := newMemPostings()
-	m.ids.set(1, "a")
-	m.ids.set(2, "bb")
-	m.list(memKind{index.KindContent, 0, 8}).add(5, 0, 1)
-	m.list(memKind{index.KindTable, 0, 2}).add(7, 9, 2)
-	m.list(memKind{index.KindBand, 4, 8}).add(1<<60, 0, 2)
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	writeMemPostings(w, m, 1, 3)
-	w.Flush()
-	f.Add(buf.Bytes())
-	f.Add([]byte("NDPOST01"))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var stamp, next uint64 = 1, 3
-		if len(body) >= 24 {
-			stamp, next = binary.LittleEndian.Uint64(body[8:]), binary.LittleEndian.Uint64(body[16:])
-		}
-		data := binary.LittleEndian.AppendUint64(slices.Clone(body), xxhash.Sum64(body))
-		r, err := readMemPostings(data, stamp, next)
-		if err != nil {
-			if !errors.Is(err, errPostingsFile) {
-				t.Fatalf("error not wrapping errPostingsFile: %v", err)
-			}
-			return
-		}
-		for _, l := range r.lists {
-			for _, v := range l.vals {
-				for _, p := range l.find(v, 0, -1, 0, nil) {
-					_ = r.ids.id(p.num)
-				}
-			}
-		}
-		var out bytes.Buffer
-		w := bufio.NewWriter(&out)
-		writeMemPostings(w, r, stamp, next)
-		w.Flush()
-		if !bytes.Equal(out.Bytes(), body) {
-			t.Fatalf("read and written again:\n%x\nwant\n%x", out.Bytes(), body)
-		}
-	})
 }
