@@ -237,13 +237,59 @@ func (t *hashTable) sorted(gone func(uint32) bool, key func(uint64) uint64) []po
 			add = append(add, posting{key(e.key()), e.doc})
 		}
 	}
-	slices.SortFunc(add, func(a, b posting) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
+	return sortPostings(add)
+}
+
+// comparePostings orders postings by h, then document.
+func comparePostings(a, b posting) int {
+	if c := cmp.Compare(a.h, b.h); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.d, b.d)
+}
+
+// sortPostings returns ps ordered by h, then document (in a new slice
+// when ps has two or more): counted into about len(ps) buckets by h's
+// top bits, then each bucket sorted, by insertion when it is small. A
+// postTable's h are uniform, a keyRun's nearly, so that a bucket holds
+// one or two postings, and the sort takes a pass or two over them.
+func sortPostings(ps []posting) []posting {
+	if len(ps) < 2 {
+		return ps
+	}
+	var or uint64
+	for _, p := range ps {
+		or |= p.h
+	}
+	b := bits.Len(uint(len(ps)))
+	shift := max(0, bits.Len64(or)-b) // h>>shift is below 2^b
+	ends := make([]int32, 1<<b+1)
+	for _, p := range ps {
+		ends[p.h>>shift+1]++
+	}
+	for i := 1; i < len(ends); i++ {
+		ends[i] += ends[i-1]
+	}
+	out := make([]posting, len(ps))
+	for _, p := range ps {
+		k := p.h >> shift
+		out[ends[k]] = p
+		ends[k]++ // ends[k] is now where bucket k+1 starts; once filled, where bucket k ends
+	}
+	begin := 0
+	for _, end := range ends[:1<<b] {
+		if bk := out[begin:end]; len(bk) > 12 {
+			slices.SortFunc(bk, comparePostings)
+		} else {
+			for i := 1; i < len(bk); i++ {
+				for j := i; j > 0 && comparePostings(bk[j], bk[j-1]) < 0; j-- {
+					bk[j], bk[j-1] = bk[j-1], bk[j]
+				}
+			}
 		}
-		return cmp.Compare(a.d, b.d)
-	})
-	return add
+		begin = int(end)
+	}
+	return out
 }
 
 // runBits is the widest table key kept in a keyRun, whose index has
@@ -509,6 +555,10 @@ func (t *postTable) full() bool { return t.recent.n >= max(minMerge, t.len()/mer
 // (the caller knows of too few deleted documents for a purge to pay:
 // it reads every posting's slot).
 func (t *postTable) merge(gone func(uint32) bool) {
+	if gone == nil {
+		t.mergeAll()
+		return
+	}
 	add := t.recent.sorted(gone, mix)
 	n := len(add) + t.len()
 	if gone != nil {
@@ -549,6 +599,54 @@ func (t *postTable) merge(gone func(uint32) bool) {
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
+	}
+	t.start, t.ents, t.recent = start, ents, hashTable{}
+}
+
+// mergeAll is merge that keeps every posting: the run's postings are
+// copied in stretches, between the places of the recent ones, which a
+// binary search among those of their top bits finds. A recent posting
+// the run holds already is left out, as merge leaves it out.
+func (t *postTable) mergeAll() {
+	add := t.recent.sorted(nil, mix)
+	old, n := t.ents, t.len()
+	ents := make([]byte, 0, (n+len(add))*postingSize)
+	start := make([]uint32, 1<<dirBits+1)
+	src := 0 // the run's postings before src are copied
+	for _, p := range add {
+		top, r := p.h>>48, p.h&(1<<48-1)
+		lo, hi := src, src
+		if t.start != nil {
+			lo, hi = max(src, int(t.start[top])), int(t.start[top+1])
+		}
+		// The first of the run's postings of top bits top at or after
+		// (r, p.d) in the run's order.
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if rm := t.rem(m); rm < r || rm == r && t.doc(m) < p.d {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < n && t.rem(lo) == r && t.doc(lo) == p.d && (t.start == nil || lo < int(t.start[top+1])) {
+			continue
+		}
+		ents = append(ents, old[src*postingSize:lo*postingSize]...)
+		src = lo
+		ents = binary.LittleEndian.AppendUint32(ents, uint32(p.h))
+		ents = binary.LittleEndian.AppendUint16(ents, uint16(p.h>>32))
+		ents = binary.LittleEndian.AppendUint32(ents, p.d)
+		start[top+1]++
+	}
+	ents = append(ents, old[src*postingSize:]...)
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	if t.start != nil {
+		for i := range start {
+			start[i] += t.start[i]
+		}
 	}
 	t.start, t.ents, t.recent = start, ents, hashTable{}
 }
