@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -622,9 +623,22 @@ func (x *Index) writes(docs []Doc, at []int) []Write {
 	ws := make([]Write, len(at))
 	parallel(len(at), func(j int) {
 		d := &docs[at[j]]
-		ws[j] = Write{ID: d.ID, Record: encodeDoc(nil, d), Fingerprint: d.Fingerprint, Keys: x.keys(nil, d)}
+		// Sized to take the record and keys without growing.
+		rec := make([]byte, 0, recordSizeHint(d))
+		keys := make([]Key, 0, len(x.layout.tables)+1+Bands+len(d.Passages))
+		ws[j] = Write{ID: d.ID, Record: encodeDoc(rec, d), Fingerprint: d.Fingerprint, Keys: x.keys(keys, d)}
 	})
 	return ws
+}
+
+// recordSizeHint is about the size of d's record (encodeDoc), at least
+// that of a record without text or cluster.
+func recordSizeHint(d *Doc) int {
+	n := 64 + len(d.Title) + len(d.Job) + 2*minhash.Size + minhash.LongEncodedSize + 8*len(d.Passages)
+	for _, k := range d.Keywords {
+		n += len(k.Word) + 10
+	}
+	return n
 }
 
 // parallel calls f(0) to f(n−1), on up to GOMAXPROCS goroutines (in
