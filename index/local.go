@@ -565,18 +565,30 @@ func (l *local) AppendRead(ctx context.Context, ws []Write) ([]Appended, error) 
 	}
 	out := make([]Appended, len(ws))
 	docs := make([]*ldoc, len(ws))
+	// The writes' documents, their Writes and their lists of what came
+	// before, in one slab each, made before the lock.
+	nkeys := 0
+	for i := range ws {
+		nkeys += len(ws[i].Keys)
+	}
+	befores := make([][]Earlier, nkeys)
+	slab := make([]ldoc, len(ws))
+	wslab := make([]Write, len(ws))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := range ws {
 		w := &ws[i]
+		nk := len(w.Keys)
+		kb := befores[:nk:nk]
+		befores = befores[nk:]
 		if n, ok := l.byID[w.ID]; (ok && !l.docs[n].gone) || v.recs[i] != nil {
 			continue
 		}
 		n := l.next
 		l.next++
 		out[i].Num = n
-		out[i].Before = make([][]Earlier, len(w.Keys))
-		docs[i] = l.file(n, w)
+		out[i].Before = kb
+		docs[i] = l.file(&slab[i], &wslab[i], n, w)
 	}
 	l.fileKeys(ws, docs, v.ps, out)
 	return out, nil
@@ -609,12 +621,14 @@ func (l *local) fileKeys(ws []Write, docs []*ldoc, ps [][][]Posting, out []Appen
 	})
 }
 
-// file adds the write w, number n, to the overlay, pending, and
-// returns it; the caller files it under its keys. l.mu is held.
-func (l *local) file(n uint64, w *Write) *ldoc {
+// file adds the write w, number n, to the overlay, pending, as d (its
+// write copied to dw), and returns d; the caller files it under its
+// keys. l.mu is held.
+func (l *local) file(d *ldoc, dw *Write, n uint64, w *Write) *ldoc {
 	// The record and keys are the caller's (Ingest's own, fresh): kept,
 	// not copied.
-	d := &ldoc{num: n, id: w.ID, status: StatusPending, w: &Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}}
+	*dw = Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}
+	*d = ldoc{num: n, id: w.ID, status: StatusPending, w: dw}
 	l.docs[n] = d
 	l.byID[d.id] = n
 	return d
@@ -742,7 +756,6 @@ func (l *local) Mark(_ context.Context, marks []Mark) ([]State, error) {
 // stored.
 func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
 	out := make([]State, len(ds))
-	var b Batch
 	l.mu.Lock()
 	for i, dc := range ds {
 		d := l.docs[dc.Num]
@@ -764,7 +777,7 @@ func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
 			// A marker not known dead: still pending.
 		case dc.Original:
 			d.status = StatusOriginal
-			b.Writes = append(b.Writes, *d.w)
+			l.unsent = append(l.unsent, *d.w)
 		default:
 			d.status = StatusDuplicate
 			if dc.Record != nil {
@@ -777,13 +790,12 @@ func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
 				d.gone = true
 				delete(l.byID, d.id)
 			} else {
-				b.Writes = append(b.Writes, *d.w)
+				l.unsent = append(l.unsent, *d.w)
 			}
 		}
 		out[i] = d.state()
 		out[i].ID = ""
 	}
-	l.unsent = append(l.unsent, b.Writes...)
 	idle := l.active == 0
 	l.mu.Unlock()
 	if idle {

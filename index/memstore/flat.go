@@ -419,6 +419,27 @@ func (r *keyRun) merge(gone func(uint32) bool, fp func(uint32) uint64) {
 		}
 	}
 	start, docs, folds := make([]uint32, len(r.start)), make([]uint32, 0, n), make([]uint16, 0, n)
+	if gone == nil {
+		// The run copied in stretches, each recent posting after the
+		// run's under its value.
+		src := uint32(0)
+		for _, p := range add {
+			at := r.start[p.h+1]
+			docs, folds = append(docs, r.docs[src:at]...), append(folds, r.folds[src:at]...)
+			src = at
+			docs, folds = append(docs, p.d), append(folds, fold(fp(p.d)))
+			start[p.h+1]++
+		}
+		docs, folds = append(docs, r.docs[src:]...), append(folds, r.folds[src:]...)
+		for v := 1; v < len(start); v++ {
+			start[v] += start[v-1]
+		}
+		for v := range start {
+			start[v] += r.start[v]
+		}
+		r.start, r.docs, r.folds, r.recent = start, docs, folds, hashTable{}
+		return
+	}
 	j := 0
 	for v := range uint64(len(start) - 1) {
 		start[v] = uint32(len(docs))

@@ -1137,3 +1137,39 @@ func TestSortPostings(t *testing.T) {
 		}
 	}
 }
+
+// A keyRun's merge that keeps every posting leaves the run as one
+// through gone that reports no document gone: the same index, documents
+// and folds, with values the run has, values it has not, and the first
+// and last values.
+func TestKeyRunMergeAllSame(t *testing.T) {
+	x := uint64(3)
+	rnd := func() uint64 {
+		x = x*6364136223846793005 + 1442695040888963407
+		return x >> 20
+	}
+	a, b := newKeyRun(10), newKeyRun(10)
+	next := uint32(1)
+	for round := range 8 {
+		for i := range 300 * (round + 1) {
+			v := rnd() % 1024
+			switch i % 50 {
+			case 0:
+				v = 0
+			case 1:
+				v = 1023
+			}
+			a.add(v, next)
+			b.add(v, next)
+			next++
+		}
+		a.merge(nil, docFP)
+		b.merge(func(uint32) bool { return false }, docFP)
+		if !slices.Equal(a.start, b.start) || !slices.Equal(a.docs, b.docs) || !slices.Equal(a.folds, b.folds) {
+			t.Fatalf("round %d: runs differ", round)
+		}
+	}
+	if len(a.docs) != int(next-1) {
+		t.Fatalf("%d postings in the run, want %d", len(a.docs), next-1)
+	}
+}
