@@ -55,6 +55,9 @@ type local struct {
 	// key (shard), which AppendRead fills on every core.
 	lists  []map[lkey]llist
 	active int     // Ingest calls running
+	// pending counts the written documents pending (not decided, not
+	// gone): forget keeps the overlay while there are any.
+	pending int
 	unsent []Write // decided, to store when an Ingest ends
 
 	// smu is held while the decided documents are stored: an Ingest
@@ -278,12 +281,9 @@ func (l *local) flush(ctx context.Context) error {
 // forget resets the overlay, unless a document written outside an
 // Ingest (a test of the protocol) is pending there. l.mu is held.
 func (l *local) forget() {
-	for _, d := range l.docs {
-		if d.w != nil && d.status == StatusPending && !d.gone {
-			return
-		}
+	if l.pending == 0 {
+		l.reset()
 	}
-	l.reset()
 }
 
 // store stores the decided documents not stored yet.
@@ -306,6 +306,7 @@ func (l *local) abandon(nums []uint64) {
 	for _, n := range nums {
 		if d := l.docs[n]; d != nil && d.w != nil && d.status == StatusPending {
 			d.status, d.gone = StatusDuplicate, true
+			l.pending--
 			delete(l.byID, d.id)
 		}
 	}
@@ -629,6 +630,7 @@ func (l *local) file(d *ldoc, dw *Write, n uint64, w *Write) *ldoc {
 	// not copied.
 	*dw = Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}
 	*d = ldoc{num: n, id: w.ID, status: StatusPending, w: dw}
+	l.pending++
 	l.docs[n] = d
 	l.byID[d.id] = n
 	return d
@@ -777,9 +779,11 @@ func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
 			// A marker not known dead: still pending.
 		case dc.Original:
 			d.status = StatusOriginal
+			l.pending--
 			l.unsent = append(l.unsent, *d.w)
 		default:
 			d.status = StatusDuplicate
+			l.pending--
 			if dc.Record != nil {
 				d.w.Record = slices.Clone(dc.Record)
 				if dc.Keys != nil {
