@@ -59,6 +59,9 @@ type local struct {
 	// gone): forget keeps the overlay while there are any.
 	pending int
 	unsent []Write // decided, to store when an Ingest ends
+	// sent is the Writes of the store write running, spare those of one
+	// done, cleared, for unsent to reuse (l.mu).
+	sent, spare []Write
 
 	// smu is held while the decided documents are stored: an Ingest
 	// that ends finds its documents stored, by itself or by another.
@@ -243,6 +246,7 @@ func (l *local) takeUnsent() (*Batch, error) {
 	if l.writing != nil {
 		err := <-l.writing
 		l.writing = nil
+		l.done()
 		if err != nil {
 			return nil, err
 		}
@@ -253,8 +257,20 @@ func (l *local) takeUnsent() (*Batch, error) {
 		return nil, nil
 	}
 	b := &Batch{Writes: l.unsent}
-	l.unsent = nil
+	l.sent, l.unsent, l.spare = l.unsent, l.spare, nil
 	return b, nil
+}
+
+// done notes that the store write of l.sent is done: its Writes are
+// spare, for the next decisions. l.smu is held.
+func (l *local) done() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.sent)
+	if l.spare == nil {
+		l.spare = l.sent[:0]
+	}
+	l.sent = nil
 }
 
 // wait waits for the write a deferred Ingest left running, if any, and
@@ -267,6 +283,7 @@ func (l *local) wait() error {
 	}
 	err := <-l.writing
 	l.writing = nil
+	l.done()
 	return err
 }
 
@@ -294,7 +311,9 @@ func (l *local) store(ctx context.Context) error {
 	if b == nil || err != nil {
 		return err
 	}
-	return l.st.Apply(ctx, b)
+	err = l.st.Apply(ctx, b)
+	l.done()
+	return err
 }
 
 // abandon gives up the pending documents among nums (their Ingest
