@@ -54,11 +54,11 @@ type local struct {
 	// lists are the overlay's postings, in number order, in shards by
 	// key (shard), which AppendRead fills on every core.
 	lists  []map[lkey]llist
-	active int     // Ingest calls running
+	active int // Ingest calls running
 	// pending counts the written documents pending (not decided, not
 	// gone): forget keeps the overlay while there are any.
 	pending int
-	unsent []Write // decided, to store when an Ingest ends
+	unsent  []Write // decided, to store when an Ingest ends
 	// sent is the Writes of the store write running, spare those of one
 	// done, cleared, for unsent to reuse (l.mu).
 	sent, spare []Write
