@@ -218,10 +218,18 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	// The ordered part of the run, in profiles (see index.ProfileLabel).
 	serial := pprof.WithLabels(ctx, pprof.Labels(index.ProfileLabel, "serial"))
 	d.ctx = serial // Ingest restores its caller's labels from its context
+	// The outcomes are made outcomeSlab at a time: one allocation for
+	// many, in the part of the run that is serial.
+	var outcomes []Outcome
 	err := pipeline.Run(ctx, r, a, &pipeline.Options{Workers: o.Workers}, func(it *pipeline.Item) error {
 		pprof.SetGoroutineLabels(serial)
 		defer pprof.SetGoroutineLabels(ctx)
-		out := &Outcome{Seq: it.Seq, Record: it.Record, Err: it.Err, Analysis: it.Analysis}
+		if len(outcomes) == 0 {
+			outcomes = make([]Outcome, outcomeSlab)
+		}
+		out := &outcomes[0]
+		outcomes = outcomes[1:]
+		*out = Outcome{Seq: it.Seq, Record: it.Record, Err: it.Err, Analysis: it.Analysis}
 		var re *input.RecordError
 		var ie *input.Error
 		switch {
@@ -254,6 +262,9 @@ func Run(ctx context.Context, r *input.Reader, a *neardup.Analyzer, store *index
 	d.sum.Elapsed = time.Since(start)
 	return d.sum, err
 }
+
+// outcomeSlab is how many Outcomes Run allocates at once.
+const outcomeSlab = 32
 
 type deduper struct {
 	ctx     context.Context

@@ -26,15 +26,17 @@ func (d *deduper) queue(out *Outcome) error {
 			out.Verdict = Rejected
 			out.Err = &input.RecordError{Source: rec.Source, Line: rec.Line, Field: "id", Reason: err.Error(), Raw: rec.Raw}
 		} else {
-			doc := DocOf(out.Analysis, rec.ID, rec.Title, d.o.Keywords)
+			// Made in its place in the batch, not copied there.
+			d.docs = append(d.docs, DocOf(out.Analysis, rec.ID, rec.Title, d.o.Keywords))
+			doc := &d.docs[len(d.docs)-1]
 			doc.Added, doc.Job, doc.Seq = d.o.Now().UTC(), d.o.Job, out.Seq
 			if d.o.Prepare != nil {
-				if err := d.o.Prepare(&doc, rec.Text); err != nil {
+				if err := d.o.Prepare(doc, rec.Text); err != nil {
+					d.docs = d.docs[:len(d.docs)-1]
 					return fmt.Errorf("%s: %w", rec.Location(), err)
 				}
 			}
 			d.batchAt = append(d.batchAt, len(d.batch))
-			d.docs = append(d.docs, doc)
 		}
 	}
 	d.batch = append(d.batch, out)

@@ -5,3 +5,6 @@ var (
 	EncodeDoc = encodeDoc
 	DecodeDoc = decodeDoc
 )
+
+// OverlayOf returns the protocol x runs its Ingests through.
+func OverlayOf(x *Index) Shared { return x.sh }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -601,7 +602,8 @@ func (in *ingest) sendDeferred(ctx context.Context) error {
 	parallel(len(in.deferred), func(i int) {
 		dc := &in.deferred[i]
 		c := in.cs.c[in.deferredAt[i]].doc
-		dc.Record, dc.Keys = encodeDoc(nil, c), in.x.keys(nil, c)
+		dc.Record = encodeDoc(make([]byte, 0, recordSizeHint(c)+len(c.Original)+len(c.Via)+16), c)
+		dc.Keys = in.x.keys(make([]Key, 0, in.x.keysSize(c)), c)
 	})
 	if _, err := in.sh.Decide(ctx, in.deferred); err != nil {
 		return err
@@ -622,9 +624,31 @@ func (x *Index) writes(docs []Doc, at []int) []Write {
 	ws := make([]Write, len(at))
 	parallel(len(at), func(j int) {
 		d := &docs[at[j]]
-		ws[j] = Write{ID: d.ID, Record: encodeDoc(nil, d), Fingerprint: d.Fingerprint, Keys: x.keys(nil, d)}
+		// Sized to take the record and keys without growing.
+		rec := make([]byte, 0, recordSizeHint(d))
+		keys := make([]Key, 0, x.keysSize(d))
+		ws[j] = Write{ID: d.ID, Record: encodeDoc(rec, d), Fingerprint: d.Fingerprint, Keys: x.keys(keys, d)}
 	})
 	return ws
+}
+
+// recordSizeHint is about the size of d's record (encodeDoc), at least
+// that of a record without text or cluster.
+func recordSizeHint(d *Doc) int {
+	n := 64 + len(d.Title) + len(d.Job) + 2*minhash.Size + minhash.LongEncodedSize + 8*len(d.Passages)
+	for _, k := range d.Keywords {
+		n += len(k.Word) + 10
+	}
+	return n
+}
+
+// keysSize is the number of keys of d (keys) at most.
+func (x *Index) keysSize(d *Doc) int {
+	n := 1 + Bands + len(d.Passages)
+	if x.layout != nil {
+		n += len(x.layout.tables)
+	}
+	return n
 }
 
 // parallel calls f(0) to f(n−1), on up to GOMAXPROCS goroutines (in

@@ -54,8 +54,14 @@ type local struct {
 	// lists are the overlay's postings, in number order, in shards by
 	// key (shard), which AppendRead fills on every core.
 	lists  []map[lkey]llist
-	active int     // Ingest calls running
-	unsent []Write // decided, to store when an Ingest ends
+	active int // Ingest calls running
+	// pending counts the written documents pending (not decided, not
+	// gone): forget keeps the overlay while there are any.
+	pending int
+	unsent  []Write // decided, to store when an Ingest ends
+	// sent is the Writes of the store write running, spare those of one
+	// done, cleared, for unsent to reuse (l.mu).
+	sent, spare []Write
 
 	// smu is held while the decided documents are stored: an Ingest
 	// that ends finds its documents stored, by itself or by another.
@@ -240,6 +246,7 @@ func (l *local) takeUnsent() (*Batch, error) {
 	if l.writing != nil {
 		err := <-l.writing
 		l.writing = nil
+		l.done()
 		if err != nil {
 			return nil, err
 		}
@@ -250,8 +257,20 @@ func (l *local) takeUnsent() (*Batch, error) {
 		return nil, nil
 	}
 	b := &Batch{Writes: l.unsent}
-	l.unsent = nil
+	l.sent, l.unsent, l.spare = l.unsent, l.spare, nil
 	return b, nil
+}
+
+// done notes that the store write of l.sent is done: its Writes are
+// spare, for the next decisions. l.smu is held.
+func (l *local) done() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.sent)
+	if l.spare == nil {
+		l.spare = l.sent[:0]
+	}
+	l.sent = nil
 }
 
 // wait waits for the write a deferred Ingest left running, if any, and
@@ -264,6 +283,7 @@ func (l *local) wait() error {
 	}
 	err := <-l.writing
 	l.writing = nil
+	l.done()
 	return err
 }
 
@@ -278,12 +298,9 @@ func (l *local) flush(ctx context.Context) error {
 // forget resets the overlay, unless a document written outside an
 // Ingest (a test of the protocol) is pending there. l.mu is held.
 func (l *local) forget() {
-	for _, d := range l.docs {
-		if d.w != nil && d.status == StatusPending && !d.gone {
-			return
-		}
+	if l.pending == 0 {
+		l.reset()
 	}
-	l.reset()
 }
 
 // store stores the decided documents not stored yet.
@@ -294,7 +311,9 @@ func (l *local) store(ctx context.Context) error {
 	if b == nil || err != nil {
 		return err
 	}
-	return l.st.Apply(ctx, b)
+	err = l.st.Apply(ctx, b)
+	l.done()
+	return err
 }
 
 // abandon gives up the pending documents among nums (their Ingest
@@ -306,6 +325,7 @@ func (l *local) abandon(nums []uint64) {
 	for _, n := range nums {
 		if d := l.docs[n]; d != nil && d.w != nil && d.status == StatusPending {
 			d.status, d.gone = StatusDuplicate, true
+			l.pending--
 			delete(l.byID, d.id)
 		}
 	}
@@ -565,18 +585,30 @@ func (l *local) AppendRead(ctx context.Context, ws []Write) ([]Appended, error) 
 	}
 	out := make([]Appended, len(ws))
 	docs := make([]*ldoc, len(ws))
+	// The writes' documents, their Writes and their lists of what came
+	// before, in one slab each, made before the lock.
+	nkeys := 0
+	for i := range ws {
+		nkeys += len(ws[i].Keys)
+	}
+	befores := make([][]Earlier, nkeys)
+	slab := make([]ldoc, len(ws))
+	wslab := make([]Write, len(ws))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := range ws {
 		w := &ws[i]
+		nk := len(w.Keys)
+		kb := befores[:nk:nk]
+		befores = befores[nk:]
 		if n, ok := l.byID[w.ID]; (ok && !l.docs[n].gone) || v.recs[i] != nil {
 			continue
 		}
 		n := l.next
 		l.next++
 		out[i].Num = n
-		out[i].Before = make([][]Earlier, len(w.Keys))
-		docs[i] = l.file(n, w)
+		out[i].Before = kb
+		docs[i] = l.file(&slab[i], &wslab[i], n, w)
 	}
 	l.fileKeys(ws, docs, v.ps, out)
 	return out, nil
@@ -609,12 +641,15 @@ func (l *local) fileKeys(ws []Write, docs []*ldoc, ps [][][]Posting, out []Appen
 	})
 }
 
-// file adds the write w, number n, to the overlay, pending, and
-// returns it; the caller files it under its keys. l.mu is held.
-func (l *local) file(n uint64, w *Write) *ldoc {
+// file adds the write w, number n, to the overlay, pending, as d (its
+// write copied to dw), and returns d; the caller files it under its
+// keys. l.mu is held.
+func (l *local) file(d *ldoc, dw *Write, n uint64, w *Write) *ldoc {
 	// The record and keys are the caller's (Ingest's own, fresh): kept,
 	// not copied.
-	d := &ldoc{num: n, id: w.ID, status: StatusPending, w: &Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}}
+	*dw = Write{ID: w.ID, Record: w.Record, Fingerprint: w.Fingerprint, Keys: w.Keys}
+	*d = ldoc{num: n, id: w.ID, status: StatusPending, w: dw}
+	l.pending++
 	l.docs[n] = d
 	l.byID[d.id] = n
 	return d
@@ -742,7 +777,6 @@ func (l *local) Mark(_ context.Context, marks []Mark) ([]State, error) {
 // stored.
 func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
 	out := make([]State, len(ds))
-	var b Batch
 	l.mu.Lock()
 	for i, dc := range ds {
 		d := l.docs[dc.Num]
@@ -764,9 +798,11 @@ func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
 			// A marker not known dead: still pending.
 		case dc.Original:
 			d.status = StatusOriginal
-			b.Writes = append(b.Writes, *d.w)
+			l.pending--
+			l.unsent = append(l.unsent, *d.w)
 		default:
 			d.status = StatusDuplicate
+			l.pending--
 			if dc.Record != nil {
 				d.w.Record = slices.Clone(dc.Record)
 				if dc.Keys != nil {
@@ -777,13 +813,12 @@ func (l *local) Decide(ctx context.Context, ds []Decision) ([]State, error) {
 				d.gone = true
 				delete(l.byID, d.id)
 			} else {
-				b.Writes = append(b.Writes, *d.w)
+				l.unsent = append(l.unsent, *d.w)
 			}
 		}
 		out[i] = d.state()
 		out[i].ID = ""
 	}
-	l.unsent = append(l.unsent, b.Writes...)
 	idle := l.active == 0
 	l.mu.Unlock()
 	if idle {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/memstore"
+	"github.com/neardup/neardup/simhash"
 )
 
 // failing is a store whose Records and RecordsByNum fail, once fail
@@ -146,5 +147,47 @@ func TestInProcessShards(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("GOMAXPROCS %d: decisions %q; want %q", procs, got, want)
 		}
+	}
+}
+
+// A document written outside an Ingest (through the protocol itself)
+// stays in the overlay, pending, across Ingests that forget the
+// overlay's decided documents, until it is decided; then the next
+// Ingest forgets it too.
+func TestInProcessKeepsPending(t *testing.T) {
+	ctx := t.Context()
+	x, err := index.New(ctx, memstore.New(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	sh := index.OverlayOf(x)
+	p := index.Write{ID: "p", Record: index.EncodeDoc(nil, &index.Doc{ID: "p", Fingerprint: 0x1111_2222_3333_4444, ContentHash: 1}),
+		Fingerprint: 0x1111_2222_3333_4444, Keys: []index.Key{{Kind: index.KindContent, Value: 1}}}
+	app, err := sh.AppendRead(ctx, []index.Write{p})
+	if err != nil || len(app) != 1 || app[0].Num == 0 {
+		t.Fatalf("AppendRead(p) = %+v, %v", app, err)
+	}
+	pn := app[0].Num
+	unrelated := func(id string, h uint64) []index.Doc {
+		return []index.Doc{{ID: id, Fingerprint: simhash.Fingerprint(h * 0x9e37_79b9_7f4a_7c15), ContentHash: h}}
+	}
+	for i, id := range []string{"q", "r"} {
+		if res, err := x.Ingest(ctx, unrelated(id, uint64(10+i)), index.IngestOptions{Distance: 3}); err != nil || !res[0].Original {
+			t.Fatalf("Ingest(%s) = %+v, %v; want an original", id, res, err)
+		}
+		sts, err := sh.States(ctx, []uint64{pn})
+		if err != nil || sts[0].Status != index.StatusPending || sts[0].ID != "p" {
+			t.Fatalf("after Ingest(%s): p's state %+v, %v; want pending", id, sts, err)
+		}
+	}
+	if sts, err := sh.Decide(ctx, []index.Decision{{Num: pn, Original: true}}); err != nil || sts[0].Status != index.StatusOriginal {
+		t.Fatalf("Decide(p original) = %+v, %v", sts, err)
+	}
+	if _, err := x.Ingest(ctx, unrelated("s", 12), index.IngestOptions{Distance: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if sts, err := sh.States(ctx, []uint64{pn}); err != nil || sts[0].ID != "" || sts[0].Status != index.StatusNone {
+		t.Errorf("after p is decided and another Ingest: p's state in the overlay %+v, %v; want none (forgotten)", sts, err)
 	}
 }

@@ -143,12 +143,22 @@ type idTable struct {
 
 // hashTable is a multimap of 64-bit key values to document numbers:
 // open addressing with linear probing, a key value once per document
-// that has it. It holds a postTable's newest postings.
+// that has it. It holds a postTable's newest postings. A slot keeps its
+// key value and document side by side (12 bytes, no padding), so that
+// a probe of a taken slot reads one cache line, not one in an array of
+// keys and another in an array of documents.
 type hashTable struct {
-	keys []uint64
-	docs []uint32 // 0 is empty
-	n    int
+	slots []htSlot
+	n     int
 }
+
+// htSlot is a hashTable's slot: the key value's low and high 32 bits
+// and the document, 0 when the slot is empty.
+type htSlot struct {
+	lo, hi, doc uint32
+}
+
+func (e *htSlot) key() uint64 { return uint64(e.hi)<<32 | uint64(e.lo) }
 
 // mix spreads the bits of a key value over the table.
 func mix(v uint64) uint64 {
@@ -167,28 +177,28 @@ func mix(v uint64) uint64 {
 const maxLoad = 0.5
 
 func (t *hashTable) grow() {
-	size := max(1024, 2*len(t.keys))
-	old, oldDocs := t.keys, t.docs
-	t.keys, t.docs, t.n = adviseHuge(make([]uint64, size)), adviseHuge(make([]uint32, size)), 0
-	for i, d := range oldDocs {
-		if d != 0 {
-			t.add(old[i], d)
+	old := t.slots
+	t.slots, t.n = adviseHuge(make([]htSlot, max(1024, 2*len(old)))), 0
+	for i := range old {
+		if e := &old[i]; e.doc != 0 {
+			t.add(e.key(), e.doc)
 		}
 	}
 }
 
 func (t *hashTable) add(v uint64, d uint32) {
-	if float64(t.n+1) > maxLoad*float64(len(t.keys)) {
+	if float64(t.n+1) > maxLoad*float64(len(t.slots)) {
 		t.grow()
 	}
-	mask := uint64(len(t.keys) - 1)
+	mask := uint64(len(t.slots) - 1)
 	for i := mix(v) & mask; ; i = (i + 1) & mask {
-		if t.docs[i] == 0 {
-			t.keys[i], t.docs[i] = v, d
+		e := &t.slots[i]
+		if e.doc == 0 {
+			*e = htSlot{uint32(v), uint32(v >> 32), d}
 			t.n++
 			return
 		}
-		if t.docs[i] == d && t.keys[i] == v {
+		if e.doc == d && e.key() == v {
 			return
 		}
 	}
@@ -199,12 +209,18 @@ func (t *hashTable) each(v uint64, fn func(uint32)) {
 	if t.n == 0 {
 		return
 	}
-	mask := uint64(len(t.keys) - 1)
-	for i := mix(v) & mask; t.docs[i] != 0; i = (i + 1) & mask {
-		if t.keys[i] == v {
-			fn(t.docs[i])
+	mask := uint64(len(t.slots) - 1)
+	for i := mix(v) & mask; t.slots[i].doc != 0; i = (i + 1) & mask {
+		if e := &t.slots[i]; e.key() == v {
+			fn(e.doc)
 		}
 	}
+}
+
+// taken reports whether the slot where a lookup of v starts is taken:
+// when it is not, no document is under v.
+func (t *hashTable) taken(v uint64) bool {
+	return t.n != 0 && t.slots[mix(v)&uint64(len(t.slots)-1)].doc != 0
 }
 
 // remove deletes the posting of d under v, shifting the entries after
@@ -213,27 +229,27 @@ func (t *hashTable) remove(v uint64, d uint32) {
 	if t.n == 0 {
 		return
 	}
-	mask := uint64(len(t.keys) - 1)
+	mask := uint64(len(t.slots) - 1)
 	i := mix(v) & mask
-	for ; t.docs[i] != 0; i = (i + 1) & mask {
-		if t.keys[i] == v && t.docs[i] == d {
+	for ; t.slots[i].doc != 0; i = (i + 1) & mask {
+		if e := &t.slots[i]; e.doc == d && e.key() == v {
 			break
 		}
 	}
-	if t.docs[i] == 0 {
+	if t.slots[i].doc == 0 {
 		return
 	}
 	t.n--
-	for j := (i + 1) & mask; t.docs[j] != 0; j = (j + 1) & mask {
+	for j := (i + 1) & mask; t.slots[j].doc != 0; j = (j + 1) & mask {
 		// The entry at j may move to the hole at i unless its home lies
 		// cyclically in (i, j].
-		h := mix(t.keys[j]) & mask
+		h := mix(t.slots[j].key()) & mask
 		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
-			t.keys[i], t.docs[i] = t.keys[j], t.docs[j]
+			t.slots[i] = t.slots[j]
 			i = j
 		}
 	}
-	t.keys[i], t.docs[i] = 0, 0
+	t.slots[i] = htSlot{}
 }
 
 // posting is a hashTable's posting as a run's merge takes it: h is
@@ -249,18 +265,64 @@ type posting struct {
 // folds in.
 func (t *hashTable) sorted(gone func(uint32) bool, key func(uint64) uint64) []posting {
 	add := make([]posting, 0, t.n)
-	for i, d := range t.docs {
-		if d != 0 && (gone == nil || !gone(d)) {
-			add = append(add, posting{key(t.keys[i]), d})
+	for i := range t.slots {
+		if e := &t.slots[i]; e.doc != 0 && (gone == nil || !gone(e.doc)) {
+			add = append(add, posting{key(e.key()), e.doc})
 		}
 	}
-	slices.SortFunc(add, func(a, b posting) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
+	return sortPostings(add)
+}
+
+// comparePostings orders postings by h, then document.
+func comparePostings(a, b posting) int {
+	if c := cmp.Compare(a.h, b.h); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.d, b.d)
+}
+
+// sortPostings returns ps ordered by h, then document (in a new slice
+// when ps has two or more): counted into about len(ps) buckets by h's
+// top bits, then each bucket sorted, by insertion when it is small. A
+// postTable's h are uniform, a keyRun's nearly, so that a bucket holds
+// one or two postings, and the sort takes a pass or two over them.
+func sortPostings(ps []posting) []posting {
+	if len(ps) < 2 {
+		return ps
+	}
+	var or uint64
+	for _, p := range ps {
+		or |= p.h
+	}
+	b := bits.Len(uint(len(ps)))
+	shift := max(0, bits.Len64(or)-b) // h>>shift is below 2^b
+	ends := make([]int32, 1<<b+1)
+	for _, p := range ps {
+		ends[p.h>>shift+1]++
+	}
+	for i := 1; i < len(ends); i++ {
+		ends[i] += ends[i-1]
+	}
+	out := make([]posting, len(ps))
+	for _, p := range ps {
+		k := p.h >> shift
+		out[ends[k]] = p
+		ends[k]++ // ends[k] is now where bucket k+1 starts; once filled, where bucket k ends
+	}
+	begin := 0
+	for _, end := range ends[:1<<b] {
+		if bk := out[begin:end]; len(bk) > 12 {
+			slices.SortFunc(bk, comparePostings)
+		} else {
+			for i := 1; i < len(bk); i++ {
+				for j := i; j > 0 && comparePostings(bk[j], bk[j-1]) < 0; j-- {
+					bk[j], bk[j-1] = bk[j-1], bk[j]
+				}
+			}
 		}
-		return cmp.Compare(a.d, b.d)
-	})
-	return add
+		begin = int(end)
+	}
+	return out
 }
 
 // runBits is the widest table key kept in a keyRun, whose index has
@@ -297,26 +359,79 @@ func newKeyRun(bits uint8) *keyRun { return &keyRun{start: make([]uint32, 1<<bit
 
 func (r *keyRun) add(v uint64, d uint32) { r.recent.add(v, d) }
 
+// A probe is one key's lookup in a list, in three steps that
+// Store.postingsOf takes for all the keys of a read, one step for every
+// key before the next, so that the cache misses of different keys
+// overlap instead of following one another: begin reads where the
+// key's postings are in the run (a postTable's directory, a keyRun's
+// index) and whether the recent table's first slot for it is taken;
+// next reads the run's posting where the search starts; finish goes
+// through the postings, mostly from the cache by then.
+type probe struct {
+	l      *list
+	v      uint64 // the key value
+	h      uint64 // postTable: mix(v)
+	a, b   int    // the run's postings under v (keyRun), or under h's top bits (postTable)
+	i      int    // postTable: where the search for h starts
+	first  uint64 // what next read of the run
+	recent bool   // the recent table's first slot for v is taken
+}
+
 // each calls fn with each document under v, which is below 2^bits.
 func (r *keyRun) each(v uint64, fn func(uint32)) {
-	for _, d := range r.docs[r.start[v]:r.start[v+1]] {
-		fn(d)
-	}
-	r.recent.each(v, fn)
+	p := probe{v: v}
+	r.begin(&p)
+	r.next(&p)
+	r.finish(&p, fn)
 }
 
 // eachNear is each that leaves out the run's documents whose fold is
 // more than k bits from q (the fold of the query's fingerprint); fn
 // sees the others, and every recent document, and checks them.
 func (r *keyRun) eachNear(v uint64, q uint16, k int, fn func(uint32)) {
-	a, b := r.start[v], r.start[v+1]
-	folds := r.folds[a:b]
-	for i, d := range r.docs[a:b] {
+	p := probe{v: v}
+	r.begin(&p)
+	r.next(&p)
+	r.finishNear(&p, q, k, fn)
+}
+
+// begin is the first step of a probe (see probe) of p.v, which is
+// below 2^bits.
+func (r *keyRun) begin(p *probe) {
+	p.a, p.b = int(r.start[p.v]), int(r.start[p.v+1])
+	p.recent = r.recent.taken(p.v)
+}
+
+// next is the second step of a probe: it reads the first of the run's
+// documents under p.v and its fold.
+func (r *keyRun) next(p *probe) {
+	if p.a < p.b {
+		p.first = uint64(r.docs[p.a]) | uint64(r.folds[p.a])<<32
+	}
+}
+
+// finish calls fn with each document under p.v.
+func (r *keyRun) finish(p *probe, fn func(uint32)) {
+	for _, d := range r.docs[p.a:p.b] {
+		fn(d)
+	}
+	if p.recent {
+		r.recent.each(p.v, fn)
+	}
+}
+
+// finishNear is finish that leaves out the run's documents whose fold
+// is more than k bits from q (see eachNear).
+func (r *keyRun) finishNear(p *probe, q uint16, k int, fn func(uint32)) {
+	folds := r.folds[p.a:p.b]
+	for i, d := range r.docs[p.a:p.b] {
 		if bits.OnesCount16(folds[i]^q) <= k {
 			fn(d)
 		}
 	}
-	r.recent.each(v, fn)
+	if p.recent {
+		r.recent.each(p.v, fn)
+	}
 }
 
 // remove is postTable.remove: the caller deletes d.
@@ -337,6 +452,27 @@ func (r *keyRun) merge(gone func(uint32) bool, fp func(uint32) uint64) {
 		}
 	}
 	start, docs, folds := make([]uint32, len(r.start)), adviseHuge(make([]uint32, 0, n)), adviseHuge(make([]uint16, 0, n))
+	if gone == nil {
+		// The run copied in stretches, each recent posting after the
+		// run's under its value.
+		src := uint32(0)
+		for _, p := range add {
+			at := r.start[p.h+1]
+			docs, folds = append(docs, r.docs[src:at]...), append(folds, r.folds[src:at]...)
+			src = at
+			docs, folds = append(docs, p.d), append(folds, fold(fp(p.d)))
+			start[p.h+1]++
+		}
+		docs, folds = append(docs, r.docs[src:]...), append(folds, r.folds[src:]...)
+		for v := 1; v < len(start); v++ {
+			start[v] += start[v-1]
+		}
+		for v := range start {
+			start[v] += r.start[v]
+		}
+		r.start, r.docs, r.folds, r.recent = start, docs, folds, hashTable{}
+		return
+	}
 	j := 0
 	for v := range uint64(len(start) - 1) {
 		start[v] = uint32(len(docs))
@@ -409,27 +545,54 @@ func (t *postTable) add(v uint64, d uint32) { t.recent.add(v, d) }
 
 // each calls fn with each document under v.
 func (t *postTable) each(v uint64, fn func(uint32)) {
+	p := probe{v: v}
+	t.begin(&p)
+	t.next(&p)
+	t.finish(&p, fn)
+}
+
+// begin is the first step of a probe (see probe): it reads the
+// directory's bounds of the postings under p.v's top bits.
+func (t *postTable) begin(p *probe) {
+	p.h = mix(p.v)
 	if t.start != nil {
-		h := mix(v)
-		r := h & (1<<48 - 1)
-		a, b := int(t.start[h>>48]), int(t.start[h>>48+1])
-		if a < b {
-			// r's place if the b-a values were evenly spread.
-			i := a + int(((r>>16)*uint64(b-a))>>32)
-			if t.rem(i) < r {
-				for i++; i < b && t.rem(i) < r; i++ {
-				}
-			} else {
-				for i > a && t.rem(i-1) >= r {
-					i--
-				}
+		p.a, p.b = int(t.start[p.h>>48]), int(t.start[p.h>>48+1])
+	}
+	p.recent = t.recent.taken(p.v)
+}
+
+// next is the second step of a probe: it guesses the place of h's
+// remainder among the b-a postings, as if their values were evenly
+// spread, and reads that posting's remainder.
+func (t *postTable) next(p *probe) {
+	if p.a < p.b {
+		r := p.h & (1<<48 - 1)
+		p.i = p.a + int(((r>>16)*uint64(p.b-p.a))>>32)
+		p.first = t.rem(p.i)
+	}
+}
+
+// finish calls fn with each document under p.v: it looks on from the
+// guess to the postings of h's remainder.
+func (t *postTable) finish(p *probe, fn func(uint32)) {
+	if a, b := p.a, p.b; a < b {
+		r := p.h & (1<<48 - 1)
+		i := p.i
+		if p.first < r {
+			for i++; i < b && t.rem(i) < r; i++ {
 			}
-			for ; i < b && t.rem(i) == r; i++ {
-				fn(t.doc(i))
+		} else {
+			for i > a && t.rem(i-1) >= r {
+				i--
 			}
 		}
+		for ; i < b && t.rem(i) == r; i++ {
+			fn(t.doc(i))
+		}
 	}
-	t.recent.each(v, fn)
+	if p.recent {
+		t.recent.each(p.v, fn)
+	}
 }
 
 // remove deletes the posting of d under v when it is among the recent
@@ -446,6 +609,10 @@ func (t *postTable) full() bool { return t.recent.n >= max(minMerge, t.len()/mer
 // (the caller knows of too few deleted documents for a purge to pay:
 // it reads every posting's slot).
 func (t *postTable) merge(gone func(uint32) bool) {
+	if gone == nil {
+		t.mergeAll()
+		return
+	}
 	add := t.recent.sorted(gone, mix)
 	n := len(add) + t.len()
 	if gone != nil {
@@ -486,6 +653,54 @@ func (t *postTable) merge(gone func(uint32) bool) {
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
+	}
+	t.start, t.ents, t.recent = start, ents, hashTable{}
+}
+
+// mergeAll is merge that keeps every posting: the run's postings are
+// copied in stretches, between the places of the recent ones, which a
+// binary search among those of their top bits finds. A recent posting
+// the run holds already is left out, as merge leaves it out.
+func (t *postTable) mergeAll() {
+	add := t.recent.sorted(nil, mix)
+	old, n := t.ents, t.len()
+	ents := adviseHuge(make([]byte, 0, (n+len(add))*postingSize))
+	start := make([]uint32, 1<<dirBits+1)
+	src := 0 // the run's postings before src are copied
+	for _, p := range add {
+		top, r := p.h>>48, p.h&(1<<48-1)
+		lo, hi := src, src
+		if t.start != nil {
+			lo, hi = max(src, int(t.start[top])), int(t.start[top+1])
+		}
+		// The first of the run's postings of top bits top at or after
+		// (r, p.d) in the run's order.
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if rm := t.rem(m); rm < r || rm == r && t.doc(m) < p.d {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < n && t.rem(lo) == r && t.doc(lo) == p.d && (t.start == nil || lo < int(t.start[top+1])) {
+			continue
+		}
+		ents = append(ents, old[src*postingSize:lo*postingSize]...)
+		src = lo
+		ents = binary.LittleEndian.AppendUint32(ents, uint32(p.h))
+		ents = binary.LittleEndian.AppendUint16(ents, uint16(p.h>>32))
+		ents = binary.LittleEndian.AppendUint32(ents, p.d)
+		start[top+1]++
+	}
+	ents = append(ents, old[src*postingSize:]...)
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	if t.start != nil {
+		for i := range start {
+			start[i] += t.start[i]
+		}
 	}
 	t.start, t.ents, t.recent = start, ents, hashTable{}
 }

@@ -47,6 +47,7 @@ type Store struct {
 	lean      bool   // keep records without what explains a match
 	buf       []byte // a lean record while Apply makes it
 	pre       [8]byte
+	probes    sync.Pool // of *[]probe, for postingsOf
 }
 
 // listKey names the posting lists of one kind of key: a SimHash table
@@ -86,7 +87,9 @@ type list struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{seed: maphash.MakeSeed(), lists: make(map[listKey]*list), meta: make(map[string][]byte)}
+	s := &Store{seed: maphash.MakeSeed(), lists: make(map[listKey]*list), meta: make(map[string][]byte)}
+	s.probes.New = func() any { return new([]probe) }
+	return s
 }
 
 // NewLean returns an empty store that keeps each record without the
@@ -248,13 +251,49 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 		return nil, errClosed
 	}
 	out := make([][]index.Posting, len(keys))
+	// Each key's lookup in three steps, each taken for every key
+	// before the next (see probe).
+	pp := s.probes.Get().(*[]probe)
+	ps := slices.Grow((*pp)[:0], len(keys))[:len(keys)] // zeroed: cleared when put back
+	defer func() {
+		clear(ps)
+		*pp = ps
+		s.probes.Put(pp)
+	}()
 	for i, key := range keys {
 		l := s.listOf(listKey{key.Kind, key.Table, key.Bits})
-		if l == nil {
+		p := &ps[i]
+		switch {
+		case l == nil:
+		case l.run != nil:
+			if key.Value < uint64(len(l.run.start)-1) {
+				p.l, p.v = l, key.Value
+				l.run.begin(p)
+			}
+		default:
+			p.l, p.v = l, key.Value
+			l.table.begin(p)
+		}
+	}
+	for i := range ps {
+		switch p := &ps[i]; {
+		case p.l == nil:
+		case p.l.run != nil:
+			p.l.run.next(p)
+		default:
+			p.l.table.next(p)
+		}
+	}
+	// The postings of all the keys, out[i] being hits[bounds[i]:bounds[i+1]].
+	var hits []index.Posting
+	bounds := make([]int, len(keys)+1)
+	for i, key := range keys {
+		p := &ps[i]
+		bounds[i] = len(hits)
+		if p.l == nil {
 			continue
 		}
 		near := fps != nil && key.Kind == index.KindTable
-		var ps []index.Posting
 		add := func(n uint32) {
 			at := *s.docs.at(n)
 			if at == gone {
@@ -268,21 +307,22 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 				return
 			}
 			chunk, off, idLen := unpack(at)
-			p := index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen)), Fingerprint: fp, Num: uint64(n)}
-			ps = append(ps, p)
+			hits = append(hits, index.Posting{ID: unsafe.String(&s.data.chunks[chunk][off], int(idLen)), Fingerprint: fp, Num: uint64(n)})
 		}
-		if l.run != nil {
-			switch {
-			case key.Value >= uint64(len(l.run.start)-1):
-			case near:
-				l.run.eachNear(key.Value, fold(uint64(fps[i])), k, add)
-			default:
-				l.run.each(key.Value, add)
-			}
-		} else {
-			l.table.each(key.Value, add)
+		switch {
+		case p.l.run == nil:
+			p.l.table.finish(p, add)
+		case near:
+			p.l.run.finishNear(p, fold(uint64(fps[i])), k, add)
+		default:
+			p.l.run.finish(p, add)
 		}
-		out[i] = ps
+	}
+	bounds[len(keys)] = len(hits)
+	for i := range keys {
+		if a, b := bounds[i], bounds[i+1]; a < b {
+			out[i] = hits[a:b:b]
+		}
 	}
 	return out, nil
 }

@@ -603,7 +603,15 @@ func testRunModel(t *testing.T, pt runTable, docs func() []uint32, recent func()
 			}
 			model[v][d] = true
 		}
-		if step%701 == 0 {
+		if step%1402 == 701 {
+			// A merge that keeps every posting (as Apply's unless
+			// deleted documents' may be an eighth of the run).
+			pt.merge(nil)
+			if recent() != 0 {
+				t.Fatalf("step %d: %d recent postings after a merge", step, recent())
+			}
+		}
+		if step%1402 == 0 {
 			pt.merge(func(d uint32) bool { return dead[d] })
 			if recent() != 0 {
 				t.Fatalf("step %d: %d recent postings after a merge", step, recent())
@@ -627,6 +635,76 @@ func testRunModel(t *testing.T, pt runTable, docs func() []uint32, recent func()
 	if len(docs()) != n {
 		t.Errorf("%d postings in the run, want %d", len(docs()), n)
 	}
+}
+
+// A merge that keeps every posting (mergeAll) leaves the run exactly
+// as a merge through gone that reports no document gone: the same bytes
+// and directory, with recent postings among the run's of the same top
+// bits, at both ends of them, in empty top bits, under values the run
+// has (before and after its documents), and repeating postings of the
+// run (left out).
+func TestMergeAllSame(t *testing.T) {
+	x := uint64(99)
+	rnd := func() uint64 {
+		x = x*6364136223846793005 + 1442695040888963407
+		return x
+	}
+	var a, b postTable
+	var vs []uint64
+	next := uint32(1)
+	for round := range 12 {
+		for i := range 500 * (round + 1) {
+			var v uint64
+			switch {
+			case i%7 == 3 && len(vs) > 0: // a value the table has, a new document
+				v = vs[rnd()%uint64(len(vs))]
+			case i%5 == 1: // crowded top bits
+				v = rnd()%64 | 0x1234<<32
+			default:
+				v = rnd()
+			}
+			vs = append(vs, v)
+			d := next
+			if i%11 == 5 && next > 10 { // an older document: before others under v
+				d = uint32(rnd()%uint64(next-1)) + 1
+			} else {
+				next++
+			}
+			a.add(v, d)
+			b.add(v, d)
+		}
+		if round%3 == 2 && a.len() > 0 { // repeat postings the run holds
+			for i := range 40 {
+				k := (i * 37) % a.len()
+				top := uint64(0)
+				for a.start[top+1] <= uint32(k) {
+					top++
+				}
+				h := top<<48 | a.rem(k)
+				v := unmixForTest(h)
+				a.add(v, a.doc(k))
+				b.add(v, b.doc(k))
+			}
+		}
+		a.merge(nil)
+		b.merge(func(uint32) bool { return false })
+		if !slices.Equal(a.ents, b.ents) || !slices.Equal(a.start, b.start) {
+			t.Fatalf("round %d: runs differ: %d and %d postings", round, a.len(), b.len())
+		}
+	}
+	if a.len() < 30000 {
+		t.Fatalf("%d postings in the run, want at least 30,000", a.len())
+	}
+}
+
+// unmixForTest is the inverse of mix.
+func unmixForTest(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0x9cb4b2f8129337db // inverse of 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	h *= 0x4f74430c22a54005 // inverse of 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
 }
 
 // Values whose h = mix(v) agree in their top 16 bits, or in their low
@@ -1021,5 +1099,77 @@ func TestRecordsByNum(t *testing.T) {
 	}
 	if _, err := s.Nums(ctx, []string{"c"}); err == nil {
 		t.Error("Nums after Close: no error")
+	}
+}
+
+// sortPostings orders by h, then document, whatever the spread of h:
+// a literal case, then uniform, small (a keyRun's), equal and skewed
+// values against slices.SortFunc.
+func TestSortPostings(t *testing.T) {
+	got := sortPostings([]posting{{5, 2}, {1, 9}, {5, 1}, {1 << 63, 3}, {0, 4}, {5, 0}})
+	want := []posting{{0, 4}, {1, 9}, {5, 0}, {5, 1}, {5, 2}, {1 << 63, 3}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sortPostings: %v, want %v", got, want)
+	}
+	x := uint64(5)
+	rnd := func() uint64 {
+		x = x*6364136223846793005 + 1442695040888963407
+		return x
+	}
+	spreads := map[string]func() uint64{
+		"uniform": rnd,
+		"small":   func() uint64 { return rnd() >> 48 },
+		"equal":   func() uint64 { return 77 },
+		"skewed":  func() uint64 { return rnd() >> (rnd() % 64) },
+		"two":     func() uint64 { return rnd() >> 63 << 40 },
+	}
+	for name, h := range spreads {
+		for _, n := range []int{0, 1, 2, 3, 13, 100, 5000} {
+			ps := make([]posting, n)
+			for i := range ps {
+				ps[i] = posting{h(), uint32(rnd() % 50)}
+			}
+			want := slices.Clone(ps)
+			slices.SortFunc(want, comparePostings)
+			if got := sortPostings(ps); !slices.Equal(got, want) {
+				t.Errorf("%s, %d postings: not sorted", name, n)
+			}
+		}
+	}
+}
+
+// A keyRun's merge that keeps every posting leaves the run as one
+// through gone that reports no document gone: the same index, documents
+// and folds, with values the run has, values it has not, and the first
+// and last values.
+func TestKeyRunMergeAllSame(t *testing.T) {
+	x := uint64(3)
+	rnd := func() uint64 {
+		x = x*6364136223846793005 + 1442695040888963407
+		return x >> 20
+	}
+	a, b := newKeyRun(10), newKeyRun(10)
+	next := uint32(1)
+	for round := range 8 {
+		for i := range 300 * (round + 1) {
+			v := rnd() % 1024
+			switch i % 50 {
+			case 0:
+				v = 0
+			case 1:
+				v = 1023
+			}
+			a.add(v, next)
+			b.add(v, next)
+			next++
+		}
+		a.merge(nil, docFP)
+		b.merge(func(uint32) bool { return false }, docFP)
+		if !slices.Equal(a.start, b.start) || !slices.Equal(a.docs, b.docs) || !slices.Equal(a.folds, b.folds) {
+			t.Fatalf("round %d: runs differ", round)
+		}
+	}
+	if len(a.docs) != int(next-1) {
+		t.Fatalf("%d postings in the run, want %d", len(a.docs), next-1)
 	}
 }
