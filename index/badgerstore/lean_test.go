@@ -11,55 +11,9 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/indextest"
 	"github.com/neardup/neardup/index/memstore"
-	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/simhash"
 )
-
-// leanSentences make the texts of leanDoc: distinct enough that texts
-// sharing few of them share no sketch band.
-var leanSentences = []string{
-	"The river authority said on Tuesday that water levels had fallen for the third week in a row.",
-	"Farmers in the valley have been asked to cut irrigation by a fifth until the autumn rains arrive.",
-	"A spokesman for the ministry declined to say when restrictions on shipping would be lifted.",
-	"Officials expect the reservoir to recover only slowly, even if the forecast storms arrive on time.",
-	"The harbour master closed two of the five berths after a dredger ran aground near the mouth.",
-	"Local schools will open an hour later next month to save power during the morning peak.",
-	"Economists warned that grain prices could rise sharply if the drought lasts into the winter.",
-	"The city council voted to build a second pipeline from the northern lakes at a cost of two billion.",
-	"Residents complained that the new water meters overcharged households with large gardens.",
-	"Engineers found cracks in the old dam's spillway during an inspection earlier this year.",
-}
-
-// leanDoc is a document of the sentences at idx, with both sketches and
-// a fingerprint far from every other leanDoc's, so that only the
-// sketch bands and the content hash make candidates.
-func leanDoc(id string, seed uint64, idx ...int) index.Doc {
-	var b strings.Builder
-	for _, i := range idx {
-		b.WriteString(leanSentences[i])
-		b.WriteByte(' ')
-	}
-	text := b.String()
-	sk, long, n := minhash.NewAll(text)
-	return index.Doc{ID: id, Fingerprint: simhash.Fingerprint(seed * 0x9e3779b97f4a7c15), ContentHash: seed, Title: "title " + id,
-		Sketch: sk, Long: long, Shingles: n}
-}
-
-// similarOf is what Similar finds for d: each match's ID, distance,
-// content and containment estimates and exactness.
-func similarOf(t *testing.T, x *index.Index, d index.Doc) string {
-	t.Helper()
-	ms, err := x.Similar(context.Background(), &d, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range ms {
-		out = append(out, fmt.Sprintf("%s@%d/%.4f/%.4f/%v", m.ID, m.Distance, m.Content, m.Containment, m.Exact))
-	}
-	return strings.Join(out, " ")
-}
 
 // A lean store keeps the band digests of a record with a confirmation
 // sketch in place of its 64 sketch values, 112 bytes less, and finds
@@ -70,17 +24,17 @@ func similarOf(t *testing.T, x *index.Index, d index.Doc) string {
 func TestLeanDigests(t *testing.T) {
 	ctx := t.Context()
 	docs := []index.Doc{
-		leanDoc("a", 1, 0, 1, 2, 3, 4, 5, 6, 7),
-		leanDoc("b", 2, 0, 1, 2, 3, 4, 5, 6, 8), // a with one sentence changed
-		leanDoc("c", 3, 0, 1, 2, 3, 4, 5),       // a cut to three quarters
-		leanDoc("d", 4, 8, 9),                   // unrelated
+		indextest.LeanDoc("a", 1, 0, 1, 2, 3, 4, 5, 6, 7),
+		indextest.LeanDoc("b", 2, 0, 1, 2, 3, 4, 5, 6, 8), // a with one sentence changed
+		indextest.LeanDoc("c", 3, 0, 1, 2, 3, 4, 5),       // a cut to three quarters
+		indextest.LeanDoc("d", 4, 8, 9),                   // unrelated
 	}
 	copyOfA := docs[0]
 	copyOfA.ID, copyOfA.Fingerprint = "e", 0x5555 // an exact copy of a
 	docs = append(docs, copyOfA)
 	later := []index.Doc{
-		leanDoc("b", 5, 9, 8, 7),                      // b replaced by an unrelated text
-		leanDoc("f", 6, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9), // a and more
+		indextest.LeanDoc("b", 5, 9, 8, 7),                      // b replaced by an unrelated text
+		indextest.LeanDoc("f", 6, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9), // a and more
 	}
 	// What each query finds (sorted IDs), by the store of whole
 	// records: a finds its copies through bands (b, c) and the content
@@ -111,7 +65,7 @@ func TestLeanDigests(t *testing.T) {
 	same := func(t *testing.T, what string, x, y *index.Index) {
 		t.Helper()
 		for _, q := range queries {
-			if got, want := similarOf(t, x, q), similarOf(t, y, q); got != want {
+			if got, want := indextest.SimilarOf(t, x, q), indextest.SimilarOf(t, y, q); got != want {
 				t.Errorf("%s: Similar(%s) = %s\nwant (whole records) %s", what, q.ID, got, want)
 			}
 		}
@@ -159,7 +113,7 @@ func TestLeanDigests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !digestsOnly(&got.Sketch) || got.Long != docs[0].Long || got.Shingles != docs[0].Shingles || got.Title != "" {
+			if !indextest.DigestsOnly(&got.Sketch) || got.Long != docs[0].Long || got.Shingles != docs[0].Shingles || got.Title != "" {
 				t.Errorf("Get(a): sketch %v, Long kept %v, shingles %d, title %q; want band digests, the Long, %d, no title",
 					got.Sketch, got.Long == docs[0].Long, got.Shingles, got.Title, docs[0].Shingles)
 			}
@@ -226,7 +180,7 @@ func TestLeanDigests(t *testing.T) {
 			t.Fatal(err)
 		}
 		same(t, "old and new records", x, ref(t, add(docs...), add(later...), del("c")))
-		if got, err := x.Get(ctx, "f"); err != nil || !digestsOnly(&got.Sketch) {
+		if got, err := x.Get(ctx, "f"); err != nil || !indextest.DigestsOnly(&got.Sketch) {
 			t.Errorf("new record of f in an old lean store: sketch %v, %v; want band digests", got.Sketch, err)
 		}
 		// The old record of b, replaced, had its band postings removed
@@ -298,29 +252,18 @@ func rawDoc(t *testing.T, s *Store, id string) []byte {
 	return v
 }
 
-// digestsOnly reports whether s holds band digests: a non-zero value at
-// the start of each band and zeros elsewhere.
-func digestsOnly(s *minhash.Sketch) bool {
-	for i, v := range s {
-		if (i%index.BandRows == 0) != (v != 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // Salvage of a lean store gives its records their sketches back from
 // their band keys, so that the salvaged store finds what the store of
 // whole records finds, band candidates included.
 func TestSalvageLeanDigests(t *testing.T) {
 	ctx := t.Context()
 	docs := []index.Doc{
-		leanDoc("a", 1, 0, 1, 2, 3, 4, 5, 6, 7),
-		leanDoc("b", 2, 0, 1, 2, 3, 4, 5, 6, 8),
-		leanDoc("c", 3, 0, 1, 2, 3, 4, 5),
-		leanDoc("d", 4, 8, 9),
+		indextest.LeanDoc("a", 1, 0, 1, 2, 3, 4, 5, 6, 7),
+		indextest.LeanDoc("b", 2, 0, 1, 2, 3, 4, 5, 6, 8),
+		indextest.LeanDoc("c", 3, 0, 1, 2, 3, 4, 5),
+		indextest.LeanDoc("d", 4, 8, 9),
 	}
-	replaced := leanDoc("b", 5, 1, 2, 3, 4, 5, 6, 7, 9) // b replaced: renumbered, its old band postings left
+	replaced := indextest.LeanDoc("b", 5, 1, 2, 3, 4, 5, 6, 7, 9) // b replaced: renumbered, its old band postings left
 	dir := filepath.Join(t.TempDir(), "lean")
 	x, _ := openDir(t, dir, &Options{Lean: true, Compress: true}, nil)
 	if err := x.Add(ctx, docs...); err != nil {
@@ -351,18 +294,18 @@ func TestSalvageLeanDigests(t *testing.T) {
 		t.Errorf("salvaged store not lean")
 	}
 	for _, q := range append(docs, replaced) {
-		got, want := similarOf(t, y, q), similarOf(t, ref, q)
+		got, want := indextest.SimilarOf(t, y, q), indextest.SimilarOf(t, ref, q)
 		if got != want {
 			t.Errorf("salvaged: Similar(%s) = %s\nwant (whole records) %s", q.ID, got, want)
 		}
 	}
 	// a and c share bands with b's new text and each other: found by
 	// bands, as their fingerprints are far apart.
-	if got := similarOf(t, y, docs[0]); !strings.Contains(got, "c@") || !strings.Contains(got, "b@") {
+	if got := indextest.SimilarOf(t, y, docs[0]); !strings.Contains(got, "c@") || !strings.Contains(got, "b@") {
 		t.Errorf("salvaged: Similar(a) = %s, want b and c among them", got)
 	}
 	// The salvaged records keep digests again.
-	if d, err := y.Get(ctx, "a"); err != nil || !digestsOnly(&d.Sketch) {
+	if d, err := y.Get(ctx, "a"); err != nil || !indextest.DigestsOnly(&d.Sketch) {
 		t.Errorf("salvaged record of a: sketch %v, %v; want band digests", d.Sketch, err)
 	}
 }
