@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/index/memstore"
 	"github.com/neardup/neardup/input"
 	"github.com/neardup/neardup/internal/testfixtures"
@@ -188,5 +189,44 @@ func TestJobID(t *testing.T) {
 	}
 	if grown := JobID("an", []string{path}, o, 3, 0.7); grown == id {
 		t.Errorf("a grown input gives the same job %s", id)
+	}
+}
+
+// A lean archive in memory keeps no title and no keywords, and a match
+// has none whether its document was decided in the same batch as the
+// record or in an earlier one: Batch changes nothing.
+func TestLeanMatchesAnyBatch(t *testing.T) {
+	en1, zh1, en2, zh2, _ := dedupTexts()
+	var lines []string
+	for _, r := range [][3]string{{"en1", "Rates held", en1}, {"zh1", "新华社", zh1}, {"en2", "RATES HELD", en2}, {"zh2", "本报", zh2}} {
+		lines = append(lines, fmt.Sprintf(`{"id":%q,"title":%q,"text":%q}`, r[0], r[1], r[2]))
+	}
+	type match struct {
+		ID, Match, Title string
+		Keywords         int
+	}
+	want := []match{{"en2", "en1", "", 0}, {"zh2", "zh1", "", 0}}
+	a := testfixtures.Analyzer(t, "")
+	for _, batch := range []int{1, 256} {
+		x, err := archive.Memory(t.Context(), &archive.Options{Lean: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := input.NewReader([]string{"-"}, strings.NewReader(strings.Join(lines, "\n")+"\n"), nil)
+		var got []match
+		_, err = Run(t.Context(), r, a, x, &Options{Batch: batch}, func(o *Outcome) error {
+			if len(o.Matches) > 0 {
+				m := &o.Matches[0]
+				got = append(got, match{o.Record.ID, m.ID, m.Title, len(m.Keywords)})
+			}
+			return nil
+		})
+		x.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("batch %d: matches %+v, want %+v", batch, got, want)
+		}
 	}
 }

@@ -161,6 +161,14 @@ type Options struct {
 	// Similar requires to confirm a candidate, in (0, 1]. Zero means
 	// DefaultMinContent.
 	MinContent float64
+
+	// Lean says that the store keeps records without the fields that
+	// only explain a match to a person, the title, keywords and kept
+	// text (BatchRecord: memstore.NewLean). Ingest then writes records
+	// without them, rather than whole ones for the store to cut, so that
+	// a match with a document of the same Ingest call has what a match
+	// with an earlier one has.
+	Lean bool
 }
 
 // resolve checks o and fills in MinContent.
@@ -217,6 +225,7 @@ type Index struct {
 	layout     *layout
 	analyzer   string
 	minContent float64
+	lean       bool // Options.Lean
 
 	life   sync.RWMutex // shared by every operation, exclusive in Close and Load
 	closed bool
@@ -241,7 +250,7 @@ func newIndex(ctx context.Context, s Store, opts *Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{store: s, name: storeName(s), minContent: o.MinContent}
+	x := &Index{store: s, name: storeName(s), minContent: o.MinContent, lean: o.Lean}
 	if o.MaxDistance != 0 && o.Distance > o.MaxDistance {
 		// Refused before anything is recorded.
 		return nil, &DistanceError{Name: x.name, Max: o.MaxDistance, Want: o.Distance}

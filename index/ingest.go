@@ -602,7 +602,8 @@ func (in *ingest) sendDeferred(ctx context.Context) error {
 	parallel(len(in.deferred), func(i int) {
 		dc := &in.deferred[i]
 		c := in.cs.c[in.deferredAt[i]].doc
-		dc.Record = encodeDoc(make([]byte, 0, recordSizeHint(c)+len(c.Original)+len(c.Via)+16), c)
+		r := in.x.written(c)
+		dc.Record = encodeDoc(make([]byte, 0, recordSizeHint(r)+len(r.Original)+len(r.Via)+16), r)
 		dc.Keys = in.x.keys(make([]Key, 0, in.x.keysSize(c)), c)
 	})
 	if _, err := in.sh.Decide(ctx, in.deferred); err != nil {
@@ -624,12 +625,25 @@ func (x *Index) writes(docs []Doc, at []int) []Write {
 	ws := make([]Write, len(at))
 	parallel(len(at), func(j int) {
 		d := &docs[at[j]]
+		r := x.written(d)
 		// Sized to take the record and keys without growing.
-		rec := make([]byte, 0, recordSizeHint(d))
+		rec := make([]byte, 0, recordSizeHint(r))
 		keys := make([]Key, 0, x.keysSize(d))
-		ws[j] = Write{ID: d.ID, Record: encodeDoc(rec, d), Fingerprint: d.Fingerprint, Keys: x.keys(keys, d)}
+		ws[j] = Write{ID: d.ID, Record: encodeDoc(rec, r), Fingerprint: d.Fingerprint, Keys: x.keys(keys, d)}
 	})
 	return ws
+}
+
+// written returns d as Ingest encodes its record: d, or on a lean
+// store (Options.Lean) a copy without the title, keywords and text,
+// which the store would cut (its keys are made from d).
+func (x *Index) written(d *Doc) *Doc {
+	if !x.lean || (d.Title == "" && d.Keywords == nil && d.Text == "") {
+		return d
+	}
+	c := *d
+	c.Title, c.Keywords, c.Text = "", nil, ""
+	return &c
 }
 
 // recordSizeHint is about the size of d's record (encodeDoc), at least

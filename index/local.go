@@ -53,7 +53,7 @@ type local struct {
 	docs map[uint64]*ldoc
 	// lists are the overlay's postings, in number order, in shards by
 	// key (shard), which AppendRead fills on every core.
-	lists  []map[lkey]llist
+	lists  []listTable
 	active int // Ingest calls running
 	// pending counts the written documents pending (not decided, not
 	// gone): forget keeps the overlay while there are any.
@@ -84,13 +84,111 @@ const (
 // the store's own numbering (Posting.Num).
 func storeNum(n uint64) bool { return n != 0 && n < firstLow }
 
-// lkey is a Key as the overlay's map of lists holds it: 16 bytes
-// without padding, which the map hashes as plain memory (Key's padding
-// has it hashed field by field).
+// lkey is a Key as the overlay's table of lists holds it: 16 bytes.
 type lkey [2]uint64
 
 func lkeyOf(k Key) lkey {
 	return lkey{uint64(k.Kind) | uint64(k.Table)<<8 | uint64(k.Bits)<<16, k.Value}
+}
+
+// hash spreads the bits of k over a listTable (a table key's value is
+// a few bits of a fingerprint, and the shard's are the same).
+func (k lkey) hash() uint64 {
+	h := k[1] ^ k[0]*0x9e3779b97f4a7c15
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// listTable is one shard of the overlay's lists by key: open addressing
+// with linear probing, at most half full, of 32 bits of each key's hash
+// and the place of its list in ls, which holds the lists, with their
+// keys, in the order they were made. Its slots are 8 bytes, where a Go
+// map's would hold the key and the list (48 bytes): the slots of a
+// batch of writes' keys stay in the cache, and a key not filed yet (most
+// of them) is told from the others there. at finds a key's list or
+// makes an empty one in one probe, where a map takes two (a read, then
+// a write).
+type listTable struct {
+	slots []lslot // len a power of two
+	ls    []lentry
+}
+
+// lslot is a slot of a listTable: the top 32 bits of a key's hash and
+// 1 + the place of its list in ls, 0 when the slot is empty.
+type lslot struct {
+	tag, i uint32
+}
+
+// lentry is a list of a listTable and its key.
+type lentry struct {
+	k lkey
+	l llist
+}
+
+// find returns the slot of k, or the empty slot where it goes.
+func (t *listTable) find(k lkey) *lslot {
+	h := k.hash()
+	tag, mask := uint32(h>>32), uint64(len(t.slots)-1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := &t.slots[i]
+		if e.i == 0 || e.tag == tag && t.ls[e.i-1].k == k {
+			return e
+		}
+	}
+}
+
+// get returns the list under k, empty when there is none.
+func (t *listTable) get(k lkey) llist {
+	if len(t.ls) == 0 {
+		return llist{}
+	}
+	if e := t.find(k); e.i != 0 {
+		return t.ls[e.i-1].l
+	}
+	return llist{}
+}
+
+// at returns the list under k, for the caller to file a document in; an
+// empty one, made, when there is none. The pointer is good until the
+// next at.
+func (t *listTable) at(k lkey) *llist {
+	if 2*(len(t.ls)+1) > len(t.slots) {
+		t.grow()
+	}
+	e := t.find(k)
+	if e.i == 0 {
+		t.ls = append(t.ls, lentry{k: k})
+		*e = lslot{uint32(k.hash() >> 32), uint32(len(t.ls))}
+	}
+	return &t.ls[e.i-1].l
+}
+
+// grow doubles the table's slots.
+func (t *listTable) grow() {
+	t.slots = make([]lslot, max(1024, 2*len(t.slots)))
+	mask := uint64(len(t.slots) - 1)
+	for j := range t.ls {
+		h := t.ls[j].k.hash()
+		i := h & mask
+		for t.slots[i].i != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = lslot{uint32(h >> 32), uint32(j + 1)}
+	}
+}
+
+// reset empties the table, keeping its slots.
+func (t *listTable) reset() {
+	if len(t.ls) == 0 {
+		return
+	}
+	clear(t.slots)
+	clear(t.ls)
+	t.ls = t.ls[:0]
 }
 
 // llist is one posting list of the overlay, in number order: its first
@@ -155,10 +253,7 @@ func newLocal(x *Index, st Store) *local {
 	for shards < runtime.GOMAXPROCS(0) {
 		shards *= 2
 	}
-	l.lists = make([]map[lkey]llist, shards)
-	for i := range l.lists {
-		l.lists[i] = map[lkey]llist{}
-	}
+	l.lists = make([]listTable, shards)
 	l.byID, l.docs = map[string]uint64{}, map[uint64]*ldoc{}
 	l.reset()
 	return l
@@ -167,8 +262,8 @@ func newLocal(x *Index, st Store) *local {
 func (l *local) reset() {
 	clear(l.byID)
 	clear(l.docs)
-	for _, m := range l.lists {
-		clear(m)
+	for i := range l.lists {
+		l.lists[i].reset()
 	}
 	l.low.Store(firstLow)
 }
@@ -182,7 +277,7 @@ func (l *local) shard(k Key) int {
 
 // list returns the overlay's list under k. l.mu is held.
 func (l *local) list(k Key) llist {
-	return l.lists[l.shard(k)][lkeyOf(k)]
+	return l.lists[l.shard(k)].get(lkeyOf(k))
 }
 
 // begin and end bracket an Ingest. end stores the documents decided
@@ -621,7 +716,7 @@ func (l *local) AppendRead(ctx context.Context, ws []Write) ([]Appended, error) 
 // filled on every core and each list in number order. l.mu is held.
 func (l *local) fileKeys(ws []Write, docs []*ldoc, ps [][][]Posting, out []Appended) {
 	spread(len(l.lists), func(s int) {
-		lists := l.lists[s]
+		lists := &l.lists[s]
 		for i, d := range docs {
 			if d == nil {
 				continue
@@ -630,12 +725,11 @@ func (l *local) fileKeys(ws []Write, docs []*ldoc, ps [][][]Posting, out []Appen
 				if l.shard(k) != s {
 					continue
 				}
-				lk := lkeyOf(k)
-				// One lookup of the list serves both: what came before
+				// One probe for the list serves both: what came before
 				// d under k, and d filed after it.
-				filed := lists[lk]
-				out[i].Before[j] = l.before(k, &filed, ps[i][j], d.id, d.num)
-				lists[lk] = filed.with(d)
+				filed := lists.at(lkeyOf(k))
+				out[i].Before[j] = l.before(k, filed, ps[i][j], d.id, d.num)
+				*filed = filed.with(d)
 			}
 		}
 	})

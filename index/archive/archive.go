@@ -126,7 +126,7 @@ func Memory(ctx context.Context, opts *Options) (*index.Index, error) {
 	if o.Lean {
 		s = memstore.NewLean()
 	}
-	return index.New(ctx, s, &index.Options{AnalyzerID: o.AnalyzerID, Distance: o.Distance, MinContent: o.MinContent})
+	return index.New(ctx, s, &index.Options{AnalyzerID: o.AnalyzerID, Distance: o.Distance, MinContent: o.MinContent, Lean: o.Lean})
 }
 
 func open(ctx context.Context, name string, o Options) (*index.Index, error) {
