@@ -133,6 +133,41 @@ func TestUnconfirmable(t *testing.T) {
 	}
 }
 
+// unconfirmableBy reads only the first m values: it turns down what even
+// the rest agreeing could not confirm, and nothing else.
+func TestUnconfirmableBy(t *testing.T) {
+	x := &Index{minContent: 0.7}
+	var sk minhash.Sketch
+	sk[0] = 1
+	d := &Doc{Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	for _, tt := range []struct {
+		name  string
+		agree int // the first values of the candidate's sketch that agree with d's
+		m     int
+		want  bool
+	}{
+		{"J 0.40 by all, 0.90 at most by the first 128: cannot tell", 103, 128, false},
+		{"J 0.40 by all", 103, 256, true},
+		{"18 of the first 128: at most J 0.569, under the floor", 18, 128, true},
+		{"19 of the first 128: at most J 0.573, contained", 19, 128, false},
+		{"19 of the first 64: at most J 0.82", 19, 64, false},
+		{"nothing read", 0, 0, false},
+	} {
+		r := Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(tt.agree), Shingles: 600}
+		s, ok := skimRecord(encodeDoc(nil, &r))
+		if !ok {
+			t.Fatalf("%s: skimRecord failed", tt.name)
+		}
+		if got := x.unconfirmableBy(d, &s, 3, tt.m); got != tt.want {
+			t.Errorf("%s: unconfirmableBy(m=%d) = %v, want %v", tt.name, tt.m, got, tt.want)
+		}
+		// What it turns down, unconfirmable turns down.
+		if tt.want && !x.unconfirmable(d, &s, 3) {
+			t.Errorf("%s: turned down by the first %d values, but not by all", tt.name, tt.m)
+		}
+	}
+}
+
 // numbered is a NumberedRecords of fixed records.
 type numbered struct {
 	recs map[uint64][]byte
