@@ -1,12 +1,11 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"runtime"
-	"slices"
 
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
@@ -123,28 +122,37 @@ const firstValues = 128
 // (bench/README.md) about a hundred an article, and decoding each
 // record to turn it down cost more than the article's analysis.
 func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Doc, seen []Earlier, k int) []Earlier {
-	if d.Sketch.IsZero() || d.Long.IsZero() {
+	if d.Sketch.IsZero() || d.Long.IsZero() || len(seen) == 0 {
 		return seen
 	}
-	type ref struct {
-		num uint64
-		at  int
-	}
-	var refs []ref
+	// Each store number once, in the order seen: at[p] is the index in
+	// nums of seen[p]'s number, -1 for a document of this call. The
+	// numbers are told apart by an open-addressing table of indices
+	// into nums (plus one; 0 is an empty slot), at most half full.
+	size := 1 << bits.Len(uint(2*len(seen)-1))
+	ix := make([]int32, len(seen)+size)
+	at, table := ix[:len(seen)], ix[len(seen):]
+	nums := make([]uint64, 0, len(seen))
+	mask := uint64(size - 1)
 	for p, e := range seen {
-		if storeNum(e.Num) {
-			refs = append(refs, ref{e.Num, p})
+		at[p] = -1
+		if !storeNum(e.Num) {
+			continue
+		}
+		h := e.Num * 0x9e3779b97f4a7c15 >> 32
+		for i := h & mask; ; i = (i + 1) & mask {
+			if j := table[i]; j == 0 {
+				nums = append(nums, e.Num)
+				table[i], at[p] = int32(len(nums)), int32(len(nums)-1)
+				break
+			} else if nums[j-1] == e.Num {
+				at[p] = j - 1
+				break
+			}
 		}
 	}
-	if len(refs) == 0 {
+	if len(nums) == 0 {
 		return seen
-	}
-	slices.SortFunc(refs, func(a, b ref) int { return cmp.Compare(a.num, b.num) })
-	nums := make([]uint64, 0, len(refs))
-	for _, r := range refs {
-		if len(nums) == 0 || nums[len(nums)-1] != r.num {
-			nums = append(nums, r.num)
-		}
 	}
 	recs, err := nr.RecordsByNum(ctx, nums)
 	if err != nil || len(recs) != len(nums) {
@@ -155,7 +163,8 @@ func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Do
 	// memstore's RecordsByNum), for the others.
 	sks := make([]skim, len(nums))
 	out := make([]bool, len(nums))
-	var rest []int
+	rest := 0 // sks[:rest]: the skims of what is left, at[…] their indices
+	var restAt []int32
 	for i := range nums {
 		sk, ok := skimRecord(recs[i])
 		switch {
@@ -163,37 +172,32 @@ func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Do
 		case x.unconfirmableBy(d, &sk, k, firstValues):
 			out[i] = true
 		case sk.long != nil:
-			sks[i] = sk
-			rest = append(rest, i)
+			sks[rest] = sk
+			restAt = append(restAt, int32(i))
+			rest++
 		}
 	}
 	var sum byte
-	for _, i := range rest {
-		l := sks[i].long
+	for _, sk := range sks[:rest] {
 		for v := firstValues; v < minhash.LongSize; v += 64 {
-			sum += l[v]
+			sum += sk.long[v]
 		}
-		sum += l[minhash.LongSize-1]
+		sum += sk.long[minhash.LongSize-1]
 	}
 	runtime.KeepAlive(sum)
-	for _, i := range rest {
-		out[i] = x.unconfirmable(d, &sks[i], k)
-	}
-	drop := make([]bool, len(seen))
 	dropped := false
-	j := 0
-	for i, n := range nums {
-		for ; j < len(refs) && refs[j].num == n; j++ {
-			drop[refs[j].at] = out[i]
-		}
-		dropped = dropped || out[i]
+	for r, i := range restAt {
+		out[i] = x.unconfirmable(d, &sks[r], k)
+	}
+	for _, o := range out {
+		dropped = dropped || o
 	}
 	if !dropped {
 		return seen
 	}
 	kept := seen[:0]
 	for p, e := range seen {
-		if !drop[p] {
+		if at[p] < 0 || !out[at[p]] {
 			kept = append(kept, e)
 		}
 	}
