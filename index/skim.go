@@ -26,58 +26,129 @@ type skim struct {
 // rest or copying anything. It checks the head as decodeRecord does;
 // of the optional fields it reads only those two. ok is false for a
 // record it cannot read (decodeRecord then says what is wrong).
+//
+// It runs for every candidate the in-place filter reads, a hundred an
+// article at 10^7 documents, so it reads with a bare offset (skimmer)
+// rather than through decoder, whose calls name what they read for
+// its errors.
 func skimRecord(b []byte) (s skim, ok bool) {
-	d := decoder{b: b}
-	if v := d.bytes(1, "version"); v == nil || v[0] != recordVersion {
+	if len(b) < 17 || b[0] != recordVersion {
 		return skim{}, false
 	}
-	if p := d.bytes(16, "hashes"); p != nil {
-		s.fingerprint = simhash.Fingerprint(binary.BigEndian.Uint64(p))
-		s.contentHash = binary.BigEndian.Uint64(p[8:])
-	}
-	d.varint("added seconds")
-	if nsec := d.uvarint("added nanoseconds"); nsec >= 1e9 {
+	s.fingerprint = simhash.Fingerprint(binary.BigEndian.Uint64(b[1:]))
+	s.contentHash = binary.BigEndian.Uint64(b[9:])
+	k := skimmer{b: b, off: 17}
+	k.skipVarint() // added seconds
+	if nsec := k.uvarint(); nsec >= 1e9 {
 		return skim{}, false
 	}
-	d.bytes(d.length("title length", 1), "title")
-	for range d.length("keyword count", 9) {
-		d.bytes(d.length("keyword length", 1), "keyword")
-		d.bytes(8, "keyword weight")
+	k.skip(k.length(1)) // title
+	for range k.length(9) {
+		k.skip(k.length(1)) // keyword
+		k.skip(8)           // its weight
 	}
-	switch n := d.uvarint("sketch size"); {
-	case d.err != nil:
+	switch n := k.uvarint(); {
+	case k.off < 0:
 	case n == minhash.Size:
-		s.sketch = d.bytes(2*minhash.Size, "sketch") != nil
+		k.skip(2 * minhash.Size)
+		s.sketch = k.off >= 0
 	case n == Bands:
-		s.sketch = d.bytes(Bands, "band digests") != nil
+		k.skip(Bands)
+		s.sketch = k.off >= 0
 	case n != 0:
 		return skim{}, false
 	}
-	d.bytes(d.length("job length", 1), "job")
-	d.uvarint("seq")
-	d.fields(func(tag uint64, p []byte, start int) {
+	k.skip(k.length(1)) // job
+	k.skipVarint()      // seq
+	for last := uint64(0); k.off >= 0 && k.off < len(b); {
+		tag := k.uvarint()
+		n := k.length(1)
+		start := k.off
+		k.skip(n)
+		if k.off < 0 || tag <= last {
+			return skim{}, false
+		}
+		last = tag
+		p := b[start:k.off]
 		switch tag {
 		case fieldShingles:
-			v, k := binary.Uvarint(p)
-			if k != len(p) || v == 0 || v > math.MaxInt32 {
-				d.off = start
-				d.fail("content-set size field %x", p)
-				return
+			v, m := binary.Uvarint(p)
+			if m != len(p) || v == 0 || v > math.MaxInt32 {
+				return skim{}, false
 			}
 			s.shingles = int(v)
 		case fieldLong:
 			if len(p) != minhash.LongEncodedSize {
-				d.off = start
-				d.fail("confirmation sketch field: %d bytes", len(p))
-				return
+				return skim{}, false
 			}
 			s.long = (*minhash.Long)(p)
 		}
-	})
-	if d.err != nil {
+	}
+	if k.off < 0 {
 		return skim{}, false
 	}
 	return s, true
+}
+
+// skimmer reads a record as decoder does, without saying what is
+// wrong: off is -1 once a read failed, and every read after returns 0.
+type skimmer struct {
+	b   []byte
+	off int
+}
+
+func (k *skimmer) uvarint() uint64 {
+	if k.off < 0 {
+		return 0
+	}
+	if k.off < len(k.b) && k.b[k.off] < 0x80 { // most of a record's
+		k.off++
+		return uint64(k.b[k.off-1])
+	}
+	v, n := binary.Uvarint(k.b[k.off:])
+	if n <= 0 {
+		k.off = -1
+		return 0
+	}
+	k.off += n
+	return v
+}
+
+// skipVarint skips a varint or uvarint (the same bytes make one): of
+// up to 8 bytes, found in one load, else as uvarint finds it.
+func (k *skimmer) skipVarint() {
+	if k.off >= 0 && len(k.b)-k.off >= 8 {
+		// The top bit of each byte that ends a varint.
+		if m := ^binary.LittleEndian.Uint64(k.b[k.off:]) & 0x8080808080808080; m != 0 {
+			k.off += bits.TrailingZeros64(m)/8 + 1
+			return
+		}
+	}
+	k.uvarint()
+}
+
+// length is decoder.length: a count of items of at least min bytes
+// each that the rest of the record can hold.
+func (k *skimmer) length(min int) int {
+	v := k.uvarint()
+	if k.off < 0 {
+		return 0
+	}
+	if rest := uint64(len(k.b) - k.off); v > rest || v*uint64(min) > rest {
+		k.off = -1
+		return 0
+	}
+	return int(v)
+}
+
+func (k *skimmer) skip(n int) {
+	switch {
+	case k.off < 0:
+	case n > len(k.b)-k.off:
+		k.off = -1
+	default:
+		k.off += n
+	}
 }
 
 // unconfirmable reports whether confirm turns down the stored document
