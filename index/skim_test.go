@@ -3,7 +3,10 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,6 +136,41 @@ func TestUnconfirmable(t *testing.T) {
 	}
 }
 
+// unconfirmableBy reads only the first m values: it turns down what even
+// the rest agreeing could not confirm, and nothing else.
+func TestUnconfirmableBy(t *testing.T) {
+	x := &Index{minContent: 0.7}
+	var sk minhash.Sketch
+	sk[0] = 1
+	d := &Doc{Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	for _, tt := range []struct {
+		name  string
+		agree int // the first values of the candidate's sketch that agree with d's
+		m     int
+		want  bool
+	}{
+		{"J 0.40 by all, 0.90 at most by the first 128: cannot tell", 103, 128, false},
+		{"J 0.40 by all", 103, 256, true},
+		{"18 of the first 128: at most J 0.569, under the floor", 18, 128, true},
+		{"19 of the first 128: at most J 0.573, contained", 19, 128, false},
+		{"19 of the first 64: at most J 0.82", 19, 64, false},
+		{"nothing read", 0, 0, false},
+	} {
+		r := Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(tt.agree), Shingles: 600}
+		s, ok := skimRecord(encodeDoc(nil, &r))
+		if !ok {
+			t.Fatalf("%s: skimRecord failed", tt.name)
+		}
+		if got := x.unconfirmableBy(d, &s, 3, tt.m); got != tt.want {
+			t.Errorf("%s: unconfirmableBy(m=%d) = %v, want %v", tt.name, tt.m, got, tt.want)
+		}
+		// What it turns down, unconfirmable turns down.
+		if tt.want && !x.unconfirmable(d, &s, 3) {
+			t.Errorf("%s: turned down by the first %d values, but not by all", tt.name, tt.m)
+		}
+	}
+}
+
 // numbered is a NumberedRecords of fixed records.
 type numbered struct {
 	recs map[uint64][]byte
@@ -168,6 +206,7 @@ func TestDropUnconfirmable(t *testing.T) {
 	}}
 	seen := []Earlier{
 		{Num: 1, ID: "table", Fingerprint: 0x3}, // within 3 bits: kept
+		{Num: 7, ID: "low 2"},
 		{Num: 2, ID: "low"},
 		{Num: 3, ID: "high"},
 		{Num: 2, ID: "low"}, // seen under another band too
@@ -175,7 +214,7 @@ func TestDropUnconfirmable(t *testing.T) {
 		{Num: 5, ID: "corrupt"},
 		{Num: 6, ID: "gone"},                   // no record (deleted since): kept
 		{Num: firstFresh + 1, ID: "this call"}, // written by this call: kept unread
-		{Num: 7, ID: "low 2"},
+		{Num: 7, ID: "low 2"},                  // again
 	}
 	got := x.dropUnconfirmable(t.Context(), nr, d, slices.Clone(seen), 3)
 	var ids []string
@@ -185,8 +224,8 @@ func TestDropUnconfirmable(t *testing.T) {
 	if want := []string{"table", "high", "exact", "corrupt", "gone", "this call"}; !slices.Equal(ids, want) {
 		t.Errorf("kept %q, want %q", ids, want)
 	}
-	if want := []uint64{1, 2, 3, 4, 5, 6, 7}; !slices.Equal(nr.read, want) {
-		t.Errorf("read the records of %v, want %v (each once, in order)", nr.read, want)
+	if want := []uint64{1, 7, 2, 3, 4, 5, 6}; !slices.Equal(nr.read, want) {
+		t.Errorf("read the records of %v, want %v (each once, in the order first seen)", nr.read, want)
 	}
 	nr.err = errors.New("store down")
 	if got := x.dropUnconfirmable(t.Context(), nr, d, slices.Clone(seen), 3); len(got) != len(seen) {
@@ -197,5 +236,61 @@ func TestDropUnconfirmable(t *testing.T) {
 	nr.read = nil
 	if got := x.dropUnconfirmable(t.Context(), nr, &bare, slices.Clone(seen), 3); len(got) != len(seen) || nr.read != nil {
 		t.Errorf("a query without a confirmation sketch: kept %d of %d, read %v; want all, none read", len(got), len(seen), nr.read)
+	}
+}
+
+// A lean record of the default analysis, as memstore keeps it, read as
+// the in-place filter reads each candidate's.
+func BenchmarkSkimRecord(b *testing.B) {
+	s, l, n := minhash.NewAll(strings.Repeat("a text with both sketches, long enough for a benchmark; ", 20))
+	d := Doc{Fingerprint: 3, ContentHash: 4, Added: time.Unix(1795000000, 123456789), Sketch: s, Long: l, Shingles: n, Seq: 1234567}
+	rec, err := BatchRecord(nil, encodeDoc(nil, &d), "id")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(rec)))
+	for b.Loop() {
+		if _, ok := skimRecord(rec); !ok {
+			b.Fatal("skimRecord failed")
+		}
+	}
+}
+
+// Many candidates, each seen under several bands, in no order: each
+// record read once, and every sighting of a document turned down left
+// out.
+func TestDropUnconfirmableMany(t *testing.T) {
+	x := &Index{minContent: 0.7}
+	var sk minhash.Sketch
+	sk[0] = 1
+	d := &Doc{ID: "d", Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	down := encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(103), Shingles: 1000})
+	kept := encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(200), Shingles: 1000})
+	nr := &numbered{recs: map[uint64][]byte{}}
+	var seen []Earlier
+	for n := uint64(1); n <= 300; n++ {
+		nr.recs[n] = down
+		if n%3 == 0 {
+			nr.recs[n] = kept
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 3 {
+		for _, n := range rng.Perm(300) {
+			seen = append(seen, Earlier{Num: uint64(n + 1), ID: fmt.Sprint(n + 1)})
+		}
+	}
+	got := x.dropUnconfirmable(t.Context(), nr, d, slices.Clone(seen), 3)
+	if len(got) != 300 {
+		t.Errorf("kept %d sightings, want 300 (100 documents, 3 times each)", len(got))
+	}
+	for _, e := range got {
+		if e.Num%3 != 0 {
+			t.Errorf("kept %d, turned down", e.Num)
+		}
+	}
+	slices.Sort(nr.read)
+	if len(nr.read) != 300 || nr.read[0] != 1 || nr.read[299] != 300 || len(slices.Compact(slices.Clone(nr.read))) != 300 {
+		t.Errorf("read %d records, want each of 1…300 once", len(nr.read))
 	}
 }

@@ -171,6 +171,56 @@ func longReference(text string) Long {
 	return m.densify()
 }
 
+func TestLongJaccardBound(t *testing.T) {
+	var a Long
+	for i := range a {
+		a[i] = uint8(i)
+	}
+	// The first 10 values differ, and values 130 and 250.
+	c := a
+	for i := range 10 {
+		c[i] ^= 0x5a
+	}
+	c[130], c[250] = 0, 0
+	for _, tc := range []struct {
+		m    int
+		want float64 // (agreeing - 1) / 255, agreeing counting every value past m
+	}{
+		{0, 1},
+		{8, 247.0 / 255},
+		{16, 245.0 / 255},
+		{128, 245.0 / 255},
+		{136, 244.0 / 255},
+		{256, 243.0 / 255}, // all read: Jaccard
+	} {
+		if got := a.JaccardBound(&c, tc.m); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("JaccardBound(m=%d) = %v, want %v", tc.m, got, tc.want)
+		}
+	}
+	if got, want := a.JaccardBound(&c, LongSize), a.Jaccard(&c); got != want {
+		t.Errorf("JaccardBound(LongSize) = %v, Jaccard %v", got, want)
+	}
+	// An upper bound of Jaccard for any pair, and falling with m.
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 1000 {
+		var x, y Long
+		for i := range x {
+			x[i], y[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
+			if rng.IntN(4) == 0 {
+				y[i] = x[i]
+			}
+		}
+		j, last := x.Jaccard(&y), 2.0
+		for m := 0; m <= LongSize; m += 8 {
+			b := x.JaccardBound(&y, m)
+			if b < j || b > last {
+				t.Fatalf("JaccardBound(m=%d) = %v: Jaccard %v, bound at m-8 %v", m, b, j, last)
+			}
+			last = b
+		}
+	}
+}
+
 func TestLongJaccard(t *testing.T) {
 	var a, b, zero Long
 	for i := range a {
