@@ -99,14 +99,20 @@ func FuzzSkimRecord(f *testing.F) {
 	})
 }
 
+// filterQuery returns an index with the default MinContent, a 64-value
+// sketch, and a query document with both sketches, 1,000 5-grams, a zero
+// fingerprint and content hash 1, for the in-place filter's tests.
+func filterQuery() (*Index, minhash.Sketch, *Doc) {
+	var sk minhash.Sketch
+	sk[0] = 1
+	return &Index{minContent: 0.7}, sk, &Doc{ID: "d", Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+}
+
 // TestUnconfirmable checks the rule against Confirmed's: a document is
 // turned down only when it is no exact copy, farther than the distance,
 // and not Confirmed by the confirmation sketches.
 func TestUnconfirmable(t *testing.T) {
-	x := &Index{minContent: 0.7}
-	var sk minhash.Sketch
-	sk[0] = 1
-	d := &Doc{Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	x, sk, d := filterQuery()
 	for _, tt := range []struct {
 		name string
 		r    Doc
@@ -139,10 +145,7 @@ func TestUnconfirmable(t *testing.T) {
 // unconfirmableBy reads only the first m values: it turns down what even
 // the rest agreeing could not confirm, and nothing else.
 func TestUnconfirmableBy(t *testing.T) {
-	x := &Index{minContent: 0.7}
-	var sk minhash.Sketch
-	sk[0] = 1
-	d := &Doc{Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	x, sk, d := filterQuery()
 	for _, tt := range []struct {
 		name  string
 		agree int // the first values of the candidate's sketch that agree with d's
@@ -190,10 +193,7 @@ func (n *numbered) RecordsByNum(_ context.Context, nums []uint64) ([][]byte, err
 func (n *numbered) Nums(context.Context, []string) ([]uint64, error) { return nil, nil }
 
 func TestDropUnconfirmable(t *testing.T) {
-	x := &Index{minContent: 0.7}
-	var sk minhash.Sketch
-	sk[0] = 1
-	d := &Doc{ID: "d", Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	x, sk, d := filterQuery()
 	far := func(k int) []byte {
 		return encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(k), Shingles: 1000})
 	}
@@ -260,10 +260,7 @@ func BenchmarkSkimRecord(b *testing.B) {
 // record read once, and every sighting of a document turned down left
 // out.
 func TestDropUnconfirmableMany(t *testing.T) {
-	x := &Index{minContent: 0.7}
-	var sk minhash.Sketch
-	sk[0] = 1
-	d := &Doc{ID: "d", Fingerprint: 0, ContentHash: 1, Sketch: sk, Long: longAgreeing(256), Shingles: 1000}
+	x, sk, d := filterQuery()
 	down := encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(103), Shingles: 1000})
 	kept := encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(200), Shingles: 1000})
 	nr := &numbered{recs: map[uint64][]byte{}}
