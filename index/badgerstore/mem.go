@@ -37,13 +37,14 @@ import (
 //
 // A lean store's copy holds each document's record too, as Badger
 // holds it (index.BatchRecord: hashes, band digests, content-set size,
-// confirmation sketch, cluster; about 340 bytes), built at Open from
-// the 'd' keys: the engine reads the records of an article's candidates
-// by number (index.NumberedRecords) to turn most of them down in place
-// and to confirm the rest, and a point read in Badger for each, which
-// seeks in every level of the LSM tree, was a fifth of the CPU of
-// `dedup --index` at 4×10^5 documents (bench/README.md). A whole
-// record, which can hold the text, is read from Badger.
+// confirmation sketch, cluster; 358.5 bytes on average at 4×10^5
+// documents of the scale corpus), built at Open from the 'd' keys: the
+// engine reads the records of an article's candidates by number
+// (index.NumberedRecords) to turn most of them down in place and to
+// confirm the rest, and a point read in Badger for each, which seeks in
+// every level of the LSM tree, was a fifth of the CPU of `dedup
+// --index` at 4×10^5 documents (bench/README.md). A whole record,
+// which can hold the text, is read from Badger.
 //
 // Each posting list kind (a SimHash table, a band, the content hashes)
 // is one memList: sorted runs of (key value, document number), with the
