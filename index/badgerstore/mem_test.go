@@ -393,6 +393,19 @@ func TestRecordsByNum(t *testing.T) {
 			if !slices.EqualFunc(recs, want, func(a, b []byte) bool { return string(a) == string(b) && (a == nil) == (b == nil) }) {
 				t.Errorf("RecordsByNum(3, 1, 2, 4, 0): %d, %d, %d, %d, %d bytes; want %d, nil, %d, nil, nil", len(recs[0]), len(recs[1]), len(recs[2]), len(recs[3]), len(recs[4]), len(want[0]), len(want[2]))
 			}
+			if m := s.mem.Load(); m != nil {
+				// A record the copy does not hold (longer than
+				// memMaxLen) is read from Badger; one it holds is not.
+				m.recs.drop(2)
+				m.recs.set(3, []byte("held"))
+				recs, err := s.RecordsByNum(ctx, []uint64{2, 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(recs[0]) != string(want[2]) || string(recs[1]) != "held" {
+					t.Errorf("RecordsByNum(2, 3) with 2's record not held and 3's changed in memory: %d bytes and %q; want %d bytes and \"held\"", len(recs[0]), recs[1], len(want[2]))
+				}
+			}
 			nums, err := s.Nums(ctx, []string{"b", "a", "c"})
 			if err != nil {
 				t.Fatal(err)
