@@ -107,7 +107,9 @@
 // so that Postings and PostingsNear seek in no table: a batch run's
 // lookups then cost the same whatever the size of the archive. The
 // copy is a cache; everything is written to Badger as without it (see
-// mem.go).
+// mem.go). A lean store keeps its records there too, so that the
+// engine's reads of its candidates' records (RecordsByNum) read no
+// Badger either.
 //
 // # Damage
 //
@@ -130,7 +132,6 @@
 package badgerstore
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -233,7 +234,9 @@ type Options struct {
 	// BlockCache is the size in bytes of the cache of decompressed
 	// blocks of a store with compressed tables; 0 sizes it at Open from
 	// the tables' bytes on disk (see blockCacheSize): 256 MiB for a new
-	// store, up to 2 GiB (an archive of about 1.3×10^6 lean documents).
+	// store, up to 2 GiB (an archive of about 1.3×10^6 lean documents),
+	// and 64 MiB for a lean store opened with MemPostings, which reads
+	// its postings and records from memory (memCache).
 	BlockCache int64
 
 	// Lean makes a new store keep its records lean (index.BatchRecord):
@@ -257,11 +260,14 @@ type Options struct {
 	// (see mem.go): built at Open from the store, at about 315 bytes a
 	// document (bench/README.md), and kept up to date by Apply, so that
 	// Postings and PostingsNear read no table of Badger's and their
-	// cost does not grow with the archive. For a batch run that owns
-	// the archive (`neardup dedup --index`); records and postings are
-	// still written to Badger as without it. A store written before
-	// issue #27 (postings that end in IDs), or a read-only one, ignores
-	// it.
+	// cost does not grow with the archive. A lean store (Options.Lean)
+	// keeps its records in memory too, so that RecordsByNum reads none
+	// from Badger: about 367 bytes a document more (358.5 of record and
+	// an 8-byte slot, at 4×10^5 documents of the scale corpus). For a
+	// batch run that owns the archive (`neardup dedup --index`);
+	// records and postings are still written to Badger as without it.
+	// A store written before issue #27 (postings that end in IDs), or a
+	// read-only one, ignores it.
 	MemPostings bool
 }
 
@@ -401,15 +407,17 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err := s.readLayout(); err != nil {
 		return fail(err)
 	}
-	if s.compress != o.Compress && !o.ReadOnly {
-		// An existing store keeps the compression it was created
-		// with: Badger's options, which its new tables follow, are
-		// set when it opens.
+	// An existing store keeps the compression and records it was
+	// created with; Badger's options, which its new tables and its
+	// block cache follow, are set when it opens.
+	kept := o
+	kept.Compress, kept.Lean = s.compress, s.lean
+	if !o.ReadOnly && (s.compress != o.Compress || s.compress && cacheSize(dir, kept) != cacheSize(dir, o)) {
 		if err := s.db.Close(); err != nil {
 			sh.Close()
 			return nil, fmt.Errorf("index: open %s: %w", dir, err)
 		}
-		o.Compress = s.compress
+		o = kept
 		if s.db, err = openBadger(dir, o, vd); err != nil {
 			sh.Close()
 			return nil, err
@@ -644,10 +652,32 @@ func badgerOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Option
 			WithCompression(options.ZSTD).
 			WithZSTDCompressionLevel(1).
 			WithBlockSize(compressedBlock).
-			WithBlockCacheSize(cmp.Or(o.BlockCache, blockCacheSize(tableBytes(dir))))
+			WithBlockCacheSize(cacheSize(dir, o))
 	}
 	return plainOptions(dir, o, vd)
 }
+
+// cacheSize is the size of the block cache of a compressed store in dir
+// opened with o: Options.BlockCache; else memCache for a writer that
+// keeps its postings and records in memory (MemPostings, Lean), which
+// reads next to nothing from Badger; else blockCacheSize of its tables.
+func cacheSize(dir string, o Options) int64 {
+	switch {
+	case o.BlockCache != 0:
+		return o.BlockCache
+	case o.MemPostings && o.Lean && !o.ReadOnly:
+		return memCache
+	}
+	return blockCacheSize(tableBytes(dir))
+}
+
+// memCache is the block cache of a store that keeps its postings and
+// records in memory. Its reads are of IDs the ID filter lets through
+// and of passages; what the adaptive cache held was mostly the blocks
+// Open's read of the copy went through: at 10^6 documents, Open alone
+// peaked at 3.74 GB of RSS with the 2 GiB cache, 2.74 GB with this
+// one, for the same CPU (bench/README.md, "12:30–14:10").
+const memCache = 64 << 20
 
 // blockCacheSize is the size of Badger's cache of decompressed blocks of
 // a store with Options.Compress whose tables take sst bytes on disk:

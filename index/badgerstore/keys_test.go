@@ -2,6 +2,7 @@ package badgerstore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -795,6 +796,12 @@ func TestBlockCache(t *testing.T) {
 		{Options{Compress: true}, 256 * mib},
 		{Options{Compress: true, BlockCache: 8 * mib}, 8 * mib},
 		{Options{}, 0},
+		// Postings and records in memory: a small cache.
+		{Options{Compress: true, Lean: true, MemPostings: true}, 64 * mib},
+		{Options{Compress: true, Lean: true, MemPostings: true, BlockCache: 8 * mib}, 8 * mib},
+		// Records read from Badger: the cache is sized by the tables.
+		{Options{Compress: true, MemPostings: true}, 256 * mib},
+		{Options{Compress: true, Lean: true}, 256 * mib},
 	} {
 		s, err := Open(filepath.Join(t.TempDir(), "idx"), &c.o)
 		if err != nil {
@@ -802,6 +809,34 @@ func TestBlockCache(t *testing.T) {
 		}
 		if got := s.db.Opts().BlockCacheSize; got != c.want {
 			t.Errorf("%+v: Badger's block cache %d, want %d", c.o, got, c.want)
+		}
+		s.Close()
+	}
+	// An existing store's cache follows what it was created with, not
+	// what a later Open asks (0: sized by its tables, blockCacheSize).
+	for _, c := range []struct {
+		created, opened Options
+		want            int64
+	}{
+		{Options{Compress: true, Lean: true}, Options{MemPostings: true}, 64 * mib},
+		{Options{Compress: true}, Options{Compress: true, Lean: true, MemPostings: true}, 0},
+		{Options{Compress: true, Lean: true}, Options{Compress: true, Lean: true}, 0},
+	} {
+		dir := filepath.Join(t.TempDir(), "idx")
+		s, err := Open(dir, &c.created)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Claim(t.Context(), map[string][]byte{index.MetaFormat: {1}}); err != nil {
+			t.Fatal(err) // the first write records the settings
+		}
+		s.Close()
+		if s, err = Open(dir, &c.opened); err != nil {
+			t.Fatal(err)
+		}
+		want := cmp.Or(c.want, blockCacheSize(tableBytes(dir)))
+		if got := s.db.Opts().BlockCacheSize; got != want {
+			t.Errorf("created %+v, opened %+v: Badger's block cache %d, want %d", c.created, c.opened, got, want)
 		}
 		s.Close()
 	}

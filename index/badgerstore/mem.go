@@ -35,6 +35,17 @@ import (
 // process killed at any moment loses nothing more than without it.
 // Passage postings (package reuse) are read from Badger as before.
 //
+// A lean store's copy holds each document's record too, as Badger
+// holds it (index.BatchRecord: hashes, band digests, content-set size,
+// confirmation sketch, cluster; 358.5 bytes on average at 4×10^5
+// documents of the scale corpus), built at Open from the 'd' keys: the
+// engine reads the records of an article's candidates by number
+// (index.NumberedRecords) to turn most of them down in place and to
+// confirm the rest, and a point read in Badger for each, which seeks in
+// every level of the LSM tree, was a fifth of the CPU of `dedup
+// --index` at 4×10^5 documents (bench/README.md). A whole record,
+// which can hold the text, is read from Badger.
+//
 // Each posting list kind (a SimHash table, a band, the content hashes)
 // is one memList: sorted runs of (key value, document number), with the
 // fingerprint beside them in a table's, and a map of the postings added
@@ -244,62 +255,100 @@ func (l *memList) merge() {
 	l.index()
 }
 
-// memIDs keeps the ID of each document number in chunks of bytes that
-// are never written again once an ID is in them, so that an ID handed
-// out as a string that points into a chunk stays valid.
-type memIDs struct {
+// memBytes keeps a string of bytes for each document number (its ID,
+// or its lean record) in chunks of bytes that are never written again
+// once a string is in them, so that a string handed out pointing into
+// a chunk stays valid, whatever is set or dropped later. A string
+// dropped or set again leaves its old bytes behind, unused: a batch
+// run replaces few documents.
+type memBytes struct {
 	chunks [][]byte
 	at     []uint64 // by number: chunk (26 bits), offset (22), length (16); 0: none
-	bytes  int64
+	bytes  int64    // the bytes of the chunks written
 }
 
 const (
 	memChunk   = 4 << 20
 	memOffBits = 22
 	memLenBits = 16
+	// memMaxLen is the longest string a memBytes keeps.
+	memMaxLen = 1<<memLenBits - 1
 )
 
-// set makes id the ID of num.
-func (m *memIDs) set(num uint64, id string) {
+// place makes room for n bytes (1 to memMaxLen) as num's and returns
+// them to be filled.
+func (m *memBytes) place(num uint64, n int) []byte {
 	last := len(m.chunks) - 1
-	if last < 0 || len(m.chunks[last])+len(id) > cap(m.chunks[last]) {
+	if last < 0 || len(m.chunks[last])+n > cap(m.chunks[last]) {
 		m.chunks = append(m.chunks, make([]byte, 0, memChunk))
 		last++
 	}
 	off := len(m.chunks[last])
-	m.chunks[last] = append(m.chunks[last], id...)
-	m.bytes += int64(len(id))
-	for uint64(len(m.at)) <= num {
-		m.at = append(m.at, 0)
+	m.chunks[last] = m.chunks[last][:off+n]
+	m.bytes += int64(n)
+	if uint64(len(m.at)) <= num {
+		m.at = slices.Grow(m.at, int(num)+1-len(m.at))[:num+1]
 	}
-	m.at[num] = uint64(last)<<(memOffBits+memLenBits) | uint64(off)<<memLenBits | uint64(len(id))
+	m.at[num] = uint64(last)<<(memOffBits+memLenBits) | uint64(off)<<memLenBits | uint64(n)
+	return m.chunks[last][off : off+n : off+n]
 }
 
-// drop forgets num's ID.
-func (m *memIDs) drop(num uint64) {
+// setString makes id num's string (an ID: 1 to memMaxLen bytes).
+func (m *memBytes) setString(num uint64, id string) {
+	copy(m.place(num, len(id)), id)
+}
+
+// set makes b num's string if it is 1 to memMaxLen bytes long, and
+// reports whether it did; num has none otherwise.
+func (m *memBytes) set(num uint64, b []byte) bool {
+	if len(b) == 0 || len(b) > memMaxLen {
+		m.drop(num)
+		return false
+	}
+	copy(m.place(num, len(b)), b)
+	return true
+}
+
+// drop forgets num's string.
+func (m *memBytes) drop(num uint64) {
 	if num < uint64(len(m.at)) {
 		m.at[num] = 0
 	}
 }
 
-// id returns num's ID, "" when it has none. The string points into a
-// chunk: it is not copied.
-func (m *memIDs) id(num uint64) string {
+// get returns num's string, nil when it has none. It points into a
+// chunk, not copied, and its capacity is its length, so that appending
+// to it copies.
+func (m *memBytes) get(num uint64) []byte {
 	if num >= uint64(len(m.at)) || m.at[num] == 0 {
-		return ""
+		return nil
 	}
 	a := m.at[num]
 	c, off, n := a>>(memOffBits+memLenBits), (a>>memLenBits)&(1<<memOffBits-1), a&(1<<memLenBits-1)
-	return unsafe.String(&m.chunks[c][off], n)
+	return m.chunks[c][off : off+n : off+n]
 }
 
-// memPostings is the memory copy of a numbered store's postings and
-// IDs (see above). mu guards it: Apply writes under it, after each of
-// its transactions commits, and reads share it.
+// id returns num's string as an ID, "" when it has none, not copied.
+func (m *memBytes) id(num uint64) string {
+	b := m.get(num)
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// memPostings is the memory copy of a numbered store's postings, IDs
+// and, in a lean store, records (see above). mu guards it: Apply writes
+// under it, after each of its transactions commits, and reads share it.
 type memPostings struct {
 	mu    sync.RWMutex
 	lists map[memKind]*memList
-	ids   memIDs
+	ids   memBytes
+	// recs holds the record of each number that has an ID, as the
+	// store keeps it (without the number), when keepRecs; a record
+	// longer than memMaxLen is read from Badger.
+	recs     memBytes
+	keepRecs bool
 	// stale says that a write failed after some of it may have been
 	// committed: the copy no longer says what the store holds, and the
 	// store reads Badger until it is built again.
@@ -308,8 +357,8 @@ type memPostings struct {
 	mergeMin int
 }
 
-func newMemPostings() *memPostings {
-	return &memPostings{lists: map[memKind]*memList{}, mergeMin: memMergeMin}
+func newMemPostings(keepRecs bool) *memPostings {
+	return &memPostings{lists: map[memKind]*memList{}, mergeMin: memMergeMin, keepRecs: keepRecs}
 }
 
 // memMergeMin is memPostings.mergeMin: 16,384 postings (a test sets
@@ -327,10 +376,12 @@ func (m *memPostings) list(mk memKind) *memList {
 }
 
 // memWrite is one write of an Apply as the memory copy needs it: its
-// number before (0: none) and after (0: deleted).
+// number before (0: none) and after (0: deleted), and its record as the
+// store keeps it (lean, without the number).
 type memWrite struct {
 	w        *index.Write
 	old, num uint64
+	rec      []byte
 }
 
 // apply applies ws, committed, to the copy.
@@ -349,12 +400,16 @@ func (m *memPostings) apply(ws []memWrite) {
 			}
 			if mw.num != mw.old {
 				m.ids.drop(mw.old)
+				m.recs.drop(mw.old)
 			}
 		}
 		if mw.num == 0 {
 			continue
 		}
-		m.ids.set(mw.num, w.ID)
+		m.ids.setString(mw.num, w.ID)
+		if m.keepRecs {
+			m.recs.set(mw.num, mw.rec)
+		}
 		for _, k := range w.Keys {
 			prefix = appendPrefix(prefix[:0], k)
 			if mk, val, ok := memKindOf(prefix); ok {
@@ -364,14 +419,15 @@ func (m *memPostings) apply(ws []memWrite) {
 	}
 }
 
-// buildMem builds the memory copy from the store: its 'n' keys and its
-// table, band and content posting keys, read in key order.
+// buildMem builds the memory copy from the store: its 'n' keys, its
+// table, band and content posting keys, read in key order, and in a
+// lean store its records ('d' keys).
 func (s *Store) buildMem() (_ *memPostings, err error) {
 	defer s.recoverTo("reading postings into memory", &err)
 	if s.next > math.MaxUint32 {
 		return nil, fmt.Errorf("index: %s: %d documents numbered: postings in memory hold at most %d", s.dir, s.next-1, uint32(math.MaxUint32))
 	}
-	m := newMemPostings()
+	m := newMemPostings(s.lean)
 	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		prefix := []byte{kindNum}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 256})
@@ -387,7 +443,7 @@ func (s *Store) buildMem() (_ *memPostings, err error) {
 				if len(v) == 0 || len(v) > math.MaxUint16 {
 					return fmt.Errorf("%w: number %d: ID of %d bytes", ErrCorrupt, num, len(v))
 				}
-				m.ids.set(num, string(v))
+				m.ids.set(num, v)
 				return nil
 			})
 			if err != nil {
@@ -401,6 +457,11 @@ func (s *Store) buildMem() (_ *memPostings, err error) {
 		}
 		for _, kind := range []index.Kind{index.KindTable, index.KindBand, index.KindContent} {
 			if err := s.scanPostings(txn, tabs, m, kind); err != nil {
+				return err
+			}
+		}
+		if m.keepRecs {
+			if err := s.scanRecords(txn, tabs, m); err != nil {
 				return err
 			}
 		}
@@ -450,6 +511,36 @@ func (s *Store) scanPostings(txn *badger.Txn, tabs []*tablecheck.Table, m *memPo
 		l.vals, l.nums = append(l.vals, val), append(l.nums, uint32(num))
 		if kind == index.KindTable {
 			l.fps = append(l.fps, binary.BigEndian.Uint64(key[len(key)-tail:]))
+		}
+	}
+	return s.shadow.CheckRead(tabs, prefix, false)
+}
+
+// scanRecords reads into m the record of each document whose number
+// has its ID: the record RecordsByNum would read from Badger.
+func (s *Store) scanRecords(txn *badger.Txn, tabs []*tablecheck.Table, m *memPostings) (err error) {
+	prefix := []byte{kindDoc}
+	defer s.named(tabs, prefix, false, &err)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		id := item.Key()[1:]
+		err := item.Value(func(v []byte) error {
+			if len(v) == 0 && item.ValueSize() > 0 {
+				return s.valueErr(item)
+			}
+			num, rec, err := splitDocValue(v)
+			if err != nil {
+				return fmt.Errorf("document %q: %w", id, err)
+			}
+			if string(m.ids.get(num)) == string(id) {
+				m.recs.set(num, rec)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return s.shadow.CheckRead(tabs, prefix, false)
@@ -509,7 +600,9 @@ func (s *Store) memPostingsOf(m *memPostings, keys []index.Key, fps []simhash.Fi
 
 // RecordsByNum implements index.NumberedRecords: the number's ID (from
 // the memory copy, or its 'n' key), then its record, which must carry
-// the same number (a document replaced since has another).
+// the same number (a document replaced since has another). A lean
+// store that keeps its postings in memory keeps its records there too
+// and reads none from Badger.
 func (s *Store) RecordsByNum(_ context.Context, nums []uint64) (_ [][]byte, err error) {
 	defer s.recoverTo("reading records", &err)
 	if err := s.use(); err != nil {
@@ -521,21 +614,34 @@ func (s *Store) RecordsByNum(_ context.Context, nums []uint64) (_ [][]byte, err 
 		return out, nil
 	}
 	ids := make([]string, len(nums))
+	fromMem, rest := false, len(nums)
 	if m := s.mem.Load(); m != nil {
 		m.mu.RLock()
 		if !m.stale {
+			fromMem, rest = true, 0
 			for i, n := range nums {
-				ids[i] = m.ids.id(n)
+				if ids[i] = m.ids.id(n); ids[i] == "" {
+					continue // no document has the number
+				}
+				if out[i] = m.recs.get(n); out[i] == nil {
+					rest++
+				}
 			}
 		}
 		m.mu.RUnlock()
 	}
+	if rest == 0 {
+		return out, nil
+	}
 	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		for i, n := range nums {
-			if n == 0 || n > maxNum {
+			if n == 0 || n > maxNum || out[i] != nil {
 				continue
 			}
 			id := ids[i]
+			if id == "" && fromMem {
+				continue
+			}
 			if id == "" {
 				v, err := s.getNamed(txn, tabs, numKey(n))
 				switch {
@@ -620,11 +726,12 @@ func (s *Store) docOf(txn *badger.Txn, tabs []*tablecheck.Table, id string) (uin
 }
 
 // logMem notes, when the store keeps postings in memory, that the
-// transaction being filled writes w, numbered old before and num after.
-// wmu is held.
-func (s *Store) logMem(w *index.Write, old, num uint64) {
+// transaction being filled writes w, numbered old before and num after,
+// with the record rec as the store keeps it (Badger holds it until the
+// commit; nobody changes it). wmu is held.
+func (s *Store) logMem(w *index.Write, old, num uint64, rec []byte) {
 	if s.mem.Load() != nil {
-		s.memLog = append(s.memLog, memWrite{w: w, old: old, num: num})
+		s.memLog = append(s.memLog, memWrite{w: w, old: old, num: num, rec: rec})
 	}
 }
 

@@ -98,18 +98,46 @@ func TestMemKindOf(t *testing.T) {
 	}
 }
 
-// memIDs hands out each number's ID, and none for a dropped or unknown
-// number.
-func TestMemIDs(t *testing.T) {
-	var m memIDs
-	m.set(3, "c")
-	m.set(1, "标识/a")
-	m.set(2, "b")
+// memBytes hands out each number's string, and none for a dropped or
+// unknown number, or one whose string is empty or too long to keep; a
+// string handed out stays as it was while others are set after it,
+// into new chunks too, and appending to it leaves its neighbour alone.
+func TestMemBytes(t *testing.T) {
+	var m memBytes
+	m.setString(3, "c")
+	m.setString(1, "标识/a")
+	m.setString(2, "b")
 	m.drop(2)
 	for num, want := range map[uint64]string{0: "", 1: "标识/a", 2: "", 3: "c", 4: "", 1 << 20: ""} {
 		if got := m.id(num); got != want {
 			t.Errorf("id(%d) = %q, want %q", num, got, want)
 		}
+	}
+	c := m.id(3)
+	if got := append(m.get(1), 'x'); string(got) != "标识/ax" || m.id(3) != "c" {
+		t.Errorf("appending to 1's string: %q, and 3's is %q", got, m.id(3))
+	}
+	for _, tt := range []struct {
+		num  uint64
+		n    int
+		kept bool
+	}{{5, 0, false}, {6, memMaxLen, true}, {7, memMaxLen + 1, false}, {3, memMaxLen + 1, false}} {
+		if got := m.set(tt.num, make([]byte, tt.n)); got != tt.kept || (m.get(tt.num) != nil) != tt.kept || len(m.get(tt.num)) != tt.n && tt.kept {
+			t.Errorf("set(%d, %d bytes) = %v, get: %d bytes; want kept %v", tt.num, tt.n, got, len(m.get(tt.num)), tt.kept)
+		}
+	}
+	// 3's string was refused: it has none now, but what was handed out
+	// is unchanged.
+	if m.id(3) != "" || c != "c" {
+		t.Errorf("after a refused set, id(3) = %q and the string handed out %q; want \"\" and \"c\"", m.id(3), c)
+	}
+	for num := uint64(10); num < 10+2*memChunk/memMaxLen; num++ {
+		b := make([]byte, memMaxLen)
+		b[0] = byte(num)
+		m.set(num, b)
+	}
+	if len(m.chunks) < 3 || m.id(1) != "标识/a" || c != "c" || m.get(10)[0] != 10 || m.get(11 + memChunk/memMaxLen)[0] != byte(11+memChunk/memMaxLen) {
+		t.Errorf("after %d chunks: id(1) %q, the string handed out %q", len(m.chunks), m.id(1), c)
 	}
 }
 
@@ -207,13 +235,43 @@ func testMemPostingsAgree(t *testing.T, lean bool) {
 		t.Helper()
 		mem := postingsList(t, s, all, nil, -1)
 		near := postingsList(t, s, all, fps, 3)
+		nums := make([]uint64, s.next+2) // every number handed out, 0 and one not yet
+		for i := range nums {
+			nums[i] = uint64(i)
+		}
+		memRecs, err := s.RecordsByNum(ctx, nums)
+		if err != nil {
+			t.Fatal(err)
+		}
 		m := s.mem.Swap(nil)
 		if m == nil {
 			t.Fatalf("%s: no postings in memory", step)
 		}
 		disk := postingsList(t, s, all, nil, -1)
 		diskNear := postingsList(t, s, all, fps, 3)
+		diskRecs, err := s.RecordsByNum(ctx, nums)
+		if err != nil {
+			t.Fatal(err)
+		}
 		s.mem.Store(m)
+		live := 0
+		for n := range nums {
+			if string(memRecs[n]) != string(diskRecs[n]) || (memRecs[n] == nil) != (diskRecs[n] == nil) {
+				t.Fatalf("%s: record of number %d: memory %q, Badger %q", step, n, memRecs[n], diskRecs[n])
+			}
+			if diskRecs[n] == nil {
+				continue
+			}
+			live++
+			// A lean store keeps its records in memory; a whole one
+			// reads them from Badger.
+			if held := m.recs.get(uint64(n)) != nil; held != lean {
+				t.Fatalf("%s: record of number %d held in memory: %v", step, n, held)
+			}
+		}
+		if live != len(docs) {
+			t.Fatalf("%s: %d numbers have records, want %d", step, live, len(docs))
+		}
 		for i := range all {
 			if !slices.Equal(mem[i], disk[i]) {
 				t.Fatalf("%s: postings of %v: memory %q, Badger %q", step, all[i], mem[i], disk[i])
@@ -334,6 +392,19 @@ func TestRecordsByNum(t *testing.T) {
 			want := [][]byte{lean(recA, "a"), nil, lean(recB, "b"), nil, nil}
 			if !slices.EqualFunc(recs, want, func(a, b []byte) bool { return string(a) == string(b) && (a == nil) == (b == nil) }) {
 				t.Errorf("RecordsByNum(3, 1, 2, 4, 0): %d, %d, %d, %d, %d bytes; want %d, nil, %d, nil, nil", len(recs[0]), len(recs[1]), len(recs[2]), len(recs[3]), len(recs[4]), len(want[0]), len(want[2]))
+			}
+			if m := s.mem.Load(); m != nil {
+				// A record the copy does not hold (longer than
+				// memMaxLen) is read from Badger; one it holds is not.
+				m.recs.drop(2)
+				m.recs.set(3, []byte("held"))
+				recs, err := s.RecordsByNum(ctx, []uint64{2, 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(recs[0]) != string(want[2]) || string(recs[1]) != "held" {
+					t.Errorf("RecordsByNum(2, 3) with 2's record not held and 3's changed in memory: %d bytes and %q; want %d bytes and \"held\"", len(recs[0]), recs[1], len(want[2]))
+				}
 			}
 			nums, err := s.Nums(ctx, []string{"b", "a", "c"})
 			if err != nil {

@@ -267,7 +267,7 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 		if err := txn.Delete(numKey(old)); err != nil {
 			return nil, 0, s.writeErr("delete", w.ID, err)
 		}
-		s.logMem(w, old, 0)
+		s.logMem(w, old, 0, nil)
 		return removed, -1, nil
 	}
 	num, added := old, int64(0)
@@ -317,7 +317,7 @@ func (s *Store) fillNum(txn *badger.Txn, w *index.Write, nums [2]map[string]uint
 	if err := txn.Set(docKey(w.ID), v); err != nil {
 		return nil, 0, s.writeErr("add", w.ID, err)
 	}
-	s.logMem(w, old, num)
+	s.logMem(w, old, num, v[numLen:])
 	return removed, added, nil
 }
 
