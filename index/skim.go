@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
@@ -232,10 +233,12 @@ func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Do
 	// First by the first values of the sketches; then the rest of the
 	// sketches of what is left, read ahead in a step of their own (see
 	// memstore's RecordsByNum), for the others.
-	sks := make([]skim, len(nums))
+	type left struct {
+		i  int // in nums
+		sk skim
+	}
 	out := make([]bool, len(nums))
-	rest := 0 // sks[:rest]: the skims of what is left, at[…] their indices
-	var restAt []int32
+	var rest []left
 	for i := range nums {
 		sk, ok := skimRecord(recs[i])
 		switch {
@@ -243,27 +246,21 @@ func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Do
 		case x.unconfirmableBy(d, &sk, k, firstValues):
 			out[i] = true
 		case sk.long != nil:
-			sks[rest] = sk
-			restAt = append(restAt, int32(i))
-			rest++
+			rest = append(rest, left{i, sk})
 		}
 	}
 	var sum byte
-	for _, sk := range sks[:rest] {
+	for _, l := range rest {
 		for v := firstValues; v < minhash.LongSize; v += 64 {
-			sum += sk.long[v]
+			sum += l.sk.long[v]
 		}
-		sum += sk.long[minhash.LongSize-1]
+		sum += l.sk.long[minhash.LongSize-1]
 	}
 	runtime.KeepAlive(sum)
-	dropped := false
-	for r, i := range restAt {
-		out[i] = x.unconfirmable(d, &sks[r], k)
+	for _, l := range rest {
+		out[l.i] = x.unconfirmable(d, &l.sk, k)
 	}
-	for _, o := range out {
-		dropped = dropped || o
-	}
-	if !dropped {
+	if !slices.Contains(out, true) {
 		return seen
 	}
 	kept := seen[:0]

@@ -294,10 +294,10 @@ func (s *Store) postingsOf(keys []index.Key, fps []simhash.Fingerprint, k int) (
 	// docs[ends[i-1]:ends[i]]; then their slots, in a step of their own
 	// so that the slots' cache misses overlap (see RecordsByNum).
 	docs := make([]uint32, 0, 4*len(keys))
+	add := func(n uint32) { docs = append(docs, n) }
 	ends := make([]int, len(keys))
 	for i, key := range keys {
 		if p := &ps[i]; p.l != nil {
-			add := func(n uint32) { docs = append(docs, n) }
 			switch {
 			case p.l.run == nil:
 				p.l.table.finish(p, add)
@@ -381,8 +381,9 @@ func (s *Store) Records(_ context.Context, ids []string) ([][]byte, error) {
 // filter: a hundred an article at 10^7 documents). So it reads in
 // three steps, each taken for all the numbers before the next: the
 // slots; the cache lines of the first touchSpan bytes of each entry
-// past its ID; then the records' lengths, from the cache. The loads of one step do not depend on each other,
-// so their misses overlap instead of following one another.
+// past its ID; then the records' lengths, from the cache. The loads of
+// one step do not depend on each other, so their misses overlap
+// instead of following one another.
 func (s *Store) RecordsByNum(_ context.Context, nums []uint64) ([][]byte, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
