@@ -1470,6 +1470,35 @@ func (s *Store) forget(removed []uint64) {
 	}
 }
 
+// dirBytes sums the disk use of the regular files in fsys. Badger removes
+// files while it runs (a memtable's .mem file once flushed, tables after a
+// compaction, value logs once collected); a file that goes between the
+// directory read and its stat uses no space and is left out.
+func dirBytes(fsys fs.FS) (int64, error) {
+	var n int64
+	err := fs.WalkDir(fsys, ".", func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if path != "." && errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		fi, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n += diskSize(fi)
+		return nil
+	})
+	return n, err
+}
+
 // Stats implements index.Store. DiskBytes sums the sizes of the files in
 // the directory.
 func (s *Store) Stats(context.Context) (_ index.StoreStats, err error) {
@@ -1479,19 +1508,7 @@ func (s *Store) Stats(context.Context) (_ index.StoreStats, err error) {
 	}
 	defer s.life.RUnlock()
 	st := index.StoreStats{Docs: s.docs.Load(), Lean: s.lean, Compressed: s.compress}
-	err = filepath.WalkDir(s.dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.Type().IsRegular() {
-			fi, err := e.Info()
-			if err != nil {
-				return err
-			}
-			st.DiskBytes += diskSize(fi)
-		}
-		return nil
-	})
+	st.DiskBytes, err = dirBytes(os.DirFS(s.dir))
 	if err != nil {
 		return index.StoreStats{}, fmt.Errorf("index: %s: %w", s.dir, err)
 	}
