@@ -619,6 +619,9 @@ func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
 			}
 			v.ps[c*readChunk+i] = ps
 		}
+		if l.nr != nil && l.x.layout != nil {
+			l.x.dropUnconfirmableRead(ctx, l.nr, ws, v.ps[c*readChunk:c*readChunk+len(ws)], l.x.layout.maxDist)
+		}
 	})
 	for _, err := range errs {
 		if err != nil {

@@ -168,13 +168,61 @@ func (x *Index) unconfirmable(d *Doc, r *skim, k int) bool {
 // rule only gets harder to meet as the Jaccard estimate falls), false
 // when r is kept or the rest must be read to tell.
 func (x *Index) unconfirmableBy(d *Doc, r *skim, k, m int) bool {
-	if r.contentHash == d.ContentHash || d.Fingerprint.Distance(r.fingerprint) <= k {
+	q := docSkim(d)
+	return q.filters() && x.turnsDown(&q, r, k, m)
+}
+
+// docSkim is d as skimRecord reads its record.
+func docSkim(d *Doc) skim {
+	return skim{fingerprint: d.Fingerprint, contentHash: d.ContentHash,
+		sketch: !d.Sketch.IsZero(), shingles: d.Shingles, long: &d.Long}
+}
+
+// filters reports whether the in-place filter can turn candidates down
+// as matches of the document q: it has a sketch and a confirmation
+// sketch.
+func (q *skim) filters() bool {
+	return q.sketch && q.long != nil && !q.long.IsZero()
+}
+
+// turnsDown is unconfirmableBy for a document q that filters: whether
+// confirm turns r down as a match of q, by the first m values of the
+// confirmation sketches.
+func (x *Index) turnsDown(q, r *skim, k, m int) bool {
+	if r.contentHash == q.contentHash || q.fingerprint.Distance(r.fingerprint) <= k {
 		return false
 	}
-	if !r.sketch || r.long == nil || r.long.IsZero() || d.Sketch.IsZero() || d.Long.IsZero() {
+	if !r.sketch || r.long == nil || r.long.IsZero() {
 		return false
 	}
-	return !confirmedLong(d.Long.JaccardBound(r.long, m), d.Shingles, r.shingles, x.minContent)
+	return !confirmedLong(q.long.JaccardBound(r.long, m), q.shingles, r.shingles, x.minContent)
+}
+
+// numTable tells store numbers apart: nums holds each number added
+// once, in the order first added, and table, indices into nums (plus
+// one; 0 is an empty slot) by open addressing, at most half full.
+type numTable struct {
+	table []int32
+	nums  []uint64
+}
+
+// newNumTable returns a numTable for at most n numbers.
+func newNumTable(n int) numTable {
+	return numTable{table: make([]int32, 1<<bits.Len(uint(2*max(n, 1)-1))), nums: make([]uint64, 0, n)}
+}
+
+// add adds num and returns its index in t.nums.
+func (t *numTable) add(num uint64) int32 {
+	mask := uint64(len(t.table) - 1)
+	for i := (num * 0x9e3779b97f4a7c15 >> 32) & mask; ; i = (i + 1) & mask {
+		if j := t.table[i]; j == 0 {
+			t.nums = append(t.nums, num)
+			t.table[i] = int32(len(t.nums))
+			return int32(len(t.nums) - 1)
+		} else if t.nums[j-1] == num {
+			return j - 1
+		}
+	}
 }
 
 // firstValues is how many values of a candidate's confirmation sketch
@@ -194,35 +242,21 @@ const firstValues = 128
 // (bench/README.md) about a hundred an article, and decoding each
 // record to turn it down cost more than the article's analysis.
 func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Doc, seen []Earlier, k int) []Earlier {
-	if d.Sketch.IsZero() || d.Long.IsZero() || len(seen) == 0 {
+	q := docSkim(d)
+	if !q.filters() || len(seen) == 0 {
 		return seen
 	}
 	// Each store number once, in the order seen: at[p] is the index in
-	// nums of seen[p]'s number, -1 for a document of this call. The
-	// numbers are told apart by an open-addressing table of indices
-	// into nums (plus one; 0 is an empty slot), at most half full.
-	size := 1 << bits.Len(uint(2*len(seen)-1))
-	ix := make([]int32, len(seen)+size)
-	at, table := ix[:len(seen)], ix[len(seen):]
-	nums := make([]uint64, 0, len(seen))
-	mask := uint64(size - 1)
+	// nt.nums of seen[p]'s number, -1 for a document of this call.
+	nt := newNumTable(len(seen))
+	at := make([]int32, len(seen))
 	for p, e := range seen {
 		at[p] = -1
-		if !storeNum(e.Num) {
-			continue
-		}
-		h := e.Num * 0x9e3779b97f4a7c15 >> 32
-		for i := h & mask; ; i = (i + 1) & mask {
-			if j := table[i]; j == 0 {
-				nums = append(nums, e.Num)
-				table[i], at[p] = int32(len(nums)), int32(len(nums)-1)
-				break
-			} else if nums[j-1] == e.Num {
-				at[p] = j - 1
-				break
-			}
+		if storeNum(e.Num) {
+			at[p] = nt.add(e.Num)
 		}
 	}
+	nums := nt.nums
 	if len(nums) == 0 {
 		return seen
 	}
@@ -243,7 +277,7 @@ func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Do
 		sk, ok := skimRecord(recs[i])
 		switch {
 		case !ok:
-		case x.unconfirmableBy(d, &sk, k, firstValues):
+		case x.turnsDown(&q, &sk, k, firstValues):
 			out[i] = true
 		case sk.long != nil:
 			rest = append(rest, left{i, sk})
@@ -258,7 +292,7 @@ func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Do
 	}
 	runtime.KeepAlive(sum)
 	for _, l := range rest {
-		out[l.i] = x.unconfirmable(d, &l.sk, k)
+		out[l.i] = x.turnsDown(&q, &l.sk, k, minhash.LongSize)
 	}
 	if !slices.Contains(out, true) {
 		return seen
@@ -270,4 +304,81 @@ func (x *Index) dropUnconfirmable(ctx context.Context, nr NumberedRecords, d *Do
 		}
 	}
 	return kept
+}
+
+// dropUnconfirmableRead is dropUnconfirmable for the writes ws of a
+// read of the store, as soon as their postings are read (ps[i], those
+// under ws[i]'s keys, as local.read returns them): it leaves out the
+// postings of the store's documents that confirm would turn down as
+// matches of the write, judged by its record, which holds what
+// dropUnconfirmable reads of a Doc. What it leaves out never reaches
+// the write's lists of what came before it: no Earlier is made for it,
+// nor looked up in the overlay, nor copied as a candidate, and the
+// records of all the writes' postings are read in one call, while the
+// postings' slots are still in the cache. k is at least the distance
+// the caller decides with: a candidate farther than that and turned
+// down here would be turned down later.
+func (x *Index) dropUnconfirmableRead(ctx context.Context, nr NumberedRecords, ws []Write, ps [][][]Posting, k int) {
+	qs := make([]skim, len(ws))
+	n := 0
+	for i := range ws {
+		if q, ok := skimRecord(ws[i].Record); ok && q.filters() {
+			qs[i] = q
+			for _, list := range ps[i] {
+				n += len(list)
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	// The store's numbers once each; at lists their indices in nt.nums
+	// in the order the loops below meet the postings.
+	nt := newNumTable(n)
+	at := make([]int32, 0, n)
+	for i := range ws {
+		if qs[i].long == nil {
+			continue
+		}
+		for _, list := range ps[i] {
+			for _, p := range list {
+				if storeNum(p.Num) {
+					at = append(at, nt.add(p.Num))
+				}
+			}
+		}
+	}
+	if len(nt.nums) == 0 {
+		return
+	}
+	recs, err := nr.RecordsByNum(ctx, nt.nums)
+	if err != nil || len(recs) != len(nt.nums) {
+		return // the candidates' fetch reads them again and says what is wrong
+	}
+	sks := make([]skim, len(recs))
+	ok := make([]bool, len(recs))
+	for j, r := range recs {
+		sks[j], ok[j] = skimRecord(r)
+	}
+	for i := range ws {
+		q := &qs[i]
+		if q.long == nil {
+			continue
+		}
+		for j, list := range ps[i] {
+			kept := list[:0]
+			for _, p := range list {
+				if storeNum(p.Num) {
+					m := at[0]
+					at = at[1:]
+					if r := &sks[m]; ok[m] && (x.turnsDown(q, r, k, firstValues) ||
+						r.long != nil && x.turnsDown(q, r, k, minhash.LongSize)) {
+						continue
+					}
+				}
+				kept = append(kept, p)
+			}
+			ps[i][j] = kept
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -289,5 +290,80 @@ func TestDropUnconfirmableMany(t *testing.T) {
 	slices.Sort(nr.read)
 	if len(nr.read) != 300 || nr.read[0] != 1 || nr.read[299] != 300 || len(slices.Compact(slices.Clone(nr.read))) != 300 {
 		t.Errorf("read %d records, want each of 1…300 once", len(nr.read))
+	}
+}
+
+// dropUnconfirmableRead turns down, in the postings a read of the store
+// returns for a chunk of writes, what dropUnconfirmable turns down of a
+// write's candidates, judging each write by its record.
+func TestDropUnconfirmableRead(t *testing.T) {
+	x, sk, d := filterQuery()
+	far := func(k int) []byte {
+		return encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 2, Sketch: sk, Long: longAgreeing(k), Shingles: 1000})
+	}
+	nr := &numbered{recs: map[uint64][]byte{
+		1: far(50),                                                                                        // J 0.19, but within 3 bits of the query: kept
+		2: far(103),                                                                                       // J 0.40: down
+		3: far(200),                                                                                       // J 0.78: kept
+		4: encodeDoc(nil, &Doc{Fingerprint: 0xffff, ContentHash: 1, Sketch: sk, Long: longAgreeing(103)}), // an exact copy
+		5: {9, 9},                                                                                         // not a record: kept for fetch to report
+		7: far(50),                                                                                        // J 0.19: down
+		8: far(50),
+	}}
+	// J 0.19, but within 3 bits of the query: kept.
+	nr.recs[1] = encodeDoc(nil, &Doc{Fingerprint: 0x3, ContentHash: 2, Sketch: sk, Long: longAgreeing(50), Shingles: 1000})
+	noLong := *d
+	noLong.Long = minhash.Long{}
+	ws := []Write{
+		{ID: "d", Record: encodeDoc(nil, d)},
+		{ID: "no confirmation sketch", Record: encodeDoc(nil, &noLong)},
+		{ID: "d again", Record: encodeDoc(nil, d)},
+		{ID: "not a record", Record: []byte{9, 9}},
+	}
+	ps := func() [][][]Posting {
+		return [][][]Posting{
+			{
+				{{ID: "table", Fingerprint: 0x3, Num: 1}, {ID: "low 2", Num: 7}, {ID: "low", Num: 2}},
+				{{ID: "high", Num: 3}, {ID: "low", Num: 2}, {ID: "exact", Num: 4}, {ID: "corrupt", Num: 5}, {ID: "gone", Num: 6}, {ID: "unnumbered", Num: 0}},
+			},
+			{{{ID: "low", Num: 2}, {ID: "low 3", Num: 8}}},
+			{{{ID: "low", Num: 2}}, {{ID: "high", Num: 3}}},
+			{{{ID: "low 3", Num: 8}}},
+		}
+	}
+	ids := func(ps [][][]Posting) [][]string {
+		var out [][]string
+		for _, w := range ps {
+			for _, l := range w {
+				var s []string
+				for _, p := range l {
+					s = append(s, p.ID)
+				}
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	got := ps()
+	x.dropUnconfirmableRead(t.Context(), nr, ws, got, 3)
+	want := [][]string{
+		{"table"},
+		{"high", "exact", "corrupt", "gone", "unnumbered"},
+		{"low", "low 3"},
+		nil,
+		{"high"},
+		{"low 3"},
+	}
+	if g := ids(got); !reflect.DeepEqual(g, want) {
+		t.Errorf("kept %q,\nwant %q", g, want)
+	}
+	if want := []uint64{1, 7, 2, 3, 4, 5, 6}; !slices.Equal(nr.read, want) {
+		t.Errorf("read the records of %v, want %v (each once, in the order first met; none for writes that do not filter)", nr.read, want)
+	}
+	nr.err = errors.New("store down")
+	got = ps()
+	x.dropUnconfirmableRead(t.Context(), nr, ws, got, 3)
+	if g, w := ids(got), ids(ps()); !reflect.DeepEqual(g, w) {
+		t.Errorf("with the store failing, kept %q; want all (fetch reports the error)", g)
 	}
 }
