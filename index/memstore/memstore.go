@@ -49,6 +49,7 @@ type Store struct {
 	buf       []byte // a lean record while Apply makes it
 	pre       [8]byte
 	probes    sync.Pool // of *[]probe, for postingsOf
+	pages     pagePool  // the pages of the postTables' runs that merges are done with
 }
 
 // listKey names the posting lists of one kind of key: a SimHash table
@@ -545,6 +546,8 @@ func (s *Store) add(k index.Key, n uint32) {
 		l = &list{}
 		if k.Kind == index.KindTable && k.Bits <= runBits {
 			l.run = newKeyRun(k.Bits)
+		} else {
+			l.table.pool = &s.pages
 		}
 		s.lists[lk] = l
 	}
@@ -601,6 +604,7 @@ func (s *Store) Close() error {
 	defer s.mu.Unlock()
 	s.closed = true
 	s.data, s.docs, s.ids, s.lists, s.meta, s.listCache = arena{}, slots{}, idTable{}, nil, nil, [64]listEntry{}
+	s.pages = pagePool{}
 	return nil
 }
 
