@@ -84,7 +84,8 @@
 // nothing was written since (see filters.go). The filter has 4-bit
 // saturating counters and is sized for 1.5 times the number of documents
 // at Open (at least 1024) at Options.FalsePositive; when the documents
-// outgrow it, it is rebuilt from the store for twice as many. Deletes
+// outgrow it, it is rebuilt from the store for twice as many (from the
+// memory copy of the postings, when the store keeps one: see mem.go). Deletes
 // decrement the counters, except saturated ones (15), which stay at 15
 // because they may stand for more than 15 documents; a stuck counter can
 // only cause false positives. After more than max(256, capacity/64) such
@@ -333,6 +334,10 @@ type Store struct {
 	// memLog is what the transaction Apply is filling writes, for mem
 	// once it is committed (guarded by wmu).
 	memLog []memWrite
+	// memFlight is what the transactions Apply has begun to commit
+	// write, not yet applied to mem: a rebuild of the filters from mem
+	// adds it (guarded by wmu).
+	memFlight [][]memWrite
 }
 
 // OpenIndex opens the store in dir (see Open) and the index in it (see
@@ -923,10 +928,14 @@ func (s *Store) Claim(_ context.Context, values map[string][]byte) (_ map[string
 
 // rebuildBloom rebuilds the content-hash filter and the ID filter from
 // the content-hash keys (which end in the ID), for at least capacity
-// documents and 1.5 times those stored. Callers other than Open hold
-// wmu.
+// documents and 1.5 times those stored, and the band filter from the
+// band keys; from the memory copy of the postings instead when the
+// store keeps one (rebuildFromMem). Callers other than Open hold wmu.
 func (s *Store) rebuildBloom(capacity int64) (err error) {
 	defer s.recoverTo("building the content filter", &err)
+	if m := s.mem.Load(); m != nil && s.rebuildFromMem(m, capacity) {
+		return nil
+	}
 	var hashes, ids, bands []uint64
 	err = s.read(func(txn *badger.Txn, tabs []*tablecheck.Table) error {
 		prefix := []byte{byte(index.KindContent)}
@@ -1205,7 +1214,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		removed []uint64
 		mem     []memWrite
 	}
-	s.memLog = nil
+	s.memLog, s.memFlight = nil, nil
 	var inflight []*commit
 	var failed error
 	txn := s.db.NewTransaction(true)
@@ -1238,6 +1247,9 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		// is written, so beginning it later would wait for this one.
 		nextTxn := s.db.NewTransaction(true)
 		c := &commit{done: make(chan error, 1), id: writes[0].ID, removed: removed, mem: s.memLog}
+		if c.mem != nil {
+			s.memFlight = append(s.memFlight, c.mem)
+		}
 		s.memLog = nil
 		// Counted before the commit is written, so that a rebuild of
 		// the filters (which waits for the commit) counts it too.
@@ -1268,8 +1280,11 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 				m.apply(c.mem)
 			}
 		}
+		if c.mem != nil && len(s.memFlight) > 0 {
+			s.memFlight = s.memFlight[1:] // applied, or the copy dropped
+		}
 	}
-	s.memLog = nil
+	s.memLog, s.memFlight = nil, nil
 	if failed == nil {
 		s.mark = false
 	}
