@@ -655,8 +655,8 @@ func checkWritable(dir string) error {
 //     only, and to vd, which keeps the files of unreadable values.
 //   - For a writer with MemPostings (a batch run that owns the archive
 //     and reads its postings and records from memory): batchL0Tables
-//     level-0 tables before compaction (default 5) and batchL0Stall
-//     before writes stall (default 15).
+//     (40) level-0 tables before compaction (default 5) and
+//     batchL0Stall (100) before writes stall (default 15).
 func badgerOptions(dir string, o Options, vd *tablecheck.ValueLog) badger.Options {
 	if o.Compress {
 		return plainOptions(dir, o, vd).
@@ -728,19 +728,20 @@ const compressedBlock = 16 << 10
 // NumLevelZeroTablesStall for a writer with MemPostings. Its keys are
 // hashes and random IDs, so every table flushed from the memtable spans
 // the whole key range, and every compaction of level 0 rewrites all of
-// the level below it: waiting for 20 tables instead of 5 rewrites it a
-// quarter as often. `dedup --index` of 10^6 articles into a new archive
-// took 229 CPU s instead of 291, no longer slowing down until the last
-// 2×10^5, for the same bytes on disk (bench/README.md, "15:10–16:45").
-// Such a writer reads next to nothing from Badger, so the extra tables
-// a lookup would seek cost it nothing. An archive it leaves holds up to
-// 20 level-0 tables, which the next writer with the defaults compacts;
-// a reader meanwhile seeks them all for a prefix read. A store written
-// before issue #27, which keeps no copy whatever MemPostings says, gets
-// them too.
+// the level below it: waiting for 40 tables instead of 5 rewrites it an
+// eighth as often. `dedup --index` of 10^6 articles into a new archive
+// took 209 CPU s with 40 (229 with 20) instead of 277–291 with 5, and
+// no longer slowed down as the archive grew, for the same bytes on disk
+// (bench/README.md, "15:10–16:45"). Such a writer reads next to nothing
+// from Badger, so the extra tables a lookup would seek cost it nothing.
+// An archive it leaves holds up to 40 level-0 tables, which the next
+// writer with the defaults compacts; a reader meanwhile seeks them all
+// for a prefix read (`check` of 2,000 articles against an archive left
+// with 20 took no more CPU). A store written before issue #27, which
+// keeps no copy whatever MemPostings says, gets them too.
 const (
-	batchL0Tables = 20
-	batchL0Stall  = 60
+	batchL0Tables = 40
+	batchL0Stall  = 100
 )
 
 // plainOptions are badgerOptions without compression.

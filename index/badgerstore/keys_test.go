@@ -842,8 +842,8 @@ func TestBlockCache(t *testing.T) {
 	}
 }
 
-// A writer with MemPostings lets 20 level-0 tables pile up before
-// Badger compacts them (60 before writes stall); any other opener keeps
+// A writer with MemPostings lets 40 level-0 tables pile up before
+// Badger compacts them (100 before writes stall); any other opener keeps
 // Badger's 5 and 15, a reader of a store such a writer left included.
 func TestBatchLevelZero(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
@@ -851,8 +851,8 @@ func TestBatchLevelZero(t *testing.T) {
 		o             Options
 		tables, stall int
 	}{
-		{Options{MemPostings: true}, 20, 60},
-		{Options{MemPostings: true, Lean: true, Compress: true}, 20, 60},
+		{Options{MemPostings: true}, 40, 100},
+		{Options{MemPostings: true, Lean: true, Compress: true}, 40, 100},
 		{Options{}, 5, 15},
 		{Options{Lean: true, Compress: true}, 5, 15},
 		{Options{MemPostings: true, ReadOnly: true}, 5, 15},
