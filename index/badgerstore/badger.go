@@ -730,10 +730,11 @@ const compressedBlock = 16 << 10
 // the whole key range, and every compaction of level 0 rewrites all of
 // the level below it: waiting for 40 tables instead of 5 rewrites it an
 // eighth as often. `dedup --index` of 10^6 articles into a new archive
-// took 209 CPU s with 40 (229 with 20) instead of 277–291 with 5, and
-// no longer slowed down as the archive grew, for the same bytes on disk
-// (bench/README.md, "15:10–16:45"). Such a writer reads next to nothing
-// from Badger, so the extra tables a lookup would seek cost it nothing.
+// took 209–246 CPU s with 40 (215–229 with 20) instead of 277–291
+// with 5, and no longer slowed down as the archive grew, for the same
+// bytes on disk (bench/README.md, "15:10–16:50"). Such a writer reads
+// next to nothing from Badger, so the extra tables a lookup would seek
+// cost it nothing.
 // An archive it leaves holds up to 40 level-0 tables, which the next
 // writer with the defaults compacts; a reader meanwhile seeks them all
 // for a prefix read (`check` of 2,000 articles against an archive left
