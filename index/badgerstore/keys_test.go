@@ -841,3 +841,39 @@ func TestBlockCache(t *testing.T) {
 		s.Close()
 	}
 }
+
+// A writer with MemPostings lets 40 level-0 tables pile up before
+// Badger compacts them (100 before writes stall); any other opener keeps
+// Badger's 5 and 15, a reader of a store such a writer left included.
+func TestBatchLevelZero(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "idx")
+	for _, c := range []struct {
+		o             Options
+		tables, stall int
+	}{
+		{Options{MemPostings: true}, 40, 100},
+		{Options{MemPostings: true, Lean: true, Compress: true}, 40, 100},
+		{Options{}, 5, 15},
+		{Options{Lean: true, Compress: true}, 5, 15},
+		{Options{MemPostings: true, ReadOnly: true}, 5, 15},
+		{Options{ReadOnly: true}, 5, 15},
+	} {
+		s, err := Open(dir, &c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.o.ReadOnly {
+			if _, err := s.Claim(t.Context(), map[string][]byte{index.MetaFormat: {1}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		o := s.db.Opts()
+		if o.NumLevelZeroTables != c.tables || o.NumLevelZeroTablesStall != c.stall {
+			t.Errorf("%+v: %d level-0 tables before compaction and %d before a stall, want %d and %d",
+				c.o, o.NumLevelZeroTables, o.NumLevelZeroTablesStall, c.tables, c.stall)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

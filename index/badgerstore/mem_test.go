@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/simhash"
@@ -272,6 +275,7 @@ func testMemPostingsAgree(t *testing.T, lean bool) {
 		if live != len(docs) {
 			t.Fatalf("%s: %d numbers have records, want %d", step, live, len(docs))
 		}
+		checkMemFilters(t, s, step)
 		for i := range all {
 			if !slices.Equal(mem[i], disk[i]) {
 				t.Fatalf("%s: postings of %v: memory %q, Badger %q", step, all[i], mem[i], disk[i])
@@ -435,4 +439,84 @@ func TestMemPostingsOldArchive(t *testing.T) {
 	if err != nil || nums[0] != 0 {
 		t.Errorf("Nums of an archive by ID = %v, %v; want 0", nums, err)
 	}
+}
+
+// checkMemFilters fails unless the filters rebuilt from the memory copy
+// (rebuildFromMem) are those rebuilt from Badger, and the document count
+// the same.
+func checkMemFilters(t *testing.T, s *Store, step string) {
+	t.Helper()
+	m := s.mem.Load()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if !s.rebuildFromMem(m, 0) {
+		t.Fatalf("%s: the filters were not rebuilt from memory", step)
+	}
+	bloom, ids, bands, docs := s.bloom, s.ids, s.bands, s.docs.Load()
+	s.mem.Store(nil) // rebuildBloom reads Badger without a copy
+	err := s.rebuildBloom(0)
+	s.mem.Store(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(bloom, s.bloom) {
+		t.Errorf("%s: content filter from memory differs from Badger's (%d and %d counters)", step, bloom.m, s.bloom.m)
+	}
+	if !reflect.DeepEqual(ids, s.ids) {
+		t.Errorf("%s: ID filter from memory differs from Badger's", step)
+	}
+	if !reflect.DeepEqual(bands, s.bands) {
+		t.Errorf("%s: band filter from memory differs from Badger's", step)
+	}
+	if docs != s.docs.Load() {
+		t.Errorf("%s: %d documents counted from memory, %d from Badger", step, docs, s.docs.Load())
+	}
+}
+
+// An Apply that outgrows the filters while its first transactions are
+// in flight, not yet in the memory copy, rebuilds them from the copy
+// and those transactions' writes: every document written is in them
+// afterwards (it fails when the writes in flight are left out), and
+// they are the filters Badger's keys give.
+func TestRebuildFromMemInFlight(t *testing.T) {
+	ctx := t.Context()
+	s, err := Open(filepath.Join(t.TempDir(), "idx"), &Options{MemPostings: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Claim(ctx, map[string][]byte{index.MetaFormat: {1}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 2*txnDocs + 5000 // three transactions: the third outgrows the filters
+	var b index.Batch
+	for i := range n {
+		fp := simhash.Fingerprint(uint64(i) * 0x9e3779b97f4a7c15)
+		b.Writes = append(b.Writes, index.Write{
+			ID: fmt.Sprintf("d%d", i), Fingerprint: fp, Record: []byte{1},
+			Keys: []index.Key{
+				{Kind: index.KindTable, Table: 0, Bits: 16, Value: uint64(fp >> 48)},
+				{Kind: index.KindBand, Table: uint8(i % 16), Value: uint64(i) << 16},
+				{Kind: index.KindContent, Value: uint64(fp)},
+			},
+		})
+	}
+	before := s.rebuilds.Load()
+	if err := s.Apply(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.rebuilds.Load() - before; got != 2 {
+		t.Fatalf("%d rebuilds of the filters during the Apply, want 2 (at the first and the third transaction)", got)
+	}
+	if s.docs.Load() != n {
+		t.Fatalf("%d documents counted, want %d", s.docs.Load(), n)
+	}
+	var prefix []byte
+	for i, w := range b.Writes {
+		prefix = appendPrefix(prefix[:0], w.Keys[1])
+		if !s.mayContain(w.Keys[2].Value) || !s.ids.mayContain(xxhash.Sum64String(w.ID)) || !s.bandMayContain(prefix) {
+			t.Fatalf("document %d (%s) is missing from the filters", i, w.ID)
+		}
+	}
+	checkMemFilters(t, s, "after the Apply")
 }
