@@ -1022,7 +1022,14 @@ func (s *Store) rebuildBloom(capacity int64) (err error) {
 	if err != nil {
 		return fmt.Errorf("index: %s: building the content filter: %w", s.dir, err)
 	}
-	n := int64(len(hashes))
+	s.installFilters(capacity, int64(len(hashes)), hashes, ids, bands)
+	return nil
+}
+
+// installFilters builds the content-hash, ID and band filters of a
+// store of n documents from their hashes, for at least capacity
+// documents and 1.5 times n, and puts them in place of the old ones.
+func (s *Store) installFilters(capacity, n int64, hashes, ids, bands []uint64) {
 	b := newCountingBloom(max(capacity, n+n/2), s.fpRate)
 	for _, h := range hashes {
 		b.add(h)
@@ -1037,7 +1044,6 @@ func (s *Store) rebuildBloom(capacity int64) (err error) {
 	}
 	s.setFilters(b, f, bf, n)
 	s.rebuilds.Add(1)
-	return nil
 }
 
 // Postings implements index.Store, reading every key's postings in one

@@ -810,20 +810,6 @@ func (s *Store) rebuildFromMem(m *memPostings, capacity int64) bool {
 	}
 	// The documents as Apply counts them: those committed and those in
 	// flight, as Badger's read (which waits for the commits) would.
-	n := s.docs.Load()
-	b := newCountingBloom(max(capacity, n+n/2), s.fpRate)
-	for _, h := range hashes {
-		b.add(h)
-	}
-	f := newIDFilter(b.capacity, idFalsePositive)
-	for _, h := range ids {
-		f.add(h)
-	}
-	bf := newBandFilter(b.capacity)
-	for _, h := range bands {
-		bf.add(h)
-	}
-	s.setFilters(b, f, bf, n)
-	s.rebuilds.Add(1)
+	s.installFilters(capacity, s.docs.Load(), hashes, ids, bands)
 	return true
 }
