@@ -1256,6 +1256,11 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		id      string // the first document, for errors
 		removed []uint64
 		mem     []memWrite
+		// rebuilds is s.rebuilds when the commit was begun. A rebuild
+		// of the filters after that waited for the commit (see
+		// rebuildBloom): it counted the store without the content
+		// hashes removed, which then must not be taken out again.
+		rebuilds int64
 	}
 	s.memLog, s.memFlight = nil, nil
 	var inflight []*commit
@@ -1289,7 +1294,7 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 		// Badger starts a transaction only once every commit before it
 		// is written, so beginning it later would wait for this one.
 		nextTxn := s.db.NewTransaction(true)
-		c := &commit{done: make(chan error, 1), id: writes[0].ID, removed: removed, mem: s.memLog}
+		c := &commit{done: make(chan error, 1), id: writes[0].ID, removed: removed, mem: s.memLog, rebuilds: s.rebuilds.Load()}
 		if c.mem != nil {
 			s.memFlight = append(s.memFlight, c.mem)
 		}
@@ -1318,7 +1323,9 @@ func (s *Store) Apply(_ context.Context, b *index.Batch) (err error) {
 			continue
 		}
 		if !recount {
-			s.forget(c.removed)
+			if s.rebuilds.Load() == c.rebuilds {
+				s.forget(c.removed)
+			}
 			if m := s.mem.Load(); m != nil {
 				m.apply(c.mem)
 			}
