@@ -491,8 +491,11 @@ func (in *ingest) candidates(ctx context.Context) (order []int, cands [][]int32,
 			order = append(order, i)
 		}
 	}
-	var nr NumberedRecords // a store whose records are read in place
-	if l, ok := in.sh.(*local); ok {
+	// A store whose records are read in place: local.read turned its
+	// postings down as it read them, at the layout's largest distance;
+	// at a smaller distance, more can be turned down here.
+	var nr NumberedRecords
+	if l, ok := in.sh.(*local); ok && in.o.Distance < in.x.layout.maxDist {
 		nr = l.nr
 	}
 	parallel(len(order), func(j int) {

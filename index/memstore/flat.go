@@ -738,9 +738,9 @@ func (r *pagedRun) at(i int) []byte {
 	return r.pages[i>>pageShift][o : o+postingSize]
 }
 
-// doneBelow hands the pages that hold only postings before i back to
-// pool: a merge has read them for the last time.
-// doneBelow(r.n, pool) hands back every page.
+// doneBelow hands the pages that hold only postings before i (every
+// page, for i = r.n) back to pool: a merge has read them for the last
+// time.
 func (r *pagedRun) doneBelow(i int, pool *pagePool) {
 	all := i >= r.n
 	for ; r.done < len(r.pages) && (all || (r.done+1)<<pageShift <= i); r.done++ {
@@ -801,7 +801,7 @@ func (w *runWriter) room() *[]byte {
 		return &r.pages[k]
 	}
 	if w.max < pagePostings {
-		r.pages = append(r.pages, adviseHuge(make([]byte, 0, w.max*postingSize)))
+		r.pages = append(r.pages, make([]byte, 0, w.max*postingSize))
 	} else {
 		r.pages = append(r.pages, w.pool.get())
 	}
