@@ -371,8 +371,7 @@ func (x *Index) dropUnconfirmableRead(ctx context.Context, nr NumberedRecords, w
 				if storeNum(p.Num) {
 					m := at[0]
 					at = at[1:]
-					if r := &sks[m]; ok[m] && (x.turnsDown(q, r, k, firstValues) ||
-						r.long != nil && x.turnsDown(q, r, k, minhash.LongSize)) {
+					if r := &sks[m]; ok[m] && (x.turnsDown(q, r, k, firstValues) || x.turnsDown(q, r, k, minhash.LongSize)) {
 						continue
 					}
 				}
