@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -40,12 +41,12 @@ func TestMemList(t *testing.T) {
 	check("added", 7, 0xf0, 0, "1/f0")
 	check("added", 3, 0, -1, "3/f")
 	check("added", 5, 0, -1)
-	if len(l.vals) != 0 || l.nAdd != 3 {
-		t.Fatalf("merged before %d additions: %d in the runs, %d added", l.mergeMin, len(l.vals), l.nAdd)
+	if len(l.vals) != 0 || l.added.n != 3 {
+		t.Fatalf("merged before %d additions: %d in the runs, %d added", l.mergeMin, len(l.vals), l.added.n)
 	}
 	l.add(9, 0x01, 4) // the fourth: merged
-	if !slices.Equal(l.vals, []uint64{3, 7, 7, 9}) || l.nAdd != 0 || len(l.added) != 0 {
-		t.Fatalf("after the merge: runs %v, %d added", l.vals, l.nAdd)
+	if !slices.Equal(l.vals, []uint64{3, 7, 7, 9}) || l.added.n != 0 {
+		t.Fatalf("after the merge: runs %v, %d added", l.vals, l.added.n)
 	}
 	check("merged", 7, 0xf0, -1, "1/f0", "2/f1")
 	check("merged", 9, 0, -1, "4/1")
@@ -519,4 +520,73 @@ func TestRebuildFromMemInFlight(t *testing.T) {
 		}
 	}
 	checkMemFilters(t, s, "after the Apply")
+}
+
+// An addTable answers as a model of its postings after random adds and
+// removes, across its growth and with values that share home slots,
+// and keeps each table posting's fingerprint with it through the moves
+// its removals make.
+func TestAddTable(t *testing.T) {
+	for _, table := range []bool{true, false} {
+		var at addTable
+		type post struct {
+			val uint64
+			num uint32
+		}
+		model := map[post]uint64{} // posting → fingerprint
+		r := rand.New(rand.NewPCG(1, 2))
+		vals := []uint64{0, 1, 2, 1 << 48, 0xbeef << 48, ^uint64(0)}
+		for i := 0; i < 200; i++ {
+			vals = append(vals, r.Uint64())
+		}
+		for step := 0; step < 20000; step++ {
+			val := vals[r.IntN(len(vals))]
+			num := uint32(1 + r.IntN(50))
+			p := post{val, num}
+			if _, ok := model[p]; ok || r.IntN(3) == 0 {
+				if got := at.remove(val, num); got != ok {
+					t.Fatalf("table %v, step %d: remove(%x, %d) = %v, want %v", table, step, val, num, got, ok)
+				}
+				delete(model, p)
+				continue
+			}
+			fp := r.Uint64()
+			at.add(val, fp, num, table)
+			model[p] = fp
+		}
+		if at.n != len(model) {
+			t.Errorf("table %v: %d postings, model %d", table, at.n, len(model))
+		}
+		for _, val := range vals {
+			got := map[uint32]uint64{}
+			at.each(val, func(i int) {
+				var fp uint64
+				if table {
+					fp = at.fps[i]
+				}
+				got[at.slots[i].num] = fp
+			})
+			want := map[uint32]uint64{}
+			for p, fp := range model {
+				if p.val == val {
+					if !table {
+						fp = 0
+					}
+					want[p.num] = fp
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("table %v: under %x: %v, want %v", table, val, got, want)
+			}
+		}
+		ps := at.sorted()
+		if len(ps) != len(model) || !slices.IsSortedFunc(ps, func(a, b memPost) int {
+			if a.val != b.val {
+				return cmp.Compare(a.val, b.val)
+			}
+			return cmp.Compare(a.num, b.num)
+		}) {
+			t.Errorf("table %v: sorted gave %d postings, in order: %v", table, len(ps), len(ps) == len(model))
+		}
+	}
 }
