@@ -52,6 +52,7 @@ const (
 
 func main() {
 	silenceRedis()
+	setMemoryLimit(os.LookupEnv, os.ReadFile)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runEnv(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, &environment{lookupEnv: os.LookupEnv, analyzers: newAnalyzers{exiting: true}})
 	stop()
