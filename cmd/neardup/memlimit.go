@@ -21,15 +21,20 @@ import (
 // memory.limit_in_bytes, v1), as a container sets it.
 
 // memLimitShare is the share of the process's memory the collector
-// keeps the heap within, leaving room for the analysis's C++ segmenter,
-// Badger's mapped tables and the page cache.
+// keeps the heap within, leaving room for what is outside the Go heap:
+// Badger's mapped tables, the page cache, and gojieba's C++ segmenter in
+// a build with it.
 const memLimitShare = 0.8
 
-// The files a run's memory comes from.
-var memFiles = []string{
-	"/sys/fs/cgroup/memory.max",                   // cgroup v2
-	"/sys/fs/cgroup/memory/memory.limit_in_bytes", // cgroup v1
-	"/proc/meminfo",
+// memFiles are the files a run's memory comes from, each with its
+// parser.
+var memFiles = []struct {
+	name  string
+	parse func([]byte) (int64, bool)
+}{
+	{"/sys/fs/cgroup/memory.max", cgroupLimit},                   // cgroup v2
+	{"/sys/fs/cgroup/memory/memory.limit_in_bytes", cgroupLimit}, // cgroup v1
+	{"/proc/meminfo", memTotal},
 }
 
 // setMemoryLimit sets the collector's soft memory limit (see above) and
@@ -50,19 +55,12 @@ func setMemoryLimit(lookupEnv func(string) (string, bool), readFile func(string)
 // 0 when none of them can be read or says.
 func memoryLimit(readFile func(string) ([]byte, error)) int64 {
 	least := int64(math.MaxInt64)
-	for _, name := range memFiles {
-		b, err := readFile(name)
+	for _, f := range memFiles {
+		b, err := readFile(f.name)
 		if err != nil {
 			continue
 		}
-		var n int64
-		var ok bool
-		if strings.HasSuffix(name, "meminfo") {
-			n, ok = memTotal(b)
-		} else {
-			n, ok = cgroupLimit(b)
-		}
-		if ok && n < least {
+		if n, ok := f.parse(b); ok && n < least {
 			least = n
 		}
 	}
