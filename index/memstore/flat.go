@@ -186,6 +186,24 @@ func (t *hashTable) grow() {
 	}
 }
 
+// keepSlots is the most slots (768 KiB) a hashTable keeps, cleared,
+// when a merge empties it: a table that small is filled and merged
+// again and again while its run is short, and growing it from 1,024
+// slots each time rehashed each posting about once. A larger one is
+// dropped, as the postings of a long run's merge are few against the
+// run's, and the memory it would keep between merges is not.
+const keepSlots = 1 << 16
+
+// reset empties t after a merge.
+func (t *hashTable) reset() {
+	if len(t.slots) > keepSlots {
+		*t = hashTable{}
+		return
+	}
+	clear(t.slots)
+	t.n = 0
+}
+
 func (t *hashTable) add(v uint64, d uint32) {
 	if float64(t.n+1) > maxLoad*float64(len(t.slots)) {
 		t.grow()
@@ -470,7 +488,8 @@ func (r *keyRun) merge(gone func(uint32) bool, fp func(uint32) uint64) {
 		for v := range start {
 			start[v] += r.start[v]
 		}
-		r.start, r.docs, r.folds, r.recent = start, docs, folds, hashTable{}
+		r.start, r.docs, r.folds = start, docs, folds
+		r.recent.reset()
 		return
 	}
 	j := 0
@@ -486,7 +505,8 @@ func (r *keyRun) merge(gone func(uint32) bool, fp func(uint32) uint64) {
 		}
 	}
 	start[len(start)-1] = uint32(len(docs))
-	r.start, r.docs, r.folds, r.recent = start, docs, folds, hashTable{}
+	r.start, r.docs, r.folds = start, docs, folds
+	r.recent.reset()
 }
 
 // hashID hashes an ID for the idTable.
@@ -662,7 +682,8 @@ func (t *postTable) merge(gone func(uint32) bool) {
 		start[i] += start[i-1]
 	}
 	t.run.doneBelow(t.run.n, t.pool)
-	t.start, t.run, t.recent = start, w.run, hashTable{}
+	t.start, t.run = start, w.run
+	t.recent.reset()
 }
 
 // mergeAll is merge that keeps every posting: the run's postings are
@@ -710,7 +731,8 @@ func (t *postTable) mergeAll() {
 			start[i] += t.start[i]
 		}
 	}
-	t.start, t.run, t.recent = start, w.run, hashTable{}
+	t.start, t.run = start, w.run
+	t.recent.reset()
 }
 
 // pagePostings is how many postings a page of a postTable's run holds

@@ -119,6 +119,35 @@ func TestHashTableModel(t *testing.T) {
 	}
 }
 
+// A merge empties the recent table: a small one keeps its slots,
+// cleared, for the next postings; one above keepSlots is dropped.
+func TestHashTableReset(t *testing.T) {
+	for _, tc := range []struct {
+		adds  int
+		slots int // after the reset: 0, dropped above keepSlots
+	}{{1000, 2048}, {40000, 0}} {
+		var ht hashTable
+		for i := range tc.adds {
+			ht.add(uint64(i)*0x9e3779b97f4a7c15, uint32(i+1))
+		}
+		ht.reset()
+		if ht.n != 0 || len(ht.slots) != tc.slots {
+			t.Fatalf("%d adds, reset: %d postings in %d slots, want 0 in %d", tc.adds, ht.n, len(ht.slots), tc.slots)
+		}
+		for i := range tc.adds {
+			if v := uint64(i) * 0x9e3779b97f4a7c15; ht.taken(v) {
+				t.Fatalf("%d adds, reset: value %d still taken", tc.adds, i)
+			}
+		}
+		ht.add(7, 1)
+		var got []uint32
+		ht.each(7, func(d uint32) { got = append(got, d) })
+		if !slices.Equal(got, []uint32{1}) {
+			t.Fatalf("%d adds, reset, add: documents of 7: %v, want [1]", tc.adds, got)
+		}
+	}
+}
+
 // IDs deleted and added again, many more than the ID table's first
 // size: Records finds each live one and no deleted one, and Postings
 // returns no deleted document.
