@@ -578,8 +578,11 @@ func (l *local) read(ctx context.Context, ws []Write) (*storeView, error) {
 	parallelChunks(chunks, func(c int) {
 		ws := ws[c*readChunk : min(len(ws), (c+1)*readChunk)]
 		ids := make([]string, len(ws))
-		var keys []Key
-		var fps []simhash.Fingerprint
+		n := 0
+		for i := range ws {
+			n += len(ws[i].Keys)
+		}
+		keys, fps := make([]Key, 0, n), make([]simhash.Fingerprint, 0, n)
 		for i := range ws {
 			ids[i] = ws[i].ID
 			keys = append(keys, ws[i].Keys...)
