@@ -34,6 +34,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/memlimit"
 	"github.com/neardup/neardup/segment"
 	"github.com/neardup/neardup/tfidf"
 )
@@ -52,7 +53,7 @@ const (
 
 func main() {
 	silenceRedis()
-	setMemoryLimit(os.LookupEnv, os.ReadFile)
+	memlimit.Set(os.LookupEnv, os.ReadFile)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runEnv(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, &environment{lookupEnv: os.LookupEnv, analyzers: newAnalyzers{exiting: true}})
 	stop()
