@@ -22,7 +22,6 @@ import (
 	"runtime/pprof"
 	"sort"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -30,6 +29,7 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
 	"github.com/neardup/neardup/input"
+	"github.com/neardup/neardup/internal/cputime"
 )
 
 func main() {
@@ -117,7 +117,7 @@ func run(rounds int, profile, corpus string) error {
 				return true
 			}}
 		batch := make([]index.Doc, 0, dedup.DefaultBatch)
-		c0, t0 := cpu(), time.Now()
+		c0, t0 := cputime.Self(), time.Now()
 		originals := 0
 		for i := 0; i < len(docs); i += dedup.DefaultBatch {
 			batch = append(batch[:0], docs[i:min(i+dedup.DefaultBatch, len(docs))]...)
@@ -134,7 +134,7 @@ func run(rounds int, profile, corpus string) error {
 		if err := x.Close(); err != nil {
 			return err
 		}
-		c, el := cpu()-c0, time.Since(t0)
+		c, el := cputime.Self()-c0, time.Since(t0)
 		u := float64(c.Microseconds()) / float64(len(docs))
 		us = append(us, u)
 		fmt.Printf("round %d: %d docs, %d originals, CPU %v wall %v, %.2f µs/doc\n", round+1, len(docs), originals, c.Round(time.Millisecond), el.Round(time.Millisecond), u)
@@ -143,10 +143,4 @@ func run(rounds int, profile, corpus string) error {
 	sort.Float64s(us)
 	fmt.Printf("median %.2f µs/doc\n", us[len(us)/2])
 	return nil
-}
-
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
