@@ -20,7 +20,6 @@
 package memlimit
 
 import (
-	"bufio"
 	"bytes"
 	"math"
 	"path"
@@ -50,8 +49,8 @@ var defaultLimitFiles = []string{
 	"/sys/fs/cgroup/memory/memory.limit_in_bytes", // cgroup v1
 }
 
-// Set sets the collector's soft memory limit (see above) and
-// returns it, 0 when GOMEMLIMIT is set or no file says how much memory
+// Set sets the collector's soft memory limit (see the package comment)
+// and returns it, 0 when GOMEMLIMIT is set or no file says how much memory
 // there is.
 func Set(lookupEnv func(string) (string, bool), readFile func(string) ([]byte, error)) int64 {
 	if _, ok := lookupEnv("GOMEMLIMIT"); ok {
@@ -230,9 +229,8 @@ func cgroupLimit(b []byte) (int64, bool) {
 // memTotal reads the machine's memory from /proc/meminfo ("MemTotal:
 // 24558428 kB").
 func memTotal(b []byte) (int64, bool) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
 		if len(f) != 3 || f[0] != "MemTotal:" || f[2] != "kB" {
 			continue
 		}
