@@ -43,15 +43,15 @@ func main() {
 }
 
 func run(rounds int, profile, corpus string) error {
+	if corpus == "" {
+		return fmt.Errorf("usage: enginereplay [-n ROUNDS] [-cpuprofile FILE] corpus.jsonl")
+	}
 	ctx := context.Background()
 	a, err := neardup.NewAnalyzer(nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if corpus == "" {
-		return fmt.Errorf("usage: enginereplay [-n ROUNDS] [-cpuprofile FILE] corpus.jsonl")
-	}
 	r := input.NewReader([]string{corpus}, nil, nil)
 	var recs []input.Record
 	for {
@@ -106,6 +106,9 @@ func run(rounds int, profile, corpus string) error {
 		if err != nil {
 			return err
 		}
+		// dedup.Run's options (dedup/shared.go: deduper.ingest, drop and
+		// member, which is unexported), with its defaults; a replay
+		// prints its originals, to be checked against dedup's unique.
 		members := map[string]int{}
 		o := index.IngestOptions{Distance: index.DefaultMaxDistance, JoinMinContent: dedup.DriftMinContent, Deferred: true,
 			Drop: func(*index.Doc) bool { return true },
