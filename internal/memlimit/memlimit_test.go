@@ -175,7 +175,7 @@ func TestSet(t *testing.T) {
 	}
 	env := func(string) (string, bool) { return "", false }
 	if got := Set(env, read); got != 54975581388 {
-		t.Errorf("setMemoryLimit = %d, want 54975581388 (0.8 × 64 GiB)", got)
+		t.Errorf("Set = %d, want 54975581388 (0.8 × 64 GiB)", got)
 	}
 	if got := debug.SetMemoryLimit(-1); got != 54975581388 {
 		t.Errorf("the runtime's limit is %d, want 54975581388", got)
