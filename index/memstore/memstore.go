@@ -66,9 +66,22 @@ type listEntry struct {
 	l *list
 }
 
-// at returns the index in Store.listCache of the entry of lk.
+// at returns the index in Store.listCache of the entry of lk: SimHash
+// tables 0–15 in entries 0–15, bands 0–31 in 16–47 and the content
+// hash in 48, so that the lists of any layout of at most 16 tables and
+// 32 bands each have an entry of their own (a hash of the key put two
+// of the default layout's 21 lists in one entry, which sent 4 of each
+// document's lookups to the map). Other keys share the rest.
 func (lk listKey) at() int {
-	return int((uint(lk.kind)*0x9e37 + uint(lk.table)*0x85eb + uint(lk.bits)*0xc2b2) >> 4 & 63)
+	switch lk.kind {
+	case index.KindTable:
+		return int(lk.table & 15)
+	case index.KindBand:
+		return 16 + int(lk.table&31)
+	case index.KindContent:
+		return 48
+	}
+	return 49 + int(uint(lk.kind)+uint(lk.table))%15
 }
 
 // listOf returns the lists of lk, nil when there are none. s.mu is held.

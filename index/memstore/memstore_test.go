@@ -1290,3 +1290,32 @@ func TestKeyRunMergeAllSame(t *testing.T) {
 		t.Fatalf("%d postings in the run, want %d", len(a.docs), next-1)
 	}
 }
+
+// TestListCacheEntries checks that the lists of a layout of up to 16
+// SimHash tables and 32 bands, and the content hash's, each have an
+// entry of Store.listCache of their own: two lists in one entry send
+// every document's lookups of both to the map.
+func TestListCacheEntries(t *testing.T) {
+	var keys []listKey
+	for table := range uint8(16) {
+		keys = append(keys, listKey{index.KindTable, table, 16})
+	}
+	for band := range uint8(32) {
+		keys = append(keys, listKey{index.KindBand, band, 0})
+	}
+	keys = append(keys, listKey{index.KindContent, 0, 0})
+	taken := make(map[int]listKey)
+	for _, lk := range keys {
+		at := lk.at()
+		if at < 0 || at >= len(Store{}.listCache) {
+			t.Fatalf("%+v: entry %d, outside the cache's %d", lk, at, len(Store{}.listCache))
+		}
+		if o, ok := taken[at]; ok {
+			t.Errorf("%+v and %+v share entry %d", o, lk, at)
+		}
+		taken[at] = lk
+	}
+	if got := (listKey{'x', 255, 64}).at(); got < 49 || got > 63 {
+		t.Errorf("a key of another kind: entry %d, want 49–63", got)
+	}
+}
