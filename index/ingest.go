@@ -183,8 +183,10 @@ type IngestOptions struct {
 // the part of a call that runs in its caller's goroutine (reading and
 // writing the store, the ordered decisions), "parallel" for the
 // candidates confirmed on every core, "write" for a deferred store write
-// (IngestOptions.Deferred) running beside the caller. A writer that calls Ingest in
-// order (dedup.Run) is serialised by the first.
+// (IngestOptions.Deferred) running beside the caller. A store that
+// spreads a write over the cores labels that part "parallel" (memstore's
+// lists). A writer that calls Ingest in order (dedup.Run) is serialised
+// by the first.
 //
 // dedup.Run labels the whole of its ordered part "serial" too: what it
 // does with each record in input order, Ingest among it.

@@ -9,8 +9,9 @@
 // It prints the speed-up the serial part allows on 8, 32 and 64 cores
 // by Amdahl's law (the serial part stopping every core) and as a
 // pipeline (the serial lanes overlapping the analysis: the ordered
-// part, and the store's writes beside it). In memory the archive is
-// lean, as neardup dedup keeps it.
+// part, and the store's writes beside it, of which the part a store
+// spreads over the cores, memstore's lists, counts as parallel). In
+// memory the archive is lean, as neardup dedup keeps it.
 //
 //	enginecost [-store memory|badger] [-dir DIR] [-workers N] [-profile FILE] corpus.jsonl
 package main

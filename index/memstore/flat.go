@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // The store's tables hold numbers, not pointers: documents are numbered
@@ -774,8 +775,11 @@ func (r *pagedRun) doneBelow(i int, pool *pagePool) {
 // pagePool keeps the pages of a store's runs that merges are done
 // with, for the next merge to write its run into: a merge takes about
 // as many pages as it gives back, and pages that are used again are
-// neither cleared by the kernel nor left to the garbage collector.
+// neither cleared by the kernel nor left to the garbage collector. It
+// is safe for concurrent use: lists merge on several cores (see
+// Store.applyLists).
 type pagePool struct {
+	mu     sync.Mutex
 	free   [][]byte
 	spare  []byte // the rest of the last block
 	blocks int    // blocks made
@@ -786,6 +790,8 @@ func (p *pagePool) get() []byte {
 	if p == nil {
 		return make([]byte, 0, pageBytes)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if n := len(p.free); n > 0 {
 		pg := p.free[n-1]
 		p.free = p.free[:n-1]
@@ -804,7 +810,9 @@ func (p *pagePool) get() []byte {
 // size (a short run's) is left to the garbage collector.
 func (p *pagePool) put(pg []byte) {
 	if p != nil && cap(pg) == pageBytes {
+		p.mu.Lock()
 		p.free = append(p.free, pg)
+		p.mu.Unlock()
 	}
 }
 

@@ -1319,3 +1319,95 @@ func TestListCacheEntries(t *testing.T) {
 		t.Errorf("a key of another kind: entry %d, want 49–63", got)
 	}
 }
+
+// TestApplyBatchesModel applies batches of new, replaced and deleted
+// documents, large enough that Apply changes the lists on several cores
+// (parallelOps) and merges them, to one store, and the same writes one
+// at a time to another, and checks both against a map of what each key
+// holds after every batch.
+func TestApplyBatchesModel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+	x := uint64(11)
+	rnd := func(n uint64) uint64 {
+		x = x*6364136223846793005 + 1442695040888963407
+		return (x >> 20) % n
+	}
+	keysOf := func() []index.Key {
+		var ks []index.Key
+		for tb := range 4 {
+			ks = append(ks, index.Key{Kind: index.KindTable, Table: uint8(tb), Bits: 16, Value: rnd(64)})
+		}
+		for band := range index.Bands {
+			ks = append(ks, index.Key{Kind: index.KindBand, Table: uint8(band), Value: rnd(1500)})
+		}
+		return append(ks, index.Key{Kind: index.KindContent, Value: rnd(1000)})
+	}
+	whole, one := New(), New()
+	held := map[string][]index.Key{} // each live document's keys
+	all := map[index.Key]bool{}
+	for batch := range 4 {
+		b := &index.Batch{}
+		for range 2000 {
+			id := fmt.Sprintf("d%d", rnd(16000))
+			old, ok := held[id]
+			w := index.Write{ID: id, Replaces: ok, OldKeys: old}
+			if ok && rnd(5) == 0 {
+				delete(held, id) // deleted
+			} else {
+				w.Record, w.Keys = []byte(id), keysOf()
+				w.Fingerprint = simhash.Fingerprint(rnd(1 << 40))
+				held[id] = w.Keys
+				for _, k := range w.Keys {
+					all[k] = true
+				}
+			}
+			b.Writes = append(b.Writes, w)
+		}
+		if err := whole.Apply(t.Context(), b); err != nil {
+			t.Fatal(err)
+		}
+		for i := range b.Writes {
+			if err := one.Apply(t.Context(), &index.Batch{Writes: b.Writes[i : i+1]}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := map[index.Key][]string{}
+		for id, ks := range held {
+			for _, k := range ks {
+				want[k] = append(want[k], id)
+			}
+		}
+		keys := slices.SortedFunc(maps.Keys(all), func(a, b index.Key) int {
+			return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+		})
+		for name, s := range map[string]*Store{"one batch": whole, "one write a batch": one} {
+			ps, err := s.Postings(t.Context(), keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, k := range keys {
+				var got []string
+				for _, p := range ps[i] {
+					got = append(got, p.ID)
+				}
+				slices.Sort(got)
+				w := slices.Sorted(slices.Values(want[k]))
+				if !slices.Equal(got, w) {
+					t.Fatalf("%s, batch %d: %v holds %v, want %v", name, batch, k, got, w)
+				}
+			}
+			if st, _ := s.Stats(t.Context()); st.Docs != int64(len(held)) {
+				t.Fatalf("%s, batch %d: %d documents, want %d", name, batch, st.Docs, len(held))
+			}
+		}
+	}
+	merged := 0
+	for _, l := range whole.lists {
+		if l.run == nil && l.table.len() > 0 {
+			merged++
+		}
+	}
+	if merged < index.Bands {
+		t.Fatalf("%d band or content lists merged in the store of whole batches, want all %d bands: the test does not reach the merges", merged, index.Bands)
+	}
+}
