@@ -25,10 +25,10 @@ import (
 	"runtime/pprof"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/workers"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -579,28 +579,14 @@ func (s *Store) applyLists() {
 	for _, l := range busy {
 		ops += len(l.ops)
 	}
-	w := min(runtime.GOMAXPROCS(0), len(busy))
-	if w <= 1 || ops < parallelOps {
+	if ops < parallelOps {
 		for _, l := range busy {
 			s.applyList(l)
 		}
 		return
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range w {
-		wg.Go(func() {
-			pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(index.ProfileLabel, "parallel")))
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(len(busy)) {
-					return
-				}
-				s.applyList(busy[i])
-			}
-		})
-	}
-	wg.Wait()
+	ctx := pprof.WithLabels(context.Background(), pprof.Labels(index.ProfileLabel, "parallel"))
+	workers.Each(ctx, len(busy), func(i int) { s.applyList(busy[i]) })
 }
 
 // applyList makes the changes queued on l, in order, and merges its
