@@ -11,7 +11,9 @@
 // pipeline (the serial lanes overlapping the analysis: the ordered
 // part, and the store's writes beside it, of which the part a store
 // spreads over the cores, memstore's lists, counts as parallel). In
-// memory the archive is lean, as neardup dedup keeps it.
+// memory the archive is lean, as neardup dedup keeps it; on Badger it
+// is what neardup dedup --index makes of a new directory: lean,
+// compressed, its postings and records served from memory.
 //
 //	enginecost [-store memory|badger] [-dir DIR] [-workers N] [-profile FILE] corpus.jsonl
 package main
@@ -34,7 +36,6 @@ import (
 	"github.com/neardup/neardup/dedup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/archive"
-	"github.com/neardup/neardup/index/badgerstore"
 	"github.com/neardup/neardup/input"
 )
 
@@ -74,7 +75,9 @@ func run(store, dir string, workers int, profile, corpus string) error {
 			defer os.RemoveAll(dir)
 			dir = filepath.Join(dir, "archive")
 		}
-		x, err = badgerstore.OpenIndex(ctx, dir, nil, &index.Options{AnalyzerID: a.ID()})
+		// As neardup dedup --index opens a new archive: lean,
+		// compressed, its postings and records served from memory.
+		x, err = archive.Open(ctx, dir, &archive.Options{AnalyzerID: a.ID(), Lean: true, Compress: true, MemPostings: true})
 	default:
 		return fmt.Errorf("-store %q: want memory or badger", store)
 	}
