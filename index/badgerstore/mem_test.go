@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -173,15 +174,24 @@ func postingsList(t *testing.T, s *Store, keys []index.Key, fps []simhash.Finger
 // as Badger does, through random adds, replaces and deletes (with
 // merges every few postings), after each Apply and after it is opened
 // again (the copy built from the store), whole and lean.
+// TestMemPostingsAgree checks the memory copy against Badger after
+// every batch of a random run of writes, replacements and deletes; with
+// spread, each batch's changes to the copy's lists are made on several
+// cores (memPostings.parallelMin 1), as a large batch's are.
 func TestMemPostingsAgree(t *testing.T) {
 	for _, lean := range []bool{false, true} {
-		t.Run(fmt.Sprintf("lean=%v", lean), func(t *testing.T) {
-			testMemPostingsAgree(t, lean)
-		})
+		for _, spread := range []bool{false, true} {
+			t.Run(fmt.Sprintf("lean=%v/spread=%v", lean, spread), func(t *testing.T) {
+				if spread {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+				}
+				testMemPostingsAgree(t, lean, spread)
+			})
+		}
 	}
 }
 
-func testMemPostingsAgree(t *testing.T, lean bool) {
+func testMemPostingsAgree(t *testing.T, lean, spread bool) {
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "idx")
 	opts := &Options{MemPostings: true, Lean: lean}
@@ -194,7 +204,14 @@ func testMemPostingsAgree(t *testing.T, lean bool) {
 			s.Close()
 		}
 	}()
-	s.mem.Load().mergeMin = 3
+	tune := func() {
+		m := s.mem.Load()
+		m.mergeMin = 3
+		if spread {
+			m.parallelMin = 1
+		}
+	}
+	tune()
 	if _, err := s.Claim(ctx, map[string][]byte{index.MetaFormat: {1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +337,7 @@ func testMemPostingsAgree(t *testing.T, lean bool) {
 			if s, err = Open(dir, opts); err != nil {
 				t.Fatal(err)
 			}
-			s.mem.Load().mergeMin = 3
+			tune()
 			compare(fmt.Sprintf("reopened after step %d", step))
 		}
 	}
