@@ -5,13 +5,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"runtime"
 	"runtime/pprof"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/neardup/neardup/internal/workers"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/simhash"
 )
@@ -678,32 +677,17 @@ func parallel(n int, f func(i int)) { parallelBy(n, 8, f) }
 // read of many records): one a goroutine at least.
 func parallelChunks(n int, f func(i int)) { parallelBy(n, 1, f) }
 
-// parallelBy is parallel with at least per calls a goroutine.
+// parallelBy is parallel with at least per calls a goroutine: the calls
+// in chunks of per, taken in turn by workers.Each's goroutines.
 func parallelBy(n, per int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), (n+per-1)/per)
-	if workers <= 1 {
-		for i := range n {
+	// Profiles tell this parallel part from the rest of the call (see
+	// ProfileLabel).
+	ctx := pprof.WithLabels(context.Background(), pprof.Labels(ProfileLabel, "parallel"))
+	workers.Each(ctx, (n+per-1)/per, func(j int) {
+		for i := j * per; i < min(n, (j+1)*per); i++ {
 			f(i)
 		}
-		return
-	}
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range workers {
-		wg.Go(func() {
-			// Profiles tell this parallel part from the rest of the
-			// call (see ProfileLabel).
-			pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(ProfileLabel, "parallel")))
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
+	})
 }
 
 // spread calls f(0) to f(n−1), each in a goroutine of its own (f(0) in

@@ -1,7 +1,8 @@
 // Package workers owns one way of spreading independent jobs over the
 // cores: n jobs taken in turn by up to GOMAXPROCS goroutines, each
-// labelled for CPU profiles. The stores use it to change their posting
-// lists, which are independent of each other, on every core.
+// labelled for CPU profiles. The engine (index.Ingest) confirms
+// candidates with it, and the stores change their posting lists, which
+// are independent of each other, with it.
 package workers
 
 import (
