@@ -184,7 +184,7 @@ type IngestOptions struct {
 // candidates confirmed on every core, "write" for a deferred store write
 // (IngestOptions.Deferred) running beside the caller. A store that
 // spreads a write over the cores labels that part "parallel" (memstore's
-// lists). A writer that calls Ingest in order (dedup.Run) is serialised
+// lists, badgerstore's memory copy). A writer that calls Ingest in order (dedup.Run) is serialised
 // by the first.
 //
 // dedup.Run labels the whole of its ordered part "serial" too: what it

@@ -10,7 +10,8 @@
 // by Amdahl's law (the serial part stopping every core) and as a
 // pipeline (the serial lanes overlapping the analysis: the ordered
 // part, and the store's writes beside it, of which the part a store
-// spreads over the cores, memstore's lists, counts as parallel). In
+// spreads over the cores, memstore's lists and badgerstore's memory
+// copy, counts as parallel). In
 // memory the archive is lean, as neardup dedup keeps it; on Badger it
 // is what neardup dedup --index makes of a new directory: lean,
 // compressed, its postings and records served from memory.
